@@ -1,0 +1,21 @@
+/**
+ * `npm run db:generate`: after adding a migration, regenerates the two committed
+ * artefacts from a freshly migrated throwaway database: db/schema.sql (dbmate dump) and
+ * the zapatos types in src/db/zapatos/. CI fails when either is stale.
+ */
+import { join } from 'node:path';
+import { generateArtifacts } from '../test/harness/artifacts.js';
+import { projectRoot } from '../src/paths.js';
+import { startTestCluster, prepareDatabases, TEMPLATE_DB } from '../test/harness/cluster.js';
+
+async function mainGen() {
+const cluster = await startTestCluster();
+try {
+  await prepareDatabases(cluster);
+  await generateArtifacts(cluster.urlFor(TEMPLATE_DB), join(projectRoot, 'db', 'schema.sql'), join(projectRoot, 'src', 'db'));
+  process.stderr.write('db/schema.sql e src/db/zapatos/ regenerados\n');
+} finally {
+  await cluster.stop();
+}
+}
+void mainGen();

@@ -1,0 +1,37 @@
+/** The fastify app: shared plugins, then routes grouped by audience. No I/O at build time. */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AppContext } from './context.js';
+import { reportLog } from './integrations/errtracker.js';
+import problemPlugin from './plugins/problem.js';
+import healthRoutes from './routes/health.js';
+import apiRoutes from './routes/api/index.js';
+import diagnosticsRoutes from './routes/diagnostics.js';
+
+export interface BuildOptions {
+  logger?: boolean;
+}
+
+export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger === false ? false : {
+      level: ctx.config.logLevel,
+      redact: ['req.headers.authorization', 'req.headers["x-partner-secret"]', 'req.headers["x-confirm-nuke"]'],
+      hooks: {
+        logMethod(args, method, level) {
+          reportLog(level, args);
+          return method.apply(this, args as Parameters<typeof method>);
+        },
+      },
+    },
+    bodyLimit: 1024 * 1024,
+    trustProxy: true,
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
+    disableRequestLogging: false,
+  });
+  app.decorate('ctx', ctx);
+  await app.register(problemPlugin);
+  await app.register(healthRoutes);
+  await app.register(diagnosticsRoutes);
+  await app.register(apiRoutes, { prefix: '/api' });
+  return app;
+}

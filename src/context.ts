@@ -1,0 +1,18 @@
+/** What the routes and jobs of one process share; built once in main.ts (or by a test). */
+import type pg from 'pg';
+import type { Config } from './config.js';
+import type { ObjectStore } from './integrations/objstore.js';
+
+export interface AppContext {
+  config: Config;
+  pool: pg.Pool;
+  version: string;
+  commit: string | null;
+  objstore: ObjectStore | null;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * An embedded PostgreSQL 15 cluster for `npm start` and the test harness:
+ * pg_cron preloaded, wal_level=logical, listening on 127.0.0.1 only.
+ * When running as root the server runs as the `postgres` OS user (Postgres refuses root).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, readdirSync, writeFileSync, statSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import net from 'node:net';
+import pg from 'pg';
+
+export interface EmbeddedPostgresOptions {
+  dataDir: string;
+  port?: number;
+  /** database where pg_cron lives (`cron.database_name`) */
+  cronDatabase: string;
+  /** throwaway clusters trade durability for speed */
+  durable?: boolean;
+  log?: (msg: string) => void;
+}
+
+export interface EmbeddedPostgres {
+  port: number;
+  url(database: string): string;
+  stop(): Promise<void>;
+}
+
+export function findPgBinDir(): string {
+  const override = process.env.PG_BINDIR;
+  if (override) return override;
+  const candidates = ['/usr/lib/postgresql/15/bin'];
+  if (existsSync('/usr/lib/postgresql')) {
+    for (const v of readdirSync('/usr/lib/postgresql').sort().reverse()) candidates.push(`/usr/lib/postgresql/${v}/bin`);
+  }
+  const found = candidates.find((d) => existsSync(join(d, 'postgres')));
+  if (!found) throw new Error('PostgreSQL 15 não encontrado: instale o pacote Debian postgresql-15');
+  return found;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function osUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+  return { uid, gid };
+}
+
+function chownTree(dir: string, ids: { uid: number; gid: number }): void {
+  chownSync(dir, ids.uid, ids.gid);
+  for (const entry of readdirSync(dir)) {
+    const p = join(dir, entry);
+    if (statSync(p).isDirectory()) chownTree(p, ids);
+    else chownSync(p, ids.uid, ids.gid);
+  }
+}
+
+async function waitReady(port: number, child: ChildProcess, logFile: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  let exited = false;
+  child.once('exit', () => { exited = true; });
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`o Postgres embutido não subiu; veja ${logFile}`);
+    const c = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });
+    try {
+      await c.connect();
+      await c.end();
+      return;
+    } catch {
+      await c.end().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`o Postgres embutido não respondeu em 30 s; veja ${logFile}`);
+}
+
+export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const bin = findPgBinDir();
+  const ids = osUser();
+  const pgdata = join(opts.dataDir, 'pgdata');
+  mkdirSync(opts.dataDir, { recursive: true });
+  if (ids) chownSync(opts.dataDir, ids.uid, ids.gid);
+
+  if (!existsSync(join(pgdata, 'PG_VERSION'))) {
+    opts.log?.(`criando cluster Postgres em ${pgdata}`);
+    execFileSync(join(bin, 'initdb'), ['-D', pgdata, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8'], {
+      stdio: 'ignore', ...(ids ?? {}),
+    });
+  }
+  const durable = opts.durable ?? true;
+  const settings: Record<string, string> = {
+    listen_addresses: "'127.0.0.1'",
+    unix_socket_directories: `'${opts.dataDir}'`,
+    shared_preload_libraries: "'pg_cron'",
+    'cron.database_name': `'${opts.cronDatabase}'`,
+    'cron.timezone': "'America/Sao_Paulo'",
+    wal_level: 'logical',
+    max_replication_slots: '10',
+    max_wal_senders: '10',
+    max_connections: '200',
+    timezone: "'America/Sao_Paulo'",
+    fsync: durable ? 'on' : 'off',
+    synchronous_commit: durable ? 'on' : 'off',
+    full_page_writes: durable ? 'on' : 'off',
+  };
+  writeFileSync(join(pgdata, 'postgresql.auto.conf'),
+    Object.entries(settings).map(([k, v]) => `${k} = ${v}`).join('\n') + '\n');
+  if (ids) chownTree(opts.dataDir, ids);
+
+  const port = opts.port ?? (await freePort());
+  const logFile = join(opts.dataDir, 'postgres.log');
+  const out = openSync(logFile, 'a');
+  if (ids) chownSync(logFile, ids.uid, ids.gid);
+  const child = spawn(join(bin, 'postgres'), ['-D', pgdata, '-p', String(port)], {
+    stdio: ['ignore', out, out], ...(ids ?? {}),
+  });
+  await waitReady(port, child, logFile);
+  opts.log?.(`Postgres embutido em 127.0.0.1:${port} (log: ${logFile})`);
+
+  return {
+    port,
+    url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}`,
+    stop: () => new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGINT'); // fast shutdown
+    }),
+  };
+}
+
+/** Creates `database` unless it exists. */
+export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    const { rowCount } = await c.query('select 1 from pg_database where datname = $1', [database]);
+    if (!rowCount) await c.query(`create database ${pg.escapeIdentifier(database)}`);
+  } finally {
+    await c.end();
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * `npm start`: runs the service on embedded defaults. Whatever is not configured is
+ * provided locally under .data/: a Postgres cluster (pg_cron, wal_level=logical) when
+ * DATABASE_URL is unset, an S3-compatible store when the storage mode needs one and no
+ * S3_ENDPOINT/S3_BUCKET is set, and development tokens when none are set. A second run
+ * reuses the data. Ctrl-C stops everything it started.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { projectRoot } from '../paths.js';
+import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from './postgres.js';
+import net from 'node:net';
+import { startEmbeddedObjectStore, type EmbeddedObjectStore } from './objstore.js';
+import { ConfigError } from '../config.js';
+import { installSignalHandlers, startService } from '../main.js';
+
+const dataDir = process.env.APP_DATA_DIR ?? join(projectRoot, '.data');
+const say = (msg: string) => process.stderr.write(`[start] ${msg}\n`);
+
+function devSecrets(): Record<string, string> {
+  const file = join(dataDir, 'dev-secrets.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  const secrets = {
+    BI_COMERCIAL_XLS_API_TOKEN: `dev-${randomBytes(18).toString('base64url')}`,
+    ERP_SYNC_ACCESS_TOKEN: `dev-erp-${randomBytes(18).toString('base64url')}`,
+  };
+  writeFileSync(file, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 });
+  return secrets;
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().once('error', () => resolve(false))
+      .listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+async function run(): Promise<void> {
+  mkdirSync(dataDir, { recursive: true });
+  const env: Record<string, string | undefined> = { ...process.env };
+  let pgServer: EmbeddedPostgres | null = null;
+  let s3: EmbeddedObjectStore | null = null;
+  const stopEmbedded = async () => {
+    await s3?.stop().catch(() => undefined);
+    await pgServer?.stop().catch(() => undefined);
+  };
+
+  try {
+    if (!env.DATABASE_URL) {
+      const portFile = join(dataDir, 'pg-port');
+      const port = env.EMBEDDED_PG_PORT !== undefined ? Number(env.EMBEDDED_PG_PORT) || undefined
+        : existsSync(portFile) ? Number(readFileSync(portFile, 'utf8'))
+        : (await portIsFree(54329)) ? 54329 : undefined;
+      pgServer = await startEmbeddedPostgres({ dataDir: join(dataDir, 'pg'), port, cronDatabase: 'bi_comercial', log: say });
+      writeFileSync(portFile, String(pgServer.port));
+      await ensureDatabase(pgServer.url('postgres'), 'bi_comercial');
+      env.DATABASE_URL = pgServer.url('bi_comercial');
+    }
+    const mode = (env.S3_FILE_STORAGE ?? 'PSQL_OBJSTORE').toUpperCase();
+    if (mode !== 'PSQL' && !env.S3_ENDPOINT && !env.S3_BUCKET && !env.OBJSTORE_ENDPOINT) {
+      s3 = await startEmbeddedObjectStore({ directory: join(dataDir, 's3'), port: env.EMBEDDED_S3_PORT !== undefined ? Number(env.EMBEDDED_S3_PORT) : (await portIsFree(54330)) ? 54330 : 0 });
+      Object.assign(env, {
+        S3_ENDPOINT: s3.endpoint, S3_BUCKET: s3.bucket, S3_ACCESS_KEY_ID: s3.accessKeyId, S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      });
+      say(`object store embutido em ${s3.endpoint} (bucket ${s3.bucket}, dados em .data/s3)`);
+    }
+    const secrets = devSecrets();
+    for (const [k, v] of Object.entries(secrets)) if (!env[k]) env[k] = v;
+    env.APP_LOGS_DIR ??= join(dataDir, 'logs');
+
+    const svc = await startService(env);
+    const base = `http://localhost:${new URL(svc.url).port}`;
+    say('pronto.');
+    say(`  serviço:        ${base}  (saúde: ${base}/health)`);
+    say(`  banco:          ${env.DATABASE_URL}`);
+    say(`  token da API:   ${env.BI_COMERCIAL_XLS_API_TOKEN}   (Authorization: Bearer …)`);
+    say(`  token do ERP:   ${env.ERP_SYNC_ACCESS_TOKEN}`);
+    say('  Ctrl-C encerra tudo.');
+    installSignalHandlers(svc.stop, stopEmbedded);
+  } catch (err) {
+    await stopEmbedded();
+    if (err instanceof ConfigError) {
+      say(`configuração inválida: ${err.message}`);
+      process.exit(78);
+    }
+    throw err;
+  }
+}
+
+void run();

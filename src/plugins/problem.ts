@@ -1,0 +1,74 @@
+/**
+ * One error handler for the whole app: RFC 7807 problem+json with the status kept.
+ * 5xx answers never carry internals; they are logged at ERROR (and so reach the error
+ * tracker). An unmatched route is a 404 problem logged at INFO (never an error event).
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { HttpProblem, STATUS_TITLES, httpStatusOfSqlState } from '../errors.js';
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string | null;
+  instance: string | null;
+  [extension: string]: unknown;
+}
+
+export function problemBody(status: number, req: FastifyRequest, detail: string | null,
+  extra: Partial<ProblemBody> = {}): ProblemBody {
+  return {
+    type: 'about:blank',
+    title: STATUS_TITLES[status] ?? 'Erro',
+    status,
+    detail,
+    instance: req.url.split('?')[0] ?? null,
+    ...extra,
+  };
+}
+
+export function sendProblem(reply: FastifyReply, body: ProblemBody): FastifyReply {
+  return reply.code(body.status).type('application/problem+json; charset=utf-8').serializer(JSON.stringify).send(body);
+}
+
+function classify(err: FastifyError & { code?: string; validation?: unknown[] }, req: FastifyRequest): ProblemBody {
+  if (err instanceof HttpProblem) {
+    return problemBody(err.status, req, err.message, {
+      title: err.title, ...(err.code ? { type: `urn:bi-comercial:problema:${err.code}`, code: err.code } : {}), ...err.extensions,
+    });
+  }
+  const sqlStatus = httpStatusOfSqlState(err.code);
+  if (sqlStatus) {
+    return problemBody(sqlStatus, req, err.message, { type: `urn:bi-comercial:problema:${err.code}`, code: err.code });
+  }
+  if (err.validation) {
+    const errors = (err.validation as Array<{ instancePath?: string; message?: string; params?: Record<string, unknown> }>).map((v) => ({
+      campo: (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.') || String(v.params?.missingProperty ?? ''),
+      mensagem: v.message ?? 'inválido',
+    }));
+    return problemBody(400, req, `${(err as { validationContext?: string }).validationContext ?? 'body'}: ${err.message}`, { erros: errors });
+  }
+  const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+  if (status >= 500) return problemBody(status, req, status === 500 ? 'Erro interno; o incidente foi registrado.' : null);
+  const detail = err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'corpo da requisição maior que o limite aceito'
+    : err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'tipo de conteúdo não suportado'
+    : err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'corpo JSON vazio'
+    : err.message;
+  return problemBody(status, req, detail);
+}
+
+export async function notFoundHandler(req: FastifyRequest, reply: FastifyReply) {
+  req.log.info({ url: req.url }, 'rota não encontrada');
+  return sendProblem(reply, problemBody(404, req, `nenhuma rota para ${req.method} ${req.url.split('?')[0]}`));
+}
+
+export default fp(async function problemPlugin(app: FastifyInstance) {
+  app.setErrorHandler(async (err: FastifyError, req, reply) => {
+    const body = classify(err, req);
+    if (body.status >= 500) req.log.error({ err }, 'erro ao atender requisição');
+    else req.log.info({ status: body.status, code: err.code }, err.message);
+    return sendProblem(reply, body);
+  });
+  app.setNotFoundHandler(notFoundHandler);
+}, { name: 'problem' });

@@ -1,0 +1,13 @@
+/** /api/**: every route requires the Bearer token (BI_COMERCIAL_XLS_API_TOKEN). */
+import type { FastifyInstance } from 'fastify';
+import { requireBearer } from '../../plugins/bearer.js';
+import { notFoundHandler } from '../../plugins/problem.js';
+import configuracoesRoutes from './configuracoes.js';
+
+export default async function apiRoutes(app: FastifyInstance) {
+  const bearer = requireBearer(() => app.ctx.config.apiToken);
+  app.addHook('onRequest', bearer);
+  // an unknown /api route is not revealed to an anonymous caller: 401 before 404
+  app.setNotFoundHandler({ preHandler: bearer }, notFoundHandler);
+  await app.register(configuracoesRoutes);
+}

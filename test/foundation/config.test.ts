@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+const run = promisify(execFile);
+const base = { DATABASE_URL: 'postgres://u@127.0.0.1:1/x', BI_COMERCIAL_XLS_API_TOKEN: 'tok' };
+
+describe('configuration', () => {
+  it('refuses to boot without BI_COMERCIAL_XLS_API_TOKEN, naming it', () => {
+    for (const token of [undefined, '', '   ']) {
+      expect(() => loadConfig({ ...base, BI_COMERCIAL_XLS_API_TOKEN: token, S3_FILE_STORAGE: 'PSQL' }))
+        .toThrowError(/BI_COMERCIAL_XLS_API_TOKEN/);
+    }
+  });
+
+  it('the real entry point exits with EX_CONFIG and the variable name', async () => {
+    const err = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { PATH: process.env.PATH, DATABASE_URL: base.DATABASE_URL, S3_FILE_STORAGE: 'PSQL' },
+    }).then(() => null, (e: { code: number; stderr: string }) => e);
+    expect(err?.code).toBe(78);
+    expect(err?.stderr).toContain('BI_COMERCIAL_XLS_API_TOKEN');
+  });
+
+  it('PSQL storage needs no object-store credentials', () => {
+    const { config } = loadConfig({ ...base, S3_FILE_STORAGE: 'PSQL' });
+    expect(config.storage.mode).toBe('PSQL');
+    expect(config.storage.objstore).toBeNull();
+  });
+
+  it('defaults to PSQL_OBJSTORE, which requires credentials at boot', () => {
+    expect(() => loadConfig(base)).toThrowError(/S3_ACCESS_KEY_ID.*S3_SECRET_ACCESS_KEY.*S3_BUCKET/);
+    expect(() => loadConfig({ ...base, S3_FILE_STORAGE: 'OBJSTORE', S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'a' }))
+      .toThrowError(/S3_SECRET_ACCESS_KEY/);
+    const { config } = loadConfig({ ...base, S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 's', S3_ENDPOINT: 'http://127.0.0.1:9' });
+    expect(config.storage.mode).toBe('PSQL_OBJSTORE');
+    expect(config.storage.objstore).toMatchObject({ bucket: 'b', endpoint: 'http://127.0.0.1:9', forcePathStyle: true });
+  });
+
+  it('still reads the old credential names, with a warning', () => {
+    const { config, warnings } = loadConfig({ ...base, S3_FILE_STORAGE: 'OBJSTORE', OBJSTORE_BUCKET: 'b', OBJSTORE_ACCESS_KEY: 'a', OBJSTORE_SECRET_KEY: 's' });
+    expect(config.storage.objstore).toMatchObject({ bucket: 'b', accessKeyId: 'a', secretAccessKey: 's' });
+    expect(warnings.join('\n')).toMatch(/OBJSTORE_ACCESS_KEY.*S3_ACCESS_KEY_ID/);
+  });
+
+  it('refuses an unknown storage mode and malformed numbers', () => {
+    expect(() => loadConfig({ ...base, S3_FILE_STORAGE: 'DISK' })).toThrowError(ConfigError);
+    expect(() => loadConfig({ ...base, S3_FILE_STORAGE: 'PSQL', PORT: 'abc' })).toThrowError(/PORT/);
+    expect(() => loadConfig({ ...base, S3_FILE_STORAGE: 'PSQL', ERRTRACKER_DSN: 'not a url' })).toThrowError(/ERRTRACKER_DSN/);
+  });
+
+  it('reads one error-tracker DSN variable and the logs directory', () => {
+    const { config } = loadConfig({ ...base, S3_FILE_STORAGE: 'PSQL', ERRTRACKER_DSN: 'http://k@127.0.0.1:9/1', APP_LOGS_DIR: '/var/log/x', SENTRY_DSN: 'http://other@h/2' });
+    expect(config.errtrackerDsn).toBe('http://k@127.0.0.1:9/1');
+    expect(config.logsDir).toBe('/var/log/x');
+  });
+});
