@@ -467,7 +467,8 @@ begin
   if p_valor is null or not public.configuracao_valor_valido(v_row.tipo, p_valor) then
     raise exception 'valor ''%'' inválido para a chave % do tipo %', p_valor, p_chave, v_row.tipo using errcode = 'CF400';
   end if;
-  if p_versao_esperada is not null and v_row.atualizado_em <> p_versao_esperada then
+  -- compared at millisecond precision: the version travels through JSON as an ISO-8601 string
+  if p_versao_esperada is not null and date_trunc('milliseconds', v_row.atualizado_em) <> date_trunc('milliseconds', p_versao_esperada) then
     raise exception 'a chave % foi alterada por outra pessoa em %; recarregue e tente de novo', p_chave, v_row.atualizado_em
       using errcode = 'CF409';
   end if;

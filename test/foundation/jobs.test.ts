@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import { createTestDatabase, type TestDatabase } from '../harness/db.js';
+import { createPool } from '../../src/db/pool.js';
+import { JobRunner, type Job } from '../../src/jobs/runner.js';
+import { createListener } from '../../src/jobs/listener.js';
+import { enqueueJob } from '../../src/db/functions.js';
+
+const log = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
+let db: TestDatabase;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await db.pool.query('create table exec_log (job_id bigint, worker text)');
+});
+afterAll(async () => { await db?.drop(); });
+
+async function until(pred: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await pred())) {
+    if (Date.now() > deadline) throw new Error('condição não atingida a tempo');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('job queue', () => {
+  it('two workers on separate connections run each job exactly once', async () => {
+    const N = 300;
+    await db.pool.query(`select app.enqueue('corrida', jsonb_build_object('n', g)) from generate_series(1, $1) g`, [N]);
+    const pools = [createPool(db.url, 5), createPool(db.url, 5)];
+    const handler = (pool: typeof pools[0]) => async (job: Job, ctx: { workerId: string }) => {
+      await new Promise((r) => setTimeout(r, Math.random() * 3));
+      await pool.query('insert into exec_log values ($1, $2)', [job.id, ctx.workerId]);
+    };
+    const runners = pools.map((p, i) => new JobRunner(p, { corrida: handler(p) }, log, { concurrency: 4, pollIntervalMs: 200, workerId: `w${i}` }));
+    await Promise.all(runners.map((r) => r.start(null)));
+    await until(async () => (await db.pool.query(`select count(*)::int n from app.job where kind = 'corrida' and status = 'done'`)).rows[0].n === N);
+    await Promise.all(runners.map((r) => r.stop(1000)));
+    await Promise.all(pools.map((p) => p.end()));
+    const { rows } = await db.pool.query(`select count(*)::int total, count(distinct job_id)::int distintos,
+      count(*) filter (where worker = 'w0')::int w0, count(*) filter (where worker = 'w1')::int w1 from exec_log`);
+    expect(rows[0].total).toBe(N);
+    expect(rows[0].distintos).toBe(N);
+    expect(rows[0].w0).toBeGreaterThan(0);
+    expect(rows[0].w1).toBeGreaterThan(0);
+  });
+
+  it('a unique key admits one pending job at a time', async () => {
+    const a = await enqueueJob(db.pool, 'unico', {}, { uniqueKey: 'k1' });
+    const b = await enqueueJob(db.pool, 'unico', {}, { uniqueKey: 'k1' });
+    expect(a).not.toBeNull();
+    expect(b).toBeNull();
+  });
+
+  it('a failing job is retried with backoff, then marked failed', async () => {
+    const id = await enqueueJob(db.pool, 'falha', {}, { maxAttempts: 2 });
+    const claim = async () => (await db.pool.query(`select * from app.claim_jobs('wf', array['falha'], 1)`)).rows;
+    expect((await claim()).map((j) => j.id)).toEqual([id]);
+    expect((await db.pool.query(`select app.fail_job('wf', $1, 'boom') s`, [id])).rows[0].s).toBe('pending');
+    expect(await claim()).toEqual([]); // not due yet (backoff)
+    await db.pool.query(`update app.job set run_at = now() where id = $1`, [id]);
+    expect((await claim()).length).toBe(1);
+    expect((await db.pool.query(`select app.fail_job('wf', $1, 'boom de novo') s`, [id])).rows[0].s).toBe('failed');
+    const { rows } = await db.pool.query('select status, attempts, last_error from app.job where id = $1', [id]);
+    expect(rows[0]).toEqual({ status: 'failed', attempts: 2, last_error: 'boom de novo' });
+  });
+
+  it('the sweep returns jobs of a dead worker to the queue and keeps those of a live one', async () => {
+    await db.pool.query(`select app.worker_heartbeat('vivo', 'h', 1), app.worker_heartbeat('morto', 'h', 2)`);
+    await db.pool.query(`update app.worker set heartbeat_at = now() - interval '10 minutes' where id = 'morto'`);
+    const vivo = await enqueueJob(db.pool, 'varredura');
+    const morto = await enqueueJob(db.pool, 'varredura');
+    await db.pool.query(`update app.job set status = 'running', locked_by = case id when $1 then 'vivo' else 'morto' end where id in ($1, $2)`, [vivo, morto]);
+    expect((await db.pool.query('select app.sweep_jobs() n')).rows[0].n).toBe(1);
+    const { rows } = await db.pool.query('select id, status, locked_by from app.job where id in ($1, $2) order by id', [vivo, morto]);
+    expect(rows).toEqual([{ id: vivo, status: 'running', locked_by: 'vivo' }, { id: morto, status: 'pending', locked_by: null }]);
+  });
+
+  it('graceful shutdown lets a quick job finish and returns a stuck one to the queue', async () => {
+    const quick = await enqueueJob(db.pool, 'rapido');
+    const stuck = await enqueueJob(db.pool, 'preso');
+    const runner = new JobRunner(db.pool, {
+      rapido: async () => { await new Promise((r) => setTimeout(r, 50)); },
+      preso: (_job, ctx) => new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('abortado')))),
+    }, log, { concurrency: 2, pollIntervalMs: 60_000, workerId: 'encerrando' });
+    await runner.start(null);
+    await until(async () => runner.active === 2);
+    await runner.stop(300);
+    const { rows } = await db.pool.query('select id, status, attempts, locked_by from app.job where id in ($1, $2) order by id', [quick, stuck]);
+    expect(rows).toEqual([
+      { id: quick, status: 'done', attempts: 1, locked_by: null },
+      { id: stuck, status: 'pending', attempts: 0, locked_by: null },
+    ]);
+  });
+});
+
+describe('LISTEN connection', () => {
+  it('reconnects after the backend is killed, re-queries, and receives notifications again', async () => {
+    const listener = await createListener(db.url, log, { paranoidCheckingMs: 200 });
+    const received: string[] = [];
+    let requeried = 0;
+    await listener.on('app_jobs', (kind) => received.push(kind));
+    listener.onReconnect(() => { requeried += 1; });
+
+    await db.pool.query(`select pg_notify('app_jobs', 'antes')`);
+    await until(async () => received.includes('antes'));
+
+    const killed = await db.pool.query(`select pg_terminate_backend(pid) from pg_stat_activity
+      where datname = current_database() and application_name = 'bi-comercial-listen'`);
+    expect(killed.rowCount).toBe(1);
+    await until(async () => requeried === 1 && listener.connected);
+    expect(listener.reconnects).toBe(1);
+
+    await db.pool.query(`select pg_notify('app_jobs', 'depois')`);
+    await until(async () => received.includes('depois'));
+    await listener.close();
+  });
+
+  it('a job enqueued while the listener was down runs after the reconnect, without waiting for the poll', async () => {
+    const listener = await createListener(db.url, log, { paranoidCheckingMs: 200 });
+    const done: number[] = [];
+    const runner = new JobRunner(db.pool, { perdido: async (job) => { done.push(job.id); } }, log,
+      { concurrency: 1, pollIntervalMs: 3_600_000, workerId: 'reconecta' });
+    await runner.start(listener);
+    await db.pool.query(`select pg_terminate_backend(pid) from pg_stat_activity
+      where datname = current_database() and application_name = 'bi-comercial-listen'`);
+    // inserted without NOTIFY: only a re-query can find it
+    const { rows } = await db.pool.query(`insert into app.job (kind) values ('perdido') returning id`);
+    await until(async () => done.includes(rows[0].id));
+    await runner.stop(1000);
+    await listener.close();
+  });
+});

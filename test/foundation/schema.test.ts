@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { adminQuery, urlFor, createTestDatabase, type TestDatabase } from '../harness/db.js';
+import { generateArtifacts } from '../harness/artifacts.js';
+import { dbmate, migrate, projectRoot } from '../../src/db/migrate.js';
+
+let db: TestDatabase;
+beforeAll(async () => { db = await createTestDatabase(); });
+afterAll(async () => { await db?.drop(); });
+
+describe('committed artefacts are fresh', () => {
+  it('db/schema.sql and the zapatos types match a fresh migration (run `npm run db:generate`)', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'bi-artefacts-'));
+    await generateArtifacts(urlFor(inject('templateDb')), join(out, 'schema.sql'), out);
+    const fresh = readFileSync(join(out, 'schema.sql'), 'utf8');
+    const committed = readFileSync(join(projectRoot, 'db', 'schema.sql'), 'utf8');
+    expect(fresh, 'db/schema.sql está desatualizado: rode npm run db:generate').toBe(committed);
+    const freshTypes = readFileSync(join(out, 'zapatos', 'schema.d.ts'), 'utf8');
+    const committedTypes = readFileSync(join(projectRoot, 'src', 'db', 'zapatos', 'schema.d.ts'), 'utf8');
+    expect(freshTypes === committedTypes, 'tipos zapatos desatualizados: rode npm run db:generate').toBe(true);
+  });
+});
+
+describe('migrations', () => {
+  it('every migration has a real down: all the way down and up again', async () => {
+    const name = `t_roundtrip_${process.pid}`;
+    await adminQuery(`create database ${name}`);
+    try {
+      const url = urlFor(name);
+      await migrate(url);
+      const files = (await dbmate(url, ['status'])).match(/\[X\]/g)?.length ?? 0;
+      expect(files).toBeGreaterThan(0);
+      for (let i = 0; i < files; i += 1) await dbmate(url, ['rollback']);
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      const left = await c.query(`select count(*)::int n from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname in ('public', 'app') and c.relname <> 'schema_migrations' and c.relkind in ('r', 'v', 'm', 'S')`);
+      const fns = await c.query(`select count(*)::int n from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname in ('public', 'app')`);
+      await c.end();
+      expect(left.rows[0].n).toBe(0);
+      expect(fns.rows[0].n).toBe(0);
+      await migrate(url);
+      expect((await dbmate(url, ['status'])).match(/\[ \]/g)).toBeNull();
+    } finally {
+      await adminQuery(`drop database if exists ${name} with (force)`);
+    }
+  });
+
+  it('schedules its pg_cron jobs in the pg_cron database, and nowhere else', async () => {
+    const c = new pg.Client({ connectionString: urlFor(inject('cronDb')) });
+    await c.connect();
+    const { rows } = await c.query(`select jobname, schedule, command, database from cron.job order by jobname`);
+    await c.end();
+    expect(rows).toContainEqual({ jobname: 'app_sweep_jobs', schedule: '* * * * *', command: 'select app.sweep_jobs()', database: inject('cronDb') });
+    const ext = await db.pool.query(`select count(*)::int n from pg_extension where extname = 'pg_cron'`);
+    expect(ext.rows[0].n).toBe(0);
+    expect((await db.pool.query('select app.cron_available() a')).rows[0].a).toBe(false);
+  });
+
+  it('the server has wal_level=logical for the sync engine', async () => {
+    expect((await db.pool.query('show wal_level')).rows[0].wal_level).toBe('logical');
+  });
+});
+
+describe('conventions', () => {
+  it('every security definer function pins search_path', async () => {
+    const { rows } = await db.pool.query(`select p.oid::regprocedure::text fn from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+      where n.nspname in ('public', 'app') and p.prosecdef
+        and not exists (select from unnest(coalesce(p.proconfig, '{}')) cfg where cfg like 'search_path=%')`);
+    expect(rows.map((r) => r.fn)).toEqual([]);
+  });
+
+  it('every function pins search_path and has a comment', async () => {
+    const { rows } = await db.pool.query(`select p.oid::regprocedure::text fn,
+        exists (select from unnest(coalesce(p.proconfig, '{}')) cfg where cfg like 'search_path=%') pinned,
+        obj_description(p.oid, 'pg_proc') is not null commented
+      from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+      left join pg_depend d on d.objid = p.oid and d.deptype = 'e'
+      where n.nspname in ('public', 'app') and d.objid is null`);
+    expect(rows.filter((r) => !r.pinned).map((r) => r.fn)).toEqual([]);
+    expect(rows.filter((r) => !r.commented && !String(r.fn).startsWith('tg')).map((r) => r.fn)).toEqual([]);
+  });
+
+  it('every table in public and app has a comment', async () => {
+    const { rows } = await db.pool.query(`select n.nspname || '.' || c.relname t from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname in ('public', 'app') and c.relkind in ('r', 'p', 'v', 'm') and c.relname <> 'schema_migrations'
+        and obj_description(c.oid, 'pg_class') is null`);
+    expect(rows.map((r) => r.t)).toEqual([]);
+  });
+
+  it('every bi_* table has a uuid primary key named id and a UNIQUE natural key', async () => {
+    const { rows } = await db.pool.query(`select c.relname,
+        exists (select from pg_constraint k join pg_attribute a on a.attrelid = k.conrelid and a.attnum = any(k.conkey)
+                 where k.conrelid = c.oid and k.contype = 'p' and array_length(k.conkey, 1) = 1
+                   and a.attname = 'id' and a.atttypid = 'uuid'::regtype) uuid_pk,
+        exists (select from pg_constraint k where k.conrelid = c.oid and k.contype = 'u')
+          or exists (select from pg_index i where i.indrelid = c.oid and i.indisunique and not i.indisprimary and i.indpred is null) natural_key
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = 'public' and c.relkind in ('r', 'p') and c.relname like 'bi\\_%'`);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.filter((r) => !r.uuid_pk || !r.natural_key).map((r) => r.relname)).toEqual([]);
+  });
+
+  it('the sync read role can read every bi_* table, including new ones, and nothing else', async () => {
+    await db.pool.query('create table public.bi_tabela_nova (id uuid primary key default gen_random_uuid(), k text unique)');
+    await db.pool.query('create table public.outra_tabela (id int)');
+    const { rows } = await db.pool.query(`select c.relname, has_table_privilege('bi_sync_reader', c.oid, 'select') pode
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname in ('public', 'app') and c.relkind in ('r', 'p', 'v')`);
+    const wrong = rows.filter((r) => r.pode !== String(r.relname).startsWith('bi_'));
+    expect(wrong).toEqual([]);
+    expect(rows.find((r) => r.relname === 'bi_tabela_nova')?.pode).toBe(true);
+    await db.pool.query('drop table public.bi_tabela_nova, public.outra_tabela');
+  });
+});
+
+describe('bi_configuracao', () => {
+  it('is seeded with ultimo_nuke (system) and slow_query_timeout_ms', async () => {
+    const { rows } = await db.pool.query('select chave, tipo, sistema from bi_configuracao order by chave');
+    expect(rows).toEqual([
+      { chave: 'slow_query_timeout_ms', tipo: 'integer', sistema: false },
+      { chave: 'ultimo_nuke', tipo: 'string', sistema: true },
+    ]);
+  });
+
+  it('rejects values invalid for their type at the table level', async () => {
+    for (const [tipo, valor] of [['integer', '1.5'], ['boolean', 'sim'], ['duration', 'logo']]) {
+      await expect(db.pool.query(`insert into bi_configuracao (chave, valor, tipo) values ('k_' || $1, $2, $1)`, [tipo, valor]))
+        .rejects.toMatchObject({ code: '23514' });
+    }
+    await db.pool.query(`insert into bi_configuracao (chave, valor, tipo) values ('k_dur', 'PT30S', 'duration')`);
+    await db.pool.query(`delete from bi_configuracao where chave = 'k_dur'`);
+  });
+
+  it('configuracao_definir: precedence 404, 403, 400, then 409 for a stale version; same value is a no-op', async () => {
+    const call = (k: string, v: string | null, ver: string | null = null) =>
+      db.pool.query('select * from configuracao_definir($1, $2, $3)', [k, v, ver]);
+    await expect(call('nao_existe', 'x')).rejects.toMatchObject({ code: 'CF404' });
+    await expect(call('ultimo_nuke', 'lixo')).rejects.toMatchObject({ code: 'CF403' });
+    await expect(call('slow_query_timeout_ms', 'x')).rejects.toMatchObject({ code: 'CF400' });
+    const first = (await call('slow_query_timeout_ms', '6000')).rows[0];
+    const same = (await call('slow_query_timeout_ms', '6000', first.atualizado_em)).rows[0];
+    expect(same.atualizado_em).toEqual(first.atualizado_em);
+    await expect(call('slow_query_timeout_ms', '8000', new Date(Date.parse(first.atualizado_em) - 1000).toISOString()))
+      .rejects.toMatchObject({ code: 'CF409' });
+  });
+
+  it('every change notifies app_config with the key (cache invalidation)', async () => {
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    const got: string[] = [];
+    c.on('notification', (n) => got.push(`${n.channel}:${n.payload}`));
+    await c.query('listen app_config');
+    await db.pool.query(`select configuracao_definir('slow_query_timeout_ms', '4321')`);
+    const deadline = Date.now() + 3000;
+    while (!got.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await c.end();
+    expect(got).toEqual(['app_config:slow_query_timeout_ms']);
+  });
+});
