@@ -94,9 +94,14 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
 
   if (!existsSync(join(pgdata, 'PG_VERSION'))) {
     opts.log?.(`criando cluster Postgres em ${pgdata}`);
-    execFileSync(join(bin, 'initdb'), ['-D', pgdata, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8'], {
-      stdio: 'ignore', ...(ids ?? {}),
-    });
+    try {
+      execFileSync(join(bin, 'initdb'), ['-D', pgdata, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8'], {
+        stdio: ['ignore', 'pipe', 'pipe'], ...(ids ?? {}),
+      });
+    } catch (err) {
+      const stderr = String((err as { stderr?: Buffer }).stderr ?? '').trim();
+      throw new Error(`initdb falhou em ${pgdata}${ids ? ' (rodando como o usuário postgres: o diretório e seus pais precisam ser acessíveis a ele)' : ''}: ${stderr}`);
+    }
   }
   const durable = opts.durable ?? true;
   const settings: Record<string, string> = {

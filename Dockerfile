@@ -1,0 +1,31 @@
+# syntax=docker/dockerfile:1
+# Multi-stage build: compile TypeScript, keep production dependencies only, run as non-root.
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:24-bookworm-slim AS runtime
+ARG GIT_COMMIT=unknown
+ENV NODE_ENV=production \
+    GIT_COMMIT=${GIT_COMMIT} \
+    PORT=3000 \
+    HOST=0.0.0.0 \
+    APP_LOGS_DIR=/data/logs
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY db ./db
+COPY views ./views
+RUN mkdir -p /data/logs && chown -R node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# boot applies pending migrations (advisory-locked, safe with several replicas), then serves
+CMD ["node", "dist/src/main.js"]

@@ -1,0 +1,71 @@
+/**
+ * `npm start` on embedded defaults: its own Postgres and object store under the data
+ * directory, migrations, printed URL and tokens; Ctrl-C stops everything; a second start
+ * reuses the data.
+ */
+import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { projectRoot } from '../../src/paths.js';
+
+interface Started { out: string; base: string; token: string; pgPort: number; stop(): Promise<number | null> }
+
+async function start(dataDir: string): Promise<Started> {
+  const child = spawn(process.execPath, ['scripts/bootstrap.mjs', 'start'], {
+    cwd: projectRoot,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, APP_DATA_DIR: dataDir, EMBEDDED_PG_PORT: '0', EMBEDDED_S3_PORT: '0', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const deadline = Date.now() + 60_000;
+  while (!out.includes('Ctrl-C')) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start não ficou pronto:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const base = /serviço:\s+(\S+)/.exec(out)![1]!;
+  const token = /token da API:\s+(\S+)/.exec(out)![1]!;
+  const pgPort = Number(/127\.0\.0\.1:(\d+)/.exec(out)![1]);
+  return { out, base, token, pgPort, stop: async () => { child.kill('SIGINT'); return exited; } };
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('error', () => resolve(false));
+  });
+}
+
+describe('npm start on embedded defaults', () => {
+  it('serves, prints URL and tokens, stops everything on Ctrl-C, and reuses its data', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'bi-start-'));
+    chmodSync(dataDir, 0o755); // the embedded Postgres runs as the postgres user when we are root
+    try {
+      const first = await start(dataDir);
+      expect(first.out).toContain('criando cluster Postgres');
+      expect(first.out).toContain('object store embutido');
+      const health = await fetch(`${first.base}/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({ status: 'UP', versao: expect.any(String) });
+      const api = await fetch(`${first.base}/api/comercial/configuracoes`, { headers: { authorization: `Bearer ${first.token}` } });
+      expect(api.status).toBe(200);
+      expect(await first.stop()).toBe(0);
+      expect(await portOpen(first.pgPort)).toBe(false);
+
+      const second = await start(dataDir);
+      expect(second.out).not.toContain('criando cluster Postgres');
+      expect(second.token).toBe(first.token);
+      const again = await fetch(`${second.base}/api/comercial/configuracoes`, { headers: { authorization: `Bearer ${second.token}` } });
+      expect((await again.json()).totalSize).toBe(2);
+      expect(await second.stop()).toBe(0);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
