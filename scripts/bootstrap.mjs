@@ -23,7 +23,14 @@ const marker = join(root, 'node_modules', '.package-lock.json');
 const lock = join(root, 'package-lock.json');
 if (!existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs + 1000)) {
   log('installing npm packages (npm ci)…');
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  try {
+    run('npm', ['ci', '--no-audit', '--no-fund']);
+  } catch {
+    // npm 11 may record a lock without other platforms' optional packages and then
+    // refuse `npm ci`; install from package.json + lock without rewriting them.
+    log('npm ci refused the lock file; falling back to npm install --no-save');
+    run('npm', ['install', '--no-save', '--no-audit', '--no-fund']);
+  }
 }
 
 // 2. Debian packages, only when we start our own cluster / need a browser.
