@@ -62,7 +62,7 @@ describe('npm start on embedded defaults', () => {
       expect(second.out).not.toContain('criando cluster Postgres');
       expect(second.token).toBe(first.token);
       const again = await fetch(`${second.base}/api/comercial/configuracoes`, { headers: { authorization: `Bearer ${second.token}` } });
-      expect((await again.json()).totalSize).toBe(2);
+      expect(((await again.json()) as { totalSize: number }).totalSize).toBe(2);
       expect(await second.stop()).toBe(0);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
