@@ -204,6 +204,25 @@ COMMENT ON FUNCTION app.fail_job(p_worker text, p_id bigint, p_error text) IS 'R
 
 
 --
+-- Name: notificar_bot(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.notificar_bot(p_texto text) RETURNS bigint
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select app.enqueue('bot_mensagem', jsonb_build_object('texto', p_texto), now(), null, 8);
+$$;
+
+
+--
+-- Name: FUNCTION notificar_bot(p_texto text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.notificar_bot(p_texto text) IS 'Queues a messaging-bot message (job bot_mensagem), inside the caller''s transaction: the message goes out only if the outcome it reports commits, and a failed send is retried by the job queue (8 attempts with backoff).';
+
+
+--
 -- Name: release_jobs(text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -672,4 +691,5 @@ CREATE EVENT TRIGGER _100_bi_grant_sync_reader ON ddl_command_end
 INSERT INTO public.schema_migrations (version) VALUES
     ('20261122000100'),
     ('20261122000200'),
-    ('20261122000300');
+    ('20261122000300'),
+    ('20261122000400');

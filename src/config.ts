@@ -33,6 +33,7 @@ export interface Config {
     backfillEnabled: boolean;
   };
   errtrackerDsn: string | null;
+  bot: { apiUrl: string; token: string; chatId: string } | null;
   logsDir: string;
   logLevel: string;
   commit: string | null;
@@ -127,6 +128,14 @@ export function loadConfig(env: Env = process.env): ConfigResult {
     try { new URL(errtrackerDsn); } catch { throw new ConfigError(`ERRTRACKER_DSN não é uma URL válida`); }
   }
 
+  const botToken = str(env, 'BOT_TOKEN');
+  const botChat = str(env, 'BOT_CHAT_ID');
+  if (Boolean(botToken) !== Boolean(botChat)) {
+    throw new ConfigError('BOT_TOKEN e BOT_CHAT_ID andam juntas: defina as duas (ou nenhuma, para desligar o bot)');
+  }
+  if (!botToken) warnings.push('BOT_TOKEN não definida: notificações do bot desligadas');
+  const bot = botToken && botChat ? { apiUrl: str(env, 'BOT_API_URL') ?? 'https://api.telegram.org', token: botToken, chatId: botChat } : null;
+
   return {
     warnings,
     config: {
@@ -138,6 +147,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
       apiToken,
       storage: { mode, objstore, backfillEnabled: bool(env, 'APP_STORAGE_BACKFILL_ENABLED', false) },
       errtrackerDsn,
+      bot,
       logsDir: str(env, 'APP_LOGS_DIR') ?? './.data/logs',
       logLevel: str(env, 'LOG_LEVEL') ?? 'info',
       commit: str(env, 'GIT_COMMIT') ?? null,

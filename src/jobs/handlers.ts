@@ -1,7 +1,18 @@
 /** The job kinds this process handles. Each area adds its handlers here. */
 import type { AppContext } from '../context.js';
 import type { JobHandler } from './runner.js';
+import { sendMessage } from '../integrations/bot.js';
 
-export function jobHandlers(_ctx: AppContext): Record<string, JobHandler> {
-  return {};
+export function jobHandlers(ctx: AppContext): Record<string, JobHandler> {
+  return {
+    /** app.notificar_bot(texto): one message to the configured chat. */
+    bot_mensagem: async (job, { signal, log }) => {
+      const texto = String(job.payload.texto ?? '');
+      if (!ctx.config.bot) {
+        log.info({ texto }, 'bot desligado (BOT_TOKEN ausente): mensagem descartada');
+        return;
+      }
+      await sendMessage(ctx.config.bot, texto, signal);
+    },
+  };
 }
