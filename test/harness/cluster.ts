@@ -6,7 +6,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import pg from 'pg';
+import { projectRoot } from '../../src/paths.js';
 import { startEmbeddedPostgres } from '../../src/embedded/postgres.js';
 import { migrate } from '../../src/db/migrate.js';
 
@@ -25,11 +27,38 @@ function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
+/** True when a Docker engine answers (not just the client); TEST_DOCKER=0 forces the embedded cluster. */
+export function dockerEngineAnswers(): boolean {
+  if (process.env.TEST_DOCKER === '0') return false;
+  try {
+    execFileSync('docker', ['info', '--format', '{{.ServerVersion}}'], { stdio: 'ignore', timeout: 5000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Postgres 15 + pg_cron in a container built from docker/postgres.Dockerfile. */
+async function startContainerCluster(): Promise<TestCluster> {
+  const { GenericContainer, Wait } = await import('testcontainers');
+  const image = await GenericContainer.fromDockerfile(projectRoot, 'docker/postgres.Dockerfile').build('bi-comercial-test-postgres', { deleteOnExit: false });
+  const container = await image
+    .withEnvironment({ POSTGRES_HOST_AUTH_METHOD: 'trust' })
+    .withCommand(['postgres', '-c', 'shared_preload_libraries=pg_cron', '-c', `cron.database_name=${CRON_DB}`,
+      '-c', 'wal_level=logical', '-c', 'fsync=off', '-c', 'max_connections=200', '-c', 'timezone=America/Sao_Paulo'])
+    .withExposedPorts(5432)
+    .withWaitStrategy(Wait.forLogMessage(/database system is ready to accept connections/, 2))
+    .start();
+  const adminUrl = `postgres://postgres@${container.getHost()}:${container.getMappedPort(5432)}/postgres`;
+  return { adminUrl, urlFor: (d) => withDatabase(adminUrl, d), stop: async () => { await container.stop(); } };
+}
+
 export async function startTestCluster(): Promise<TestCluster> {
   const external = process.env.TEST_DATABASE_URL;
   if (external) {
     return { adminUrl: external, urlFor: (d) => withDatabase(external, d), stop: async () => undefined };
   }
+  if (dockerEngineAnswers()) return startContainerCluster();
   const dir = mkdtempSync(join(tmpdir(), 'bi-test-pg-'));
   const server = await startEmbeddedPostgres({ dataDir: dir, cronDatabase: CRON_DB, durable: false });
   return {
