@@ -1,0 +1,88 @@
+/**
+ * Shared pieces of the benchmarks: a throwaway database server, the service as a child
+ * process (so its peak RSS can be read and it can be killed), and small statistics helpers.
+ * Everything listens on 127.0.0.1 only.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../src/embedded/postgres.js';
+import { projectRoot } from '../src/paths.js';
+import { startTestCluster, recreateDatabase, type TestCluster } from '../test/harness/cluster.js';
+import { migrate } from '../src/db/migrate.js';
+
+export const BENCH_TOKEN = 'bench-api-token';
+
+export async function benchDatabase(name = 'bi_bench'): Promise<{ cluster: TestCluster; url: string }> {
+  const cluster = await startTestCluster();
+  await recreateDatabase(cluster.adminUrl, name);
+  const url = cluster.urlFor(name);
+  await migrate(url);
+  return { cluster, url };
+}
+
+export interface BenchService {
+  base: string;
+  child: ChildProcess;
+  output(): string;
+  peakRssMb(): number;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Starts `src/main.ts` in its own process (one Node process: `node --import tsx`). */
+export async function startBenchService(env: Record<string, string>): Promise<BenchService> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: projectRoot,
+    env: {
+      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', NODE_ENV: 'production', LOG_LEVEL: 'warn',
+      PORT: String(port), HOST: '127.0.0.1', BI_COMERCIAL_XLS_API_TOKEN: BENCH_TOKEN, S3_FILE_STORAGE: 'PSQL',
+      APP_LOGS_DIR: mkdtempSync(join(tmpdir(), 'bi-bench-logs-')), ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`o serviço saiu (${child.exitCode}):\n${out}`);
+    if (Date.now() > deadline) throw new Error(`o serviço não respondeu:\n${out}`);
+    try {
+      if ((await fetch(`${base}/health`)).ok) break;
+    } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    base,
+    child,
+    output: () => out,
+    peakRssMb: () => {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      return m ? Number(m[1]) / 1024 : NaN;
+    },
+    stop: (signal: NodeJS.Signals = 'SIGTERM') => new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    }),
+  };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+export function fmt(n: number, digits = 1): string {
+  return n.toLocaleString('pt-BR', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+/** Peak RSS of this process so far, in MB. */
+export function selfPeakRssMb(): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
