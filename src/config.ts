@@ -37,6 +37,8 @@ export interface Config {
   logLevel: string;
   commit: string | null;
   jobs: { concurrency: number; pollIntervalMs: number; shutdownGraceMs: number };
+  /** POST /sync/erp. accessToken null: every call is refused with 401 (boot goes on, with a warning). */
+  erpSync: { accessToken: string | null; dryRun: boolean };
 }
 
 export interface ConfigResult {
@@ -127,6 +129,11 @@ export function loadConfig(env: Env = process.env): ConfigResult {
     try { new URL(errtrackerDsn); } catch { throw new ConfigError(`ERRTRACKER_DSN não é uma URL válida`); }
   }
 
+  const erpSyncToken = str(env, 'ERP_SYNC_ACCESS_TOKEN') ?? null;
+  if (!erpSyncToken) {
+    warnings.push('ERP_SYNC_ACCESS_TOKEN vazia ou ausente: POST /sync/erp recusará toda chamada com 401 até ela ser definida');
+  }
+
   return {
     warnings,
     config: {
@@ -146,6 +153,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
         pollIntervalMs: int(env, 'JOBS_POLL_INTERVAL_MS', 30_000, 100),
         shutdownGraceMs: int(env, 'JOBS_SHUTDOWN_GRACE_MS', 20_000, 0),
       },
+      erpSync: { accessToken: erpSyncToken, dryRun: bool(env, 'ERP_SYNC_DRY_RUN', true) },
     },
   };
 }
