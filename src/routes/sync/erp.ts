@@ -69,7 +69,8 @@ export function idempotencyKey(req: FastifyRequest): string | null {
 }
 
 export default async function erpSyncRoute(app: FastifyInstance) {
-  // A body that is not JSON is a 400 naming the body (the default parser's text is English).
+  // JSON only (another content type is 415); a body that is not JSON is a 400 naming the body.
+  app.removeAllContentTypeParsers();
   const defaultJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, raw, done) => {
     const body = typeof raw === 'string' ? raw : raw.toString('utf8');
