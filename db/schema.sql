@@ -297,13 +297,21 @@ COMMENT ON FUNCTION app.fail_job(p_worker text, p_id bigint, p_error text) IS 'R
 --
 
 CREATE FUNCTION app.json_estoque(p_valor jsonb) RETURNS integer
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select case when jsonb_typeof(p_valor) = 'number' then
-    (select n::integer from (select (p_valor #>> '{}')::numeric as n) x
-      where n >= 0 and n <= 2147483647 and n = trunc(n))
-  end;
+declare
+  n numeric;
+begin
+  if jsonb_typeof(p_valor) is distinct from 'number' then
+    return null;
+  end if;
+  n := (p_valor #>> '{}')::numeric;
+  if n >= 0 and n <= 2147483647 and n = trunc(n) then
+    return n::integer;
+  end if;
+  return null;
+end;
 $$;
 
 
@@ -319,13 +327,21 @@ COMMENT ON FUNCTION app.json_estoque(p_valor jsonb) IS 'The stock quantity in a 
 --
 
 CREATE FUNCTION app.json_preco(p_valor jsonb) RETURNS numeric
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select case when jsonb_typeof(p_valor) = 'number' then
-    (select n from (select (p_valor #>> '{}')::numeric as n) x
-      where n >= 0 and n < 1e10 and n = round(n, 2))
-  end;
+declare
+  n numeric;
+begin
+  if jsonb_typeof(p_valor) is distinct from 'number' then
+    return null;
+  end if;
+  n := (p_valor #>> '{}')::numeric;
+  if n >= 0 and n < 1e10 and n = round(n, 2) then
+    return n;
+  end if;
+  return null;
+end;
 $$;
 
 
@@ -927,15 +943,20 @@ COMMENT ON FUNCTION public.erp_sync(p_items jsonb, p_dry_run boolean, p_idempote
 --
 
 CREATE FUNCTION public.gtin_valido(p_codigo text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-  select case
-    when p_codigo ~ '^([0-9]{8}|[0-9]{12,14})$' then
-      (select (10 - sum(substr(p_codigo, length(p_codigo) - i, 1)::integer * case when i % 2 = 1 then 3 else 1 end) % 10) % 10
-         from generate_series(1, length(p_codigo) - 1) as i) = right(p_codigo, 1)::integer
-    else false
-  end;
+declare
+  d integer[];
+begin
+  if p_codigo !~ '^([0-9]{8}|[0-9]{12,14})$' then
+    return false;
+  end if;
+  -- as a GTIN-14 (left-padded with zeros) the weights from the left are 3,1,3,…,3
+  d := string_to_array(lpad(p_codigo, 14, '0'), null)::integer[];
+  return (10 - (3 * (d[1] + d[3] + d[5] + d[7] + d[9] + d[11] + d[13])
+                + d[2] + d[4] + d[6] + d[8] + d[10] + d[12]) % 10) % 10 = d[14];
+end;
 $_$;
 
 

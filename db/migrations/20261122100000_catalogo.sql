@@ -48,37 +48,58 @@ create trigger _100_touch before update on public.variante
   for each row execute function public.tg__touch_atualizado_em();
 
 create function public.gtin_valido(p_codigo text) returns boolean
-language sql immutable strict parallel safe
+language plpgsql immutable strict parallel safe
 set search_path to pg_catalog, pg_temp
 as $$
-  select case
-    when p_codigo ~ '^([0-9]{8}|[0-9]{12,14})$' then
-      (select (10 - sum(substr(p_codigo, length(p_codigo) - i, 1)::integer * case when i % 2 = 1 then 3 else 1 end) % 10) % 10
-         from generate_series(1, length(p_codigo) - 1) as i) = right(p_codigo, 1)::integer
-    else false
-  end;
+declare
+  d integer[];
+begin
+  if p_codigo !~ '^([0-9]{8}|[0-9]{12,14})$' then
+    return false;
+  end if;
+  -- as a GTIN-14 (left-padded with zeros) the weights from the left are 3,1,3,…,3
+  d := string_to_array(lpad(p_codigo, 14, '0'), null)::integer[];
+  return (10 - (3 * (d[1] + d[3] + d[5] + d[7] + d[9] + d[11] + d[13])
+                + d[2] + d[4] + d[6] + d[8] + d[10] + d[12]) % 10) % 10 = d[14];
+end;
 $$;
 comment on function public.gtin_valido(text) is 'True when p_codigo is a GTIN of 8, 12, 13 or 14 digits (EAN-8, UPC-A, EAN-13, GTIN-14) with a correct check digit (weights 3,1,3,… from the right, mod 10).';
 
 create function app.json_preco(p_valor jsonb) returns numeric
-language sql immutable parallel safe
+language plpgsql immutable parallel safe
 set search_path to pg_catalog, pg_temp
 as $$
-  select case when jsonb_typeof(p_valor) = 'number' then
-    (select n from (select (p_valor #>> '{}')::numeric as n) x
-      where n >= 0 and n < 1e10 and n = round(n, 2))
-  end;
+declare
+  n numeric;
+begin
+  if jsonb_typeof(p_valor) is distinct from 'number' then
+    return null;
+  end if;
+  n := (p_valor #>> '{}')::numeric;
+  if n >= 0 and n < 1e10 and n = round(n, 2) then
+    return n;
+  end if;
+  return null;
+end;
 $$;
 comment on function app.json_preco(jsonb) is 'The price in a JSON value when it is a JSON number, not negative, below 10^10 and with at most 2 decimals; otherwise null (strings such as "10.50" are not prices).';
 
 create function app.json_estoque(p_valor jsonb) returns integer
-language sql immutable parallel safe
+language plpgsql immutable parallel safe
 set search_path to pg_catalog, pg_temp
 as $$
-  select case when jsonb_typeof(p_valor) = 'number' then
-    (select n::integer from (select (p_valor #>> '{}')::numeric as n) x
-      where n >= 0 and n <= 2147483647 and n = trunc(n))
-  end;
+declare
+  n numeric;
+begin
+  if jsonb_typeof(p_valor) is distinct from 'number' then
+    return null;
+  end if;
+  n := (p_valor #>> '{}')::numeric;
+  if n >= 0 and n <= 2147483647 and n = trunc(n) then
+    return n::integer;
+  end if;
+  return null;
+end;
 $$;
 comment on function app.json_estoque(jsonb) is 'The stock quantity in a JSON value when it is a JSON number with an integral value between 0 and 2147483647 (10.0 counts as 10); otherwise null.';
 
