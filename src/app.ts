@@ -6,6 +6,7 @@ import problemPlugin from './plugins/problem.js';
 import healthRoutes from './routes/health.js';
 import apiRoutes from './routes/api/index.js';
 import diagnosticsRoutes from './routes/diagnostics.js';
+import syncRoutes from './routes/sync/index.js';
 
 export interface BuildOptions {
   logger?: boolean;
@@ -33,5 +34,6 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await app.register(healthRoutes);
   await app.register(diagnosticsRoutes);
   await app.register(apiRoutes, { prefix: '/api' });
+  await app.register(syncRoutes, { prefix: '/sync' });
   return app;
 }

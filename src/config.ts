@@ -38,6 +38,8 @@ export interface Config {
   logLevel: string;
   commit: string | null;
   jobs: { concurrency: number; pollIntervalMs: number; shutdownGraceMs: number };
+  /** POST /sync/erp. accessToken null: every call is refused with 401 (boot goes on, with a warning). */
+  erpSync: { accessToken: string | null; dryRun: boolean };
 }
 
 export interface ConfigResult {
@@ -135,6 +137,10 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   }
   if (!botToken) warnings.push('BOT_TOKEN não definida: notificações do bot desligadas');
   const bot = botToken && botChat ? { apiUrl: str(env, 'BOT_API_URL') ?? 'https://api.telegram.org', token: botToken, chatId: botChat } : null;
+  const erpSyncToken = str(env, 'ERP_SYNC_ACCESS_TOKEN') ?? null;
+  if (!erpSyncToken) {
+    warnings.push('ERP_SYNC_ACCESS_TOKEN vazia ou ausente: POST /sync/erp recusará toda chamada com 401 até ela ser definida');
+  }
 
   return {
     warnings,
@@ -156,6 +162,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
         pollIntervalMs: int(env, 'JOBS_POLL_INTERVAL_MS', 30_000, 100),
         shutdownGraceMs: int(env, 'JOBS_SHUTDOWN_GRACE_MS', 20_000, 0),
       },
+      erpSync: { accessToken: erpSyncToken, dryRun: bool(env, 'ERP_SYNC_DRY_RUN', true) },
     },
   };
 }

@@ -14,6 +14,7 @@ import net from 'node:net';
 import { startEmbeddedObjectStore, type EmbeddedObjectStore } from './objstore.js';
 import { ConfigError } from '../config.js';
 import { installSignalHandlers, startService } from '../main.js';
+import { seedDemoCatalogue } from './demo-catalogo.js';
 
 const dataDir = process.env.APP_DATA_DIR ?? join(projectRoot, '.data');
 const say = (msg: string) => process.stderr.write(`[start] ${msg}\n`);
@@ -70,6 +71,8 @@ async function run(): Promise<void> {
     env.APP_LOGS_DIR ??= join(dataDir, 'logs');
 
     const svc = await startService(env);
+    const demo = await seedDemoCatalogue(svc.ctx.pool, svc.ctx.config.env);
+    if (demo) say(`catálogo vazio: catálogo de demonstração carregado (${demo.variantes_inseridas} variantes, db/seeds/catalogo-demo.json)`);
     const base = `http://localhost:${new URL(svc.url).port}`;
     say('pronto.');
     say(`  serviço:        ${base}  (saúde: ${base}/health)`);

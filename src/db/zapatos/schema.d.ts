@@ -255,23 +255,1379 @@ declare module 'zapatos/schema' {
     export type SQL = SQLExpression | SQLExpression[];
   }
 
+  /**
+   * **erp_sync_audit**
+   * - Table in database
+   */
+  export namespace erp_sync_audit {
+    export type Table = 'erp_sync_audit';
+    export interface Selectable {
+      /**
+      * **erp_sync_audit.ambiguos**
+      *
+      * Items whose EAN matches more than one variant.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      ambiguos: number;
+      /**
+      * **erp_sync_audit.application_name**
+      *
+      * application_name of the calling session: bi-comercial for the HTTP endpoint, psql for a DBA.
+      * - `text` in database
+      * - Nullable, default: `NULLIF(current_setting('application_name'::text, true), ''::text)`
+      */
+      application_name: string | null;
+      /**
+      * **erp_sync_audit.atualizados**
+      *
+      * Variants actually changed (0 in dry run).
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      atualizados: number;
+      /**
+      * **erp_sync_audit.called_at**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      called_at: Date;
+      /**
+      * **erp_sync_audit.casados**
+      *
+      * Items matched to exactly one variant.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      casados: number;
+      /**
+      * **erp_sync_audit.dry_run**
+      * - `bool` in database
+      * - `NOT NULL`, no default
+      */
+      dry_run: boolean;
+      /**
+      * **erp_sync_audit.erros**
+      *
+      * Items refused by validation (an item may carry several codes in the response's erros[]).
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      erros: number;
+      /**
+      * **erp_sync_audit.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: db.Int8String;
+      /**
+      * **erp_sync_audit.idempotency_key**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      idempotency_key: string | null;
+      /**
+      * **erp_sync_audit.nao_encontrados**
+      *
+      * Items with a valid key and no variant.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      nao_encontrados: number;
+      /**
+      * **erp_sync_audit.recebidos**
+      *
+      * Items received.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      recebidos: number;
+      /**
+      * **erp_sync_audit.replay_of**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      replay_of: db.Int8String | null;
+      /**
+      * **erp_sync_audit.request_sha256**
+      *
+      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter).
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      request_sha256: string;
+      /**
+      * **erp_sync_audit.response**
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      response: db.JSONValue | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **erp_sync_audit.ambiguos**
+      *
+      * Items whose EAN matches more than one variant.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      ambiguos: number;
+      /**
+      * **erp_sync_audit.application_name**
+      *
+      * application_name of the calling session: bi-comercial for the HTTP endpoint, psql for a DBA.
+      * - `text` in database
+      * - Nullable, default: `NULLIF(current_setting('application_name'::text, true), ''::text)`
+      */
+      application_name: string | null;
+      /**
+      * **erp_sync_audit.atualizados**
+      *
+      * Variants actually changed (0 in dry run).
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      atualizados: number;
+      /**
+      * **erp_sync_audit.called_at**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      called_at: db.TimestampTzString;
+      /**
+      * **erp_sync_audit.casados**
+      *
+      * Items matched to exactly one variant.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      casados: number;
+      /**
+      * **erp_sync_audit.dry_run**
+      * - `bool` in database
+      * - `NOT NULL`, no default
+      */
+      dry_run: boolean;
+      /**
+      * **erp_sync_audit.erros**
+      *
+      * Items refused by validation (an item may carry several codes in the response's erros[]).
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      erros: number;
+      /**
+      * **erp_sync_audit.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: number;
+      /**
+      * **erp_sync_audit.idempotency_key**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      idempotency_key: string | null;
+      /**
+      * **erp_sync_audit.nao_encontrados**
+      *
+      * Items with a valid key and no variant.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      nao_encontrados: number;
+      /**
+      * **erp_sync_audit.recebidos**
+      *
+      * Items received.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      recebidos: number;
+      /**
+      * **erp_sync_audit.replay_of**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      replay_of: number | null;
+      /**
+      * **erp_sync_audit.request_sha256**
+      *
+      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter).
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      request_sha256: string;
+      /**
+      * **erp_sync_audit.response**
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      response: db.JSONValue | null;
+    }
+    export interface Whereable {
+      /**
+      * **erp_sync_audit.ambiguos**
+      *
+      * Items whose EAN matches more than one variant.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      ambiguos?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit.application_name**
+      *
+      * application_name of the calling session: bi-comercial for the HTTP endpoint, psql for a DBA.
+      * - `text` in database
+      * - Nullable, default: `NULLIF(current_setting('application_name'::text, true), ''::text)`
+      */
+      application_name?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit.atualizados**
+      *
+      * Variants actually changed (0 in dry run).
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      atualizados?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit.called_at**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      called_at?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit.casados**
+      *
+      * Items matched to exactly one variant.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      casados?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit.dry_run**
+      * - `bool` in database
+      * - `NOT NULL`, no default
+      */
+      dry_run?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit.erros**
+      *
+      * Items refused by validation (an item may carry several codes in the response's erros[]).
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      erros?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit.idempotency_key**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      idempotency_key?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit.nao_encontrados**
+      *
+      * Items with a valid key and no variant.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      nao_encontrados?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit.recebidos**
+      *
+      * Items received.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      recebidos?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit.replay_of**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      replay_of?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit.request_sha256**
+      *
+      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter).
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      request_sha256?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit.response**
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      response?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **erp_sync_audit.ambiguos**
+      *
+      * Items whose EAN matches more than one variant.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      ambiguos: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **erp_sync_audit.application_name**
+      *
+      * application_name of the calling session: bi-comercial for the HTTP endpoint, psql for a DBA.
+      * - `text` in database
+      * - Nullable, default: `NULLIF(current_setting('application_name'::text, true), ''::text)`
+      */
+      application_name?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **erp_sync_audit.atualizados**
+      *
+      * Variants actually changed (0 in dry run).
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      atualizados: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **erp_sync_audit.called_at**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      called_at?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **erp_sync_audit.casados**
+      *
+      * Items matched to exactly one variant.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      casados: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **erp_sync_audit.dry_run**
+      * - `bool` in database
+      * - `NOT NULL`, no default
+      */
+      dry_run: boolean | db.Parameter<boolean> | db.SQLFragment;
+      /**
+      * **erp_sync_audit.erros**
+      *
+      * Items refused by validation (an item may carry several codes in the response's erros[]).
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      erros: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **erp_sync_audit.idempotency_key**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      idempotency_key?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **erp_sync_audit.nao_encontrados**
+      *
+      * Items with a valid key and no variant.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      nao_encontrados: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **erp_sync_audit.recebidos**
+      *
+      * Items received.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      recebidos: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **erp_sync_audit.replay_of**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      replay_of?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **erp_sync_audit.request_sha256**
+      *
+      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter).
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      request_sha256: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **erp_sync_audit.response**
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      response?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **erp_sync_audit.ambiguos**
+      *
+      * Items whose EAN matches more than one variant.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      ambiguos?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **erp_sync_audit.application_name**
+      *
+      * application_name of the calling session: bi-comercial for the HTTP endpoint, psql for a DBA.
+      * - `text` in database
+      * - Nullable, default: `NULLIF(current_setting('application_name'::text, true), ''::text)`
+      */
+      application_name?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **erp_sync_audit.atualizados**
+      *
+      * Variants actually changed (0 in dry run).
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      atualizados?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **erp_sync_audit.called_at**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      called_at?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **erp_sync_audit.casados**
+      *
+      * Items matched to exactly one variant.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      casados?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **erp_sync_audit.dry_run**
+      * - `bool` in database
+      * - `NOT NULL`, no default
+      */
+      dry_run?: boolean | db.Parameter<boolean> | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment>;
+      /**
+      * **erp_sync_audit.erros**
+      *
+      * Items refused by validation (an item may carry several codes in the response's erros[]).
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      erros?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **erp_sync_audit.idempotency_key**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      idempotency_key?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **erp_sync_audit.nao_encontrados**
+      *
+      * Items with a valid key and no variant.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      nao_encontrados?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **erp_sync_audit.recebidos**
+      *
+      * Items received.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      recebidos?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **erp_sync_audit.replay_of**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      replay_of?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **erp_sync_audit.request_sha256**
+      *
+      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter).
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      request_sha256?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **erp_sync_audit.response**
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      response?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'erp_sync_audit_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **erp_sync_audit_variante**
+   * - Table in database
+   */
+  export namespace erp_sync_audit_variante {
+    export type Table = 'erp_sync_audit_variante';
+    export interface Selectable {
+      /**
+      * **erp_sync_audit_variante.audit_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      audit_id: db.Int8String;
+      /**
+      * **erp_sync_audit_variante.ean**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ean: string | null;
+      /**
+      * **erp_sync_audit_variante.estoque_antes**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      estoque_antes: number;
+      /**
+      * **erp_sync_audit_variante.estoque_depois**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      estoque_depois: number;
+      /**
+      * **erp_sync_audit_variante.idx**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      idx: number;
+      /**
+      * **erp_sync_audit_variante.preco_cheio_antes**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_cheio_antes: db.NumericString | null;
+      /**
+      * **erp_sync_audit_variante.preco_cheio_depois**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_cheio_depois: db.NumericString | null;
+      /**
+      * **erp_sync_audit_variante.preco_desconto_antes**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_desconto_antes: db.NumericString | null;
+      /**
+      * **erp_sync_audit_variante.preco_desconto_depois**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_desconto_depois: db.NumericString | null;
+      /**
+      * **erp_sync_audit_variante.sku**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      sku: string;
+      /**
+      * **erp_sync_audit_variante.variante_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      variante_id: db.Int8String;
+    }
+    export interface JSONSelectable {
+      /**
+      * **erp_sync_audit_variante.audit_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      audit_id: number;
+      /**
+      * **erp_sync_audit_variante.ean**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ean: string | null;
+      /**
+      * **erp_sync_audit_variante.estoque_antes**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      estoque_antes: number;
+      /**
+      * **erp_sync_audit_variante.estoque_depois**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      estoque_depois: number;
+      /**
+      * **erp_sync_audit_variante.idx**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      idx: number;
+      /**
+      * **erp_sync_audit_variante.preco_cheio_antes**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_cheio_antes: number | null;
+      /**
+      * **erp_sync_audit_variante.preco_cheio_depois**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_cheio_depois: number | null;
+      /**
+      * **erp_sync_audit_variante.preco_desconto_antes**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_desconto_antes: number | null;
+      /**
+      * **erp_sync_audit_variante.preco_desconto_depois**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_desconto_depois: number | null;
+      /**
+      * **erp_sync_audit_variante.sku**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      sku: string;
+      /**
+      * **erp_sync_audit_variante.variante_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      variante_id: number;
+    }
+    export interface Whereable {
+      /**
+      * **erp_sync_audit_variante.audit_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      audit_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit_variante.ean**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ean?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit_variante.estoque_antes**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      estoque_antes?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit_variante.estoque_depois**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      estoque_depois?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit_variante.idx**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      idx?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit_variante.preco_cheio_antes**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_cheio_antes?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit_variante.preco_cheio_depois**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_cheio_depois?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit_variante.preco_desconto_antes**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_desconto_antes?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit_variante.preco_desconto_depois**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_desconto_depois?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit_variante.sku**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      sku?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit_variante.variante_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      variante_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **erp_sync_audit_variante.audit_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      audit_id: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment;
+      /**
+      * **erp_sync_audit_variante.ean**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ean?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **erp_sync_audit_variante.estoque_antes**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      estoque_antes: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **erp_sync_audit_variante.estoque_depois**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      estoque_depois: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **erp_sync_audit_variante.idx**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      idx: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **erp_sync_audit_variante.preco_cheio_antes**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_cheio_antes?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **erp_sync_audit_variante.preco_cheio_depois**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_cheio_depois?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **erp_sync_audit_variante.preco_desconto_antes**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_desconto_antes?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **erp_sync_audit_variante.preco_desconto_depois**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_desconto_depois?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **erp_sync_audit_variante.sku**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      sku: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **erp_sync_audit_variante.variante_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      variante_id: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **erp_sync_audit_variante.audit_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      audit_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment>;
+      /**
+      * **erp_sync_audit_variante.ean**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ean?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **erp_sync_audit_variante.estoque_antes**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      estoque_antes?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **erp_sync_audit_variante.estoque_depois**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      estoque_depois?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **erp_sync_audit_variante.idx**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      idx?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **erp_sync_audit_variante.preco_cheio_antes**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_cheio_antes?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **erp_sync_audit_variante.preco_cheio_depois**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_cheio_depois?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **erp_sync_audit_variante.preco_desconto_antes**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_desconto_antes?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **erp_sync_audit_variante.preco_desconto_depois**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_desconto_depois?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **erp_sync_audit_variante.sku**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      sku?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **erp_sync_audit_variante.variante_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      variante_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'erp_sync_audit_variante_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **produto**
+   * - Table in database
+   */
+  export namespace produto {
+    export type Table = 'produto';
+    export interface Selectable {
+      /**
+      * **produto.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **produto.codigo_erp**
+      *
+      * Code of the product in the ERP; natural key used by catalogo_carregar.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      codigo_erp: string;
+      /**
+      * **produto.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em: Date;
+      /**
+      * **produto.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: db.Int8String;
+      /**
+      * **produto.nome**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      nome: string;
+    }
+    export interface JSONSelectable {
+      /**
+      * **produto.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **produto.codigo_erp**
+      *
+      * Code of the product in the ERP; natural key used by catalogo_carregar.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      codigo_erp: string;
+      /**
+      * **produto.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em: db.TimestampTzString;
+      /**
+      * **produto.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: number;
+      /**
+      * **produto.nome**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      nome: string;
+    }
+    export interface Whereable {
+      /**
+      * **produto.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **produto.codigo_erp**
+      *
+      * Code of the product in the ERP; natural key used by catalogo_carregar.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      codigo_erp?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **produto.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **produto.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **produto.nome**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **produto.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **produto.codigo_erp**
+      *
+      * Code of the product in the ERP; natural key used by catalogo_carregar.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      codigo_erp: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **produto.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **produto.nome**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      nome: string | db.Parameter<string> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **produto.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **produto.codigo_erp**
+      *
+      * Code of the product in the ERP; natural key used by catalogo_carregar.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      codigo_erp?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **produto.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **produto.nome**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      nome?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'produto_codigo_erp_key' | 'produto_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **variante**
+   * - Table in database
+   */
+  export namespace variante {
+    export type Table = 'variante';
+    export interface Selectable {
+      /**
+      * **variante.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **variante.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em: Date;
+      /**
+      * **variante.ean**
+      *
+      * GTIN (EAN-8, UPC-A, EAN-13 or GTIN-14) as registered; not unique. Matched by exact text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ean: string | null;
+      /**
+      * **variante.estoque**
+      *
+      * Stock quantity.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      estoque: number;
+      /**
+      * **variante.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: db.Int8String;
+      /**
+      * **variante.preco_cheio**
+      *
+      * Full price, the price on credit (a prazo).
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_cheio: db.NumericString | null;
+      /**
+      * **variante.preco_desconto**
+      *
+      * Discount price, the price for cash (à vista, promotional).
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_desconto: db.NumericString | null;
+      /**
+      * **variante.produto_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      produto_id: db.Int8String;
+      /**
+      * **variante.sku**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      sku: string;
+    }
+    export interface JSONSelectable {
+      /**
+      * **variante.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **variante.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em: db.TimestampTzString;
+      /**
+      * **variante.ean**
+      *
+      * GTIN (EAN-8, UPC-A, EAN-13 or GTIN-14) as registered; not unique. Matched by exact text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ean: string | null;
+      /**
+      * **variante.estoque**
+      *
+      * Stock quantity.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      estoque: number;
+      /**
+      * **variante.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: number;
+      /**
+      * **variante.preco_cheio**
+      *
+      * Full price, the price on credit (a prazo).
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_cheio: number | null;
+      /**
+      * **variante.preco_desconto**
+      *
+      * Discount price, the price for cash (à vista, promotional).
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_desconto: number | null;
+      /**
+      * **variante.produto_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      produto_id: number;
+      /**
+      * **variante.sku**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      sku: string;
+    }
+    export interface Whereable {
+      /**
+      * **variante.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **variante.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **variante.ean**
+      *
+      * GTIN (EAN-8, UPC-A, EAN-13 or GTIN-14) as registered; not unique. Matched by exact text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ean?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **variante.estoque**
+      *
+      * Stock quantity.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      estoque?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **variante.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **variante.preco_cheio**
+      *
+      * Full price, the price on credit (a prazo).
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_cheio?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **variante.preco_desconto**
+      *
+      * Discount price, the price for cash (à vista, promotional).
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_desconto?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **variante.produto_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      produto_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **variante.sku**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      sku?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **variante.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **variante.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **variante.ean**
+      *
+      * GTIN (EAN-8, UPC-A, EAN-13 or GTIN-14) as registered; not unique. Matched by exact text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ean?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **variante.estoque**
+      *
+      * Stock quantity.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      estoque?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **variante.preco_cheio**
+      *
+      * Full price, the price on credit (a prazo).
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_cheio?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **variante.preco_desconto**
+      *
+      * Discount price, the price for cash (à vista, promotional).
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_desconto?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **variante.produto_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      produto_id: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment;
+      /**
+      * **variante.sku**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      sku: string | db.Parameter<string> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **variante.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **variante.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **variante.ean**
+      *
+      * GTIN (EAN-8, UPC-A, EAN-13 or GTIN-14) as registered; not unique. Matched by exact text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ean?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **variante.estoque**
+      *
+      * Stock quantity.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      estoque?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **variante.preco_cheio**
+      *
+      * Full price, the price on credit (a prazo).
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_cheio?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **variante.preco_desconto**
+      *
+      * Discount price, the price for cash (à vista, promotional).
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_desconto?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **variante.produto_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      produto_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment>;
+      /**
+      * **variante.sku**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      sku?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'variante_pkey' | 'variante_sku_key';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
   /* --- aggregate types --- */
 
   export namespace public {  
-    export type Table = bi_configuracao.Table;
-    export type Selectable = bi_configuracao.Selectable;
-    export type JSONSelectable = bi_configuracao.JSONSelectable;
-    export type Whereable = bi_configuracao.Whereable;
-    export type Insertable = bi_configuracao.Insertable;
-    export type Updatable = bi_configuracao.Updatable;
-    export type UniqueIndex = bi_configuracao.UniqueIndex;
-    export type Column = bi_configuracao.Column;
+    export type Table = bi_configuracao.Table | erp_sync_audit.Table | erp_sync_audit_variante.Table | produto.Table | variante.Table;
+    export type Selectable = bi_configuracao.Selectable | erp_sync_audit.Selectable | erp_sync_audit_variante.Selectable | produto.Selectable | variante.Selectable;
+    export type JSONSelectable = bi_configuracao.JSONSelectable | erp_sync_audit.JSONSelectable | erp_sync_audit_variante.JSONSelectable | produto.JSONSelectable | variante.JSONSelectable;
+    export type Whereable = bi_configuracao.Whereable | erp_sync_audit.Whereable | erp_sync_audit_variante.Whereable | produto.Whereable | variante.Whereable;
+    export type Insertable = bi_configuracao.Insertable | erp_sync_audit.Insertable | erp_sync_audit_variante.Insertable | produto.Insertable | variante.Insertable;
+    export type Updatable = bi_configuracao.Updatable | erp_sync_audit.Updatable | erp_sync_audit_variante.Updatable | produto.Updatable | variante.Updatable;
+    export type UniqueIndex = bi_configuracao.UniqueIndex | erp_sync_audit.UniqueIndex | erp_sync_audit_variante.UniqueIndex | produto.UniqueIndex | variante.UniqueIndex;
+    export type Column = bi_configuracao.Column | erp_sync_audit.Column | erp_sync_audit_variante.Column | produto.Column | variante.Column;
   
-    export type AllBaseTables = [bi_configuracao.Table];
+    export type AllBaseTables = [bi_configuracao.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, produto.Table, variante.Table];
     export type AllForeignTables = [];
     export type AllViews = [];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [bi_configuracao.Table];
+    export type AllTablesAndViews = [bi_configuracao.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, produto.Table, variante.Table];
   }
 
 
@@ -912,48 +2268,80 @@ declare module 'zapatos/schema' {
 
   export type SelectableForTable<T extends Table> = {
     "bi_configuracao": bi_configuracao.Selectable;
+    "erp_sync_audit": erp_sync_audit.Selectable;
+    "erp_sync_audit_variante": erp_sync_audit_variante.Selectable;
+    "produto": produto.Selectable;
+    "variante": variante.Selectable;
     "app.job": app.job.Selectable;
     "app.worker": app.worker.Selectable;
   }[T];
 
   export type JSONSelectableForTable<T extends Table> = {
     "bi_configuracao": bi_configuracao.JSONSelectable;
+    "erp_sync_audit": erp_sync_audit.JSONSelectable;
+    "erp_sync_audit_variante": erp_sync_audit_variante.JSONSelectable;
+    "produto": produto.JSONSelectable;
+    "variante": variante.JSONSelectable;
     "app.job": app.job.JSONSelectable;
     "app.worker": app.worker.JSONSelectable;
   }[T];
 
   export type WhereableForTable<T extends Table> = {
     "bi_configuracao": bi_configuracao.Whereable;
+    "erp_sync_audit": erp_sync_audit.Whereable;
+    "erp_sync_audit_variante": erp_sync_audit_variante.Whereable;
+    "produto": produto.Whereable;
+    "variante": variante.Whereable;
     "app.job": app.job.Whereable;
     "app.worker": app.worker.Whereable;
   }[T];
 
   export type InsertableForTable<T extends Table> = {
     "bi_configuracao": bi_configuracao.Insertable;
+    "erp_sync_audit": erp_sync_audit.Insertable;
+    "erp_sync_audit_variante": erp_sync_audit_variante.Insertable;
+    "produto": produto.Insertable;
+    "variante": variante.Insertable;
     "app.job": app.job.Insertable;
     "app.worker": app.worker.Insertable;
   }[T];
 
   export type UpdatableForTable<T extends Table> = {
     "bi_configuracao": bi_configuracao.Updatable;
+    "erp_sync_audit": erp_sync_audit.Updatable;
+    "erp_sync_audit_variante": erp_sync_audit_variante.Updatable;
+    "produto": produto.Updatable;
+    "variante": variante.Updatable;
     "app.job": app.job.Updatable;
     "app.worker": app.worker.Updatable;
   }[T];
 
   export type UniqueIndexForTable<T extends Table> = {
     "bi_configuracao": bi_configuracao.UniqueIndex;
+    "erp_sync_audit": erp_sync_audit.UniqueIndex;
+    "erp_sync_audit_variante": erp_sync_audit_variante.UniqueIndex;
+    "produto": produto.UniqueIndex;
+    "variante": variante.UniqueIndex;
     "app.job": app.job.UniqueIndex;
     "app.worker": app.worker.UniqueIndex;
   }[T];
 
   export type ColumnForTable<T extends Table> = {
     "bi_configuracao": bi_configuracao.Column;
+    "erp_sync_audit": erp_sync_audit.Column;
+    "erp_sync_audit_variante": erp_sync_audit_variante.Column;
+    "produto": produto.Column;
+    "variante": variante.Column;
     "app.job": app.job.Column;
     "app.worker": app.worker.Column;
   }[T];
 
   export type SQLForTable<T extends Table> = {
     "bi_configuracao": bi_configuracao.SQL;
+    "erp_sync_audit": erp_sync_audit.SQL;
+    "erp_sync_audit_variante": erp_sync_audit_variante.SQL;
+    "produto": produto.SQL;
+    "variante": variante.SQL;
     "app.job": app.job.SQL;
     "app.worker": app.worker.SQL;
   }[T];
