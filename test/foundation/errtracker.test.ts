@@ -26,8 +26,11 @@ describe('error tracker', () => {
     const res = await app.inject({ method: 'POST', url: '/test/errtracker', headers: bearer() });
     expect(res.statusCode).toBe(500);
     await flushErrtracker();
-    const ev = await receiver.waitFor((e) => e.exception?.values?.some((v) => v.type === 'DiagnosticError') ?? false);
+    const isDiag = (e: { exception?: { values?: Array<{ type?: string }> } }) => e.exception?.values?.some((v) => v.type === 'DiagnosticError') ?? false;
+    const ev = await receiver.waitFor(isDiag);
     expect(ev.level).toBe('error');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.events.filter(isDiag)).toHaveLength(1); // reported once, not by two paths
   });
 
   it('the diagnostic route refuses anonymous callers', async () => {
