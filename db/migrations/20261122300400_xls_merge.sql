@@ -274,17 +274,24 @@ begin
   delete from pg_temp.xls_src_faturamento where filial is null or nota_fiscal is null or emissao is null;
   delete from pg_temp.xls_src_movimento where filial is null or data is null or lancamento is null or conta is null;
 
-  -- a key repeated in the file: the last row wins
-  with d as (
+  -- a key repeated in the file: the last row wins (a hash aggregate finds the repeated
+  -- keys; only their rows are sorted)
+  with dup_f as (
+    select filial, nota_fiscal, serie, item from pg_temp.xls_src_faturamento group by 1, 2, 3, 4 having count(*) > 1
+  ), d as (
     delete from pg_temp.xls_src_faturamento f
-     using (select ctid, row_number() over (partition by filial, nota_fiscal, serie, item order by linha desc) as rn
-              from pg_temp.xls_src_faturamento) x
+     using (select s.ctid, row_number() over (partition by s.filial, s.nota_fiscal, s.serie, s.item order by s.linha desc, s.ctid desc) as rn
+              from pg_temp.xls_src_faturamento s
+              join dup_f k on k.filial = s.filial and k.nota_fiscal = s.nota_fiscal and k.serie = s.serie and k.item = s.item) x
      where f.ctid = x.ctid and x.rn > 1
     returning '20'::text as aba, f.linha
+  ), dup_m as (
+    select filial, lancamento, conta from pg_temp.xls_src_movimento group by 1, 2, 3 having count(*) > 1
   ), m as (
     delete from pg_temp.xls_src_movimento s
-     using (select ctid, row_number() over (partition by filial, lancamento, conta order by linha desc) as rn
-              from pg_temp.xls_src_movimento) x
+     using (select s2.ctid, row_number() over (partition by s2.filial, s2.lancamento, s2.conta order by s2.linha desc, s2.ctid desc) as rn
+              from pg_temp.xls_src_movimento s2
+              join dup_m k on k.filial = s2.filial and k.lancamento = s2.lancamento and k.conta = s2.conta) x
      where s.ctid = x.ctid and x.rn > 1
     returning '30'::text as aba, s.linha
   ), todas as (select * from d union all select * from m)
@@ -298,7 +305,8 @@ begin
   analyze pg_temp.xls_src_faturamento;
   analyze pg_temp.xls_src_movimento;
 
-  -- reference tables: upsert only (never deleted by a spreadsheet), in key order
+  -- reference tables: upsert only (never deleted by a spreadsheet), in key order; each
+  -- value comes from the last row of the sheet (highest row number) that has it
   insert into public.bi_filial (codigo)
   select x.codigo from (select filial as codigo from pg_temp.xls_src_faturamento
                         union select filial from pg_temp.xls_src_movimento) x
@@ -309,10 +317,12 @@ begin
 
   insert into public.bi_vendedor as t (codigo, nome, filial)
   select s.codigo, s.nome, s.filial
-    from (select f.vendedor as codigo,
-                 (array_agg(f.nome_vendedor order by f.emissao desc, f.linha desc) filter (where f.nome_vendedor is not null))[1] as nome,
-                 (array_agg(f.filial order by f.emissao desc, f.linha desc))[1] as filial
-            from pg_temp.xls_src_faturamento f where f.vendedor is not null group by f.vendedor) s
+    from (select distinct on (m.codigo) m.codigo, n.nome_vendedor as nome, u.filial
+            from (select f.vendedor as codigo, max(f.linha) as lu, max(f.linha) filter (where f.nome_vendedor is not null) as ln
+                    from pg_temp.xls_src_faturamento f where f.vendedor is not null group by f.vendedor) m
+            join pg_temp.xls_src_faturamento u on u.vendedor = m.codigo and u.linha = m.lu
+            left join pg_temp.xls_src_faturamento n on n.vendedor = m.codigo and n.linha = m.ln
+           order by m.codigo) s
    where not exists (select from public.bi_vendedor t where t.codigo = s.codigo
                         and t.nome is not distinct from coalesce(s.nome, t.nome)
                         and t.filial is not distinct from coalesce(s.filial, t.filial))
@@ -323,9 +333,11 @@ begin
 
   insert into public.bi_cliente as t (codigo, nome)
   select s.codigo, s.nome
-    from (select f.cliente as codigo,
-                 (array_agg(f.nome_cliente order by f.emissao desc, f.linha desc) filter (where f.nome_cliente is not null))[1] as nome
-            from pg_temp.xls_src_faturamento f where f.cliente is not null group by f.cliente) s
+    from (select distinct on (m.codigo) m.codigo, n.nome_cliente as nome
+            from (select f.cliente as codigo, max(f.linha) filter (where f.nome_cliente is not null) as ln
+                    from pg_temp.xls_src_faturamento f where f.cliente is not null group by f.cliente) m
+            left join pg_temp.xls_src_faturamento n on n.cliente = m.codigo and n.linha = m.ln
+           order by m.codigo) s
    where not exists (select from public.bi_cliente t where t.codigo = s.codigo and t.nome is not distinct from coalesce(s.nome, t.nome))
    order by s.codigo
   on conflict (codigo) do update set nome = coalesce(excluded.nome, t.nome)
@@ -334,9 +346,11 @@ begin
 
   insert into public.bi_produto as t (codigo, descricao)
   select s.codigo, s.descricao
-    from (select f.produto as codigo,
-                 (array_agg(f.descricao_produto order by f.emissao desc, f.linha desc) filter (where f.descricao_produto is not null))[1] as descricao
-            from pg_temp.xls_src_faturamento f where f.produto is not null group by f.produto) s
+    from (select distinct on (m.codigo) m.codigo, n.descricao_produto as descricao
+            from (select f.produto as codigo, max(f.linha) filter (where f.descricao_produto is not null) as ln
+                    from pg_temp.xls_src_faturamento f where f.produto is not null group by f.produto) m
+            left join pg_temp.xls_src_faturamento n on n.produto = m.codigo and n.linha = m.ln
+           order by m.codigo) s
    where not exists (select from public.bi_produto t where t.codigo = s.codigo and t.descricao is not distinct from coalesce(s.descricao, t.descricao))
    order by s.codigo
   on conflict (codigo) do update set descricao = coalesce(excluded.descricao, t.descricao)
