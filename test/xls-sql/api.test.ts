@@ -40,10 +40,10 @@ beforeAll(async () => {
   await completeJobs(db.pool, 'w');
   Object.assign(ids, { a: a.processamentoId!, b: b.processamentoId!, c: c.processamentoId!, d: d.processamentoId! });
   await db.pool.query(`update xls_processamento set uploader_id = 'u1', uploader_nome = 'Ana' where id = $1`, [ids.a]);
-  await setRecebido(ids.a, '2026-11-01T10:00:00Z');
-  await setRecebido(ids.b, '2026-11-02T10:00:00Z');
-  await setRecebido(ids.c, '2026-11-03T10:00:00Z');
-  await setRecebido(ids.d, '2026-11-04T10:00:00Z');
+  await setRecebido(ids.a!, '2026-11-01T10:00:00Z');
+  await setRecebido(ids.b!, '2026-11-02T10:00:00Z');
+  await setRecebido(ids.c!, '2026-11-03T10:00:00Z');
+  await setRecebido(ids.d!, '2026-11-04T10:00:00Z');
 });
 afterAll(async () => {
   await app?.close();

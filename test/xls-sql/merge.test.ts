@@ -123,8 +123,8 @@ describe('RELATORIO18: diff-aware merge', () => {
     const changed = base.map((r, i) => (i % 100 === 0 ? { ...r, valor_total: '999.99' } : r));
     const semUltimos = changed.slice(0, N - 30);
     const { merge } = await r18(semUltimos, movs.slice(0, 190));
-    expect(merge.tabelas.bi_faturamento).toEqual({ enviadas: N - 30, efetivas: N / 100, removidas: 30 });
-    expect(merge.tabelas.bi_movimento).toEqual({ enviadas: 190, efetivas: 0, removidas: 10 });
+    expect(merge.tabelas.bi_faturamento!).toEqual({ enviadas: N - 30, efetivas: N / 100, removidas: 30 });
+    expect(merge.tabelas.bi_movimento!).toEqual({ enviadas: 190, efetivas: 0, removidas: 10 });
     expect(merge).toMatchObject({ linhasEnviadas: N - 30 + 190, linhasEfetivas: N / 100, linhasRemovidas: 40 });
     expect(await count(`select count(*)::int n from bi_faturamento where valor_total = 999.99`)).toBe(N / 100);
     expect((await db.pool.query(`select atualizado_em from bi_faturamento where nota_fiscal = '10000'`)).rows[0]).toEqual(outubro);
@@ -151,7 +151,7 @@ describe('RELATORIO18: diff-aware merge', () => {
   it('an empty tab deletes nothing and says so', async () => {
     const antes = await count(`select count(*)::int n from bi_faturamento`);
     const { merge } = await r18([], [mov(1)]);
-    expect(merge.tabelas.bi_faturamento).toEqual({ enviadas: 0, efetivas: 0, removidas: 0 });
+    expect(merge.tabelas.bi_faturamento!).toEqual({ enviadas: 0, efetivas: 0, removidas: 0 });
     expect(await count(`select count(*)::int n from bi_faturamento`)).toBe(antes);
     expect(merge.avisos).toContainEqual(expect.objectContaining({ categoria: 'remocao', motivo: expect.stringContaining('envio vazio na aba 20') }));
   });
@@ -160,8 +160,8 @@ describe('RELATORIO18: diff-aware merge', () => {
     await r18([fat(1), fat(2), fat(3)], [mov(1), mov(2)]);
     const rejeitada = { linha: 4, campo: 'valor_total', valor: 'abc', mensagem: "linha 4: valor_total 'abc' inválido", aba: '20' };
     const { id, merge } = await r18([fat(1)], [mov(1)], { ...periodoNov, linhas_rejeitadas: [rejeitada] });
-    expect(merge.tabelas.bi_faturamento.removidas).toBe(0);
-    expect(merge.tabelas.bi_movimento.removidas).toBe(1);
+    expect(merge.tabelas.bi_faturamento!.removidas).toBe(0);
+    expect(merge.tabelas.bi_movimento!.removidas).toBe(1);
     expect(merge.linhasRejeitadas).toEqual([rejeitada]);
     expect(merge.avisos).toContainEqual(expect.objectContaining({ categoria: 'remocao', motivo: expect.stringContaining('aba 20') }));
     expect((await db.pool.query('select linhas_rejeitadas from xls_processamento where id = $1', [id])).rows[0].linhas_rejeitadas).toEqual([rejeitada]);
@@ -206,7 +206,7 @@ describe('truncation to the column maximum', () => {
   it('codes that collide after truncation count as a repeated key, not as an error', async () => {
     const a = 'Z'.repeat(20);
     const { merge } = await r18([fat(1, { nota_fiscal: a + '1' }), fat(2, { nota_fiscal: a + '2' })], []);
-    expect(merge.tabelas.bi_faturamento.efetivas).toBe(1);
+    expect(merge.tabelas.bi_faturamento!.efetivas).toBe(1);
     expect(merge.avisos).toContainEqual(expect.objectContaining({ categoria: 'duplicada', quantidade: 1 }));
   });
 });
@@ -245,7 +245,7 @@ describe('vehicle-registry defence', () => {
     expect((await db.pool.query(`select placa from bi_faturamento where nota_fiscal = '1001'`)).rows[0].placa).toBe('ABC1234');
     // a later sheet without year or model keeps the registry's values
     const { merge: m2 } = await r18([fat(1, { placa: 'ABC1234' })], [mov(1, { placa: 'ABC1234' })]);
-    expect(m2.tabelas.bi_veiculo.efetivas).toBe(0);
+    expect(m2.tabelas.bi_veiculo!.efetivas).toBe(0);
     expect(m2.avisos.filter((a) => a.categoria === 'veiculo')).toEqual([]);
   });
 });
@@ -258,7 +258,7 @@ describe('META', () => {
     const err = await metaImport([meta(1), meta(2, { vendedor: 'V99' }), meta(3, { vendedor: 'V98' }), meta(4, { vendedor: 'V99' })])
       .catch((e: { code: string; message: string }) => e);
     expect(err).toMatchObject({ code: 'XL424' });
-    expect((err as Error).message).toBe('vendedor não cadastrado em bi_vendedor: V98 (linha 5), V99 (linhas 4, 6)');
+    expect((err as { message: string }).message).toBe('vendedor não cadastrado em bi_vendedor: V98 (linha 5), V99 (linhas 4, 6)');
     expect(await count('select count(*)::int n from bi_meta')).toBe(0);
     await completeJobs(db.pool, 'w-teste');
   });
