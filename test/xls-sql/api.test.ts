@@ -85,6 +85,7 @@ describe('GET /api/comercial/processamentos', () => {
     expect(await ids_('?tipo=META')).toEqual([ids.b, ids.a]);
     expect(await ids_('?tipo=META&status=ERRO')).toEqual([ids.b]);
     expect(await ids_('?tipo=COMPRAS')).toEqual([]);
+    expect(await ids_('?tipo=&status=')).toEqual([ids.d, ids.c, ids.b, ids.a]);
     expect(await ids_('?sort=recebidoEm,asc')).toEqual([ids.d, ids.c, ids.b, ids.a]);
     const p1 = (await get('/api/comercial/processamentos?size=3&page=1')).json();
     expect(p1.content.map((p: { id: string }) => p.id)).toEqual([ids.a]);

@@ -99,7 +99,8 @@ export default async function processamentosRoutes(app: FastifyInstance) {
     schema: {
       querystring: {
         type: 'object',
-        properties: { ...pageQueryProperties, tipo: { type: 'string', enum: [...TIPOS_PLANILHA] }, status: { type: 'string', enum: [...STATUS_PROCESSAMENTO] } },
+        // an empty value (a form's "all" option) means no filter
+        properties: { ...pageQueryProperties, tipo: { type: 'string', enum: ['', ...TIPOS_PLANILHA] }, status: { type: 'string', enum: ['', ...STATUS_PROCESSAMENTO] } },
       },
       response: { 200: pageSchema(itemSchema) },
     },
@@ -188,11 +189,11 @@ export default async function processamentosRoutes(app: FastifyInstance) {
 
   app.post<{ Querystring: { tipo?: TipoPlanilha } }>('/comercial/processamentos/reprocessar-erros', {
     schema: {
-      querystring: { type: 'object', properties: { tipo: { type: 'string', enum: [...TIPOS_PLANILHA] } } },
+      querystring: { type: 'object', properties: { tipo: { type: 'string', enum: ['', ...TIPOS_PLANILHA] } } },
       response: { 202: reprocessadosSchema },
     },
   }, async (req, reply) => {
-    const ids = await xlsReprocessarErros(pool(), req.query.tipo ?? null);
+    const ids = await xlsReprocessarErros(pool(), req.query.tipo || null);
     return reply.code(202).send({ reprocessados: ids });
   });
 }
