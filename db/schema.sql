@@ -1032,6 +1032,1670 @@ COMMENT ON FUNCTION public.tg_bi_configuracao__notify() IS 'Invalidates the 30-s
 
 
 --
+-- Name: xls_avisos_normalizar(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_avisos_normalizar(p_avisos jsonb) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_out jsonb := '[]';
+  v_e jsonb;
+  v_linhas jsonb;
+begin
+  if p_avisos is null or jsonb_typeof(p_avisos) = 'null' then
+    return '[]';
+  end if;
+  if jsonb_typeof(p_avisos) <> 'array' then
+    raise exception 'avisos deve ser uma lista JSON' using errcode = 'XL400';
+  end if;
+  for v_e in select e from jsonb_array_elements(p_avisos) e loop
+    if jsonb_typeof(v_e) = 'string' then
+      v_out := v_out || jsonb_build_array(jsonb_build_object(
+        'categoria', 'geral', 'motivo', v_e #>> '{}', 'quantidade', 1, 'linhas', '[]'::jsonb));
+    elsif jsonb_typeof(v_e) = 'object' and coalesce(v_e ->> 'motivo', v_e ->> 'mensagem') is not null then
+      select coalesce(jsonb_agg(jsonb_build_object(
+               'aba', case when jsonb_typeof(l) = 'object' then l ->> 'aba' end,
+               'linha', case when jsonb_typeof(l) = 'object' then (l ->> 'linha')::integer else (l #>> '{}')::integer end,
+               'valor', case when jsonb_typeof(l) = 'object' then l ->> 'valor' end)), '[]')
+        into v_linhas
+        from jsonb_array_elements(case when jsonb_typeof(v_e -> 'linhas') = 'array' then v_e -> 'linhas' else '[]' end) l;
+      v_out := v_out || jsonb_build_array(jsonb_build_object(
+        'categoria', coalesce(v_e ->> 'categoria', 'geral'),
+        'motivo', coalesce(v_e ->> 'motivo', v_e ->> 'mensagem'),
+        'quantidade', coalesce((v_e ->> 'quantidade')::integer, greatest(jsonb_array_length(v_linhas), 1)),
+        'linhas', v_linhas));
+    else
+      raise exception 'aviso inválido: %', left(v_e::text, 200) using errcode = 'XL400';
+    end if;
+  end loop;
+  return v_out;
+exception
+  when invalid_text_representation or numeric_value_out_of_range then
+    raise exception 'aviso com número de linha inválido: %', left(p_avisos::text, 200) using errcode = 'XL400';
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_avisos_normalizar(p_avisos jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_avisos_normalizar(p_avisos jsonb) IS 'Normalises warnings given by the edge to the stored shape [{categoria, motivo, quantidade, linhas: [{aba, linha, valor}]}]; a plain string becomes {categoria: geral, motivo: <string>}. XL400 for anything else.';
+
+
+--
+-- Name: xls_concluir(uuid, text, jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_concluir(p_id uuid, p_worker text, p_linhas_rejeitadas jsonb DEFAULT '[]'::jsonb, p_avisos jsonb DEFAULT '[]'::jsonb) RETURNS TABLE(processamento_id uuid, status text, alarmar boolean, motivo text, conjunto_fechado boolean, reprocessados uuid[])
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  v_avisos jsonb := public.xls_avisos_normalizar(p_avisos);
+  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
+  v_conjunto uuid;
+  v_fechado boolean := false;
+  v_ids uuid[] := '{}';
+begin
+  update public.xls_processamento p
+     set status = 'SUCESSO', finalizado_em = now(), erro_mensagem = null, alarmar = false, fk_retentar = false,
+         avisos = p.avisos || v_avisos, linhas_rejeitadas = p.linhas_rejeitadas || v_rejeitadas
+   where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
+  returning p.conjunto_id into v_conjunto;
+  if not found then
+    perform public.xls_transicao_recusada(p_id, p_worker, 'SUCESSO');
+  end if;
+  if v_conjunto is not null then
+    select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v_conjunto) a;
+  end if;
+  return query select p_id, 'SUCESSO'::text, false, null::text, v_fechado, v_ids;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_concluir(p_id uuid, p_worker text, p_linhas_rejeitadas jsonb, p_avisos jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_concluir(p_id uuid, p_worker text, p_linhas_rejeitadas jsonb, p_avisos jsonb) IS 'Transition PROCESSANDO -> SUCESSO by the worker that holds it; call it in the merge transaction, so data and status commit together. Appends p_linhas_rejeitadas and p_avisos (beyond those the merge recorded). When it is its batch''s master report (RELATORIO18), the batch closes and items waiting for it by a transient FK failure are reprocessed (listed in reprocessados). XL404 unknown id, XL409 not PROCESSANDO by this worker, XL400 malformed lists.';
+
+
+--
+-- Name: xls_conjunto_abrir(text, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_conjunto_abrir(p_arquivo text, p_uploader_id text DEFAULT NULL::text, p_uploader_nome text DEFAULT NULL::text) RETURNS uuid
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  insert into public.xls_conjunto_lote (arquivo, uploader_id, uploader_nome)
+  values (nullif(btrim(p_arquivo), ''), p_uploader_id, p_uploader_nome)
+  returning id;
+$$;
+
+
+--
+-- Name: FUNCTION xls_conjunto_abrir(p_arquivo text, p_uploader_id text, p_uploader_nome text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_conjunto_abrir(p_arquivo text, p_uploader_id text, p_uploader_nome text) IS 'Creates a batch for an uploaded .zip and returns its id. Then call xls_receber / xls_receber_ignorado once per entry (in zip order) and xls_conjunto_recebido, all in the same transaction.';
+
+
+--
+-- Name: xls_conjunto_avaliar(uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_conjunto_avaliar(p_conjunto_id uuid) RETURNS TABLE(fechado boolean, reprocessados uuid[])
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_fechado_em timestamptz;
+  v_motivo text;
+  v_ids uuid[] := '{}';
+  v_id uuid;
+begin
+  select l.fechado_em into v_fechado_em from public.xls_conjunto_lote l where l.id = p_conjunto_id for update;
+  if not found or v_fechado_em is not null then
+    return query select false, '{}'::uuid[];
+    return;
+  end if;
+  select format('relatório mestre concluído: processamento %s', p.id) into v_motivo
+    from public.xls_processamento p
+   where p.conjunto_id = p_conjunto_id and p.status = 'SUCESSO' and public.xls_tipo_mestre(p.tipo)
+   order by p.finalizado_em limit 1;
+  if v_motivo is null and not exists (select from public.xls_processamento p
+                                       where p.conjunto_id = p_conjunto_id and p.status in ('PENDENTE', 'PROCESSANDO')) then
+    v_motivo := 'todos os processamentos do lote terminaram';
+  end if;
+  if v_motivo is null then
+    return query select false, '{}'::uuid[];
+    return;
+  end if;
+  update public.xls_conjunto_lote set fechado_em = now(), fechamento_motivo = v_motivo where id = p_conjunto_id;
+  for v_id in
+    select p.id from public.xls_processamento p
+     where p.conjunto_id = p_conjunto_id and p.status = 'ERRO' and p.fk_retentar
+     order by p.id for update
+  loop
+    if public.xls_requeue(v_id) then
+      v_ids := v_ids || v_id;
+    end if;
+  end loop;
+  return query select true, v_ids;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_conjunto_avaliar(p_conjunto_id uuid); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_conjunto_avaliar(p_conjunto_id uuid) IS 'Closes an open batch when its master report (RELATORIO18) is in SUCESSO, or when none of its processings is PENDENTE or PROCESSANDO any more; on closing, every item in ERRO waiting for it (fk_retentar: first transient FK failure) is reprocessed once. Returns whether this call closed the batch and the ids reprocessed. Called by the transitions; harmless to call by hand.';
+
+
+--
+-- Name: xls_conjunto_item_registrar(uuid, text, text, uuid, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_ordem integer;
+  v_fechado timestamptz;
+begin
+  update public.xls_conjunto_lote set total = total + 1 where id = p_conjunto_id
+  returning total, fechado_em into v_ordem, v_fechado;
+  if not found then
+    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+  end if;
+  if v_fechado is not null then
+    raise exception 'lote % já foi fechado; envie os arquivos num novo lote', p_conjunto_id using errcode = 'XL409';
+  end if;
+  insert into public.xls_conjunto_item (conjunto_id, ordem, arquivo, status, processamento_id, motivo)
+  values (p_conjunto_id, v_ordem, p_arquivo, p_status, p_processamento_id, p_motivo);
+  return v_ordem;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text) IS 'Internal to the receipt: appends one entry to a batch (ordem = position in the zip) and counts it in total. XL404 unknown batch, XL409 batch already closed.';
+
+
+--
+-- Name: xls_conjunto_recebido(uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_conjunto_recebido(p_conjunto_id uuid) RETURNS TABLE(ordem integer, arquivo text, processamento_id uuid, status text, motivo text)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+begin
+  perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id for update;
+  if not found then
+    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+  end if;
+  -- a batch whose entries generated no processing has nothing to wait for
+  update public.xls_conjunto_lote l
+     set fechado_em = now(), fechamento_motivo = 'nenhuma entrada gerou processamento'
+   where l.id = p_conjunto_id and l.fechado_em is null
+     and not exists (select from public.xls_processamento p where p.conjunto_id = l.id);
+  return query
+    select i.ordem, i.arquivo, i.processamento_id, i.status, i.motivo
+      from public.xls_conjunto_item i where i.conjunto_id = p_conjunto_id order by i.ordem;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_conjunto_recebido(p_conjunto_id uuid); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_conjunto_recebido(p_conjunto_id uuid) IS 'Ends the receipt of a batch (call last, in the receipt transaction): closes it at once when no entry generated a processing, and returns its entries in zip order (the receipt response: total = number of entries; 202 when any is ENFILEIRADO or REPROCESSANDO). XL404 unknown batch.';
+
+
+--
+-- Name: xls_definir_tipo(uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_definir_tipo(p_id uuid, p_worker text, p_tipo text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if p_tipo is null or not public.xls_tipo_valido(p_tipo) then
+    raise exception 'tipo de planilha desconhecido: %', coalesce(p_tipo, 'null') using errcode = 'XL400';
+  end if;
+  update public.xls_processamento p set tipo = p_tipo
+   where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker;
+  if not found then
+    perform public.xls_transicao_recusada(p_id, p_worker, 'tipo ' || p_tipo);
+  end if;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_definir_tipo(p_id uuid, p_worker text, p_tipo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_definir_tipo(p_id uuid, p_worker text, p_tipo text) IS 'Records the detected type of a processing held (PROCESSANDO) by p_worker; call it in its own transaction right after detection, so the type survives a failed merge. XL400 unknown type, XL404 unknown id, XL409 not PROCESSANDO by this worker.';
+
+
+--
+-- Name: xls_enfileirar(uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_enfileirar(p_id uuid) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_job bigint;
+begin
+  v_job := app.enqueue('xls_processar', jsonb_build_object('id', p_id), now(), p_id::text);
+  if v_job is null and not exists (
+      select from app.job j
+       where j.kind = 'xls_processar' and j.unique_key = p_id::text and j.status = 'pending') then
+    -- The key is held by a running job that is finishing an earlier run of this
+    -- processing (it just failed, or its batch closed meanwhile): queue a follow-up
+    -- without key. A duplicate is harmless: only one job can move PENDENTE -> PROCESSANDO.
+    v_job := app.enqueue('xls_processar', jsonb_build_object('id', p_id), now(), null);
+  end if;
+  return v_job;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_enfileirar(p_id uuid); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_enfileirar(p_id uuid) IS 'Queues the job xls_processar {id} (unique key = id) inside the caller''s transaction; when a running job still holds the key (it is finishing the previous run), queues a follow-up without key. Returns the job id, or null when a pending job already exists.';
+
+
+--
+-- Name: xls_falhar(uuid, text, text, text, jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text DEFAULT NULL::text, p_linhas_rejeitadas jsonb DEFAULT '[]'::jsonb, p_avisos jsonb DEFAULT '[]'::jsonb) RETURNS TABLE(processamento_id uuid, status text, alarmar boolean, motivo text, conjunto_fechado boolean, reprocessados uuid[])
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  v_fk boolean := coalesce(p_sqlstate in ('XL424', '23503'), false);
+  v_avisos jsonb := public.xls_avisos_normalizar(p_avisos);
+  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
+  v_conjunto uuid;
+  v_falhas integer;
+  v_fechado_em timestamptz;
+  v_alarmar boolean := true;
+  v_motivo text := p_motivo;
+  v_fechado boolean := false;
+  v_ids uuid[] := '{}';
+  v_mais uuid[];
+  v_status text;
+begin
+  if nullif(btrim(p_motivo), '') is null then
+    raise exception 'motivo ausente' using errcode = 'XL400';
+  end if;
+  update public.xls_processamento p
+     set status = 'ERRO', finalizado_em = now(), erro_mensagem = p_motivo, alarmar = true, fk_retentar = false,
+         fk_falhas = p.fk_falhas + case when v_fk then 1 else 0 end,
+         avisos = p.avisos || v_avisos, linhas_rejeitadas = p.linhas_rejeitadas || v_rejeitadas
+   where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
+  returning p.conjunto_id, p.fk_falhas into v_conjunto, v_falhas;
+  if not found then
+    perform public.xls_transicao_recusada(p_id, p_worker, 'ERRO');
+  end if;
+
+  -- Transient FK policy: inside a batch, the first failure is silent and retried once
+  -- (when the batch closes, or now if it is closed already); the second alarms. A loose
+  -- file alarms at once.
+  if v_fk and v_conjunto is not null and v_falhas = 1 then
+    v_alarmar := false;
+    select l.fechado_em into v_fechado_em from public.xls_conjunto_lote l where l.id = v_conjunto for update;
+    if v_fechado_em is null then
+      v_motivo := p_motivo || ' (falha transitória: nova tentativa automática quando o relatório mestre do lote for concluído)';
+      update public.xls_processamento p set alarmar = false, fk_retentar = true, erro_mensagem = v_motivo where p.id = p_id;
+    else
+      update public.xls_processamento p set alarmar = false where p.id = p_id;
+      perform public.xls_requeue(p_id);
+      v_ids := array[p_id];
+      v_motivo := p_motivo || ' (falha transitória: nova tentativa automática agora)';
+    end if;
+  end if;
+
+  if v_conjunto is not null then
+    select a.fechado, a.reprocessados into v_fechado, v_mais from public.xls_conjunto_avaliar(v_conjunto) a;
+    v_ids := v_ids || v_mais;
+  end if;
+  select p.status into v_status from public.xls_processamento p where p.id = p_id;
+  return query select p_id, v_status, v_alarmar, v_motivo, v_fechado, v_ids;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb) IS 'Transition PROCESSANDO -> ERRO by the worker that holds it, in its own transaction after the failed one rolled back. p_sqlstate: the SQLSTATE of the failure, if any; XL424 (or 23503) is a transient foreign-key failure: inside a batch the first one is silent (alarmar false) and the item is reprocessed once when the batch closes, or at once (status PENDENTE in the result) when it is closed already; the second alarms; a loose file alarms at once. Every other failure alarms. XL400 without motivo or malformed lists, XL404 unknown id, XL409 not PROCESSANDO by this worker.';
+
+
+--
+-- Name: xls_ignorar(uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_ignorar(p_id uuid, p_worker text, p_motivo text) RETURNS TABLE(processamento_id uuid, status text, alarmar boolean, motivo text, conjunto_fechado boolean, reprocessados uuid[])
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  v_conjunto uuid;
+  v_fechado boolean := false;
+  v_ids uuid[] := '{}';
+begin
+  if nullif(btrim(p_motivo), '') is null then
+    raise exception 'motivo ausente' using errcode = 'XL400';
+  end if;
+  update public.xls_processamento p
+     set status = 'IGNORADO', finalizado_em = now(), erro_mensagem = p_motivo, alarmar = false, fk_retentar = false
+   where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
+  returning p.conjunto_id into v_conjunto;
+  if not found then
+    perform public.xls_transicao_recusada(p_id, p_worker, 'IGNORADO');
+  end if;
+  if v_conjunto is not null then
+    select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v_conjunto) a;
+  end if;
+  return query select p_id, 'IGNORADO'::text, false, p_motivo, v_fechado, v_ids;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_ignorar(p_id uuid, p_worker text, p_motivo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_ignorar(p_id uuid, p_worker text, p_motivo text) IS 'Transition PROCESSANDO -> IGNORADO (a valid xlsx of no known type; motivo ''tipo não reconhecido''). A resend of the same file reprocesses it. XL400 without motivo, XL404 unknown id, XL409 not PROCESSANDO by this worker.';
+
+
+--
+-- Name: xls_iniciar(uuid, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_iniciar(p_id uuid, p_worker text) RETURNS TABLE(id uuid, tipo text, arquivo text, checksum text, recebido_em timestamp with time zone, conjunto_id uuid, objeto_bucket text, objeto_chave text, objeto_tamanho_bytes bigint, tem_arquivo_bytes boolean, log_arquivo text, execucoes integer)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+begin
+  if nullif(btrim(p_worker), '') is null then
+    raise exception 'worker ausente' using errcode = 'XL400';
+  end if;
+  return query
+    with claimed as (
+      update public.xls_processamento p
+         set status = 'PROCESSANDO', worker = p_worker, iniciado_em = now(), finalizado_em = null,
+             execucoes = p.execucoes + 1, alarmar = false
+       where p.id = p_id and p.status = 'PENDENTE'
+      returning p.id, p.tipo, p.arquivo, p.checksum, p.recebido_em, p.conjunto_id, p.objeto_bucket, p.objeto_chave,
+                p.objeto_tamanho_bytes, p.arquivo_bytes is not null, p.log_arquivo, p.execucoes)
+    select * from claimed;
+  if not found and not exists (select from public.xls_processamento p where p.id = p_id) then
+    raise exception 'processamento % não existe', p_id using errcode = 'XL404';
+  end if;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_iniciar(p_id uuid, p_worker text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_iniciar(p_id uuid, p_worker text) IS 'Transition PENDENTE -> PROCESSANDO, called by the job handler with its worker id (app.worker). Returns the processing (without bytes: read arquivo_bytes apart when tem_arquivo_bytes and the storage mode reads the database), or no row when it is not PENDENTE (a stale or duplicate job: nothing to do). XL404 unknown id.';
+
+
+--
+-- Name: xls_log_arquivo(uuid, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_log_arquivo(p_id uuid, p_em timestamp with time zone) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select to_char(p_em at time zone 'America/Sao_Paulo', 'YYYY/MM') || '/' || p_id::text || '.log';
+$$;
+
+
+--
+-- Name: FUNCTION xls_log_arquivo(p_id uuid, p_em timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_log_arquivo(p_id uuid, p_em timestamp with time zone) IS 'Execution-log path of a processing relative to APP_LOGS_DIR: <yyyy>/<mm>/<id>.log, month of its receipt in America/Sao_Paulo.';
+
+
+--
+-- Name: xls_merge(uuid, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_merge(p_processamento_id uuid, p_meta jsonb DEFAULT '{}'::jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_tipo text;
+  v_status text;
+  v_res jsonb;
+begin
+  select p.tipo, p.status into v_tipo, v_status from public.xls_processamento p where p.id = p_processamento_id for update;
+  if not found then
+    raise exception 'processamento % não existe', p_processamento_id using errcode = 'XL404';
+  end if;
+  if v_status <> 'PROCESSANDO' then
+    raise exception 'processamento % está em %: só se importa um processamento em PROCESSANDO', p_processamento_id, v_status
+      using errcode = 'XL409';
+  end if;
+  if p_meta is not null and jsonb_typeof(p_meta) <> 'object' then
+    raise exception 'p_meta deve ser um objeto JSON' using errcode = 'XL400';
+  end if;
+  if v_tipo = 'RELATORIO18' then
+    v_res := public.xls_merge_relatorio18(coalesce(p_meta, '{}'));
+  elsif v_tipo = 'META' then
+    v_res := public.xls_merge_meta(coalesce(p_meta, '{}'));
+  elsif v_tipo is null then
+    raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
+  else
+    raise exception 'o tipo % ainda não tem importação', v_tipo using errcode = 'XL422';
+  end if;
+  update public.xls_processamento p
+     set linhas_enviadas = (v_res ->> 'linhas_enviadas')::integer,
+         linhas_efetivas = (v_res ->> 'linhas_efetivas')::integer,
+         linhas_removidas = (v_res ->> 'linhas_removidas')::integer,
+         metricas = v_res -> 'tabelas',
+         avisos = v_res -> 'avisos',
+         linhas_rejeitadas = v_res -> 'linhas_rejeitadas'
+   where p.id = p_processamento_id;
+  return v_res;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_merge(p_processamento_id uuid, p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_merge(p_processamento_id uuid, p_meta jsonb) IS 'Merge of a PROCESSANDO processing, dispatched by its tipo (xls_merge_relatorio18, xls_merge_meta), from the staging tables filled in this transaction. Records linhas_enviadas, linhas_efetivas, linhas_removidas, metricas, avisos and linhas_rejeitadas on the processing and returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Pass the reader''s row errors in p_meta.linhas_rejeitadas. Errors: XL404, XL409 (not PROCESSANDO / no tipo), XL422 (type without import, invalid period), XL424 (seller missing: transient FK), XL500 (staging not prepared).';
+
+
+--
+-- Name: xls_merge_meta(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_merge_meta(p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_env integer;
+  v_ef integer := 0;
+  v_rm integer := 0;
+  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
+  v_avisos jsonb := '[]';
+  v_aux jsonb;
+  v_faltam text;
+  v_n integer;
+begin
+  perform public.xls_staging_exigir('META');
+  perform public.xls_travar(array['bi_meta']);
+  analyze pg_temp.xls_stg_meta;
+  select count(*) into v_env from pg_temp.xls_stg_meta;
+
+  drop table if exists pg_temp.xls_src_meta;
+  create temp table xls_src_meta on commit drop as
+  select s.linha,
+         date_trunc('month', s.competencia)::date as competencia,
+         left(nullif(btrim(s.vendedor), ''), 20) as vendedor,
+         left(nullif(btrim(s.produto), ''), 20) as produto,
+         s.meta_volume, s.meta_margem
+    from pg_temp.xls_stg_meta s;
+
+  select coalesce(jsonb_agg(jsonb_build_object('aba', null, 'linha', r.linha, 'campo', r.campo, 'valor', '',
+                                               'mensagem', format('linha %s: %s '''' inválido', r.linha, r.campo)) order by r.linha), '[]')
+    into v_aux
+    from (select m.linha, case when m.competencia is null then 'competencia' when m.vendedor is null then 'vendedor' else 'produto' end as campo
+            from pg_temp.xls_src_meta m where m.competencia is null or m.vendedor is null or m.produto is null) r;
+  v_rejeitadas := public.xls_rejeitadas_normalizar(v_rejeitadas || v_aux);
+  delete from pg_temp.xls_src_meta where competencia is null or vendedor is null or produto is null;
+
+  with d as (
+    delete from pg_temp.xls_src_meta m
+     using (select ctid, row_number() over (partition by competencia, vendedor, produto order by linha desc) as rn
+              from pg_temp.xls_src_meta) x
+     where m.ctid = x.ctid and x.rn > 1
+    returning m.linha)
+  select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
+           'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
+           'quantidade', count(*),
+           'linhas', jsonb_agg(jsonb_build_object('aba', null, 'linha', linha, 'valor', null) order by linha))) end
+    into v_aux from d;
+  v_avisos := v_avisos || v_aux;
+  analyze pg_temp.xls_src_meta;
+
+  -- The seller must exist (created by the batch's master report): a clear, distinct
+  -- error the batch logic treats as transient.
+  select count(*), string_agg(format('%s (%s %s)', f.vendedor, case when f.n = 1 then 'linha' else 'linhas' end, f.linhas), ', ' order by f.vendedor)
+                     filter (where f.ordem <= 20)
+    into v_n, v_faltam
+    from (select s.vendedor, count(*) as n,
+                 array_to_string((array_agg(s.linha order by s.linha))[1:10], ', ') || case when count(*) > 10 then ', …' else '' end as linhas,
+                 row_number() over (order by s.vendedor) as ordem
+            from pg_temp.xls_src_meta s
+           where not exists (select from public.bi_vendedor v where v.codigo = s.vendedor)
+           group by s.vendedor) f;
+  if v_n > 0 then
+    v_faltam := v_faltam || case when v_n > 20 then format(' e mais %s', v_n - 20) else '' end;
+    raise exception 'vendedor não cadastrado em bi_vendedor: %', v_faltam
+      using errcode = 'XL424',
+            hint = 'o vendedor é criado pelo RELATORIO18; dentro de um lote a META é refeita depois que o relatório mestre concluir';
+  end if;
+
+  begin
+    insert into public.bi_meta as t (competencia, vendedor, produto, meta_volume, meta_margem)
+    select s.competencia, s.vendedor, s.produto, s.meta_volume, s.meta_margem
+      from pg_temp.xls_src_meta s
+     where not exists (select from public.bi_meta t
+                        where t.competencia = s.competencia and t.vendedor = s.vendedor and t.produto = s.produto
+                          and (t.meta_volume, t.meta_margem) is not distinct from (s.meta_volume, s.meta_margem))
+     order by s.competencia, s.vendedor, s.produto
+    on conflict (competencia, vendedor, produto) do update
+       set meta_volume = excluded.meta_volume, meta_margem = excluded.meta_margem
+     where (t.meta_volume, t.meta_margem) is distinct from (excluded.meta_volume, excluded.meta_margem);
+    get diagnostics v_ef = row_count;
+  exception when foreign_key_violation then
+    raise exception 'vendedor não cadastrado em bi_vendedor (%)', sqlerrm using errcode = 'XL424';
+  end;
+
+  if v_env = 0 then
+    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
+      'motivo', 'envio vazio: nada removido de bi_meta'));
+  elsif public.xls_suspender_remocoes(v_rejeitadas, null) then
+    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
+      'motivo', 'há linhas rejeitadas: remoções de bi_meta suspensas; corrija e reenvie'));
+  else
+    with alvo as (
+      select t.id from public.bi_meta t
+       where t.competencia in (select distinct s.competencia from pg_temp.xls_src_meta s)
+         and not exists (select from pg_temp.xls_src_meta s
+                          where s.competencia = t.competencia and s.vendedor = t.vendedor and s.produto = t.produto)
+       order by t.competencia, t.vendedor, t.produto
+       for update of t)
+    delete from public.bi_meta t using alvo where t.id = alvo.id;
+    get diagnostics v_rm = row_count;
+  end if;
+
+  return jsonb_build_object(
+    'linhas_enviadas', v_env,
+    'linhas_efetivas', v_ef,
+    'linhas_removidas', v_rm,
+    'avisos', public.xls_avisos_normalizar(v_avisos),
+    'linhas_rejeitadas', v_rejeitadas,
+    'tabelas', jsonb_build_object('bi_meta', jsonb_build_object('enviadas', v_env, 'efetivas', v_ef, 'removidas', v_rm)));
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_merge_meta(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_merge_meta(p_meta jsonb) IS 'Merge of META from the staging table meta; p_meta = {linhas_rejeitadas}. Every seller must exist in bi_vendedor, else XL424 (transient FK failure: the batch logic retries it once after the master report) naming the sellers and rows. Upserts bi_meta diff-aware in key order, then deletes rows of the competências present in the file that the file no longer has. Returns the metrics; xls_merge records them.';
+
+
+--
+-- Name: xls_merge_relatorio18(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_merge_relatorio18(p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  v_ini date;
+  v_fim date;
+  v_fat_env integer;
+  v_mov_env integer;
+  v_fat_ef integer := 0;
+  v_mov_ef integer := 0;
+  v_fat_rm integer := 0;
+  v_mov_rm integer := 0;
+  v_filial integer;
+  v_vendedor integer;
+  v_cliente integer;
+  v_produto integer;
+  v_veiculo integer;
+  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
+  v_avisos jsonb := '[]';
+  v_aux jsonb;
+begin
+  begin
+    v_ini := (p_meta ->> 'periodo_inicio')::date;
+    v_fim := (p_meta ->> 'periodo_fim')::date;
+  exception when data_exception then
+    raise exception 'período do relatório inválido (aba 10, células E1 e F1): % a %',
+      coalesce(p_meta ->> 'periodo_inicio', '?'), coalesce(p_meta ->> 'periodo_fim', '?') using errcode = 'XL422';
+  end;
+  if v_ini is null or v_fim is null then
+    raise exception 'período do relatório ausente (aba 10, células E1 e F1)' using errcode = 'XL422';
+  end if;
+  if v_fim < v_ini then
+    raise exception 'período do relatório inválido: fim % antes do início %', v_fim, v_ini using errcode = 'XL422';
+  end if;
+  perform public.xls_staging_exigir('RELATORIO18');
+  perform public.xls_travar(array['bi_faturamento', 'bi_movimento']);
+  analyze pg_temp.xls_stg_faturamento;
+  analyze pg_temp.xls_stg_movimento;
+  select count(*) into v_fat_env from pg_temp.xls_stg_faturamento;
+  select count(*) into v_mov_env from pg_temp.xls_stg_movimento;
+
+  -- normalised sources: trimmed, empty -> null, truncated to the column maximum
+  drop table if exists pg_temp.xls_src_faturamento;
+  create temp table xls_src_faturamento on commit drop as
+  select s.linha,
+         left(nullif(btrim(s.filial), ''), 20) as filial,
+         left(nullif(btrim(s.nota_fiscal), ''), 20) as nota_fiscal,
+         coalesce(left(nullif(btrim(s.serie), ''), 5), '') as serie,
+         coalesce(left(nullif(btrim(s.item), ''), 10), '') as item,
+         s.emissao,
+         left(nullif(btrim(s.cliente), ''), 20) as cliente,
+         left(nullif(btrim(s.nome_cliente), ''), 150) as nome_cliente,
+         left(nullif(btrim(s.vendedor), ''), 20) as vendedor,
+         left(nullif(btrim(s.nome_vendedor), ''), 120) as nome_vendedor,
+         left(nullif(btrim(s.produto), ''), 20) as produto,
+         left(nullif(btrim(s.descricao_produto), ''), 150) as descricao_produto,
+         s.quantidade, s.valor_unitario, s.valor_total,
+         nullif(btrim(s.placa), '') as placa_bruta,
+         left(upper(regexp_replace(nullif(btrim(s.placa), ''), '[-[:space:]]', '', 'g')), 10) as placa,
+         nullif(btrim(s.ano_veiculo), '') as ano_bruto,
+         left(nullif(btrim(s.modelo_veiculo), ''), 80) as modelo
+    from pg_temp.xls_stg_faturamento s;
+
+  drop table if exists pg_temp.xls_src_movimento;
+  create temp table xls_src_movimento on commit drop as
+  select s.linha,
+         left(nullif(btrim(s.filial), ''), 20) as filial,
+         s.data,
+         left(nullif(btrim(s.lancamento), ''), 20) as lancamento,
+         left(nullif(btrim(s.conta), ''), 40) as conta,
+         left(nullif(btrim(s.descricao_conta), ''), 120) as descricao_conta,
+         left(nullif(btrim(s.historico), ''), 250) as historico,
+         s.debito, s.credito,
+         nullif(btrim(s.placa), '') as placa_bruta,
+         left(upper(regexp_replace(nullif(btrim(s.placa), ''), '[-[:space:]]', '', 'g')), 10) as placa,
+         nullif(btrim(s.ano_veiculo), '') as ano_bruto
+    from pg_temp.xls_stg_movimento s;
+
+  -- Vehicle-registry defence: every row with any vehicle column is inspected (rows are
+  -- imported anyway).
+  drop table if exists pg_temp.xls_src_veiculo;
+  create temp table xls_src_veiculo on commit drop as
+  select v.*,
+         v.placa ~ '^[A-Z]{3}[0-9][A-Z0-9][0-9]{2}$' as placa_valida,
+         case when v.ano_ok then v.fab_txt::smallint end as fab,
+         case when v.ano_ok then v.mod_txt::smallint end as mod
+    from (select u.*,
+                 u.ano_bruto ~ '^(19|20)[0-9]{2}[[:space:]]*/[[:space:]]*(19|20)[0-9]{2}$' as ano_ok,
+                 substring(u.ano_bruto from '^([0-9]{4})') as fab_txt,
+                 substring(u.ano_bruto from '([0-9]{4})$') as mod_txt
+            from (select '20'::text as aba, f.linha, f.emissao as data, f.placa_bruta, f.placa, f.ano_bruto, f.modelo
+                    from pg_temp.xls_src_faturamento f
+                   where f.placa_bruta is not null or f.ano_bruto is not null or f.modelo is not null
+                  union all
+                  select '30', m.linha, m.data, m.placa_bruta, m.placa, m.ano_bruto, null
+                    from pg_temp.xls_src_movimento m
+                   where m.placa_bruta is not null or m.ano_bruto is not null) u) v;
+
+  select coalesce(jsonb_agg(jsonb_build_object('categoria', 'veiculo', 'motivo', r.motivo, 'quantidade', r.n, 'linhas', r.linhas)
+                            order by r.ordem), '[]')
+    into v_aux
+    from (select m.ordem, m.motivo, count(*) as n,
+                 coalesce(jsonb_agg(jsonb_build_object('aba', m.aba, 'linha', m.linha, 'valor', m.valor) order by m.aba, m.linha)
+                            filter (where m.rn <= 1000), '[]') as linhas
+            from (select x.*, row_number() over (partition by x.ordem order by x.aba, x.linha) as rn
+                    from (select 1 as ordem, 'placa inválida' as motivo, aba, linha, placa_bruta as valor
+                            from pg_temp.xls_src_veiculo where placa_bruta is not null and not placa_valida
+                          union all
+                          select 2, 'placa ausente', aba, linha, coalesce(ano_bruto, modelo)
+                            from pg_temp.xls_src_veiculo where placa_bruta is null
+                          union all
+                          select 3, 'ano do veículo inválido', aba, linha, ano_bruto
+                            from pg_temp.xls_src_veiculo where ano_bruto is not null and not ano_ok
+                          union all
+                          select 4, 'ano modelo incoerente', aba, linha, ano_bruto
+                            from pg_temp.xls_src_veiculo where ano_ok and (mod < fab or mod > fab + 1)) x) m
+           group by m.ordem, m.motivo) r;
+  v_avisos := v_avisos || v_aux;
+
+  -- rows without a natural key or date are rejected (the reader normally catches them)
+  select coalesce(jsonb_agg(jsonb_build_object('aba', r.aba, 'linha', r.linha, 'campo', r.campo, 'valor', '',
+                                               'mensagem', format('linha %s: %s '''' inválido', r.linha, r.campo))
+                            order by r.aba, r.linha), '[]')
+    into v_aux
+    from (select '20' as aba, f.linha,
+                 case when f.filial is null then 'filial' when f.nota_fiscal is null then 'nota_fiscal' else 'emissao' end as campo
+            from pg_temp.xls_src_faturamento f where f.filial is null or f.nota_fiscal is null or f.emissao is null
+          union all
+          select '30', m.linha,
+                 case when m.filial is null then 'filial' when m.data is null then 'data'
+                      when m.lancamento is null then 'lancamento' else 'conta' end
+            from pg_temp.xls_src_movimento m
+           where m.filial is null or m.data is null or m.lancamento is null or m.conta is null) r;
+  v_rejeitadas := public.xls_rejeitadas_normalizar(v_rejeitadas || v_aux);
+  delete from pg_temp.xls_src_faturamento where filial is null or nota_fiscal is null or emissao is null;
+  delete from pg_temp.xls_src_movimento where filial is null or data is null or lancamento is null or conta is null;
+
+  -- a key repeated in the file: the last row wins (a hash aggregate finds the repeated
+  -- keys; only their rows are sorted)
+  with dup_f as (
+    select filial, nota_fiscal, serie, item from pg_temp.xls_src_faturamento group by 1, 2, 3, 4 having count(*) > 1
+  ), d as (
+    delete from pg_temp.xls_src_faturamento f
+     using (select s.ctid, row_number() over (partition by s.filial, s.nota_fiscal, s.serie, s.item order by s.linha desc, s.ctid desc) as rn
+              from pg_temp.xls_src_faturamento s
+              join dup_f k on k.filial = s.filial and k.nota_fiscal = s.nota_fiscal and k.serie = s.serie and k.item = s.item) x
+     where f.ctid = x.ctid and x.rn > 1
+    returning '20'::text as aba, f.linha
+  ), dup_m as (
+    select filial, lancamento, conta from pg_temp.xls_src_movimento group by 1, 2, 3 having count(*) > 1
+  ), m as (
+    delete from pg_temp.xls_src_movimento s
+     using (select s2.ctid, row_number() over (partition by s2.filial, s2.lancamento, s2.conta order by s2.linha desc, s2.ctid desc) as rn
+              from pg_temp.xls_src_movimento s2
+              join dup_m k on k.filial = s2.filial and k.lancamento = s2.lancamento and k.conta = s2.conta) x
+     where s.ctid = x.ctid and x.rn > 1
+    returning '30'::text as aba, s.linha
+  ), todas as (select * from d union all select * from m)
+  select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
+           'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
+           'quantidade', count(*),
+           'linhas', coalesce(jsonb_agg(jsonb_build_object('aba', aba, 'linha', linha, 'valor', null) order by aba, linha), '[]'))) end
+    into v_aux from todas;
+  v_avisos := v_avisos || v_aux;
+
+  analyze pg_temp.xls_src_faturamento;
+  analyze pg_temp.xls_src_movimento;
+
+  -- reference tables: upsert only (never deleted by a spreadsheet), in key order; each
+  -- value comes from the last row of the sheet (highest row number) that has it
+  insert into public.bi_filial (codigo)
+  select x.codigo from (select filial as codigo from pg_temp.xls_src_faturamento
+                        union select filial from pg_temp.xls_src_movimento) x
+   where not exists (select from public.bi_filial t where t.codigo = x.codigo)
+   order by x.codigo
+  on conflict (codigo) do nothing;
+  get diagnostics v_filial = row_count;
+
+  insert into public.bi_vendedor as t (codigo, nome, filial)
+  select s.codigo, s.nome, s.filial
+    from (select distinct on (m.codigo) m.codigo, n.nome_vendedor as nome, u.filial
+            from (select f.vendedor as codigo, max(f.linha) as lu, max(f.linha) filter (where f.nome_vendedor is not null) as ln
+                    from pg_temp.xls_src_faturamento f where f.vendedor is not null group by f.vendedor) m
+            join pg_temp.xls_src_faturamento u on u.vendedor = m.codigo and u.linha = m.lu
+            left join pg_temp.xls_src_faturamento n on n.vendedor = m.codigo and n.linha = m.ln
+           order by m.codigo) s
+   where not exists (select from public.bi_vendedor t where t.codigo = s.codigo
+                        and t.nome is not distinct from coalesce(s.nome, t.nome)
+                        and t.filial is not distinct from coalesce(s.filial, t.filial))
+   order by s.codigo
+  on conflict (codigo) do update set nome = coalesce(excluded.nome, t.nome), filial = coalesce(excluded.filial, t.filial)
+   where (t.nome, t.filial) is distinct from (coalesce(excluded.nome, t.nome), coalesce(excluded.filial, t.filial));
+  get diagnostics v_vendedor = row_count;
+
+  insert into public.bi_cliente as t (codigo, nome)
+  select s.codigo, s.nome
+    from (select distinct on (m.codigo) m.codigo, n.nome_cliente as nome
+            from (select f.cliente as codigo, max(f.linha) filter (where f.nome_cliente is not null) as ln
+                    from pg_temp.xls_src_faturamento f where f.cliente is not null group by f.cliente) m
+            left join pg_temp.xls_src_faturamento n on n.cliente = m.codigo and n.linha = m.ln
+           order by m.codigo) s
+   where not exists (select from public.bi_cliente t where t.codigo = s.codigo and t.nome is not distinct from coalesce(s.nome, t.nome))
+   order by s.codigo
+  on conflict (codigo) do update set nome = coalesce(excluded.nome, t.nome)
+   where t.nome is distinct from coalesce(excluded.nome, t.nome);
+  get diagnostics v_cliente = row_count;
+
+  insert into public.bi_produto as t (codigo, descricao)
+  select s.codigo, s.descricao
+    from (select distinct on (m.codigo) m.codigo, n.descricao_produto as descricao
+            from (select f.produto as codigo, max(f.linha) filter (where f.descricao_produto is not null) as ln
+                    from pg_temp.xls_src_faturamento f where f.produto is not null group by f.produto) m
+            left join pg_temp.xls_src_faturamento n on n.produto = m.codigo and n.linha = m.ln
+           order by m.codigo) s
+   where not exists (select from public.bi_produto t where t.codigo = s.codigo and t.descricao is not distinct from coalesce(s.descricao, t.descricao))
+   order by s.codigo
+  on conflict (codigo) do update set descricao = coalesce(excluded.descricao, t.descricao)
+   where t.descricao is distinct from coalesce(excluded.descricao, t.descricao);
+  get diagnostics v_produto = row_count;
+
+  insert into public.bi_veiculo as t (placa, ano_fabricacao, ano_modelo, modelo)
+  select s.placa, s.fab, s.mod, s.modelo
+    from (select v.placa,
+                 (array_agg(v.fab order by v.data desc nulls last, v.aba, v.linha desc) filter (where v.ano_ok))[1] as fab,
+                 (array_agg(v.mod order by v.data desc nulls last, v.aba, v.linha desc) filter (where v.ano_ok))[1] as mod,
+                 (array_agg(v.modelo order by v.data desc nulls last, v.aba, v.linha desc) filter (where v.modelo is not null))[1] as modelo
+            from pg_temp.xls_src_veiculo v where v.placa_valida group by v.placa) s
+   where not exists (select from public.bi_veiculo t where t.placa = s.placa
+                        and t.ano_fabricacao is not distinct from coalesce(s.fab, t.ano_fabricacao)
+                        and t.ano_modelo is not distinct from coalesce(s.mod, t.ano_modelo)
+                        and t.modelo is not distinct from coalesce(s.modelo, t.modelo))
+   order by s.placa
+  on conflict (placa) do update
+     set ano_fabricacao = coalesce(excluded.ano_fabricacao, t.ano_fabricacao),
+         ano_modelo = coalesce(excluded.ano_modelo, t.ano_modelo),
+         modelo = coalesce(excluded.modelo, t.modelo)
+   where (t.ano_fabricacao, t.ano_modelo, t.modelo) is distinct from
+         (coalesce(excluded.ano_fabricacao, t.ano_fabricacao), coalesce(excluded.ano_modelo, t.ano_modelo), coalesce(excluded.modelo, t.modelo));
+  get diagnostics v_veiculo = row_count;
+
+  -- data tables: only new or changed rows reach the upsert (anti-join), in key order
+  insert into public.bi_faturamento as t (filial, nota_fiscal, serie, item, emissao, cliente, vendedor, produto,
+                                          quantidade, valor_unitario, valor_total, placa)
+  select s.filial, s.nota_fiscal, s.serie, s.item, s.emissao, s.cliente, s.vendedor, s.produto,
+         s.quantidade, s.valor_unitario, s.valor_total, s.placa
+    from pg_temp.xls_src_faturamento s
+   where not exists (select from public.bi_faturamento t
+                      where t.filial = s.filial and t.nota_fiscal = s.nota_fiscal and t.serie = s.serie and t.item = s.item
+                        and (t.emissao, t.cliente, t.vendedor, t.produto, t.quantidade, t.valor_unitario, t.valor_total, t.placa)
+                            is not distinct from
+                            (s.emissao, s.cliente, s.vendedor, s.produto, s.quantidade, s.valor_unitario, s.valor_total, s.placa))
+   order by s.filial, s.nota_fiscal, s.serie, s.item
+  on conflict (filial, nota_fiscal, serie, item) do update
+     set emissao = excluded.emissao, cliente = excluded.cliente, vendedor = excluded.vendedor, produto = excluded.produto,
+         quantidade = excluded.quantidade, valor_unitario = excluded.valor_unitario, valor_total = excluded.valor_total,
+         placa = excluded.placa
+   where (t.emissao, t.cliente, t.vendedor, t.produto, t.quantidade, t.valor_unitario, t.valor_total, t.placa)
+         is distinct from
+         (excluded.emissao, excluded.cliente, excluded.vendedor, excluded.produto, excluded.quantidade,
+          excluded.valor_unitario, excluded.valor_total, excluded.placa);
+  get diagnostics v_fat_ef = row_count;
+
+  insert into public.bi_movimento as t (filial, data, lancamento, conta, descricao_conta, historico, debito, credito, placa)
+  select s.filial, s.data, s.lancamento, s.conta, s.descricao_conta, s.historico, s.debito, s.credito, s.placa
+    from pg_temp.xls_src_movimento s
+   where not exists (select from public.bi_movimento t
+                      where t.filial = s.filial and t.lancamento = s.lancamento and t.conta = s.conta
+                        and (t.data, t.descricao_conta, t.historico, t.debito, t.credito, t.placa)
+                            is not distinct from (s.data, s.descricao_conta, s.historico, s.debito, s.credito, s.placa))
+   order by s.filial, s.lancamento, s.conta
+  on conflict (filial, lancamento, conta) do update
+     set data = excluded.data, descricao_conta = excluded.descricao_conta, historico = excluded.historico,
+         debito = excluded.debito, credito = excluded.credito, placa = excluded.placa
+   where (t.data, t.descricao_conta, t.historico, t.debito, t.credito, t.placa)
+         is distinct from
+         (excluded.data, excluded.descricao_conta, excluded.historico, excluded.debito, excluded.credito, excluded.placa);
+  get diagnostics v_mov_ef = row_count;
+
+  -- scope deletes: rows of the period absent from the file, locked in key order
+  if v_fat_env = 0 then
+    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
+      'motivo', 'envio vazio na aba 20: nada removido de bi_faturamento'));
+  elsif public.xls_suspender_remocoes(v_rejeitadas, '20') then
+    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
+      'motivo', 'há linhas rejeitadas na aba 20: remoções de bi_faturamento suspensas; corrija e reenvie'));
+  else
+    with alvo as (
+      select t.id from public.bi_faturamento t
+       where t.emissao between v_ini and v_fim
+         and not exists (select from pg_temp.xls_src_faturamento s
+                          where s.filial = t.filial and s.nota_fiscal = t.nota_fiscal and s.serie = t.serie and s.item = t.item)
+       order by t.filial, t.nota_fiscal, t.serie, t.item
+       for update of t)
+    delete from public.bi_faturamento t using alvo where t.id = alvo.id;
+    get diagnostics v_fat_rm = row_count;
+  end if;
+
+  if v_mov_env = 0 then
+    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
+      'motivo', 'envio vazio na aba 30: nada removido de bi_movimento'));
+  elsif public.xls_suspender_remocoes(v_rejeitadas, '30') then
+    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
+      'motivo', 'há linhas rejeitadas na aba 30: remoções de bi_movimento suspensas; corrija e reenvie'));
+  else
+    with alvo as (
+      select t.id from public.bi_movimento t
+       where t.data between v_ini and v_fim
+         and not exists (select from pg_temp.xls_src_movimento s
+                          where s.filial = t.filial and s.lancamento = t.lancamento and s.conta = t.conta)
+       order by t.filial, t.lancamento, t.conta
+       for update of t)
+    delete from public.bi_movimento t using alvo where t.id = alvo.id;
+    get diagnostics v_mov_rm = row_count;
+  end if;
+
+  return jsonb_build_object(
+    'linhas_enviadas', v_fat_env + v_mov_env,
+    'linhas_efetivas', v_fat_ef + v_mov_ef,
+    'linhas_removidas', v_fat_rm + v_mov_rm,
+    'periodo', jsonb_build_object('inicio', v_ini, 'fim', v_fim),
+    'avisos', public.xls_avisos_normalizar(v_avisos),
+    'linhas_rejeitadas', v_rejeitadas,
+    'tabelas', jsonb_build_object(
+      'bi_faturamento', jsonb_build_object('enviadas', v_fat_env, 'efetivas', v_fat_ef, 'removidas', v_fat_rm),
+      'bi_movimento', jsonb_build_object('enviadas', v_mov_env, 'efetivas', v_mov_ef, 'removidas', v_mov_rm),
+      'bi_filial', jsonb_build_object('efetivas', v_filial),
+      'bi_vendedor', jsonb_build_object('efetivas', v_vendedor),
+      'bi_cliente', jsonb_build_object('efetivas', v_cliente),
+      'bi_produto', jsonb_build_object('efetivas', v_produto),
+      'bi_veiculo', jsonb_build_object('efetivas', v_veiculo)));
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_merge_relatorio18(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_merge_relatorio18(p_meta jsonb) IS 'Merge of RELATORIO18 from the staging tables faturamento (tab 20) and movimento (tab 30); p_meta = {periodo_inicio, periodo_fim (tab 10, E1/F1), linhas_rejeitadas (the reader''s row errors)}. Upserts bi_filial (codigo only), bi_vendedor, bi_cliente (codigo, nome), bi_produto, bi_veiculo (valid plates; a missing year or model keeps the stored one), then bi_faturamento and bi_movimento diff-aware in key order, then deletes the rows of the period absent from the file (not when a tab came empty or had rejected rows). Vehicle-registry defence reasons go to avisos with row numbers and counts. Returns the metrics; xls_merge records them. XL422 missing or invalid period.';
+
+
+--
+-- Name: xls_objeto_chave(text, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_objeto_chave(p_checksum text, p_em timestamp with time zone DEFAULT now()) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select to_char(p_em at time zone 'America/Sao_Paulo', 'YYYY/MM') || '/' || lower(p_checksum) || '.xlsx';
+$$;
+
+
+--
+-- Name: FUNCTION xls_objeto_chave(p_checksum text, p_em timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_objeto_chave(p_checksum text, p_em timestamp with time zone) IS 'Object-store key of a file: <yyyy>/<mm>/<checksum>.xlsx, month of p_em in America/Sao_Paulo (content-addressed: the same file always gets the same key within a month).';
+
+
+--
+-- Name: xls_orfao(uuid, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_orfao(p_id uuid, p_worker text) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select not public.xls_worker_vivo(p_worker)
+      or not exists (select from app.job j
+                      where j.kind = 'xls_processar' and j.status = 'running' and j.locked_by = p_worker
+                        and j.payload ->> 'id' = p_id::text);
+$$;
+
+
+--
+-- Name: FUNCTION xls_orfao(p_id uuid, p_worker text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_orfao(p_id uuid, p_worker text) IS 'True when a PROCESSANDO processing held by p_worker has nobody working on it: the worker is dead (no heartbeat within app.worker_timeout()), or it holds no running xls_processar job for it (the job ended, or was rescued and given to another worker).';
+
+
+--
+-- Name: xls_receber(text, text, bigint, text, bytea, uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_receber(p_arquivo text, p_checksum text, p_tamanho_bytes bigint, p_objeto_bucket text DEFAULT NULL::text, p_arquivo_bytes bytea DEFAULT NULL::bytea, p_conjunto_id uuid DEFAULT NULL::uuid, p_uploader_id text DEFAULT NULL::text, p_uploader_nome text DEFAULT NULL::text) RETURNS TABLE(arquivo text, processamento_id uuid, status text, motivo text, objeto_chave text, armazenar_objeto boolean)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+#variable_conflict use_column
+declare
+  v_checksum text := lower(btrim(p_checksum));
+  v_arquivo text := nullif(btrim(p_arquivo), '');
+  v_agora timestamptz := now();
+  v_id uuid := gen_random_uuid();
+  v_existente record;
+  v_status text;
+  v_motivo text;
+  v_chave text;
+  v_armazenar boolean := false;
+  v_proc uuid;
+begin
+  if v_arquivo is null then
+    raise exception 'nome do arquivo ausente' using errcode = 'XL400';
+  end if;
+  if v_checksum is null or v_checksum !~ '^[0-9a-f]{64}$' then
+    raise exception 'checksum inválido: esperado SHA-256 em hexadecimal (64 dígitos), recebido %', coalesce(p_checksum, 'null')
+      using errcode = 'XL400';
+  end if;
+  if p_tamanho_bytes is null or p_tamanho_bytes < 0 then
+    raise exception 'tamanho do arquivo inválido: %', coalesce(p_tamanho_bytes::text, 'null') using errcode = 'XL400';
+  end if;
+  if p_objeto_bucket is null and p_arquivo_bytes is null then
+    raise exception 'o arquivo precisa ser guardado no object store (bucket) ou no banco (arquivo_bytes)' using errcode = 'XL400';
+  end if;
+
+  if p_conjunto_id is not null then
+    perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id;
+    if not found then
+      raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+    end if;
+    if exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id and l.fechado_em is not null) then
+      raise exception 'lote % já foi fechado; envie os arquivos num novo lote', p_conjunto_id using errcode = 'XL409';
+    end if;
+  end if;
+
+  -- Race-free dedup: a concurrent receipt of the same checksum waits on the unique
+  -- index until the first transaction ends, then finds its row below.
+  insert into public.xls_processamento as p (id, status, arquivo, checksum, recebido_em, conjunto_id,
+      objeto_bucket, objeto_chave, objeto_tamanho_bytes, arquivo_bytes, log_arquivo, uploader_id, uploader_nome)
+  values (v_id, 'PENDENTE', v_arquivo, v_checksum, v_agora, p_conjunto_id,
+      p_objeto_bucket, case when p_objeto_bucket is not null then public.xls_objeto_chave(v_checksum, v_agora) end,
+      p_tamanho_bytes, p_arquivo_bytes, public.xls_log_arquivo(v_id, v_agora), p_uploader_id, p_uploader_nome)
+  on conflict (checksum) do nothing
+  returning p.id, p.objeto_chave into v_proc, v_chave;
+
+  if v_proc is not null then
+    v_status := 'ENFILEIRADO';
+    v_armazenar := v_chave is not null;
+    perform public.xls_enfileirar(v_proc);
+  else
+    select p.id, p.status, p.objeto_chave, p.recebido_em into v_existente
+      from public.xls_processamento p where p.checksum = v_checksum for update;
+    if v_existente.status in ('ERRO', 'IGNORADO') then
+      v_proc := v_existente.id;
+      v_chave := coalesce(v_existente.objeto_chave,
+        case when p_objeto_bucket is not null then public.xls_objeto_chave(v_checksum, v_existente.recebido_em) end);
+      v_armazenar := v_existente.objeto_chave is null and v_chave is not null;
+      update public.xls_processamento p
+         set arquivo = v_arquivo, conjunto_id = p_conjunto_id,
+             uploader_id = p_uploader_id, uploader_nome = p_uploader_nome,
+             fk_falhas = 0,
+             objeto_bucket = case when v_armazenar then p_objeto_bucket else p.objeto_bucket end,
+             objeto_chave = v_chave,
+             objeto_tamanho_bytes = coalesce(p.objeto_tamanho_bytes, p_tamanho_bytes),
+             arquivo_bytes = case when p.arquivo_bytes is null then p_arquivo_bytes else p.arquivo_bytes end
+       where p.id = v_proc;
+      perform public.xls_requeue(v_proc, array['ERRO', 'IGNORADO']);
+      v_status := 'REPROCESSANDO';
+      v_motivo := format('mesmo arquivo do processamento %s, que estava em %s: reprocessado', v_proc, v_existente.status);
+    else
+      v_status := 'DUPLICADO';
+      v_motivo := format('arquivo já recebido: processamento %s (%s)', v_existente.id, v_existente.status);
+      v_chave := null;
+      v_proc := null;
+    end if;
+  end if;
+
+  if p_conjunto_id is not null then
+    perform public.xls_conjunto_item_registrar(p_conjunto_id, v_arquivo, v_status, v_proc, v_motivo);
+  end if;
+
+  return query select v_arquivo, v_proc, v_status, v_motivo, v_chave, v_armazenar;
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_receber(p_arquivo text, p_checksum text, p_tamanho_bytes bigint, p_objeto_bucket text, p_arquivo_bytes bytea, p_conjunto_id uuid, p_uploader_id text, p_uploader_nome text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_receber(p_arquivo text, p_checksum text, p_tamanho_bytes bigint, p_objeto_bucket text, p_arquivo_bytes bytea, p_conjunto_id uuid, p_uploader_id text, p_uploader_nome text) IS 'Receives one .xlsx (loose, or an entry of batch p_conjunto_id) and decides by checksum: new file -> ENFILEIRADO (processing created, job queued); same checksum in ERRO or IGNORADO -> REPROCESSANDO (that record back to PENDENTE, job queued); in SUCESSO, PENDENTE or PROCESSANDO -> DUPLICADO (nothing stored, processamento_id null, motivo names the existing id). p_objeto_bucket: the bucket when the storage mode uses the object store (else null); p_arquivo_bytes: the bytes when it uses the database column (else null). Returns objeto_chave and armazenar_objeto: when true, the caller must put the bytes at objeto_chave before committing (rollback on failure: nothing stays). Errors: XL400 bad arguments, XL404 unknown batch, XL409 batch closed.';
+
+
+--
+-- Name: xls_receber_ignorado(uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_receber_ignorado(p_conjunto_id uuid, p_arquivo text, p_motivo text) RETURNS TABLE(arquivo text, processamento_id uuid, status text, motivo text)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if p_conjunto_id is null then
+    raise exception 'entrada ignorada fora de um lote: recuse o arquivo avulso na borda' using errcode = 'XL400';
+  end if;
+  if nullif(btrim(p_motivo), '') is null then
+    raise exception 'motivo ausente para a entrada ignorada %', p_arquivo using errcode = 'XL400';
+  end if;
+  perform public.xls_conjunto_item_registrar(p_conjunto_id, coalesce(nullif(btrim(p_arquivo), ''), '(sem nome)'), 'IGNORADO', null, p_motivo);
+  return query select coalesce(nullif(btrim(p_arquivo), ''), '(sem nome)'), null::uuid, 'IGNORADO'::text, p_motivo;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_receber_ignorado(p_conjunto_id uuid, p_arquivo text, p_motivo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_receber_ignorado(p_conjunto_id uuid, p_arquivo text, p_motivo text) IS 'Records an entry of a batch that is not an .xlsx (PDF, __MACOSX/, ~$ lock file...) with status IGNORADO and its reason; no processing. XL400 without batch or reason, XL404 unknown batch.';
+
+
+--
+-- Name: xls_recuperar(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_recuperar() RETURNS TABLE(orfaos uuid[], reenfileirados uuid[], conjuntos_fechados uuid[])
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_orfaos uuid[] := '{}';
+  v_reenf uuid[] := '{}';
+  v_conjuntos uuid[] := '{}';
+  v record;
+  v_fechado boolean;
+  v_ids uuid[];
+begin
+  -- PROCESSANDO whose worker is dead (or holds no job for it) -> ERRO. Processings of live
+  -- replicas are left alone, so one replica's restart never fails another's work.
+  for v in
+    select p.id, p.worker, p.conjunto_id from public.xls_processamento p
+     where p.status = 'PROCESSANDO' and public.xls_orfao(p.id, p.worker)
+     order by p.id for update skip locked
+  loop
+    update public.xls_processamento p
+       set status = 'ERRO', finalizado_em = now(), alarmar = true, fk_retentar = false,
+           erro_mensagem = format('processamento interrompido: o worker %s parou (queda ou reinício da aplicação); use Reprocessar', v.worker)
+     where p.id = v.id;
+    v_orfaos := v_orfaos || v.id;
+    if v.conjunto_id is not null then
+      select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v.conjunto_id) a;
+      if v_fechado then v_conjuntos := v_conjuntos || v.conjunto_id; end if;
+      v_reenf := v_reenf || v_ids;
+    end if;
+  end loop;
+
+  -- PENDENTE without a queued or running job -> queued again.
+  for v in
+    select p.id from public.xls_processamento p
+     where p.status = 'PENDENTE'
+       and not exists (select from app.job j
+                        where j.kind = 'xls_processar' and j.status in ('pending', 'running')
+                          and j.payload ->> 'id' = p.id::text)
+     order by p.recebido_em, p.id for update skip locked
+  loop
+    perform public.xls_enfileirar(v.id);
+    v_reenf := v_reenf || v.id;
+  end loop;
+
+  -- open batches that can close (a safety net: transitions normally close them)
+  for v in
+    select l.id from public.xls_conjunto_lote l where l.fechado_em is null order by l.recebido_em for update skip locked
+  loop
+    select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v.id) a;
+    if v_fechado then v_conjuntos := v_conjuntos || v.id; end if;
+    v_reenf := v_reenf || v_ids;
+  end loop;
+
+  return query select v_orfaos, v_reenf, v_conjuntos;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_recuperar(); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_recuperar() IS 'Orphan recovery, at application startup and every minute (pg_cron job xls_recuperar): PROCESSANDO held by a dead worker (app.worker heartbeat older than app.worker_timeout(), or no running job of its own) -> ERRO (alarmar); PENDENTE without a queued job -> queued again; open batches that can close are closed (with their FK retry). With several replicas only dead workers'' processings are touched. Returns what it did.';
+
+
+--
+-- Name: xls_rejeitadas_normalizar(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_rejeitadas_normalizar(p_linhas jsonb) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_out jsonb;
+begin
+  if p_linhas is null or jsonb_typeof(p_linhas) = 'null' then
+    return '[]';
+  end if;
+  if jsonb_typeof(p_linhas) <> 'array' then
+    raise exception 'linhas_rejeitadas deve ser uma lista JSON' using errcode = 'XL400';
+  end if;
+  if exists (select from jsonb_array_elements(p_linhas) e
+              where jsonb_typeof(e) <> 'object' or jsonb_typeof(e -> 'linha') <> 'number') then
+    raise exception 'linha rejeitada inválida: cada item precisa de {linha, campo, valor, mensagem}' using errcode = 'XL400';
+  end if;
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'aba', e ->> 'aba',
+           'linha', (e ->> 'linha')::integer,
+           'campo', e ->> 'campo',
+           'valor', e ->> 'valor',
+           'mensagem', coalesce(e ->> 'mensagem',
+                                format('linha %s: %s ''%s'' inválido', e ->> 'linha', e ->> 'campo', coalesce(e ->> 'valor', '')))
+         ) order by e ->> 'aba' nulls first, (e ->> 'linha')::integer), '[]')
+    into v_out
+    from jsonb_array_elements(p_linhas) e;
+  return v_out;
+exception
+  when invalid_text_representation or numeric_value_out_of_range then
+    raise exception 'linha rejeitada com número inválido' using errcode = 'XL400';
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_rejeitadas_normalizar(p_linhas jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_rejeitadas_normalizar(p_linhas jsonb) IS 'Normalises the rows rejected by the reader (RowError: {linha, campo, valor, mensagem}, optional aba) to the stored shape [{aba, linha, campo, valor, mensagem}] ordered by tab and row. XL400 for anything else.';
+
+
+--
+-- Name: xls_reprocessar(uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_reprocessar(p_id uuid) RETURNS uuid[]
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_status text;
+begin
+  select p.status into v_status from public.xls_processamento p where p.id = p_id for update;
+  if not found then
+    raise exception 'processamento % não existe', p_id using errcode = 'XL404';
+  end if;
+  if v_status <> 'ERRO' then
+    raise exception 'processamento % está em %: só um processamento em ERRO pode ser reprocessado', p_id, v_status
+      using errcode = 'XL409';
+  end if;
+  perform public.xls_requeue(p_id);
+  return array[p_id];
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_reprocessar(p_id uuid); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_reprocessar(p_id uuid) IS 'Reprocess button, one processing: ERRO -> PENDENTE from the stored file (no resend), job queued. Returns {id}. XL404 unknown id; XL409 when not in ERRO (SUCESSO, PENDENTE, PROCESSANDO, IGNORADO), so a double click changes nothing.';
+
+
+--
+-- Name: xls_reprocessar_conjunto(uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_reprocessar_conjunto(p_conjunto_id uuid) RETURNS uuid[]
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_ids uuid[] := '{}';
+  v_id uuid;
+begin
+  if not exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id) then
+    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+  end if;
+  for v_id in
+    select p.id from public.xls_processamento p
+     where p.conjunto_id = p_conjunto_id and p.status = 'ERRO'
+     order by p.recebido_em, p.id for update skip locked
+  loop
+    if public.xls_requeue(v_id) then
+      v_ids := v_ids || v_id;
+    end if;
+  end loop;
+  return v_ids;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_reprocessar_conjunto(p_conjunto_id uuid); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_reprocessar_conjunto(p_conjunto_id uuid) IS 'Reprocess button, the errors of a batch: every processing of the batch in ERRO -> PENDENTE. Returns the ids reprocessed (possibly none). XL404 unknown batch.';
+
+
+--
+-- Name: xls_reprocessar_erros(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_reprocessar_erros(p_tipo text DEFAULT NULL::text) RETURNS uuid[]
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_ids uuid[] := '{}';
+  v_id uuid;
+begin
+  if p_tipo is not null and not public.xls_tipo_valido(p_tipo) then
+    raise exception 'tipo de planilha desconhecido: %', p_tipo using errcode = 'XL400';
+  end if;
+  for v_id in
+    select p.id from public.xls_processamento p
+     where p.status = 'ERRO' and (p_tipo is null or p.tipo = p_tipo)
+     order by p.recebido_em, p.id for update skip locked
+  loop
+    if public.xls_requeue(v_id) then
+      v_ids := v_ids || v_id;
+    end if;
+  end loop;
+  return v_ids;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_reprocessar_erros(p_tipo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_reprocessar_erros(p_tipo text) IS 'Reprocess button of the list filtered by ERRO: every processing in ERRO (of type p_tipo when given) -> PENDENTE. Returns the ids reprocessed (possibly none). XL400 unknown type.';
+
+
+--
+-- Name: xls_requeue(uuid, text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_requeue(p_id uuid, p_de text[] DEFAULT ARRAY['ERRO'::text]) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  update public.xls_processamento
+     set status = 'PENDENTE', iniciado_em = null, finalizado_em = null, worker = null, erro_mensagem = null,
+         avisos = '[]', linhas_rejeitadas = '[]', metricas = null,
+         linhas_enviadas = null, linhas_efetivas = null, linhas_removidas = null,
+         fk_retentar = false, alarmar = false
+   where id = p_id and status = any(p_de);
+  if not found then
+    return false;
+  end if;
+  perform public.xls_enfileirar(p_id);
+  return true;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_requeue(p_id uuid, p_de text[]); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_requeue(p_id uuid, p_de text[]) IS 'Internal transition shared by resend, reprocess buttons and the batch FK retry: puts a processing whose status is in p_de (default ERRO) back to PENDENTE, clears the results of the previous run (metrics, warnings, rejected rows, error) and queues its job. False (nothing done) when the status is not in p_de. Callers check and lock.';
+
+
+--
+-- Name: xls_staging_definicao(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_staging_definicao(p_tipo text) RETURNS TABLE(staging text, ordem integer, coluna text, tipo_sql text)
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select d.staging, d.ordem, d.coluna, d.tipo_sql
+    from (values
+      ('RELATORIO18', 'faturamento', 1, 'linha', 'integer'),
+      ('RELATORIO18', 'faturamento', 2, 'filial', 'text'),
+      ('RELATORIO18', 'faturamento', 3, 'nota_fiscal', 'text'),
+      ('RELATORIO18', 'faturamento', 4, 'serie', 'text'),
+      ('RELATORIO18', 'faturamento', 5, 'item', 'text'),
+      ('RELATORIO18', 'faturamento', 6, 'emissao', 'date'),
+      ('RELATORIO18', 'faturamento', 7, 'cliente', 'text'),
+      ('RELATORIO18', 'faturamento', 8, 'nome_cliente', 'text'),
+      ('RELATORIO18', 'faturamento', 9, 'vendedor', 'text'),
+      ('RELATORIO18', 'faturamento', 10, 'nome_vendedor', 'text'),
+      ('RELATORIO18', 'faturamento', 11, 'produto', 'text'),
+      ('RELATORIO18', 'faturamento', 12, 'descricao_produto', 'text'),
+      ('RELATORIO18', 'faturamento', 13, 'quantidade', 'numeric'),
+      ('RELATORIO18', 'faturamento', 14, 'valor_unitario', 'numeric'),
+      ('RELATORIO18', 'faturamento', 15, 'valor_total', 'numeric'),
+      ('RELATORIO18', 'faturamento', 16, 'placa', 'text'),
+      ('RELATORIO18', 'faturamento', 17, 'ano_veiculo', 'text'),
+      ('RELATORIO18', 'faturamento', 18, 'modelo_veiculo', 'text'),
+      ('RELATORIO18', 'movimento', 1, 'linha', 'integer'),
+      ('RELATORIO18', 'movimento', 2, 'filial', 'text'),
+      ('RELATORIO18', 'movimento', 3, 'data', 'date'),
+      ('RELATORIO18', 'movimento', 4, 'lancamento', 'text'),
+      ('RELATORIO18', 'movimento', 5, 'conta', 'text'),
+      ('RELATORIO18', 'movimento', 6, 'descricao_conta', 'text'),
+      ('RELATORIO18', 'movimento', 7, 'historico', 'text'),
+      ('RELATORIO18', 'movimento', 8, 'debito', 'numeric'),
+      ('RELATORIO18', 'movimento', 9, 'credito', 'numeric'),
+      ('RELATORIO18', 'movimento', 10, 'placa', 'text'),
+      ('RELATORIO18', 'movimento', 11, 'ano_veiculo', 'text'),
+      ('META', 'meta', 1, 'linha', 'integer'),
+      ('META', 'meta', 2, 'competencia', 'date'),
+      ('META', 'meta', 3, 'vendedor', 'text'),
+      ('META', 'meta', 4, 'produto', 'text'),
+      ('META', 'meta', 5, 'meta_volume', 'numeric'),
+      ('META', 'meta', 6, 'meta_margem', 'numeric')
+    ) d (tipo, staging, ordem, coluna, tipo_sql)
+   where d.tipo = p_tipo
+   order by d.staging, d.ordem;
+$$;
+
+
+--
+-- Name: FUNCTION xls_staging_definicao(p_tipo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_staging_definicao(p_tipo text) IS 'The staging tables of a spreadsheet type and their typed columns, in COPY order (the contract between the reader and the merges; field names = normalised headers). Every table starts with linha, the sheet''s own 1-based row number.';
+
+
+--
+-- Name: xls_staging_exigir(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_staging_exigir(p_tipo text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_staging text;
+begin
+  for v_staging in select distinct d.staging from public.xls_staging_definicao(p_tipo) d loop
+    if to_regclass('pg_temp.xls_stg_' || v_staging) is null then
+      raise exception 'staging % ausente: chame xls_staging_preparar(%) e o COPY na mesma transação do merge', v_staging, p_tipo
+        using errcode = 'XL500';
+    end if;
+  end loop;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_staging_exigir(p_tipo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_staging_exigir(p_tipo text) IS 'Raises XL500 unless every staging temp table of the type exists in this transaction.';
+
+
+--
+-- Name: xls_staging_preparar(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_staging_preparar(p_tipo text) RETURNS TABLE(staging text, tabela text, colunas text[])
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  v record;
+begin
+  if p_tipo is null or not public.xls_tipo_valido(p_tipo) then
+    raise exception 'tipo de planilha desconhecido: %', coalesce(p_tipo, 'null') using errcode = 'XL400';
+  end if;
+  if not exists (select from public.xls_staging_definicao(p_tipo)) then
+    raise exception 'o tipo % ainda não tem importação' , p_tipo using errcode = 'XL422';
+  end if;
+  for v in
+    select d.staging,
+           array_agg(d.coluna order by d.ordem) as colunas,
+           string_agg(format('%I %s%s', d.coluna, d.tipo_sql, case when d.coluna = 'linha' then ' not null' else '' end),
+                      ', ' order by d.ordem) as ddl
+      from public.xls_staging_definicao(p_tipo) d
+     group by d.staging
+     order by d.staging
+  loop
+    execute format('drop table if exists pg_temp.%I', 'xls_stg_' || v.staging);
+    execute format('create temp table %I (%s) on commit drop', 'xls_stg_' || v.staging, v.ddl);
+    staging := v.staging;
+    tabela := 'pg_temp.xls_stg_' || v.staging;
+    colunas := v.colunas;
+    return next;
+  end loop;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_staging_preparar(p_tipo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_staging_preparar(p_tipo text) IS 'Creates the staging temp tables of a type (ON COMMIT DROP: call it inside the merge transaction) and returns, per staging name (faturamento, movimento, meta), the table to COPY into and its columns in COPY order. Values: COPY text format, codes as text, numbers with ''.'', dates YYYY-MM-DD, NULL for empty. XL400 unknown type, XL422 type without import yet.';
+
+
+--
+-- Name: xls_suspender_remocoes(jsonb, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_suspender_remocoes(p_rejeitadas jsonb, p_aba text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select exists (select from jsonb_array_elements(coalesce(p_rejeitadas, '[]')) e
+                  where e ->> 'aba' is null or e ->> 'aba' = p_aba or p_aba is null);
+$$;
+
+
+--
+-- Name: FUNCTION xls_suspender_remocoes(p_rejeitadas jsonb, p_aba text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_suspender_remocoes(p_rejeitadas jsonb, p_aba text) IS 'True when a rejected row could belong to tab p_aba (its aba is unknown or equal): its natural key is unknown, so deleting rows of the scope absent from the file could delete that row''s stored version. Deletions of that tab are then suspended (a warning says so) and nothing stored is lost.';
+
+
+--
+-- Name: xls_tipo_mestre(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_tipo_mestre(p_tipo text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ select p_tipo is not distinct from 'RELATORIO18' $$;
+
+
+--
+-- Name: FUNCTION xls_tipo_mestre(p_tipo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_tipo_mestre(p_tipo text) IS 'True for the master report type (RELATORIO18): the one that creates branches, sellers, customers, products and vehicles that the other types reference; its success closes its batch.';
+
+
+--
+-- Name: xls_tipo_valido(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_tipo_valido(p_tipo text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select p_tipo in ('FLUXO_PAGAR_RECEBER', 'COMPRAS', 'RELATORIO18', 'COTA_FORNECEDOR', 'POSTOS', 'TRR',
+                    'MARGEM_CONSOLIDADA', 'META_CARTEIRA', 'META', 'MARGEM_DIA');
+$$;
+
+
+--
+-- Name: FUNCTION xls_tipo_valido(p_tipo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_tipo_valido(p_tipo text) IS 'True when p_tipo is one of the spreadsheet types of formats.md (FLUXO_PAGAR_RECEBER, COMPRAS, RELATORIO18, COTA_FORNECEDOR, POSTOS, TRR, MARGEM_CONSOLIDADA, META_CARTEIRA, META, MARGEM_DIA).';
+
+
+--
+-- Name: xls_transicao_recusada(uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_status text;
+  v_worker text;
+begin
+  select p.status, p.worker into v_status, v_worker from public.xls_processamento p where p.id = p_id;
+  if not found then
+    raise exception 'processamento % não existe', p_id using errcode = 'XL404';
+  end if;
+  raise exception 'processamento % está em % (worker %): o worker % não pode levá-lo a %',
+    p_id, v_status, coalesce(v_worker, '-'), coalesce(p_worker, '-'), p_destino using errcode = 'XL409';
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_transicao_recusada(p_id uuid, p_worker text, p_destino text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text) IS 'Raises the refusal of a transition: XL404 when the processing does not exist, else XL409 naming its current status and worker.';
+
+
+--
+-- Name: xls_travar(text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_travar(p_tabelas text[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_tabela text;
+begin
+  for v_tabela in select distinct t from unnest(p_tabelas) t order by t loop
+    perform pg_advisory_xact_lock(hashtextextended('xls_merge:' || v_tabela, 0));
+  end loop;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_travar(p_tabelas text[]); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_travar(p_tabelas text[]) IS 'Serialises merges that delete within a scope of the same tables: one transaction advisory lock per table name (taken in name order, released at commit). Reading, parsing and COPY of concurrent processings still run in parallel.';
+
+
+--
+-- Name: xls_worker_vivo(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_worker_vivo(p_worker text) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select exists (select from app.worker w where w.id = p_worker and w.heartbeat_at > now() - app.worker_timeout());
+$$;
+
+
+--
+-- Name: FUNCTION xls_worker_vivo(p_worker text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_worker_vivo(p_worker text) IS 'True when the app.worker p_worker heartbeated within app.worker_timeout().';
+
+
+--
 -- Name: job_id_seq; Type: SEQUENCE; Schema: app; Owner: -
 --
 
@@ -1063,6 +2727,216 @@ CREATE TABLE app.worker (
 --
 
 COMMENT ON TABLE app.worker IS 'One row per live application process (replica). Workers heartbeat; a worker silent for longer than app.worker_timeout() is dead and its claimed jobs return to the queue.';
+
+
+--
+-- Name: bi_cliente; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_cliente (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    codigo character varying(20) NOT NULL,
+    nome character varying(150),
+    cnpj_cpf character varying(14),
+    classe character varying(40),
+    municipio character varying(100),
+    uf character varying(2),
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: TABLE bi_cliente; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_cliente IS 'Customers. NK codigo. RELATORIO18 upserts codigo and nome only and keeps the other columns; MARGEM_DIA (later) fills cnpj_cpf, classe, municipio, uf and keeps the stored value when its sheet lacks the field.';
+
+
+--
+-- Name: COLUMN bi_cliente.cnpj_cpf; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.bi_cliente.cnpj_cpf IS 'Digits only.';
+
+
+--
+-- Name: bi_faturamento; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_faturamento (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    filial character varying(20) NOT NULL,
+    nota_fiscal character varying(20) NOT NULL,
+    serie character varying(5) NOT NULL,
+    item character varying(10) NOT NULL,
+    emissao date NOT NULL,
+    cliente character varying(20),
+    vendedor character varying(20),
+    produto character varying(20),
+    quantidade numeric,
+    valor_unitario numeric,
+    valor_total numeric,
+    placa character varying(10),
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: TABLE bi_faturamento; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_faturamento IS 'Billing rows of RELATORIO18 tab 20. NK (filial, nota_fiscal, serie, item); an empty serie or item is stored as ''''. Scope of one report: emissao within its period (rows of the period absent from the file are deleted).';
+
+
+--
+-- Name: COLUMN bi_faturamento.placa; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.bi_faturamento.placa IS 'Plate as sent, normalised (uppercase, no dash or space) even when invalid; the registry is bi_veiculo.';
+
+
+--
+-- Name: bi_filial; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_filial (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    codigo character varying(20) NOT NULL,
+    municipio character varying(100),
+    uf character varying(2),
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: TABLE bi_filial; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_filial IS 'Branches. NK codigo. Spreadsheets only insert new codes (RELATORIO18, MARGEM_CONSOLIDADA); municipio and uf are manual registry data that no spreadsheet writes (a new branch gets them NULL).';
+
+
+--
+-- Name: bi_meta; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_meta (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    competencia date NOT NULL,
+    vendedor character varying(20) NOT NULL,
+    produto character varying(20) NOT NULL,
+    meta_volume numeric,
+    meta_margem numeric,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT bi_meta_competencia_mes CHECK ((competencia = (date_trunc('month'::text, (competencia)::timestamp with time zone))::date))
+);
+
+
+--
+-- Name: TABLE bi_meta; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_meta IS 'Goals per seller and product (META). NK (competencia, vendedor, produto); competencia is the first day of the month. Scope of one file: the competências present in it. vendedor must exist in bi_vendedor: a missing seller fails the file with XL424 (transient inside a batch: retried once after the master report).';
+
+
+--
+-- Name: bi_movimento; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_movimento (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    filial character varying(20) NOT NULL,
+    data date NOT NULL,
+    lancamento character varying(20) NOT NULL,
+    conta character varying(40) NOT NULL,
+    descricao_conta character varying(120),
+    historico character varying(250),
+    debito numeric,
+    credito numeric,
+    placa character varying(10),
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: TABLE bi_movimento; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_movimento IS 'Accounting movement rows of RELATORIO18 tab 30. NK (filial, lancamento, conta). Scope of one report: data within its period.';
+
+
+--
+-- Name: bi_produto; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_produto (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    codigo character varying(20) NOT NULL,
+    descricao character varying(150),
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: TABLE bi_produto; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_produto IS 'Products. NK codigo. Upserted by RELATORIO18 (descricao); never deleted by a spreadsheet.';
+
+
+--
+-- Name: bi_veiculo; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_veiculo (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    placa character varying(7) NOT NULL,
+    ano_fabricacao smallint,
+    ano_modelo smallint,
+    modelo character varying(80),
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT bi_veiculo_placa_formato CHECK (((placa)::text ~ '^[A-Z]{3}[0-9][A-Z0-9][0-9]{2}$'::text))
+);
+
+
+--
+-- Name: TABLE bi_veiculo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_veiculo IS 'Vehicle registry. NK placa (normalised: uppercase, no dash or space; AAA9999 or Mercosul AAA9A99). Upserted by RELATORIO18 from billing and movement rows with a valid plate; a missing or invalid year or model keeps the stored value. Never deleted by a spreadsheet.';
+
+
+--
+-- Name: COLUMN bi_veiculo.ano_fabricacao; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.bi_veiculo.ano_fabricacao IS 'Construction year: left of the slash in ''YYYY/YYYY''.';
+
+
+--
+-- Name: COLUMN bi_veiculo.ano_modelo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.bi_veiculo.ano_modelo IS 'Model year: right of the slash in ''YYYY/YYYY''.';
+
+
+--
+-- Name: bi_vendedor; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_vendedor (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    codigo character varying(20) NOT NULL,
+    nome character varying(120),
+    filial character varying(20),
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: TABLE bi_vendedor; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_vendedor IS 'Sellers. NK codigo. Upserted by RELATORIO18 (nome, filial of its latest billing row); never deleted by a spreadsheet. Referenced by bi_meta.';
 
 
 --
@@ -1316,6 +3190,455 @@ ALTER TABLE public.variante ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
 
 
 --
+-- Name: xls_conjunto_item; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.xls_conjunto_item (
+    conjunto_id uuid NOT NULL,
+    ordem integer NOT NULL,
+    arquivo text NOT NULL,
+    status text NOT NULL,
+    processamento_id uuid,
+    motivo text,
+    CONSTRAINT xls_conjunto_item_ordem_check CHECK ((ordem > 0)),
+    CONSTRAINT xls_conjunto_item_sem_processamento CHECK (((status = ANY (ARRAY['ENFILEIRADO'::text, 'REPROCESSANDO'::text])) OR (processamento_id IS NULL))),
+    CONSTRAINT xls_conjunto_item_status_valido CHECK ((status = ANY (ARRAY['ENFILEIRADO'::text, 'REPROCESSANDO'::text, 'DUPLICADO'::text, 'IGNORADO'::text])))
+);
+
+
+--
+-- Name: TABLE xls_conjunto_item; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.xls_conjunto_item IS 'One row per entry of a batch''s zip, in zip order, with its receipt status: ENFILEIRADO (new processing), REPROCESSANDO (same checksum found in ERRO or IGNORADO: that record is reprocessed), DUPLICADO (same checksum in SUCESSO, PENDENTE or PROCESSANDO) or IGNORADO (not an .xlsx). processamento_id is null when the entry generated no processing.';
+
+
+--
+-- Name: COLUMN xls_conjunto_item.motivo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_conjunto_item.motivo IS 'Why the entry was DUPLICADO (names the existing processing id), IGNORADO or REPROCESSANDO.';
+
+
+--
+-- Name: xls_conjunto_lote; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.xls_conjunto_lote (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    arquivo text,
+    total integer DEFAULT 0 NOT NULL,
+    recebido_em timestamp with time zone DEFAULT now() NOT NULL,
+    fechado_em timestamp with time zone,
+    fechamento_motivo text,
+    uploader_id text,
+    uploader_nome text,
+    CONSTRAINT xls_conjunto_lote_fechamento CHECK (((fechado_em IS NULL) = (fechamento_motivo IS NULL))),
+    CONSTRAINT xls_conjunto_lote_total_check CHECK ((total >= 0))
+);
+
+
+--
+-- Name: TABLE xls_conjunto_lote; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.xls_conjunto_lote IS 'A batch: the files sent together in one .zip. It closes (fechado_em) when its master report (RELATORIO18) commits, or when every processing of the batch has ended; on closing, items that failed by a transient foreign-key violation are reprocessed once (see xls_conjunto_avaliar).';
+
+
+--
+-- Name: COLUMN xls_conjunto_lote.arquivo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_conjunto_lote.arquivo IS 'Name of the .zip as uploaded.';
+
+
+--
+-- Name: COLUMN xls_conjunto_lote.total; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_conjunto_lote.total IS 'Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.';
+
+
+--
+-- Name: COLUMN xls_conjunto_lote.fechado_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_conjunto_lote.fechado_em IS 'When the batch closed; null while open.';
+
+
+--
+-- Name: COLUMN xls_conjunto_lote.fechamento_motivo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_conjunto_lote.fechamento_motivo IS 'Why it closed: master report committed, or every processing ended.';
+
+
+--
+-- Name: xls_processamento; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.xls_processamento (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    status text DEFAULT 'PENDENTE'::text NOT NULL,
+    tipo text,
+    arquivo text NOT NULL,
+    checksum text NOT NULL,
+    recebido_em timestamp with time zone DEFAULT now() NOT NULL,
+    iniciado_em timestamp with time zone,
+    finalizado_em timestamp with time zone,
+    conjunto_id uuid,
+    objeto_bucket text,
+    objeto_chave text,
+    objeto_tamanho_bytes bigint,
+    arquivo_bytes bytea,
+    linhas_enviadas integer,
+    linhas_efetivas integer,
+    linhas_removidas integer,
+    metricas jsonb,
+    log_arquivo text NOT NULL,
+    erro_mensagem text,
+    avisos jsonb DEFAULT '[]'::jsonb NOT NULL,
+    linhas_rejeitadas jsonb DEFAULT '[]'::jsonb NOT NULL,
+    uploader_id text,
+    uploader_nome text,
+    worker text,
+    execucoes integer DEFAULT 0 NOT NULL,
+    fk_falhas integer DEFAULT 0 NOT NULL,
+    fk_retentar boolean DEFAULT false NOT NULL,
+    alarmar boolean DEFAULT false NOT NULL,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT xls_processamento_arquivo_guardado CHECK (((objeto_chave IS NOT NULL) OR (arquivo_bytes IS NOT NULL))),
+    CONSTRAINT xls_processamento_avisos_lista CHECK ((jsonb_typeof(avisos) = 'array'::text)),
+    CONSTRAINT xls_processamento_checksum_formato CHECK ((checksum ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT xls_processamento_execucoes_check CHECK ((execucoes >= 0)),
+    CONSTRAINT xls_processamento_finalizado CHECK (((status = ANY (ARRAY['SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text])) = (finalizado_em IS NOT NULL))),
+    CONSTRAINT xls_processamento_fk_falhas_check CHECK ((fk_falhas >= 0)),
+    CONSTRAINT xls_processamento_fk_retentar CHECK (((NOT fk_retentar) OR (status = 'ERRO'::text))),
+    CONSTRAINT xls_processamento_objeto CHECK (((objeto_bucket IS NULL) = (objeto_chave IS NULL))),
+    CONSTRAINT xls_processamento_objeto_tamanho_bytes_check CHECK ((objeto_tamanho_bytes >= 0)),
+    CONSTRAINT xls_processamento_processando CHECK (((status <> 'PROCESSANDO'::text) OR ((worker IS NOT NULL) AND (iniciado_em IS NOT NULL)))),
+    CONSTRAINT xls_processamento_rejeitadas_lista CHECK ((jsonb_typeof(linhas_rejeitadas) = 'array'::text)),
+    CONSTRAINT xls_processamento_status_valido CHECK ((status = ANY (ARRAY['PENDENTE'::text, 'PROCESSANDO'::text, 'SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text]))),
+    CONSTRAINT xls_processamento_tipo_valido CHECK (((tipo IS NULL) OR public.xls_tipo_valido(tipo)))
+);
+ALTER TABLE ONLY public.xls_processamento ALTER COLUMN arquivo_bytes SET STORAGE EXTERNAL;
+
+
+--
+-- Name: TABLE xls_processamento; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.xls_processamento IS 'One processing per distinct file (checksum): its status (PENDENTE, PROCESSANDO, SUCESSO, ERRO, IGNORADO), where the original is stored, the idempotency metrics and the audit trail. Change the status only through the xls_* functions (xls_iniciar, xls_concluir, xls_ignorar, xls_falhar, xls_reprocessar*, xls_recuperar). Never select arquivo_bytes in a listing.';
+
+
+--
+-- Name: COLUMN xls_processamento.status; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.status IS 'PENDENTE (queued), PROCESSANDO (held by a worker), SUCESSO, ERRO, IGNORADO (not a known type).';
+
+
+--
+-- Name: COLUMN xls_processamento.tipo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.tipo IS 'Detected spreadsheet type (null until detection); kept across reprocessing.';
+
+
+--
+-- Name: COLUMN xls_processamento.arquivo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.arquivo IS 'File name as uploaded (the entry name inside the zip), of the latest send.';
+
+
+--
+-- Name: COLUMN xls_processamento.checksum; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.checksum IS 'SHA-256 of the file, lowercase hex. Unique: the same file always maps to the same record.';
+
+
+--
+-- Name: COLUMN xls_processamento.recebido_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.recebido_em IS 'First receipt of this file; the list order key. A resend reprocesses the record in place and keeps it.';
+
+
+--
+-- Name: COLUMN xls_processamento.iniciado_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.iniciado_em IS 'Start of the latest run (PENDENTE -> PROCESSANDO).';
+
+
+--
+-- Name: COLUMN xls_processamento.finalizado_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.finalizado_em IS 'End of the latest run; null while PENDENTE or PROCESSANDO.';
+
+
+--
+-- Name: COLUMN xls_processamento.conjunto_id; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.conjunto_id IS 'Batch (zip) of the latest send; null for a loose file.';
+
+
+--
+-- Name: COLUMN xls_processamento.objeto_bucket; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.objeto_bucket IS 'Object-store bucket of the original; null when stored only in arquivo_bytes.';
+
+
+--
+-- Name: COLUMN xls_processamento.objeto_chave; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.objeto_chave IS 'Object key, content-addressed: <yyyy>/<mm>/<checksum>.xlsx (month of the first receipt, America/Sao_Paulo).';
+
+
+--
+-- Name: COLUMN xls_processamento.objeto_tamanho_bytes; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.objeto_tamanho_bytes IS 'Size of the original file in bytes.';
+
+
+--
+-- Name: COLUMN xls_processamento.arquivo_bytes; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.arquivo_bytes IS 'Legacy: the original file kept in the database (storage modes PSQL and PSQL_OBJSTORE). Never returned by the API.';
+
+
+--
+-- Name: COLUMN xls_processamento.linhas_enviadas; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.linhas_enviadas IS 'Rows sent, counted in the same scope as linhas_efetivas (the rows of the type''s data tables, not the reference tables). Null before the first successful merge.';
+
+
+--
+-- Name: COLUMN xls_processamento.linhas_efetivas; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.linhas_efetivas IS 'Rows really written (inserted or changed); an identical re-import writes 0.';
+
+
+--
+-- Name: COLUMN xls_processamento.linhas_removidas; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.linhas_removidas IS 'Rows deleted because they are within the type''s scope and absent from the file.';
+
+
+--
+-- Name: COLUMN xls_processamento.metricas; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.metricas IS 'Per-table detail of the latest merge: {"<tabela>": {"enviadas", "efetivas", "removidas"}}.';
+
+
+--
+-- Name: COLUMN xls_processamento.log_arquivo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.log_arquivo IS 'Execution log, relative to APP_LOGS_DIR: <yyyy>/<mm>/<id>.log (month of the first receipt, America/Sao_Paulo).';
+
+
+--
+-- Name: COLUMN xls_processamento.erro_mensagem; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.erro_mensagem IS 'Reason of ERRO (or IGNORADO), in pt-BR for staff.';
+
+
+--
+-- Name: COLUMN xls_processamento.avisos; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.avisos IS 'Warnings of the latest run: [{categoria, motivo, quantidade, linhas: [{aba, linha, valor}]}] (vehicle-registry defence, repeated keys, suspended deletions...).';
+
+
+--
+-- Name: COLUMN xls_processamento.linhas_rejeitadas; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.linhas_rejeitadas IS 'Rows skipped as invalid: [{aba, linha, campo, valor, mensagem}], mensagem = linha <n>: <campo> ''<valor>'' inválido.';
+
+
+--
+-- Name: COLUMN xls_processamento.uploader_id; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.uploader_id IS 'Identity of who sent the file (manual import page); null through the API.';
+
+
+--
+-- Name: COLUMN xls_processamento.worker; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.worker IS 'app.worker id of the replica that holds (PROCESSANDO) or last ran the processing.';
+
+
+--
+-- Name: COLUMN xls_processamento.execucoes; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.execucoes IS 'How many times the processing was started.';
+
+
+--
+-- Name: COLUMN xls_processamento.fk_falhas; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.fk_falhas IS 'Transient foreign-key failures since the latest send (the first one in a batch is silent and retried once).';
+
+
+--
+-- Name: COLUMN xls_processamento.fk_retentar; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.fk_retentar IS 'ERRO by a first transient FK failure, waiting for its batch to close to be reprocessed once.';
+
+
+--
+-- Name: COLUMN xls_processamento.alarmar; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.alarmar IS 'The latest outcome must raise an alarm (decided by SQL; the edge sends it): every ERRO except a first transient FK failure inside a batch.';
+
+
+--
+-- Name: xls_v_conjunto; Type: VIEW; Schema: public; Owner: -
+--
+
+CREATE VIEW public.xls_v_conjunto AS
+ SELECT l.id,
+    l.arquivo,
+    l.recebido_em,
+    l.fechado_em,
+    l.fechamento_motivo,
+    l.total,
+    COALESCE(i.enfileirados, (0)::bigint) AS enfileirados,
+    COALESCE(i.reprocessando, (0)::bigint) AS reprocessando,
+    COALESCE(i.duplicados, (0)::bigint) AS duplicados,
+    COALESCE(i.ignorados, (0)::bigint) AS ignorados,
+    COALESCE(p.pendentes, (0)::bigint) AS pendentes,
+    COALESCE(p.processando, (0)::bigint) AS processando,
+    COALESCE(p.sucesso, (0)::bigint) AS sucesso,
+    COALESCE(p.erro, (0)::bigint) AS erro,
+    COALESCE(p.ignorado, (0)::bigint) AS ignorado,
+    COALESCE(p.aguardando_fk, (0)::bigint) AS aguardando_fk,
+    COALESCE(p.mestre_concluido, false) AS mestre_concluido,
+    l.uploader_nome
+   FROM ((public.xls_conjunto_lote l
+     LEFT JOIN LATERAL ( SELECT count(*) FILTER (WHERE (x.status = 'ENFILEIRADO'::text)) AS enfileirados,
+            count(*) FILTER (WHERE (x.status = 'REPROCESSANDO'::text)) AS reprocessando,
+            count(*) FILTER (WHERE (x.status = 'DUPLICADO'::text)) AS duplicados,
+            count(*) FILTER (WHERE (x.status = 'IGNORADO'::text)) AS ignorados
+           FROM public.xls_conjunto_item x
+          WHERE (x.conjunto_id = l.id)) i ON (true))
+     LEFT JOIN LATERAL ( SELECT count(*) FILTER (WHERE (y.status = 'PENDENTE'::text)) AS pendentes,
+            count(*) FILTER (WHERE (y.status = 'PROCESSANDO'::text)) AS processando,
+            count(*) FILTER (WHERE (y.status = 'SUCESSO'::text)) AS sucesso,
+            count(*) FILTER (WHERE (y.status = 'ERRO'::text)) AS erro,
+            count(*) FILTER (WHERE (y.status = 'IGNORADO'::text)) AS ignorado,
+            count(*) FILTER (WHERE y.fk_retentar) AS aguardando_fk,
+            bool_or(((y.status = 'SUCESSO'::text) AND public.xls_tipo_mestre(y.tipo))) AS mestre_concluido
+           FROM public.xls_processamento y
+          WHERE (y.conjunto_id = l.id)) p ON (true));
+
+
+--
+-- Name: VIEW xls_v_conjunto; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON VIEW public.xls_v_conjunto IS 'One row per batch (zip), for DBAs: entries by receipt status (enfileirados, reprocessando, duplicados, ignorados), its processings by current status, how many wait for the batch to close to retry a transient FK failure (aguardando_fk), whether the master report committed, and when/why it closed. Example: select * from xls_v_conjunto where fechado_em is null;';
+
+
+--
+-- Name: xls_v_processamento; Type: VIEW; Schema: public; Owner: -
+--
+
+CREATE VIEW public.xls_v_processamento AS
+ SELECT p.id,
+    p.status,
+    p.tipo,
+    p.arquivo,
+    p.checksum,
+    p.recebido_em,
+    p.iniciado_em,
+    p.finalizado_em,
+    (COALESCE(p.finalizado_em,
+        CASE
+            WHEN (p.status = 'PROCESSANDO'::text) THEN now()
+            ELSE NULL::timestamp with time zone
+        END) - p.iniciado_em) AS duracao,
+    p.conjunto_id,
+    p.worker,
+        CASE
+            WHEN (p.status = 'PROCESSANDO'::text) THEN public.xls_worker_vivo(p.worker)
+            ELSE NULL::boolean
+        END AS worker_vivo,
+    p.execucoes,
+    p.linhas_enviadas,
+    p.linhas_efetivas,
+    p.linhas_removidas,
+    jsonb_array_length(p.avisos) AS avisos,
+    jsonb_array_length(p.linhas_rejeitadas) AS linhas_rejeitadas,
+    p.erro_mensagem,
+    p.alarmar,
+    p.fk_falhas,
+    p.fk_retentar,
+        CASE
+            WHEN ((p.objeto_chave IS NOT NULL) AND (p.arquivo_bytes IS NOT NULL)) THEN 'PSQL_OBJSTORE'::text
+            WHEN (p.objeto_chave IS NOT NULL) THEN 'OBJSTORE'::text
+            ELSE 'PSQL'::text
+        END AS armazenamento,
+    p.objeto_tamanho_bytes,
+    p.log_arquivo,
+    p.uploader_nome
+   FROM public.xls_processamento p;
+
+
+--
+-- Name: VIEW xls_v_processamento; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON VIEW public.xls_v_processamento IS 'One row per processing, for DBAs: status, type, timings (duracao runs while PROCESSANDO), whether the holding worker is alive, metrics, counts of warnings and rejected rows, error, alarm and FK-retry state, where the original is stored. Example: select * from xls_v_processamento where status = ''ERRO'' order by recebido_em desc limit 20;';
+
+
+--
+-- Name: xls_v_resumo_diario; Type: VIEW; Schema: public; Owner: -
+--
+
+CREATE VIEW public.xls_v_resumo_diario AS
+ SELECT ((p.recebido_em AT TIME ZONE 'America/Sao_Paulo'::text))::date AS dia,
+    COALESCE(p.tipo, '(não detectado)'::text) AS tipo,
+    p.status,
+    count(*) AS processamentos,
+    sum(p.linhas_enviadas) AS linhas_enviadas,
+    sum(p.linhas_efetivas) AS linhas_efetivas,
+    sum(p.linhas_removidas) AS linhas_removidas,
+    avg((p.finalizado_em - p.iniciado_em)) AS duracao_media,
+    max((p.finalizado_em - p.iniciado_em)) AS duracao_maxima
+   FROM public.xls_processamento p
+  GROUP BY (((p.recebido_em AT TIME ZONE 'America/Sao_Paulo'::text))::date), COALESCE(p.tipo, '(não detectado)'::text), p.status;
+
+
+--
+-- Name: VIEW xls_v_resumo_diario; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON VIEW public.xls_v_resumo_diario IS 'Processings per day of receipt (America/Sao_Paulo), type and status, with summed metrics and durations. Example: select * from xls_v_resumo_diario where dia >= current_date - 7 order by dia desc, tipo, status;';
+
+
+--
 -- Name: job job_pkey; Type: CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -1332,6 +3655,22 @@ ALTER TABLE ONLY app.worker
 
 
 --
+-- Name: bi_cliente bi_cliente_codigo_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_cliente
+    ADD CONSTRAINT bi_cliente_codigo_key UNIQUE (codigo);
+
+
+--
+-- Name: bi_cliente bi_cliente_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_cliente
+    ADD CONSTRAINT bi_cliente_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: bi_configuracao bi_configuracao_chave_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1345,6 +3684,118 @@ ALTER TABLE ONLY public.bi_configuracao
 
 ALTER TABLE ONLY public.bi_configuracao
     ADD CONSTRAINT bi_configuracao_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_faturamento bi_faturamento_nk; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_faturamento
+    ADD CONSTRAINT bi_faturamento_nk UNIQUE (filial, nota_fiscal, serie, item);
+
+
+--
+-- Name: bi_faturamento bi_faturamento_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_faturamento
+    ADD CONSTRAINT bi_faturamento_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_filial bi_filial_codigo_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_filial
+    ADD CONSTRAINT bi_filial_codigo_key UNIQUE (codigo);
+
+
+--
+-- Name: bi_filial bi_filial_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_filial
+    ADD CONSTRAINT bi_filial_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_meta bi_meta_nk; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_meta
+    ADD CONSTRAINT bi_meta_nk UNIQUE (competencia, vendedor, produto);
+
+
+--
+-- Name: bi_meta bi_meta_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_meta
+    ADD CONSTRAINT bi_meta_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_movimento bi_movimento_nk; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_movimento
+    ADD CONSTRAINT bi_movimento_nk UNIQUE (filial, lancamento, conta);
+
+
+--
+-- Name: bi_movimento bi_movimento_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_movimento
+    ADD CONSTRAINT bi_movimento_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_produto bi_produto_codigo_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_produto
+    ADD CONSTRAINT bi_produto_codigo_key UNIQUE (codigo);
+
+
+--
+-- Name: bi_produto bi_produto_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_produto
+    ADD CONSTRAINT bi_produto_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_veiculo bi_veiculo_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_veiculo
+    ADD CONSTRAINT bi_veiculo_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_veiculo bi_veiculo_placa_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_veiculo
+    ADD CONSTRAINT bi_veiculo_placa_key UNIQUE (placa);
+
+
+--
+-- Name: bi_vendedor bi_vendedor_codigo_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_vendedor
+    ADD CONSTRAINT bi_vendedor_codigo_key UNIQUE (codigo);
+
+
+--
+-- Name: bi_vendedor bi_vendedor_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_vendedor
+    ADD CONSTRAINT bi_vendedor_pkey PRIMARY KEY (id);
 
 
 --
@@ -1404,6 +3855,38 @@ ALTER TABLE ONLY public.variante
 
 
 --
+-- Name: xls_conjunto_item xls_conjunto_item_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_conjunto_item
+    ADD CONSTRAINT xls_conjunto_item_pkey PRIMARY KEY (conjunto_id, ordem);
+
+
+--
+-- Name: xls_conjunto_lote xls_conjunto_lote_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_conjunto_lote
+    ADD CONSTRAINT xls_conjunto_lote_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: xls_processamento xls_processamento_checksum_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_processamento
+    ADD CONSTRAINT xls_processamento_checksum_key UNIQUE (checksum);
+
+
+--
+-- Name: xls_processamento xls_processamento_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_processamento
+    ADD CONSTRAINT xls_processamento_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: job_claim_idx; Type: INDEX; Schema: app; Owner: -
 --
 
@@ -1422,6 +3905,34 @@ CREATE INDEX job_running_idx ON app.job USING btree (locked_by) WHERE (status = 
 --
 
 CREATE UNIQUE INDEX job_unique_key_idx ON app.job USING btree (kind, unique_key) WHERE ((unique_key IS NOT NULL) AND (status = ANY (ARRAY['pending'::text, 'running'::text])));
+
+
+--
+-- Name: xls_job_processamento_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX xls_job_processamento_idx ON app.job USING btree (((payload ->> 'id'::text))) WHERE (kind = 'xls_processar'::text);
+
+
+--
+-- Name: bi_faturamento_emissao_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX bi_faturamento_emissao_idx ON public.bi_faturamento USING btree (emissao);
+
+
+--
+-- Name: bi_meta_vendedor_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX bi_meta_vendedor_idx ON public.bi_meta USING btree (vendedor);
+
+
+--
+-- Name: bi_movimento_data_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX bi_movimento_data_idx ON public.bi_movimento USING btree (data);
 
 
 --
@@ -1467,10 +3978,101 @@ CREATE INDEX variante_produto_idx ON public.variante USING btree (produto_id);
 
 
 --
+-- Name: xls_conjunto_item_processamento_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX xls_conjunto_item_processamento_idx ON public.xls_conjunto_item USING btree (processamento_id) WHERE (processamento_id IS NOT NULL);
+
+
+--
+-- Name: xls_processamento_conjunto_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX xls_processamento_conjunto_idx ON public.xls_processamento USING btree (conjunto_id) WHERE (conjunto_id IS NOT NULL);
+
+
+--
+-- Name: xls_processamento_recebido_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX xls_processamento_recebido_idx ON public.xls_processamento USING btree (recebido_em DESC, id);
+
+
+--
+-- Name: xls_processamento_status_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX xls_processamento_status_idx ON public.xls_processamento USING btree (status, recebido_em DESC);
+
+
+--
+-- Name: xls_processamento_tipo_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX xls_processamento_tipo_idx ON public.xls_processamento USING btree (tipo, recebido_em DESC);
+
+
+--
+-- Name: bi_cliente _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cliente FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
 -- Name: bi_configuracao _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
 CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_faturamento _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_faturamento FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_filial _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_filial FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_meta _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_movimento _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_movimento FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_produto _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_produto FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_veiculo _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_veiculo FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_vendedor _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_vendedor FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
 
 
 --
@@ -1488,10 +4090,25 @@ CREATE TRIGGER _100_touch BEFORE UPDATE ON public.variante FOR EACH ROW EXECUTE 
 
 
 --
+-- Name: xls_processamento _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.xls_processamento FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
 -- Name: bi_configuracao _900_notify; Type: TRIGGER; Schema: public; Owner: -
 --
 
 CREATE TRIGGER _900_notify AFTER INSERT OR DELETE OR UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION public.tg_bi_configuracao__notify();
+
+
+--
+-- Name: bi_meta bi_meta_vendedor_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_meta
+    ADD CONSTRAINT bi_meta_vendedor_fkey FOREIGN KEY (vendedor) REFERENCES public.bi_vendedor(codigo);
 
 
 --
@@ -1516,6 +4133,30 @@ ALTER TABLE ONLY public.erp_sync_audit_variante
 
 ALTER TABLE ONLY public.variante
     ADD CONSTRAINT variante_produto_id_fkey FOREIGN KEY (produto_id) REFERENCES public.produto(id) ON DELETE CASCADE;
+
+
+--
+-- Name: xls_conjunto_item xls_conjunto_item_conjunto_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_conjunto_item
+    ADD CONSTRAINT xls_conjunto_item_conjunto_id_fkey FOREIGN KEY (conjunto_id) REFERENCES public.xls_conjunto_lote(id) ON DELETE CASCADE;
+
+
+--
+-- Name: xls_conjunto_item xls_conjunto_item_processamento_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_conjunto_item
+    ADD CONSTRAINT xls_conjunto_item_processamento_id_fkey FOREIGN KEY (processamento_id) REFERENCES public.xls_processamento(id) ON DELETE SET NULL;
+
+
+--
+-- Name: xls_processamento xls_processamento_conjunto_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_processamento
+    ADD CONSTRAINT xls_processamento_conjunto_id_fkey FOREIGN KEY (conjunto_id) REFERENCES public.xls_conjunto_lote(id) ON DELETE SET NULL;
 
 
 --
@@ -1544,4 +4185,10 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261122000300'),
     ('20261122000400'),
     ('20261122100000'),
-    ('20261122100100');
+    ('20261122100100'),
+    ('20261122300000'),
+    ('20261122300100'),
+    ('20261122300200'),
+    ('20261122300300'),
+    ('20261122300400'),
+    ('20261122300500');

@@ -23,6 +23,279 @@ declare module 'zapatos/schema' {
   /* --- tables --- */
 
   /**
+   * **bi_cliente**
+   * - Table in database
+   */
+  export namespace bi_cliente {
+    export type Table = 'bi_cliente';
+    export interface Selectable {
+      /**
+      * **bi_cliente.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_cliente.classe**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      classe: string | null;
+      /**
+      * **bi_cliente.cnpj_cpf**
+      *
+      * Digits only.
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cnpj_cpf: string | null;
+      /**
+      * **bi_cliente.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo: string;
+      /**
+      * **bi_cliente.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_cliente.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio: string | null;
+      /**
+      * **bi_cliente.nome**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome: string | null;
+      /**
+      * **bi_cliente.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_cliente.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_cliente.classe**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      classe: string | null;
+      /**
+      * **bi_cliente.cnpj_cpf**
+      *
+      * Digits only.
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cnpj_cpf: string | null;
+      /**
+      * **bi_cliente.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo: string;
+      /**
+      * **bi_cliente.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_cliente.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio: string | null;
+      /**
+      * **bi_cliente.nome**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome: string | null;
+      /**
+      * **bi_cliente.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **bi_cliente.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_cliente.classe**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      classe?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_cliente.cnpj_cpf**
+      *
+      * Digits only.
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cnpj_cpf?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_cliente.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_cliente.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_cliente.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_cliente.nome**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_cliente.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_cliente.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_cliente.classe**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      classe?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_cliente.cnpj_cpf**
+      *
+      * Digits only.
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cnpj_cpf?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_cliente.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_cliente.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_cliente.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_cliente.nome**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_cliente.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_cliente.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_cliente.classe**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      classe?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_cliente.cnpj_cpf**
+      *
+      * Digits only.
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cnpj_cpf?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_cliente.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_cliente.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_cliente.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_cliente.nome**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_cliente.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_cliente_codigo_key' | 'bi_cliente_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
    * **bi_configuracao**
    * - Table in database
    */
@@ -249,6 +522,1757 @@ declare module 'zapatos/schema' {
       valor?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
     }
     export type UniqueIndex = 'bi_configuracao_chave_key' | 'bi_configuracao_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **bi_faturamento**
+   * - Table in database
+   */
+  export namespace bi_faturamento {
+    export type Table = 'bi_faturamento';
+    export interface Selectable {
+      /**
+      * **bi_faturamento.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_faturamento.cliente**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cliente: string | null;
+      /**
+      * **bi_faturamento.emissao**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      emissao: Date;
+      /**
+      * **bi_faturamento.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial: string;
+      /**
+      * **bi_faturamento.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_faturamento.item**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      item: string;
+      /**
+      * **bi_faturamento.nota_fiscal**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      nota_fiscal: string;
+      /**
+      * **bi_faturamento.placa**
+      *
+      * Plate as sent, normalised (uppercase, no dash or space) even when invalid; the registry is bi_veiculo.
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      placa: string | null;
+      /**
+      * **bi_faturamento.produto**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      produto: string | null;
+      /**
+      * **bi_faturamento.quantidade**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      quantidade: db.NumericString | null;
+      /**
+      * **bi_faturamento.serie**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      serie: string;
+      /**
+      * **bi_faturamento.valor_total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor_total: db.NumericString | null;
+      /**
+      * **bi_faturamento.valor_unitario**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor_unitario: db.NumericString | null;
+      /**
+      * **bi_faturamento.vendedor**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      vendedor: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_faturamento.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_faturamento.cliente**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cliente: string | null;
+      /**
+      * **bi_faturamento.emissao**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      emissao: db.DateString;
+      /**
+      * **bi_faturamento.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial: string;
+      /**
+      * **bi_faturamento.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_faturamento.item**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      item: string;
+      /**
+      * **bi_faturamento.nota_fiscal**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      nota_fiscal: string;
+      /**
+      * **bi_faturamento.placa**
+      *
+      * Plate as sent, normalised (uppercase, no dash or space) even when invalid; the registry is bi_veiculo.
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      placa: string | null;
+      /**
+      * **bi_faturamento.produto**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      produto: string | null;
+      /**
+      * **bi_faturamento.quantidade**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      quantidade: number | null;
+      /**
+      * **bi_faturamento.serie**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      serie: string;
+      /**
+      * **bi_faturamento.valor_total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor_total: number | null;
+      /**
+      * **bi_faturamento.valor_unitario**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor_unitario: number | null;
+      /**
+      * **bi_faturamento.vendedor**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      vendedor: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **bi_faturamento.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_faturamento.cliente**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cliente?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_faturamento.emissao**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      emissao?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_faturamento.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_faturamento.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_faturamento.item**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      item?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_faturamento.nota_fiscal**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      nota_fiscal?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_faturamento.placa**
+      *
+      * Plate as sent, normalised (uppercase, no dash or space) even when invalid; the registry is bi_veiculo.
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      placa?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_faturamento.produto**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      produto?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_faturamento.quantidade**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      quantidade?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_faturamento.serie**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      serie?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_faturamento.valor_total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor_total?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_faturamento.valor_unitario**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor_unitario?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_faturamento.vendedor**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      vendedor?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_faturamento.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_faturamento.cliente**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cliente?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_faturamento.emissao**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      emissao: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment;
+      /**
+      * **bi_faturamento.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_faturamento.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_faturamento.item**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      item: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_faturamento.nota_fiscal**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      nota_fiscal: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_faturamento.placa**
+      *
+      * Plate as sent, normalised (uppercase, no dash or space) even when invalid; the registry is bi_veiculo.
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      placa?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_faturamento.produto**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      produto?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_faturamento.quantidade**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      quantidade?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_faturamento.serie**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      serie: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_faturamento.valor_total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor_total?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_faturamento.valor_unitario**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor_unitario?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_faturamento.vendedor**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      vendedor?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_faturamento.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_faturamento.cliente**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cliente?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_faturamento.emissao**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      emissao?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment>;
+      /**
+      * **bi_faturamento.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_faturamento.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_faturamento.item**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      item?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_faturamento.nota_fiscal**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      nota_fiscal?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_faturamento.placa**
+      *
+      * Plate as sent, normalised (uppercase, no dash or space) even when invalid; the registry is bi_veiculo.
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      placa?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_faturamento.produto**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      produto?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_faturamento.quantidade**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      quantidade?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_faturamento.serie**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      serie?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_faturamento.valor_total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor_total?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_faturamento.valor_unitario**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor_unitario?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_faturamento.vendedor**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      vendedor?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_faturamento_nk' | 'bi_faturamento_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **bi_filial**
+   * - Table in database
+   */
+  export namespace bi_filial {
+    export type Table = 'bi_filial';
+    export interface Selectable {
+      /**
+      * **bi_filial.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_filial.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo: string;
+      /**
+      * **bi_filial.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_filial.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio: string | null;
+      /**
+      * **bi_filial.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_filial.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_filial.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo: string;
+      /**
+      * **bi_filial.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_filial.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio: string | null;
+      /**
+      * **bi_filial.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **bi_filial.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_filial.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_filial.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_filial.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_filial.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_filial.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_filial.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_filial.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_filial.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_filial.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_filial.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_filial.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_filial.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_filial.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_filial.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_filial_codigo_key' | 'bi_filial_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **bi_meta**
+   * - Table in database
+   */
+  export namespace bi_meta {
+    export type Table = 'bi_meta';
+    export interface Selectable {
+      /**
+      * **bi_meta.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_meta.competencia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      competencia: Date;
+      /**
+      * **bi_meta.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_meta.meta_margem**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      meta_margem: db.NumericString | null;
+      /**
+      * **bi_meta.meta_volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      meta_volume: db.NumericString | null;
+      /**
+      * **bi_meta.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string;
+      /**
+      * **bi_meta.vendedor**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      vendedor: string;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_meta.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_meta.competencia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      competencia: db.DateString;
+      /**
+      * **bi_meta.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_meta.meta_margem**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      meta_margem: number | null;
+      /**
+      * **bi_meta.meta_volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      meta_volume: number | null;
+      /**
+      * **bi_meta.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string;
+      /**
+      * **bi_meta.vendedor**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      vendedor: string;
+    }
+    export interface Whereable {
+      /**
+      * **bi_meta.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_meta.competencia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      competencia?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_meta.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_meta.meta_margem**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      meta_margem?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_meta.meta_volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      meta_volume?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_meta.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_meta.vendedor**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      vendedor?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_meta.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_meta.competencia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      competencia: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment;
+      /**
+      * **bi_meta.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_meta.meta_margem**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      meta_margem?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_meta.meta_volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      meta_volume?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_meta.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_meta.vendedor**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      vendedor: string | db.Parameter<string> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_meta.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_meta.competencia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      competencia?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment>;
+      /**
+      * **bi_meta.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_meta.meta_margem**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      meta_margem?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_meta.meta_volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      meta_volume?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_meta.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_meta.vendedor**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      vendedor?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_meta_nk' | 'bi_meta_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **bi_movimento**
+   * - Table in database
+   */
+  export namespace bi_movimento {
+    export type Table = 'bi_movimento';
+    export interface Selectable {
+      /**
+      * **bi_movimento.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_movimento.conta**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      conta: string;
+      /**
+      * **bi_movimento.credito**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      credito: db.NumericString | null;
+      /**
+      * **bi_movimento.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data: Date;
+      /**
+      * **bi_movimento.debito**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      debito: db.NumericString | null;
+      /**
+      * **bi_movimento.descricao_conta**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      descricao_conta: string | null;
+      /**
+      * **bi_movimento.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial: string;
+      /**
+      * **bi_movimento.historico**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      historico: string | null;
+      /**
+      * **bi_movimento.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_movimento.lancamento**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      lancamento: string;
+      /**
+      * **bi_movimento.placa**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      placa: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_movimento.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_movimento.conta**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      conta: string;
+      /**
+      * **bi_movimento.credito**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      credito: number | null;
+      /**
+      * **bi_movimento.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data: db.DateString;
+      /**
+      * **bi_movimento.debito**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      debito: number | null;
+      /**
+      * **bi_movimento.descricao_conta**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      descricao_conta: string | null;
+      /**
+      * **bi_movimento.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial: string;
+      /**
+      * **bi_movimento.historico**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      historico: string | null;
+      /**
+      * **bi_movimento.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_movimento.lancamento**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      lancamento: string;
+      /**
+      * **bi_movimento.placa**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      placa: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **bi_movimento.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_movimento.conta**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      conta?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_movimento.credito**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      credito?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_movimento.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_movimento.debito**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      debito?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_movimento.descricao_conta**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      descricao_conta?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_movimento.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_movimento.historico**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      historico?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_movimento.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_movimento.lancamento**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      lancamento?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_movimento.placa**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      placa?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_movimento.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_movimento.conta**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      conta: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_movimento.credito**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      credito?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_movimento.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment;
+      /**
+      * **bi_movimento.debito**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      debito?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_movimento.descricao_conta**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      descricao_conta?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_movimento.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_movimento.historico**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      historico?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_movimento.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_movimento.lancamento**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      lancamento: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_movimento.placa**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      placa?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_movimento.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_movimento.conta**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      conta?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_movimento.credito**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      credito?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_movimento.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment>;
+      /**
+      * **bi_movimento.debito**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      debito?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_movimento.descricao_conta**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      descricao_conta?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_movimento.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_movimento.historico**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      historico?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_movimento.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_movimento.lancamento**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      lancamento?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_movimento.placa**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      placa?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_movimento_nk' | 'bi_movimento_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **bi_produto**
+   * - Table in database
+   */
+  export namespace bi_produto {
+    export type Table = 'bi_produto';
+    export interface Selectable {
+      /**
+      * **bi_produto.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_produto.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo: string;
+      /**
+      * **bi_produto.descricao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      descricao: string | null;
+      /**
+      * **bi_produto.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_produto.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_produto.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo: string;
+      /**
+      * **bi_produto.descricao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      descricao: string | null;
+      /**
+      * **bi_produto.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+    }
+    export interface Whereable {
+      /**
+      * **bi_produto.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_produto.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_produto.descricao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      descricao?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_produto.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_produto.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_produto.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_produto.descricao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      descricao?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_produto.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_produto.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_produto.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_produto.descricao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      descricao?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_produto.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_produto_codigo_key' | 'bi_produto_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **bi_veiculo**
+   * - Table in database
+   */
+  export namespace bi_veiculo {
+    export type Table = 'bi_veiculo';
+    export interface Selectable {
+      /**
+      * **bi_veiculo.ano_fabricacao**
+      *
+      * Construction year: left of the slash in 'YYYY/YYYY'.
+      * - `int2` in database
+      * - Nullable, no default
+      */
+      ano_fabricacao: number | null;
+      /**
+      * **bi_veiculo.ano_modelo**
+      *
+      * Model year: right of the slash in 'YYYY/YYYY'.
+      * - `int2` in database
+      * - Nullable, no default
+      */
+      ano_modelo: number | null;
+      /**
+      * **bi_veiculo.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_veiculo.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_veiculo.modelo**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      modelo: string | null;
+      /**
+      * **bi_veiculo.placa**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      placa: string;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_veiculo.ano_fabricacao**
+      *
+      * Construction year: left of the slash in 'YYYY/YYYY'.
+      * - `int2` in database
+      * - Nullable, no default
+      */
+      ano_fabricacao: number | null;
+      /**
+      * **bi_veiculo.ano_modelo**
+      *
+      * Model year: right of the slash in 'YYYY/YYYY'.
+      * - `int2` in database
+      * - Nullable, no default
+      */
+      ano_modelo: number | null;
+      /**
+      * **bi_veiculo.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_veiculo.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_veiculo.modelo**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      modelo: string | null;
+      /**
+      * **bi_veiculo.placa**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      placa: string;
+    }
+    export interface Whereable {
+      /**
+      * **bi_veiculo.ano_fabricacao**
+      *
+      * Construction year: left of the slash in 'YYYY/YYYY'.
+      * - `int2` in database
+      * - Nullable, no default
+      */
+      ano_fabricacao?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_veiculo.ano_modelo**
+      *
+      * Model year: right of the slash in 'YYYY/YYYY'.
+      * - `int2` in database
+      * - Nullable, no default
+      */
+      ano_modelo?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_veiculo.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_veiculo.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_veiculo.modelo**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      modelo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_veiculo.placa**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      placa?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_veiculo.ano_fabricacao**
+      *
+      * Construction year: left of the slash in 'YYYY/YYYY'.
+      * - `int2` in database
+      * - Nullable, no default
+      */
+      ano_fabricacao?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_veiculo.ano_modelo**
+      *
+      * Model year: right of the slash in 'YYYY/YYYY'.
+      * - `int2` in database
+      * - Nullable, no default
+      */
+      ano_modelo?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_veiculo.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_veiculo.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_veiculo.modelo**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      modelo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_veiculo.placa**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      placa: string | db.Parameter<string> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_veiculo.ano_fabricacao**
+      *
+      * Construction year: left of the slash in 'YYYY/YYYY'.
+      * - `int2` in database
+      * - Nullable, no default
+      */
+      ano_fabricacao?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_veiculo.ano_modelo**
+      *
+      * Model year: right of the slash in 'YYYY/YYYY'.
+      * - `int2` in database
+      * - Nullable, no default
+      */
+      ano_modelo?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_veiculo.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_veiculo.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_veiculo.modelo**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      modelo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_veiculo.placa**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      placa?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_veiculo_pkey' | 'bi_veiculo_placa_key';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **bi_vendedor**
+   * - Table in database
+   */
+  export namespace bi_vendedor {
+    export type Table = 'bi_vendedor';
+    export interface Selectable {
+      /**
+      * **bi_vendedor.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_vendedor.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo: string;
+      /**
+      * **bi_vendedor.filial**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      filial: string | null;
+      /**
+      * **bi_vendedor.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_vendedor.nome**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_vendedor.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_vendedor.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo: string;
+      /**
+      * **bi_vendedor.filial**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      filial: string | null;
+      /**
+      * **bi_vendedor.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_vendedor.nome**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **bi_vendedor.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_vendedor.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_vendedor.filial**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      filial?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_vendedor.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_vendedor.nome**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_vendedor.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_vendedor.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_vendedor.filial**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      filial?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_vendedor.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_vendedor.nome**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_vendedor.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_vendedor.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_vendedor.filial**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      filial?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_vendedor.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_vendedor.nome**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_vendedor_codigo_key' | 'bi_vendedor_pkey';
     export type Column = keyof Selectable;
     export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
     export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
@@ -1611,23 +3635,3031 @@ declare module 'zapatos/schema' {
     export type SQL = SQLExpression | SQLExpression[];
   }
 
+  /**
+   * **xls_conjunto_item**
+   * - Table in database
+   */
+  export namespace xls_conjunto_item {
+    export type Table = 'xls_conjunto_item';
+    export interface Selectable {
+      /**
+      * **xls_conjunto_item.arquivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      arquivo: string;
+      /**
+      * **xls_conjunto_item.conjunto_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      conjunto_id: string;
+      /**
+      * **xls_conjunto_item.motivo**
+      *
+      * Why the entry was DUPLICADO (names the existing processing id), IGNORADO or REPROCESSANDO.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      motivo: string | null;
+      /**
+      * **xls_conjunto_item.ordem**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      ordem: number;
+      /**
+      * **xls_conjunto_item.processamento_id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      processamento_id: string | null;
+      /**
+      * **xls_conjunto_item.status**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      status: string;
+    }
+    export interface JSONSelectable {
+      /**
+      * **xls_conjunto_item.arquivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      arquivo: string;
+      /**
+      * **xls_conjunto_item.conjunto_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      conjunto_id: string;
+      /**
+      * **xls_conjunto_item.motivo**
+      *
+      * Why the entry was DUPLICADO (names the existing processing id), IGNORADO or REPROCESSANDO.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      motivo: string | null;
+      /**
+      * **xls_conjunto_item.ordem**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      ordem: number;
+      /**
+      * **xls_conjunto_item.processamento_id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      processamento_id: string | null;
+      /**
+      * **xls_conjunto_item.status**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      status: string;
+    }
+    export interface Whereable {
+      /**
+      * **xls_conjunto_item.arquivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      arquivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto_item.conjunto_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      conjunto_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto_item.motivo**
+      *
+      * Why the entry was DUPLICADO (names the existing processing id), IGNORADO or REPROCESSANDO.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      motivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto_item.ordem**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      ordem?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto_item.processamento_id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      processamento_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto_item.status**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      status?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **xls_conjunto_item.arquivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      arquivo: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **xls_conjunto_item.conjunto_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      conjunto_id: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **xls_conjunto_item.motivo**
+      *
+      * Why the entry was DUPLICADO (names the existing processing id), IGNORADO or REPROCESSANDO.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      motivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_conjunto_item.ordem**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      ordem: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **xls_conjunto_item.processamento_id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      processamento_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_conjunto_item.status**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      status: string | db.Parameter<string> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **xls_conjunto_item.arquivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      arquivo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **xls_conjunto_item.conjunto_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      conjunto_id?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **xls_conjunto_item.motivo**
+      *
+      * Why the entry was DUPLICADO (names the existing processing id), IGNORADO or REPROCESSANDO.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      motivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_conjunto_item.ordem**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      ordem?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **xls_conjunto_item.processamento_id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      processamento_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_conjunto_item.status**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      status?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'xls_conjunto_item_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **xls_conjunto_lote**
+   * - Table in database
+   */
+  export namespace xls_conjunto_lote {
+    export type Table = 'xls_conjunto_lote';
+    export interface Selectable {
+      /**
+      * **xls_conjunto_lote.arquivo**
+      *
+      * Name of the .zip as uploaded.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo: string | null;
+      /**
+      * **xls_conjunto_lote.fechado_em**
+      *
+      * When the batch closed; null while open.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em: Date | null;
+      /**
+      * **xls_conjunto_lote.fechamento_motivo**
+      *
+      * Why it closed: master report committed, or every processing ended.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      fechamento_motivo: string | null;
+      /**
+      * **xls_conjunto_lote.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **xls_conjunto_lote.recebido_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recebido_em: Date;
+      /**
+      * **xls_conjunto_lote.total**
+      *
+      * Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      total: number;
+      /**
+      * **xls_conjunto_lote.uploader_id**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id: string | null;
+      /**
+      * **xls_conjunto_lote.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **xls_conjunto_lote.arquivo**
+      *
+      * Name of the .zip as uploaded.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo: string | null;
+      /**
+      * **xls_conjunto_lote.fechado_em**
+      *
+      * When the batch closed; null while open.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em: db.TimestampTzString | null;
+      /**
+      * **xls_conjunto_lote.fechamento_motivo**
+      *
+      * Why it closed: master report committed, or every processing ended.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      fechamento_motivo: string | null;
+      /**
+      * **xls_conjunto_lote.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **xls_conjunto_lote.recebido_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recebido_em: db.TimestampTzString;
+      /**
+      * **xls_conjunto_lote.total**
+      *
+      * Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      total: number;
+      /**
+      * **xls_conjunto_lote.uploader_id**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id: string | null;
+      /**
+      * **xls_conjunto_lote.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **xls_conjunto_lote.arquivo**
+      *
+      * Name of the .zip as uploaded.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto_lote.fechado_em**
+      *
+      * When the batch closed; null while open.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto_lote.fechamento_motivo**
+      *
+      * Why it closed: master report committed, or every processing ended.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      fechamento_motivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto_lote.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto_lote.recebido_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto_lote.total**
+      *
+      * Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      total?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto_lote.uploader_id**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto_lote.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **xls_conjunto_lote.arquivo**
+      *
+      * Name of the .zip as uploaded.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_conjunto_lote.fechado_em**
+      *
+      * When the batch closed; null while open.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_conjunto_lote.fechamento_motivo**
+      *
+      * Why it closed: master report committed, or every processing ended.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      fechamento_motivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_conjunto_lote.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_conjunto_lote.recebido_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_conjunto_lote.total**
+      *
+      * Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      total?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_conjunto_lote.uploader_id**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_conjunto_lote.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **xls_conjunto_lote.arquivo**
+      *
+      * Name of the .zip as uploaded.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_conjunto_lote.fechado_em**
+      *
+      * When the batch closed; null while open.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_conjunto_lote.fechamento_motivo**
+      *
+      * Why it closed: master report committed, or every processing ended.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      fechamento_motivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_conjunto_lote.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_conjunto_lote.recebido_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_conjunto_lote.total**
+      *
+      * Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      total?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_conjunto_lote.uploader_id**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_conjunto_lote.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'xls_conjunto_lote_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **xls_processamento**
+   * - Table in database
+   */
+  export namespace xls_processamento {
+    export type Table = 'xls_processamento';
+    export interface Selectable {
+      /**
+      * **xls_processamento.alarmar**
+      *
+      * The latest outcome must raise an alarm (decided by SQL; the edge sends it): every ERRO except a first transient FK failure inside a batch.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      alarmar: boolean;
+      /**
+      * **xls_processamento.arquivo**
+      *
+      * File name as uploaded (the entry name inside the zip), of the latest send.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      arquivo: string;
+      /**
+      * **xls_processamento.arquivo_bytes**
+      *
+      * Legacy: the original file kept in the database (storage modes PSQL and PSQL_OBJSTORE). Never returned by the API.
+      * - `bytea` in database
+      * - Nullable, no default
+      */
+      arquivo_bytes: Buffer | null;
+      /**
+      * **xls_processamento.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **xls_processamento.avisos**
+      *
+      * Warnings of the latest run: [{categoria, motivo, quantidade, linhas: [{aba, linha, valor}]}] (vehicle-registry defence, repeated keys, suspended deletions...).
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'[]'::jsonb`
+      */
+      avisos: db.JSONValue;
+      /**
+      * **xls_processamento.checksum**
+      *
+      * SHA-256 of the file, lowercase hex. Unique: the same file always maps to the same record.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      checksum: string;
+      /**
+      * **xls_processamento.conjunto_id**
+      *
+      * Batch (zip) of the latest send; null for a loose file.
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      conjunto_id: string | null;
+      /**
+      * **xls_processamento.erro_mensagem**
+      *
+      * Reason of ERRO (or IGNORADO), in pt-BR for staff.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem: string | null;
+      /**
+      * **xls_processamento.execucoes**
+      *
+      * How many times the processing was started.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      execucoes: number;
+      /**
+      * **xls_processamento.finalizado_em**
+      *
+      * End of the latest run; null while PENDENTE or PROCESSANDO.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em: Date | null;
+      /**
+      * **xls_processamento.fk_falhas**
+      *
+      * Transient foreign-key failures since the latest send (the first one in a batch is silent and retried once).
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      fk_falhas: number;
+      /**
+      * **xls_processamento.fk_retentar**
+      *
+      * ERRO by a first transient FK failure, waiting for its batch to close to be reprocessed once.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      fk_retentar: boolean;
+      /**
+      * **xls_processamento.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **xls_processamento.iniciado_em**
+      *
+      * Start of the latest run (PENDENTE -> PROCESSANDO).
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciado_em: Date | null;
+      /**
+      * **xls_processamento.linhas_efetivas**
+      *
+      * Rows really written (inserted or changed); an identical re-import writes 0.
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_efetivas: number | null;
+      /**
+      * **xls_processamento.linhas_enviadas**
+      *
+      * Rows sent, counted in the same scope as linhas_efetivas (the rows of the type's data tables, not the reference tables). Null before the first successful merge.
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_enviadas: number | null;
+      /**
+      * **xls_processamento.linhas_rejeitadas**
+      *
+      * Rows skipped as invalid: [{aba, linha, campo, valor, mensagem}], mensagem = linha <n>: <campo> '<valor>' inválido.
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'[]'::jsonb`
+      */
+      linhas_rejeitadas: db.JSONValue;
+      /**
+      * **xls_processamento.linhas_removidas**
+      *
+      * Rows deleted because they are within the type's scope and absent from the file.
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_removidas: number | null;
+      /**
+      * **xls_processamento.log_arquivo**
+      *
+      * Execution log, relative to APP_LOGS_DIR: <yyyy>/<mm>/<id>.log (month of the first receipt, America/Sao_Paulo).
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      log_arquivo: string;
+      /**
+      * **xls_processamento.metricas**
+      *
+      * Per-table detail of the latest merge: {"<tabela>": {"enviadas", "efetivas", "removidas"}}.
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      metricas: db.JSONValue | null;
+      /**
+      * **xls_processamento.objeto_bucket**
+      *
+      * Object-store bucket of the original; null when stored only in arquivo_bytes.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      objeto_bucket: string | null;
+      /**
+      * **xls_processamento.objeto_chave**
+      *
+      * Object key, content-addressed: <yyyy>/<mm>/<checksum>.xlsx (month of the first receipt, America/Sao_Paulo).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      objeto_chave: string | null;
+      /**
+      * **xls_processamento.objeto_tamanho_bytes**
+      *
+      * Size of the original file in bytes.
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      objeto_tamanho_bytes: db.Int8String | null;
+      /**
+      * **xls_processamento.recebido_em**
+      *
+      * First receipt of this file; the list order key. A resend reprocesses the record in place and keeps it.
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recebido_em: Date;
+      /**
+      * **xls_processamento.status**
+      *
+      * PENDENTE (queued), PROCESSANDO (held by a worker), SUCESSO, ERRO, IGNORADO (not a known type).
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      status: string;
+      /**
+      * **xls_processamento.tipo**
+      *
+      * Detected spreadsheet type (null until detection); kept across reprocessing.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      tipo: string | null;
+      /**
+      * **xls_processamento.uploader_id**
+      *
+      * Identity of who sent the file (manual import page); null through the API.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id: string | null;
+      /**
+      * **xls_processamento.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome: string | null;
+      /**
+      * **xls_processamento.worker**
+      *
+      * app.worker id of the replica that holds (PROCESSANDO) or last ran the processing.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **xls_processamento.alarmar**
+      *
+      * The latest outcome must raise an alarm (decided by SQL; the edge sends it): every ERRO except a first transient FK failure inside a batch.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      alarmar: boolean;
+      /**
+      * **xls_processamento.arquivo**
+      *
+      * File name as uploaded (the entry name inside the zip), of the latest send.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      arquivo: string;
+      /**
+      * **xls_processamento.arquivo_bytes**
+      *
+      * Legacy: the original file kept in the database (storage modes PSQL and PSQL_OBJSTORE). Never returned by the API.
+      * - `bytea` in database
+      * - Nullable, no default
+      */
+      arquivo_bytes: db.ByteArrayString | null;
+      /**
+      * **xls_processamento.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **xls_processamento.avisos**
+      *
+      * Warnings of the latest run: [{categoria, motivo, quantidade, linhas: [{aba, linha, valor}]}] (vehicle-registry defence, repeated keys, suspended deletions...).
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'[]'::jsonb`
+      */
+      avisos: db.JSONValue;
+      /**
+      * **xls_processamento.checksum**
+      *
+      * SHA-256 of the file, lowercase hex. Unique: the same file always maps to the same record.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      checksum: string;
+      /**
+      * **xls_processamento.conjunto_id**
+      *
+      * Batch (zip) of the latest send; null for a loose file.
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      conjunto_id: string | null;
+      /**
+      * **xls_processamento.erro_mensagem**
+      *
+      * Reason of ERRO (or IGNORADO), in pt-BR for staff.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem: string | null;
+      /**
+      * **xls_processamento.execucoes**
+      *
+      * How many times the processing was started.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      execucoes: number;
+      /**
+      * **xls_processamento.finalizado_em**
+      *
+      * End of the latest run; null while PENDENTE or PROCESSANDO.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em: db.TimestampTzString | null;
+      /**
+      * **xls_processamento.fk_falhas**
+      *
+      * Transient foreign-key failures since the latest send (the first one in a batch is silent and retried once).
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      fk_falhas: number;
+      /**
+      * **xls_processamento.fk_retentar**
+      *
+      * ERRO by a first transient FK failure, waiting for its batch to close to be reprocessed once.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      fk_retentar: boolean;
+      /**
+      * **xls_processamento.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **xls_processamento.iniciado_em**
+      *
+      * Start of the latest run (PENDENTE -> PROCESSANDO).
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciado_em: db.TimestampTzString | null;
+      /**
+      * **xls_processamento.linhas_efetivas**
+      *
+      * Rows really written (inserted or changed); an identical re-import writes 0.
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_efetivas: number | null;
+      /**
+      * **xls_processamento.linhas_enviadas**
+      *
+      * Rows sent, counted in the same scope as linhas_efetivas (the rows of the type's data tables, not the reference tables). Null before the first successful merge.
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_enviadas: number | null;
+      /**
+      * **xls_processamento.linhas_rejeitadas**
+      *
+      * Rows skipped as invalid: [{aba, linha, campo, valor, mensagem}], mensagem = linha <n>: <campo> '<valor>' inválido.
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'[]'::jsonb`
+      */
+      linhas_rejeitadas: db.JSONValue;
+      /**
+      * **xls_processamento.linhas_removidas**
+      *
+      * Rows deleted because they are within the type's scope and absent from the file.
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_removidas: number | null;
+      /**
+      * **xls_processamento.log_arquivo**
+      *
+      * Execution log, relative to APP_LOGS_DIR: <yyyy>/<mm>/<id>.log (month of the first receipt, America/Sao_Paulo).
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      log_arquivo: string;
+      /**
+      * **xls_processamento.metricas**
+      *
+      * Per-table detail of the latest merge: {"<tabela>": {"enviadas", "efetivas", "removidas"}}.
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      metricas: db.JSONValue | null;
+      /**
+      * **xls_processamento.objeto_bucket**
+      *
+      * Object-store bucket of the original; null when stored only in arquivo_bytes.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      objeto_bucket: string | null;
+      /**
+      * **xls_processamento.objeto_chave**
+      *
+      * Object key, content-addressed: <yyyy>/<mm>/<checksum>.xlsx (month of the first receipt, America/Sao_Paulo).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      objeto_chave: string | null;
+      /**
+      * **xls_processamento.objeto_tamanho_bytes**
+      *
+      * Size of the original file in bytes.
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      objeto_tamanho_bytes: number | null;
+      /**
+      * **xls_processamento.recebido_em**
+      *
+      * First receipt of this file; the list order key. A resend reprocesses the record in place and keeps it.
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recebido_em: db.TimestampTzString;
+      /**
+      * **xls_processamento.status**
+      *
+      * PENDENTE (queued), PROCESSANDO (held by a worker), SUCESSO, ERRO, IGNORADO (not a known type).
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      status: string;
+      /**
+      * **xls_processamento.tipo**
+      *
+      * Detected spreadsheet type (null until detection); kept across reprocessing.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      tipo: string | null;
+      /**
+      * **xls_processamento.uploader_id**
+      *
+      * Identity of who sent the file (manual import page); null through the API.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id: string | null;
+      /**
+      * **xls_processamento.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome: string | null;
+      /**
+      * **xls_processamento.worker**
+      *
+      * app.worker id of the replica that holds (PROCESSANDO) or last ran the processing.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **xls_processamento.alarmar**
+      *
+      * The latest outcome must raise an alarm (decided by SQL; the edge sends it): every ERRO except a first transient FK failure inside a batch.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      alarmar?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.arquivo**
+      *
+      * File name as uploaded (the entry name inside the zip), of the latest send.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      arquivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.arquivo_bytes**
+      *
+      * Legacy: the original file kept in the database (storage modes PSQL and PSQL_OBJSTORE). Never returned by the API.
+      * - `bytea` in database
+      * - Nullable, no default
+      */
+      arquivo_bytes?: (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.avisos**
+      *
+      * Warnings of the latest run: [{categoria, motivo, quantidade, linhas: [{aba, linha, valor}]}] (vehicle-registry defence, repeated keys, suspended deletions...).
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'[]'::jsonb`
+      */
+      avisos?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.checksum**
+      *
+      * SHA-256 of the file, lowercase hex. Unique: the same file always maps to the same record.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      checksum?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.conjunto_id**
+      *
+      * Batch (zip) of the latest send; null for a loose file.
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      conjunto_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.erro_mensagem**
+      *
+      * Reason of ERRO (or IGNORADO), in pt-BR for staff.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.execucoes**
+      *
+      * How many times the processing was started.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      execucoes?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.finalizado_em**
+      *
+      * End of the latest run; null while PENDENTE or PROCESSANDO.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.fk_falhas**
+      *
+      * Transient foreign-key failures since the latest send (the first one in a batch is silent and retried once).
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      fk_falhas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.fk_retentar**
+      *
+      * ERRO by a first transient FK failure, waiting for its batch to close to be reprocessed once.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      fk_retentar?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.iniciado_em**
+      *
+      * Start of the latest run (PENDENTE -> PROCESSANDO).
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.linhas_efetivas**
+      *
+      * Rows really written (inserted or changed); an identical re-import writes 0.
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_efetivas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.linhas_enviadas**
+      *
+      * Rows sent, counted in the same scope as linhas_efetivas (the rows of the type's data tables, not the reference tables). Null before the first successful merge.
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_enviadas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.linhas_rejeitadas**
+      *
+      * Rows skipped as invalid: [{aba, linha, campo, valor, mensagem}], mensagem = linha <n>: <campo> '<valor>' inválido.
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'[]'::jsonb`
+      */
+      linhas_rejeitadas?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.linhas_removidas**
+      *
+      * Rows deleted because they are within the type's scope and absent from the file.
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_removidas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.log_arquivo**
+      *
+      * Execution log, relative to APP_LOGS_DIR: <yyyy>/<mm>/<id>.log (month of the first receipt, America/Sao_Paulo).
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      log_arquivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.metricas**
+      *
+      * Per-table detail of the latest merge: {"<tabela>": {"enviadas", "efetivas", "removidas"}}.
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      metricas?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.objeto_bucket**
+      *
+      * Object-store bucket of the original; null when stored only in arquivo_bytes.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      objeto_bucket?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.objeto_chave**
+      *
+      * Object key, content-addressed: <yyyy>/<mm>/<checksum>.xlsx (month of the first receipt, America/Sao_Paulo).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      objeto_chave?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.objeto_tamanho_bytes**
+      *
+      * Size of the original file in bytes.
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      objeto_tamanho_bytes?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.recebido_em**
+      *
+      * First receipt of this file; the list order key. A resend reprocesses the record in place and keeps it.
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.status**
+      *
+      * PENDENTE (queued), PROCESSANDO (held by a worker), SUCESSO, ERRO, IGNORADO (not a known type).
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      status?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.tipo**
+      *
+      * Detected spreadsheet type (null until detection); kept across reprocessing.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      tipo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.uploader_id**
+      *
+      * Identity of who sent the file (manual import page); null through the API.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.worker**
+      *
+      * app.worker id of the replica that holds (PROCESSANDO) or last ran the processing.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **xls_processamento.alarmar**
+      *
+      * The latest outcome must raise an alarm (decided by SQL; the edge sends it): every ERRO except a first transient FK failure inside a batch.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      alarmar?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.arquivo**
+      *
+      * File name as uploaded (the entry name inside the zip), of the latest send.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      arquivo: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **xls_processamento.arquivo_bytes**
+      *
+      * Legacy: the original file kept in the database (storage modes PSQL and PSQL_OBJSTORE). Never returned by the API.
+      * - `bytea` in database
+      * - Nullable, no default
+      */
+      arquivo_bytes?: (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.avisos**
+      *
+      * Warnings of the latest run: [{categoria, motivo, quantidade, linhas: [{aba, linha, valor}]}] (vehicle-registry defence, repeated keys, suspended deletions...).
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'[]'::jsonb`
+      */
+      avisos?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.checksum**
+      *
+      * SHA-256 of the file, lowercase hex. Unique: the same file always maps to the same record.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      checksum: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **xls_processamento.conjunto_id**
+      *
+      * Batch (zip) of the latest send; null for a loose file.
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      conjunto_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.erro_mensagem**
+      *
+      * Reason of ERRO (or IGNORADO), in pt-BR for staff.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.execucoes**
+      *
+      * How many times the processing was started.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      execucoes?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.finalizado_em**
+      *
+      * End of the latest run; null while PENDENTE or PROCESSANDO.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.fk_falhas**
+      *
+      * Transient foreign-key failures since the latest send (the first one in a batch is silent and retried once).
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      fk_falhas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.fk_retentar**
+      *
+      * ERRO by a first transient FK failure, waiting for its batch to close to be reprocessed once.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      fk_retentar?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.iniciado_em**
+      *
+      * Start of the latest run (PENDENTE -> PROCESSANDO).
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.linhas_efetivas**
+      *
+      * Rows really written (inserted or changed); an identical re-import writes 0.
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_efetivas?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.linhas_enviadas**
+      *
+      * Rows sent, counted in the same scope as linhas_efetivas (the rows of the type's data tables, not the reference tables). Null before the first successful merge.
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_enviadas?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.linhas_rejeitadas**
+      *
+      * Rows skipped as invalid: [{aba, linha, campo, valor, mensagem}], mensagem = linha <n>: <campo> '<valor>' inválido.
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'[]'::jsonb`
+      */
+      linhas_rejeitadas?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.linhas_removidas**
+      *
+      * Rows deleted because they are within the type's scope and absent from the file.
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_removidas?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.log_arquivo**
+      *
+      * Execution log, relative to APP_LOGS_DIR: <yyyy>/<mm>/<id>.log (month of the first receipt, America/Sao_Paulo).
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      log_arquivo: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **xls_processamento.metricas**
+      *
+      * Per-table detail of the latest merge: {"<tabela>": {"enviadas", "efetivas", "removidas"}}.
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      metricas?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.objeto_bucket**
+      *
+      * Object-store bucket of the original; null when stored only in arquivo_bytes.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      objeto_bucket?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.objeto_chave**
+      *
+      * Object key, content-addressed: <yyyy>/<mm>/<checksum>.xlsx (month of the first receipt, America/Sao_Paulo).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      objeto_chave?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.objeto_tamanho_bytes**
+      *
+      * Size of the original file in bytes.
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      objeto_tamanho_bytes?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.recebido_em**
+      *
+      * First receipt of this file; the list order key. A resend reprocesses the record in place and keeps it.
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.status**
+      *
+      * PENDENTE (queued), PROCESSANDO (held by a worker), SUCESSO, ERRO, IGNORADO (not a known type).
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      status?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.tipo**
+      *
+      * Detected spreadsheet type (null until detection); kept across reprocessing.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      tipo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.uploader_id**
+      *
+      * Identity of who sent the file (manual import page); null through the API.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.worker**
+      *
+      * app.worker id of the replica that holds (PROCESSANDO) or last ran the processing.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **xls_processamento.alarmar**
+      *
+      * The latest outcome must raise an alarm (decided by SQL; the edge sends it): every ERRO except a first transient FK failure inside a batch.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      alarmar?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.arquivo**
+      *
+      * File name as uploaded (the entry name inside the zip), of the latest send.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      arquivo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **xls_processamento.arquivo_bytes**
+      *
+      * Legacy: the original file kept in the database (storage modes PSQL and PSQL_OBJSTORE). Never returned by the API.
+      * - `bytea` in database
+      * - Nullable, no default
+      */
+      arquivo_bytes?: (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.avisos**
+      *
+      * Warnings of the latest run: [{categoria, motivo, quantidade, linhas: [{aba, linha, valor}]}] (vehicle-registry defence, repeated keys, suspended deletions...).
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'[]'::jsonb`
+      */
+      avisos?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.checksum**
+      *
+      * SHA-256 of the file, lowercase hex. Unique: the same file always maps to the same record.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      checksum?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **xls_processamento.conjunto_id**
+      *
+      * Batch (zip) of the latest send; null for a loose file.
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      conjunto_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.erro_mensagem**
+      *
+      * Reason of ERRO (or IGNORADO), in pt-BR for staff.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.execucoes**
+      *
+      * How many times the processing was started.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      execucoes?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.finalizado_em**
+      *
+      * End of the latest run; null while PENDENTE or PROCESSANDO.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.fk_falhas**
+      *
+      * Transient foreign-key failures since the latest send (the first one in a batch is silent and retried once).
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      fk_falhas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.fk_retentar**
+      *
+      * ERRO by a first transient FK failure, waiting for its batch to close to be reprocessed once.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      fk_retentar?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.iniciado_em**
+      *
+      * Start of the latest run (PENDENTE -> PROCESSANDO).
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.linhas_efetivas**
+      *
+      * Rows really written (inserted or changed); an identical re-import writes 0.
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_efetivas?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.linhas_enviadas**
+      *
+      * Rows sent, counted in the same scope as linhas_efetivas (the rows of the type's data tables, not the reference tables). Null before the first successful merge.
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_enviadas?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.linhas_rejeitadas**
+      *
+      * Rows skipped as invalid: [{aba, linha, campo, valor, mensagem}], mensagem = linha <n>: <campo> '<valor>' inválido.
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'[]'::jsonb`
+      */
+      linhas_rejeitadas?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.linhas_removidas**
+      *
+      * Rows deleted because they are within the type's scope and absent from the file.
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_removidas?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.log_arquivo**
+      *
+      * Execution log, relative to APP_LOGS_DIR: <yyyy>/<mm>/<id>.log (month of the first receipt, America/Sao_Paulo).
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      log_arquivo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **xls_processamento.metricas**
+      *
+      * Per-table detail of the latest merge: {"<tabela>": {"enviadas", "efetivas", "removidas"}}.
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      metricas?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.objeto_bucket**
+      *
+      * Object-store bucket of the original; null when stored only in arquivo_bytes.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      objeto_bucket?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.objeto_chave**
+      *
+      * Object key, content-addressed: <yyyy>/<mm>/<checksum>.xlsx (month of the first receipt, America/Sao_Paulo).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      objeto_chave?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.objeto_tamanho_bytes**
+      *
+      * Size of the original file in bytes.
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      objeto_tamanho_bytes?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.recebido_em**
+      *
+      * First receipt of this file; the list order key. A resend reprocesses the record in place and keeps it.
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.status**
+      *
+      * PENDENTE (queued), PROCESSANDO (held by a worker), SUCESSO, ERRO, IGNORADO (not a known type).
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      status?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.tipo**
+      *
+      * Detected spreadsheet type (null until detection); kept across reprocessing.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      tipo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.uploader_id**
+      *
+      * Identity of who sent the file (manual import page); null through the API.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.worker**
+      *
+      * app.worker id of the replica that holds (PROCESSANDO) or last ran the processing.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'xls_processamento_checksum_key' | 'xls_processamento_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **xls_v_conjunto**
+   * - View in database
+   */
+  export namespace xls_v_conjunto {
+    export type Table = 'xls_v_conjunto';
+    export interface Selectable {
+      /**
+      * **xls_v_conjunto.aguardando_fk**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      aguardando_fk: db.Int8String | null;
+      /**
+      * **xls_v_conjunto.arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo: string | null;
+      /**
+      * **xls_v_conjunto.duplicados**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      duplicados: db.Int8String | null;
+      /**
+      * **xls_v_conjunto.enfileirados**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      enfileirados: db.Int8String | null;
+      /**
+      * **xls_v_conjunto.erro**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      erro: db.Int8String | null;
+      /**
+      * **xls_v_conjunto.fechado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em: Date | null;
+      /**
+      * **xls_v_conjunto.fechamento_motivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      fechamento_motivo: string | null;
+      /**
+      * **xls_v_conjunto.id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      id: string | null;
+      /**
+      * **xls_v_conjunto.ignorado**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      ignorado: db.Int8String | null;
+      /**
+      * **xls_v_conjunto.ignorados**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      ignorados: db.Int8String | null;
+      /**
+      * **xls_v_conjunto.mestre_concluido**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      mestre_concluido: boolean | null;
+      /**
+      * **xls_v_conjunto.pendentes**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      pendentes: db.Int8String | null;
+      /**
+      * **xls_v_conjunto.processando**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      processando: db.Int8String | null;
+      /**
+      * **xls_v_conjunto.recebido_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      recebido_em: Date | null;
+      /**
+      * **xls_v_conjunto.reprocessando**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      reprocessando: db.Int8String | null;
+      /**
+      * **xls_v_conjunto.sucesso**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      sucesso: db.Int8String | null;
+      /**
+      * **xls_v_conjunto.total**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      total: number | null;
+      /**
+      * **xls_v_conjunto.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **xls_v_conjunto.aguardando_fk**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      aguardando_fk: number | null;
+      /**
+      * **xls_v_conjunto.arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo: string | null;
+      /**
+      * **xls_v_conjunto.duplicados**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      duplicados: number | null;
+      /**
+      * **xls_v_conjunto.enfileirados**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      enfileirados: number | null;
+      /**
+      * **xls_v_conjunto.erro**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      erro: number | null;
+      /**
+      * **xls_v_conjunto.fechado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em: db.TimestampTzString | null;
+      /**
+      * **xls_v_conjunto.fechamento_motivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      fechamento_motivo: string | null;
+      /**
+      * **xls_v_conjunto.id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      id: string | null;
+      /**
+      * **xls_v_conjunto.ignorado**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      ignorado: number | null;
+      /**
+      * **xls_v_conjunto.ignorados**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      ignorados: number | null;
+      /**
+      * **xls_v_conjunto.mestre_concluido**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      mestre_concluido: boolean | null;
+      /**
+      * **xls_v_conjunto.pendentes**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      pendentes: number | null;
+      /**
+      * **xls_v_conjunto.processando**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      processando: number | null;
+      /**
+      * **xls_v_conjunto.recebido_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      recebido_em: db.TimestampTzString | null;
+      /**
+      * **xls_v_conjunto.reprocessando**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      reprocessando: number | null;
+      /**
+      * **xls_v_conjunto.sucesso**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      sucesso: number | null;
+      /**
+      * **xls_v_conjunto.total**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      total: number | null;
+      /**
+      * **xls_v_conjunto.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **xls_v_conjunto.aguardando_fk**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      aguardando_fk?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_conjunto.arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_conjunto.duplicados**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      duplicados?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_conjunto.enfileirados**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      enfileirados?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_conjunto.erro**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      erro?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_conjunto.fechado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_conjunto.fechamento_motivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      fechamento_motivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_conjunto.id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_conjunto.ignorado**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      ignorado?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_conjunto.ignorados**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      ignorados?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_conjunto.mestre_concluido**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      mestre_concluido?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_conjunto.pendentes**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      pendentes?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_conjunto.processando**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      processando?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_conjunto.recebido_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_conjunto.reprocessando**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      reprocessando?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_conjunto.sucesso**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      sucesso?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_conjunto.total**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      total?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_conjunto.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      [key: string]: never;
+    }
+    export interface Updatable {
+      [key: string]: never;
+    }
+    export type UniqueIndex = never;
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **xls_v_processamento**
+   * - View in database
+   */
+  export namespace xls_v_processamento {
+    export type Table = 'xls_v_processamento';
+    export interface Selectable {
+      /**
+      * **xls_v_processamento.alarmar**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      alarmar: boolean | null;
+      /**
+      * **xls_v_processamento.armazenamento**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      armazenamento: string | null;
+      /**
+      * **xls_v_processamento.arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo: string | null;
+      /**
+      * **xls_v_processamento.avisos**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      avisos: number | null;
+      /**
+      * **xls_v_processamento.checksum**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      checksum: string | null;
+      /**
+      * **xls_v_processamento.conjunto_id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      conjunto_id: string | null;
+      /**
+      * **xls_v_processamento.duracao**
+      * - `interval` in database
+      * - Nullable, no default
+      */
+      duracao: string | null;
+      /**
+      * **xls_v_processamento.erro_mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem: string | null;
+      /**
+      * **xls_v_processamento.execucoes**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      execucoes: number | null;
+      /**
+      * **xls_v_processamento.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em: Date | null;
+      /**
+      * **xls_v_processamento.fk_falhas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      fk_falhas: number | null;
+      /**
+      * **xls_v_processamento.fk_retentar**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      fk_retentar: boolean | null;
+      /**
+      * **xls_v_processamento.id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      id: string | null;
+      /**
+      * **xls_v_processamento.iniciado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciado_em: Date | null;
+      /**
+      * **xls_v_processamento.linhas_efetivas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_efetivas: number | null;
+      /**
+      * **xls_v_processamento.linhas_enviadas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_enviadas: number | null;
+      /**
+      * **xls_v_processamento.linhas_rejeitadas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_rejeitadas: number | null;
+      /**
+      * **xls_v_processamento.linhas_removidas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_removidas: number | null;
+      /**
+      * **xls_v_processamento.log_arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      log_arquivo: string | null;
+      /**
+      * **xls_v_processamento.objeto_tamanho_bytes**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      objeto_tamanho_bytes: db.Int8String | null;
+      /**
+      * **xls_v_processamento.recebido_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      recebido_em: Date | null;
+      /**
+      * **xls_v_processamento.status**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status: string | null;
+      /**
+      * **xls_v_processamento.tipo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      tipo: string | null;
+      /**
+      * **xls_v_processamento.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome: string | null;
+      /**
+      * **xls_v_processamento.worker**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker: string | null;
+      /**
+      * **xls_v_processamento.worker_vivo**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      worker_vivo: boolean | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **xls_v_processamento.alarmar**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      alarmar: boolean | null;
+      /**
+      * **xls_v_processamento.armazenamento**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      armazenamento: string | null;
+      /**
+      * **xls_v_processamento.arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo: string | null;
+      /**
+      * **xls_v_processamento.avisos**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      avisos: number | null;
+      /**
+      * **xls_v_processamento.checksum**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      checksum: string | null;
+      /**
+      * **xls_v_processamento.conjunto_id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      conjunto_id: string | null;
+      /**
+      * **xls_v_processamento.duracao**
+      * - `interval` in database
+      * - Nullable, no default
+      */
+      duracao: string | null;
+      /**
+      * **xls_v_processamento.erro_mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem: string | null;
+      /**
+      * **xls_v_processamento.execucoes**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      execucoes: number | null;
+      /**
+      * **xls_v_processamento.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em: db.TimestampTzString | null;
+      /**
+      * **xls_v_processamento.fk_falhas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      fk_falhas: number | null;
+      /**
+      * **xls_v_processamento.fk_retentar**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      fk_retentar: boolean | null;
+      /**
+      * **xls_v_processamento.id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      id: string | null;
+      /**
+      * **xls_v_processamento.iniciado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciado_em: db.TimestampTzString | null;
+      /**
+      * **xls_v_processamento.linhas_efetivas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_efetivas: number | null;
+      /**
+      * **xls_v_processamento.linhas_enviadas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_enviadas: number | null;
+      /**
+      * **xls_v_processamento.linhas_rejeitadas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_rejeitadas: number | null;
+      /**
+      * **xls_v_processamento.linhas_removidas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_removidas: number | null;
+      /**
+      * **xls_v_processamento.log_arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      log_arquivo: string | null;
+      /**
+      * **xls_v_processamento.objeto_tamanho_bytes**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      objeto_tamanho_bytes: number | null;
+      /**
+      * **xls_v_processamento.recebido_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      recebido_em: db.TimestampTzString | null;
+      /**
+      * **xls_v_processamento.status**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status: string | null;
+      /**
+      * **xls_v_processamento.tipo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      tipo: string | null;
+      /**
+      * **xls_v_processamento.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome: string | null;
+      /**
+      * **xls_v_processamento.worker**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker: string | null;
+      /**
+      * **xls_v_processamento.worker_vivo**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      worker_vivo: boolean | null;
+    }
+    export interface Whereable {
+      /**
+      * **xls_v_processamento.alarmar**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      alarmar?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.armazenamento**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      armazenamento?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.avisos**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      avisos?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.checksum**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      checksum?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.conjunto_id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      conjunto_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.duracao**
+      * - `interval` in database
+      * - Nullable, no default
+      */
+      duracao?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.erro_mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.execucoes**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      execucoes?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.fk_falhas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      fk_falhas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.fk_retentar**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      fk_retentar?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.iniciado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.linhas_efetivas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_efetivas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.linhas_enviadas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_enviadas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.linhas_rejeitadas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_rejeitadas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.linhas_removidas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_removidas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.log_arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      log_arquivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.objeto_tamanho_bytes**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      objeto_tamanho_bytes?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.recebido_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.status**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.tipo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      tipo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.worker**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_processamento.worker_vivo**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      worker_vivo?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **xls_v_processamento.alarmar**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      alarmar?: boolean | db.Parameter<boolean> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.armazenamento**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      armazenamento?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.avisos**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      avisos?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.checksum**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      checksum?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.conjunto_id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      conjunto_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.duracao**
+      * - `interval` in database
+      * - Nullable, no default
+      */
+      duracao?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.erro_mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.execucoes**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      execucoes?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.fk_falhas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      fk_falhas?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.fk_retentar**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      fk_retentar?: boolean | db.Parameter<boolean> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.iniciado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.linhas_efetivas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_efetivas?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.linhas_enviadas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_enviadas?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.linhas_rejeitadas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_rejeitadas?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.linhas_removidas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_removidas?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.log_arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      log_arquivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.objeto_tamanho_bytes**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      objeto_tamanho_bytes?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.recebido_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.status**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.tipo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      tipo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.worker**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_v_processamento.worker_vivo**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      worker_vivo?: boolean | db.Parameter<boolean> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **xls_v_processamento.alarmar**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      alarmar?: boolean | db.Parameter<boolean> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.armazenamento**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      armazenamento?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.avisos**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      avisos?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.checksum**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      checksum?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.conjunto_id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      conjunto_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.duracao**
+      * - `interval` in database
+      * - Nullable, no default
+      */
+      duracao?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.erro_mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.execucoes**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      execucoes?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.fk_falhas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      fk_falhas?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.fk_retentar**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      fk_retentar?: boolean | db.Parameter<boolean> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.id**
+      * - `uuid` in database
+      * - Nullable, no default
+      */
+      id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.iniciado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.linhas_efetivas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_efetivas?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.linhas_enviadas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_enviadas?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.linhas_rejeitadas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_rejeitadas?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.linhas_removidas**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      linhas_removidas?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.log_arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      log_arquivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.objeto_tamanho_bytes**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      objeto_tamanho_bytes?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.recebido_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.status**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.tipo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      tipo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.worker**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_v_processamento.worker_vivo**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      worker_vivo?: boolean | db.Parameter<boolean> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = never;
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **xls_v_resumo_diario**
+   * - View in database
+   */
+  export namespace xls_v_resumo_diario {
+    export type Table = 'xls_v_resumo_diario';
+    export interface Selectable {
+      /**
+      * **xls_v_resumo_diario.dia**
+      * - `date` in database
+      * - Nullable, no default
+      */
+      dia: Date | null;
+      /**
+      * **xls_v_resumo_diario.duracao_maxima**
+      * - `interval` in database
+      * - Nullable, no default
+      */
+      duracao_maxima: string | null;
+      /**
+      * **xls_v_resumo_diario.duracao_media**
+      * - `interval` in database
+      * - Nullable, no default
+      */
+      duracao_media: string | null;
+      /**
+      * **xls_v_resumo_diario.linhas_efetivas**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      linhas_efetivas: db.Int8String | null;
+      /**
+      * **xls_v_resumo_diario.linhas_enviadas**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      linhas_enviadas: db.Int8String | null;
+      /**
+      * **xls_v_resumo_diario.linhas_removidas**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      linhas_removidas: db.Int8String | null;
+      /**
+      * **xls_v_resumo_diario.processamentos**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      processamentos: db.Int8String | null;
+      /**
+      * **xls_v_resumo_diario.status**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status: string | null;
+      /**
+      * **xls_v_resumo_diario.tipo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      tipo: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **xls_v_resumo_diario.dia**
+      * - `date` in database
+      * - Nullable, no default
+      */
+      dia: db.DateString | null;
+      /**
+      * **xls_v_resumo_diario.duracao_maxima**
+      * - `interval` in database
+      * - Nullable, no default
+      */
+      duracao_maxima: string | null;
+      /**
+      * **xls_v_resumo_diario.duracao_media**
+      * - `interval` in database
+      * - Nullable, no default
+      */
+      duracao_media: string | null;
+      /**
+      * **xls_v_resumo_diario.linhas_efetivas**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      linhas_efetivas: number | null;
+      /**
+      * **xls_v_resumo_diario.linhas_enviadas**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      linhas_enviadas: number | null;
+      /**
+      * **xls_v_resumo_diario.linhas_removidas**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      linhas_removidas: number | null;
+      /**
+      * **xls_v_resumo_diario.processamentos**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      processamentos: number | null;
+      /**
+      * **xls_v_resumo_diario.status**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status: string | null;
+      /**
+      * **xls_v_resumo_diario.tipo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      tipo: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **xls_v_resumo_diario.dia**
+      * - `date` in database
+      * - Nullable, no default
+      */
+      dia?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_resumo_diario.duracao_maxima**
+      * - `interval` in database
+      * - Nullable, no default
+      */
+      duracao_maxima?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_resumo_diario.duracao_media**
+      * - `interval` in database
+      * - Nullable, no default
+      */
+      duracao_media?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_resumo_diario.linhas_efetivas**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      linhas_efetivas?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_resumo_diario.linhas_enviadas**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      linhas_enviadas?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_resumo_diario.linhas_removidas**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      linhas_removidas?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_resumo_diario.processamentos**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      processamentos?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_resumo_diario.status**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_v_resumo_diario.tipo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      tipo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      [key: string]: never;
+    }
+    export interface Updatable {
+      [key: string]: never;
+    }
+    export type UniqueIndex = never;
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
   /* --- aggregate types --- */
 
   export namespace public {  
-    export type Table = bi_configuracao.Table | erp_sync_audit.Table | erp_sync_audit_variante.Table | produto.Table | variante.Table;
-    export type Selectable = bi_configuracao.Selectable | erp_sync_audit.Selectable | erp_sync_audit_variante.Selectable | produto.Selectable | variante.Selectable;
-    export type JSONSelectable = bi_configuracao.JSONSelectable | erp_sync_audit.JSONSelectable | erp_sync_audit_variante.JSONSelectable | produto.JSONSelectable | variante.JSONSelectable;
-    export type Whereable = bi_configuracao.Whereable | erp_sync_audit.Whereable | erp_sync_audit_variante.Whereable | produto.Whereable | variante.Whereable;
-    export type Insertable = bi_configuracao.Insertable | erp_sync_audit.Insertable | erp_sync_audit_variante.Insertable | produto.Insertable | variante.Insertable;
-    export type Updatable = bi_configuracao.Updatable | erp_sync_audit.Updatable | erp_sync_audit_variante.Updatable | produto.Updatable | variante.Updatable;
-    export type UniqueIndex = bi_configuracao.UniqueIndex | erp_sync_audit.UniqueIndex | erp_sync_audit_variante.UniqueIndex | produto.UniqueIndex | variante.UniqueIndex;
-    export type Column = bi_configuracao.Column | erp_sync_audit.Column | erp_sync_audit_variante.Column | produto.Column | variante.Column;
+    export type Table = bi_cliente.Table | bi_configuracao.Table | bi_faturamento.Table | bi_filial.Table | bi_meta.Table | bi_movimento.Table | bi_produto.Table | bi_veiculo.Table | bi_vendedor.Table | erp_sync_audit.Table | erp_sync_audit_variante.Table | produto.Table | variante.Table | xls_conjunto_item.Table | xls_conjunto_lote.Table | xls_processamento.Table | xls_v_conjunto.Table | xls_v_processamento.Table | xls_v_resumo_diario.Table;
+    export type Selectable = bi_cliente.Selectable | bi_configuracao.Selectable | bi_faturamento.Selectable | bi_filial.Selectable | bi_meta.Selectable | bi_movimento.Selectable | bi_produto.Selectable | bi_veiculo.Selectable | bi_vendedor.Selectable | erp_sync_audit.Selectable | erp_sync_audit_variante.Selectable | produto.Selectable | variante.Selectable | xls_conjunto_item.Selectable | xls_conjunto_lote.Selectable | xls_processamento.Selectable | xls_v_conjunto.Selectable | xls_v_processamento.Selectable | xls_v_resumo_diario.Selectable;
+    export type JSONSelectable = bi_cliente.JSONSelectable | bi_configuracao.JSONSelectable | bi_faturamento.JSONSelectable | bi_filial.JSONSelectable | bi_meta.JSONSelectable | bi_movimento.JSONSelectable | bi_produto.JSONSelectable | bi_veiculo.JSONSelectable | bi_vendedor.JSONSelectable | erp_sync_audit.JSONSelectable | erp_sync_audit_variante.JSONSelectable | produto.JSONSelectable | variante.JSONSelectable | xls_conjunto_item.JSONSelectable | xls_conjunto_lote.JSONSelectable | xls_processamento.JSONSelectable | xls_v_conjunto.JSONSelectable | xls_v_processamento.JSONSelectable | xls_v_resumo_diario.JSONSelectable;
+    export type Whereable = bi_cliente.Whereable | bi_configuracao.Whereable | bi_faturamento.Whereable | bi_filial.Whereable | bi_meta.Whereable | bi_movimento.Whereable | bi_produto.Whereable | bi_veiculo.Whereable | bi_vendedor.Whereable | erp_sync_audit.Whereable | erp_sync_audit_variante.Whereable | produto.Whereable | variante.Whereable | xls_conjunto_item.Whereable | xls_conjunto_lote.Whereable | xls_processamento.Whereable | xls_v_conjunto.Whereable | xls_v_processamento.Whereable | xls_v_resumo_diario.Whereable;
+    export type Insertable = bi_cliente.Insertable | bi_configuracao.Insertable | bi_faturamento.Insertable | bi_filial.Insertable | bi_meta.Insertable | bi_movimento.Insertable | bi_produto.Insertable | bi_veiculo.Insertable | bi_vendedor.Insertable | erp_sync_audit.Insertable | erp_sync_audit_variante.Insertable | produto.Insertable | variante.Insertable | xls_conjunto_item.Insertable | xls_conjunto_lote.Insertable | xls_processamento.Insertable | xls_v_conjunto.Insertable | xls_v_processamento.Insertable | xls_v_resumo_diario.Insertable;
+    export type Updatable = bi_cliente.Updatable | bi_configuracao.Updatable | bi_faturamento.Updatable | bi_filial.Updatable | bi_meta.Updatable | bi_movimento.Updatable | bi_produto.Updatable | bi_veiculo.Updatable | bi_vendedor.Updatable | erp_sync_audit.Updatable | erp_sync_audit_variante.Updatable | produto.Updatable | variante.Updatable | xls_conjunto_item.Updatable | xls_conjunto_lote.Updatable | xls_processamento.Updatable | xls_v_conjunto.Updatable | xls_v_processamento.Updatable | xls_v_resumo_diario.Updatable;
+    export type UniqueIndex = bi_cliente.UniqueIndex | bi_configuracao.UniqueIndex | bi_faturamento.UniqueIndex | bi_filial.UniqueIndex | bi_meta.UniqueIndex | bi_movimento.UniqueIndex | bi_produto.UniqueIndex | bi_veiculo.UniqueIndex | bi_vendedor.UniqueIndex | erp_sync_audit.UniqueIndex | erp_sync_audit_variante.UniqueIndex | produto.UniqueIndex | variante.UniqueIndex | xls_conjunto_item.UniqueIndex | xls_conjunto_lote.UniqueIndex | xls_processamento.UniqueIndex | xls_v_conjunto.UniqueIndex | xls_v_processamento.UniqueIndex | xls_v_resumo_diario.UniqueIndex;
+    export type Column = bi_cliente.Column | bi_configuracao.Column | bi_faturamento.Column | bi_filial.Column | bi_meta.Column | bi_movimento.Column | bi_produto.Column | bi_veiculo.Column | bi_vendedor.Column | erp_sync_audit.Column | erp_sync_audit_variante.Column | produto.Column | variante.Column | xls_conjunto_item.Column | xls_conjunto_lote.Column | xls_processamento.Column | xls_v_conjunto.Column | xls_v_processamento.Column | xls_v_resumo_diario.Column;
   
-    export type AllBaseTables = [bi_configuracao.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, produto.Table, variante.Table];
+    export type AllBaseTables = [bi_cliente.Table, bi_configuracao.Table, bi_faturamento.Table, bi_filial.Table, bi_meta.Table, bi_movimento.Table, bi_produto.Table, bi_veiculo.Table, bi_vendedor.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table];
     export type AllForeignTables = [];
-    export type AllViews = [];
+    export type AllViews = [xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [bi_configuracao.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, produto.Table, variante.Table];
+    export type AllTablesAndViews = [bi_cliente.Table, bi_configuracao.Table, bi_faturamento.Table, bi_filial.Table, bi_meta.Table, bi_movimento.Table, bi_produto.Table, bi_veiculo.Table, bi_vendedor.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
   }
 
 
@@ -2267,81 +7299,193 @@ declare module 'zapatos/schema' {
   /* === lookups === */
 
   export type SelectableForTable<T extends Table> = {
+    "bi_cliente": bi_cliente.Selectable;
     "bi_configuracao": bi_configuracao.Selectable;
+    "bi_faturamento": bi_faturamento.Selectable;
+    "bi_filial": bi_filial.Selectable;
+    "bi_meta": bi_meta.Selectable;
+    "bi_movimento": bi_movimento.Selectable;
+    "bi_produto": bi_produto.Selectable;
+    "bi_veiculo": bi_veiculo.Selectable;
+    "bi_vendedor": bi_vendedor.Selectable;
     "erp_sync_audit": erp_sync_audit.Selectable;
     "erp_sync_audit_variante": erp_sync_audit_variante.Selectable;
     "produto": produto.Selectable;
     "variante": variante.Selectable;
+    "xls_conjunto_item": xls_conjunto_item.Selectable;
+    "xls_conjunto_lote": xls_conjunto_lote.Selectable;
+    "xls_processamento": xls_processamento.Selectable;
+    "xls_v_conjunto": xls_v_conjunto.Selectable;
+    "xls_v_processamento": xls_v_processamento.Selectable;
+    "xls_v_resumo_diario": xls_v_resumo_diario.Selectable;
     "app.job": app.job.Selectable;
     "app.worker": app.worker.Selectable;
   }[T];
 
   export type JSONSelectableForTable<T extends Table> = {
+    "bi_cliente": bi_cliente.JSONSelectable;
     "bi_configuracao": bi_configuracao.JSONSelectable;
+    "bi_faturamento": bi_faturamento.JSONSelectable;
+    "bi_filial": bi_filial.JSONSelectable;
+    "bi_meta": bi_meta.JSONSelectable;
+    "bi_movimento": bi_movimento.JSONSelectable;
+    "bi_produto": bi_produto.JSONSelectable;
+    "bi_veiculo": bi_veiculo.JSONSelectable;
+    "bi_vendedor": bi_vendedor.JSONSelectable;
     "erp_sync_audit": erp_sync_audit.JSONSelectable;
     "erp_sync_audit_variante": erp_sync_audit_variante.JSONSelectable;
     "produto": produto.JSONSelectable;
     "variante": variante.JSONSelectable;
+    "xls_conjunto_item": xls_conjunto_item.JSONSelectable;
+    "xls_conjunto_lote": xls_conjunto_lote.JSONSelectable;
+    "xls_processamento": xls_processamento.JSONSelectable;
+    "xls_v_conjunto": xls_v_conjunto.JSONSelectable;
+    "xls_v_processamento": xls_v_processamento.JSONSelectable;
+    "xls_v_resumo_diario": xls_v_resumo_diario.JSONSelectable;
     "app.job": app.job.JSONSelectable;
     "app.worker": app.worker.JSONSelectable;
   }[T];
 
   export type WhereableForTable<T extends Table> = {
+    "bi_cliente": bi_cliente.Whereable;
     "bi_configuracao": bi_configuracao.Whereable;
+    "bi_faturamento": bi_faturamento.Whereable;
+    "bi_filial": bi_filial.Whereable;
+    "bi_meta": bi_meta.Whereable;
+    "bi_movimento": bi_movimento.Whereable;
+    "bi_produto": bi_produto.Whereable;
+    "bi_veiculo": bi_veiculo.Whereable;
+    "bi_vendedor": bi_vendedor.Whereable;
     "erp_sync_audit": erp_sync_audit.Whereable;
     "erp_sync_audit_variante": erp_sync_audit_variante.Whereable;
     "produto": produto.Whereable;
     "variante": variante.Whereable;
+    "xls_conjunto_item": xls_conjunto_item.Whereable;
+    "xls_conjunto_lote": xls_conjunto_lote.Whereable;
+    "xls_processamento": xls_processamento.Whereable;
+    "xls_v_conjunto": xls_v_conjunto.Whereable;
+    "xls_v_processamento": xls_v_processamento.Whereable;
+    "xls_v_resumo_diario": xls_v_resumo_diario.Whereable;
     "app.job": app.job.Whereable;
     "app.worker": app.worker.Whereable;
   }[T];
 
   export type InsertableForTable<T extends Table> = {
+    "bi_cliente": bi_cliente.Insertable;
     "bi_configuracao": bi_configuracao.Insertable;
+    "bi_faturamento": bi_faturamento.Insertable;
+    "bi_filial": bi_filial.Insertable;
+    "bi_meta": bi_meta.Insertable;
+    "bi_movimento": bi_movimento.Insertable;
+    "bi_produto": bi_produto.Insertable;
+    "bi_veiculo": bi_veiculo.Insertable;
+    "bi_vendedor": bi_vendedor.Insertable;
     "erp_sync_audit": erp_sync_audit.Insertable;
     "erp_sync_audit_variante": erp_sync_audit_variante.Insertable;
     "produto": produto.Insertable;
     "variante": variante.Insertable;
+    "xls_conjunto_item": xls_conjunto_item.Insertable;
+    "xls_conjunto_lote": xls_conjunto_lote.Insertable;
+    "xls_processamento": xls_processamento.Insertable;
+    "xls_v_conjunto": xls_v_conjunto.Insertable;
+    "xls_v_processamento": xls_v_processamento.Insertable;
+    "xls_v_resumo_diario": xls_v_resumo_diario.Insertable;
     "app.job": app.job.Insertable;
     "app.worker": app.worker.Insertable;
   }[T];
 
   export type UpdatableForTable<T extends Table> = {
+    "bi_cliente": bi_cliente.Updatable;
     "bi_configuracao": bi_configuracao.Updatable;
+    "bi_faturamento": bi_faturamento.Updatable;
+    "bi_filial": bi_filial.Updatable;
+    "bi_meta": bi_meta.Updatable;
+    "bi_movimento": bi_movimento.Updatable;
+    "bi_produto": bi_produto.Updatable;
+    "bi_veiculo": bi_veiculo.Updatable;
+    "bi_vendedor": bi_vendedor.Updatable;
     "erp_sync_audit": erp_sync_audit.Updatable;
     "erp_sync_audit_variante": erp_sync_audit_variante.Updatable;
     "produto": produto.Updatable;
     "variante": variante.Updatable;
+    "xls_conjunto_item": xls_conjunto_item.Updatable;
+    "xls_conjunto_lote": xls_conjunto_lote.Updatable;
+    "xls_processamento": xls_processamento.Updatable;
+    "xls_v_conjunto": xls_v_conjunto.Updatable;
+    "xls_v_processamento": xls_v_processamento.Updatable;
+    "xls_v_resumo_diario": xls_v_resumo_diario.Updatable;
     "app.job": app.job.Updatable;
     "app.worker": app.worker.Updatable;
   }[T];
 
   export type UniqueIndexForTable<T extends Table> = {
+    "bi_cliente": bi_cliente.UniqueIndex;
     "bi_configuracao": bi_configuracao.UniqueIndex;
+    "bi_faturamento": bi_faturamento.UniqueIndex;
+    "bi_filial": bi_filial.UniqueIndex;
+    "bi_meta": bi_meta.UniqueIndex;
+    "bi_movimento": bi_movimento.UniqueIndex;
+    "bi_produto": bi_produto.UniqueIndex;
+    "bi_veiculo": bi_veiculo.UniqueIndex;
+    "bi_vendedor": bi_vendedor.UniqueIndex;
     "erp_sync_audit": erp_sync_audit.UniqueIndex;
     "erp_sync_audit_variante": erp_sync_audit_variante.UniqueIndex;
     "produto": produto.UniqueIndex;
     "variante": variante.UniqueIndex;
+    "xls_conjunto_item": xls_conjunto_item.UniqueIndex;
+    "xls_conjunto_lote": xls_conjunto_lote.UniqueIndex;
+    "xls_processamento": xls_processamento.UniqueIndex;
+    "xls_v_conjunto": xls_v_conjunto.UniqueIndex;
+    "xls_v_processamento": xls_v_processamento.UniqueIndex;
+    "xls_v_resumo_diario": xls_v_resumo_diario.UniqueIndex;
     "app.job": app.job.UniqueIndex;
     "app.worker": app.worker.UniqueIndex;
   }[T];
 
   export type ColumnForTable<T extends Table> = {
+    "bi_cliente": bi_cliente.Column;
     "bi_configuracao": bi_configuracao.Column;
+    "bi_faturamento": bi_faturamento.Column;
+    "bi_filial": bi_filial.Column;
+    "bi_meta": bi_meta.Column;
+    "bi_movimento": bi_movimento.Column;
+    "bi_produto": bi_produto.Column;
+    "bi_veiculo": bi_veiculo.Column;
+    "bi_vendedor": bi_vendedor.Column;
     "erp_sync_audit": erp_sync_audit.Column;
     "erp_sync_audit_variante": erp_sync_audit_variante.Column;
     "produto": produto.Column;
     "variante": variante.Column;
+    "xls_conjunto_item": xls_conjunto_item.Column;
+    "xls_conjunto_lote": xls_conjunto_lote.Column;
+    "xls_processamento": xls_processamento.Column;
+    "xls_v_conjunto": xls_v_conjunto.Column;
+    "xls_v_processamento": xls_v_processamento.Column;
+    "xls_v_resumo_diario": xls_v_resumo_diario.Column;
     "app.job": app.job.Column;
     "app.worker": app.worker.Column;
   }[T];
 
   export type SQLForTable<T extends Table> = {
+    "bi_cliente": bi_cliente.SQL;
     "bi_configuracao": bi_configuracao.SQL;
+    "bi_faturamento": bi_faturamento.SQL;
+    "bi_filial": bi_filial.SQL;
+    "bi_meta": bi_meta.SQL;
+    "bi_movimento": bi_movimento.SQL;
+    "bi_produto": bi_produto.SQL;
+    "bi_veiculo": bi_veiculo.SQL;
+    "bi_vendedor": bi_vendedor.SQL;
     "erp_sync_audit": erp_sync_audit.SQL;
     "erp_sync_audit_variante": erp_sync_audit_variante.SQL;
     "produto": produto.SQL;
     "variante": variante.SQL;
+    "xls_conjunto_item": xls_conjunto_item.SQL;
+    "xls_conjunto_lote": xls_conjunto_lote.SQL;
+    "xls_processamento": xls_processamento.SQL;
+    "xls_v_conjunto": xls_v_conjunto.SQL;
+    "xls_v_processamento": xls_v_processamento.SQL;
+    "xls_v_resumo_diario": xls_v_resumo_diario.SQL;
     "app.job": app.job.SQL;
     "app.worker": app.worker.SQL;
   }[T];

@@ -1,0 +1,240 @@
+/**
+ * Thin typed wrappers over the SQL interface of the spreadsheet intake (docs/xls-sql.md).
+ * One function per SQL function: SQL decides (dedup, transitions, merges, FK retry and
+ * alarm policy); these only pass parameters and shape results (camelCase).
+ */
+import * as db from 'zapatos/db';
+
+export const TIPOS_PLANILHA = [
+  'FLUXO_PAGAR_RECEBER', 'COMPRAS', 'RELATORIO18', 'COTA_FORNECEDOR', 'POSTOS', 'TRR',
+  'MARGEM_CONSOLIDADA', 'META_CARTEIRA', 'META', 'MARGEM_DIA',
+] as const;
+export type TipoPlanilha = (typeof TIPOS_PLANILHA)[number];
+
+export const STATUS_PROCESSAMENTO = ['PENDENTE', 'PROCESSANDO', 'SUCESSO', 'ERRO', 'IGNORADO'] as const;
+export type StatusProcessamento = (typeof STATUS_PROCESSAMENTO)[number];
+
+export type StatusEntrada = 'ENFILEIRADO' | 'REPROCESSANDO' | 'DUPLICADO' | 'IGNORADO';
+
+/** The job kind enqueued by the SQL functions; payload `{ id }` (the processing id). */
+export const XLS_JOB_KIND = 'xls_processar';
+
+/** SQLSTATE of a transient foreign-key failure (META seller missing): pass it to xlsFalhar. */
+export const XL_FK_TRANSITORIA = 'XL424';
+
+export interface ReciboItem {
+  arquivo: string;
+  processamentoId: string | null;
+  status: StatusEntrada;
+  motivo: string | null;
+}
+
+export interface Recebimento extends ReciboItem {
+  /** key to store the bytes under (null when nothing is to be stored in the object store) */
+  objetoChave: string | null;
+  /** true: put the bytes at objetoChave before committing the receipt transaction */
+  armazenarObjeto: boolean;
+}
+
+export interface Recibo {
+  conjuntoId: string;
+  total: number;
+  itens: ReciboItem[];
+  /** entries ENFILEIRADO or REPROCESSANDO: > 0 answers 202, else 200 */
+  enfileirados: number;
+}
+
+export interface ProcessamentoIniciado {
+  id: string;
+  tipo: TipoPlanilha | null;
+  arquivo: string;
+  checksum: string;
+  recebidoEm: Date;
+  conjuntoId: string | null;
+  objetoBucket: string | null;
+  objetoChave: string | null;
+  objetoTamanhoBytes: number | null;
+  temArquivoBytes: boolean;
+  /** relative to APP_LOGS_DIR */
+  logArquivo: string;
+  execucoes: number;
+}
+
+export interface StagingTabela {
+  staging: string;
+  /** schema-qualified temp table (pg_temp.xls_stg_<staging>) */
+  tabela: string;
+  /** COPY column order; the first is `linha` */
+  colunas: string[];
+}
+
+export interface LinhaAviso { aba: string | null; linha: number; valor: string | null }
+export interface Aviso { categoria: string; motivo: string; quantidade: number; linhas: LinhaAviso[] }
+export interface LinhaRejeitada { aba: string | null; linha: number; campo: string | null; valor: string | null; mensagem: string }
+
+/** Accepted as input: the reader's RowError (aba optional) / a warning object or plain text. */
+export type LinhaRejeitadaEntrada = { linha: number; campo?: string | null; valor?: string | null; mensagem?: string | null; aba?: string | null };
+export type AvisoEntrada = string | { motivo: string; categoria?: string; quantidade?: number; linhas?: Array<number | Partial<LinhaAviso>> };
+
+export interface ResultadoMerge {
+  linhasEnviadas: number;
+  linhasEfetivas: number;
+  linhasRemovidas: number;
+  avisos: Aviso[];
+  linhasRejeitadas: LinhaRejeitada[];
+  tabelas: Record<string, { enviadas?: number; efetivas: number; removidas?: number }>;
+}
+
+/** Outcome of a final transition, as SQL decided it. */
+export interface Desfecho {
+  processamentoId: string;
+  /** SUCESSO, IGNORADO, ERRO, or PENDENTE when a first transient FK failure was retried at once */
+  status: StatusProcessamento;
+  /** send an alarm (bot / error tracker) */
+  alarmar: boolean;
+  motivo: string | null;
+  /** this call closed the processing's batch */
+  conjuntoFechado: boolean;
+  /** processings re-queued by this call (batch FK retry) */
+  reprocessados: string[];
+}
+
+export interface Recuperacao {
+  orfaos: string[];
+  reenfileirados: string[];
+  conjuntosFechados: string[];
+}
+
+const json = (v: unknown) => db.param(JSON.stringify(v ?? null));
+
+type DesfechoRow = { processamento_id: string; status: StatusProcessamento; alarmar: boolean; motivo: string | null; conjunto_fechado: boolean; reprocessados: string[] };
+const toDesfecho = (r: DesfechoRow): Desfecho => ({
+  processamentoId: r.processamento_id, status: r.status, alarmar: r.alarmar, motivo: r.motivo,
+  conjuntoFechado: r.conjunto_fechado, reprocessados: r.reprocessados ?? [],
+});
+
+export async function xlsConjuntoAbrir(q: db.Queryable, o: { arquivo: string | null; uploaderId?: string | null; uploaderNome?: string | null }): Promise<string> {
+  const [row] = await db.sql<db.SQL, Array<{ id: string }>>`
+    select public.xls_conjunto_abrir(${db.param(o.arquivo)}, ${db.param(o.uploaderId ?? null)}, ${db.param(o.uploaderNome ?? null)}) as id`.run(q);
+  return row!.id;
+}
+
+export async function xlsReceber(q: db.Queryable, o: {
+  arquivo: string; checksum: string; tamanhoBytes: number;
+  objetoBucket?: string | null; arquivoBytes?: Buffer | null; conjuntoId?: string | null;
+  uploaderId?: string | null; uploaderNome?: string | null;
+}): Promise<Recebimento> {
+  const [r] = await db.sql<db.SQL, Array<{ arquivo: string; processamento_id: string | null; status: StatusEntrada; motivo: string | null; objeto_chave: string | null; armazenar_objeto: boolean }>>`
+    select * from public.xls_receber(${db.param(o.arquivo)}, ${db.param(o.checksum)}, ${db.param(o.tamanhoBytes)}::bigint,
+      ${db.param(o.objetoBucket ?? null)}, ${db.param(o.arquivoBytes ?? null)}::bytea, ${db.param(o.conjuntoId ?? null)}::uuid,
+      ${db.param(o.uploaderId ?? null)}, ${db.param(o.uploaderNome ?? null)})`.run(q);
+  return {
+    arquivo: r!.arquivo, processamentoId: r!.processamento_id, status: r!.status, motivo: r!.motivo,
+    objetoChave: r!.objeto_chave, armazenarObjeto: r!.armazenar_objeto,
+  };
+}
+
+export async function xlsReceberIgnorado(q: db.Queryable, conjuntoId: string, arquivo: string, motivo: string): Promise<ReciboItem> {
+  const [r] = await db.sql<db.SQL, Array<{ arquivo: string; processamento_id: null; status: StatusEntrada; motivo: string }>>`
+    select * from public.xls_receber_ignorado(${db.param(conjuntoId)}::uuid, ${db.param(arquivo)}, ${db.param(motivo)})`.run(q);
+  return { arquivo: r!.arquivo, processamentoId: null, status: r!.status, motivo: r!.motivo };
+}
+
+export async function xlsConjuntoRecebido(q: db.Queryable, conjuntoId: string): Promise<Recibo> {
+  const rows = await db.sql<db.SQL, Array<{ ordem: number; arquivo: string; processamento_id: string | null; status: StatusEntrada; motivo: string | null }>>`
+    select * from public.xls_conjunto_recebido(${db.param(conjuntoId)}::uuid)`.run(q);
+  const itens = rows.map((r) => ({ arquivo: r.arquivo, processamentoId: r.processamento_id, status: r.status, motivo: r.motivo }));
+  return {
+    conjuntoId, total: itens.length, itens,
+    enfileirados: itens.filter((i) => i.status === 'ENFILEIRADO' || i.status === 'REPROCESSANDO').length,
+  };
+}
+
+/** PENDENTE -> PROCESSANDO; null when the processing is not PENDENTE (stale job: nothing to do). */
+export async function xlsIniciar(q: db.Queryable, id: string, worker: string): Promise<ProcessamentoIniciado | null> {
+  const [r] = await db.sql<db.SQL, Array<{
+    id: string; tipo: TipoPlanilha | null; arquivo: string; checksum: string; recebido_em: Date; conjunto_id: string | null;
+    objeto_bucket: string | null; objeto_chave: string | null; objeto_tamanho_bytes: number | null; tem_arquivo_bytes: boolean;
+    log_arquivo: string; execucoes: number;
+  }>>`select * from public.xls_iniciar(${db.param(id)}::uuid, ${db.param(worker)})`.run(q);
+  if (!r) return null;
+  return {
+    id: r.id, tipo: r.tipo, arquivo: r.arquivo, checksum: r.checksum, recebidoEm: r.recebido_em, conjuntoId: r.conjunto_id,
+    objetoBucket: r.objeto_bucket, objetoChave: r.objeto_chave, objetoTamanhoBytes: r.objeto_tamanho_bytes,
+    temArquivoBytes: r.tem_arquivo_bytes, logArquivo: r.log_arquivo, execucoes: r.execucoes,
+  };
+}
+
+/** The legacy column (storage modes PSQL / PSQL_OBJSTORE); null when absent. */
+export async function xlsArquivoBytes(q: db.Queryable, id: string): Promise<Buffer | null> {
+  const [r] = await db.sql<db.SQL, Array<{ b: Buffer | null }>>`
+    select arquivo_bytes as b from public.xls_processamento where id = ${db.param(id)}::uuid`.run(q);
+  return r?.b ?? null;
+}
+
+export async function xlsDefinirTipo(q: db.Queryable, id: string, worker: string, tipo: TipoPlanilha): Promise<void> {
+  await db.sql`select public.xls_definir_tipo(${db.param(id)}::uuid, ${db.param(worker)}, ${db.param(tipo)})`.run(q);
+}
+
+/** Creates the staging temp tables (ON COMMIT DROP): call inside the merge transaction. */
+export async function xlsStagingPreparar(q: db.Queryable, tipo: TipoPlanilha): Promise<StagingTabela[]> {
+  return db.sql<db.SQL, StagingTabela[]>`select staging, tabela, colunas from public.xls_staging_preparar(${db.param(tipo)})`.run(q);
+}
+
+export async function xlsMerge(q: db.Queryable, id: string, meta: Record<string, unknown> = {}): Promise<ResultadoMerge> {
+  const [r] = await db.sql<db.SQL, Array<{ r: {
+    linhas_enviadas: number; linhas_efetivas: number; linhas_removidas: number; avisos: Aviso[];
+    linhas_rejeitadas: LinhaRejeitada[]; tabelas: ResultadoMerge['tabelas'];
+  } }>>`select public.xls_merge(${db.param(id)}::uuid, ${json(meta)}::jsonb) as r`.run(q);
+  const m = r!.r;
+  return {
+    linhasEnviadas: m.linhas_enviadas, linhasEfetivas: m.linhas_efetivas, linhasRemovidas: m.linhas_removidas,
+    avisos: m.avisos, linhasRejeitadas: m.linhas_rejeitadas, tabelas: m.tabelas,
+  };
+}
+
+export async function xlsConcluir(q: db.Queryable, id: string, worker: string,
+  o: { linhasRejeitadas?: LinhaRejeitadaEntrada[]; avisos?: AvisoEntrada[] } = {}): Promise<Desfecho> {
+  const [r] = await db.sql<db.SQL, DesfechoRow[]>`
+    select * from public.xls_concluir(${db.param(id)}::uuid, ${db.param(worker)},
+      ${json(o.linhasRejeitadas ?? [])}::jsonb, ${json(o.avisos ?? [])}::jsonb)`.run(q);
+  return toDesfecho(r!);
+}
+
+export async function xlsIgnorar(q: db.Queryable, id: string, worker: string, motivo: string): Promise<Desfecho> {
+  const [r] = await db.sql<db.SQL, DesfechoRow[]>`
+    select * from public.xls_ignorar(${db.param(id)}::uuid, ${db.param(worker)}, ${db.param(motivo)})`.run(q);
+  return toDesfecho(r!);
+}
+
+/** PROCESSANDO -> ERRO; pass the failure's SQLSTATE (err.code) so SQL applies the FK policy. */
+export async function xlsFalhar(q: db.Queryable, id: string, worker: string, o: {
+  motivo: string; sqlstate?: string | null; linhasRejeitadas?: LinhaRejeitadaEntrada[]; avisos?: AvisoEntrada[];
+}): Promise<Desfecho> {
+  const [r] = await db.sql<db.SQL, DesfechoRow[]>`
+    select * from public.xls_falhar(${db.param(id)}::uuid, ${db.param(worker)}, ${db.param(o.motivo)}, ${db.param(o.sqlstate ?? null)},
+      ${json(o.linhasRejeitadas ?? [])}::jsonb, ${json(o.avisos ?? [])}::jsonb)`.run(q);
+  return toDesfecho(r!);
+}
+
+export async function xlsReprocessar(q: db.Queryable, id: string): Promise<string[]> {
+  const [r] = await db.sql<db.SQL, Array<{ ids: string[] }>>`select public.xls_reprocessar(${db.param(id)}::uuid) as ids`.run(q);
+  return r!.ids;
+}
+
+export async function xlsReprocessarConjunto(q: db.Queryable, conjuntoId: string): Promise<string[]> {
+  const [r] = await db.sql<db.SQL, Array<{ ids: string[] }>>`select public.xls_reprocessar_conjunto(${db.param(conjuntoId)}::uuid) as ids`.run(q);
+  return r!.ids;
+}
+
+export async function xlsReprocessarErros(q: db.Queryable, tipo: TipoPlanilha | null = null): Promise<string[]> {
+  const [r] = await db.sql<db.SQL, Array<{ ids: string[] }>>`select public.xls_reprocessar_erros(${db.param(tipo)}) as ids`.run(q);
+  return r!.ids;
+}
+
+/** Startup recovery (also run every minute by pg_cron). */
+export async function xlsRecuperar(q: db.Queryable): Promise<Recuperacao> {
+  const [r] = await db.sql<db.SQL, Array<{ orfaos: string[]; reenfileirados: string[]; conjuntos_fechados: string[] }>>`
+    select * from public.xls_recuperar()`.run(q);
+  return { orfaos: r!.orfaos, reenfileirados: r!.reenfileirados, conjuntosFechados: r!.conjuntos_fechados };
+}
