@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { requireBearer } from '../../plugins/bearer.js';
 import { notFoundHandler } from '../../plugins/problem.js';
 import configuracoesRoutes from './configuracoes.js';
+import partnerApiRoutes from './partner.js';
 
 export default async function apiRoutes(app: FastifyInstance) {
   const bearer = requireBearer(() => app.ctx.config.apiToken);
@@ -10,4 +11,5 @@ export default async function apiRoutes(app: FastifyInstance) {
   // an unknown /api route is not revealed to an anonymous caller: 401 before 404
   app.setNotFoundHandler({ preHandler: bearer }, notFoundHandler);
   await app.register(configuracoesRoutes);
+  await app.register(partnerApiRoutes);
 }
