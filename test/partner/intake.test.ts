@@ -332,7 +332,7 @@ describe('API under Bearer', () => {
     await observe(order('E-1', 'received', '2026-11-20T10:00:00Z'));
     await observe(order('E-2', 'waiting_payment', '2026-11-20T10:00:00Z'));
     await observe(order('E-3', 'cancelled', '2026-11-20T10:00:00Z'));
-    const enf = (code: string, headers = bearer()) => app.inject({ method: 'POST', url: `/api/pedidos/${encodeURIComponent(code)}/enfileirar`, headers });
+    const enf = (code: string, headers: Record<string, string> = bearer()) => app.inject({ method: 'POST', url: `/api/pedidos/${encodeURIComponent(code)}/enfileirar`, headers });
 
     expect((await enf('E-1', {})).statusCode).toBe(401);
     const ok = await enf('E-1');
