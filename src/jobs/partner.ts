@@ -15,7 +15,7 @@ import {
 import { fetchOrdersPage } from '../integrations/partner.js';
 import { createMailer, type Mailer } from '../integrations/mail.js';
 import { flushErrtracker } from '../integrations/errtracker.js';
-import { ASSUNTO_PARADO, ASSUNTO_VOLTOU, textoParado, textoVoltou } from './partner-textos.js';
+import { ASSUNTO_PARADO, ASSUNTO_VOLTOU, quando, textoParado, textoVoltou } from './partner-textos.js';
 
 export const LOG_CONTINGENCIA_LIGADA = 'Contingência de pedidos LIGADA';
 export const LOG_CONTINGENCIA_DESLIGADA = 'Contingência de pedidos DESLIGADA';
@@ -112,7 +112,9 @@ export function partnerJobHandlers(ctx: AppContext, deps: { mailer?: Mailer | nu
           // ERROR logs reach the error tracker (src/integrations/errtracker.ts)
           jctx.log.error({ alerta: 'webhook_parado', avisoId: a.id, episodioId: (a.episodio as { id?: number } | null)?.id,
             silencioDesde: d.silencio_desde, ultimoEvento: d.ultimo_evento, minutosComerciais: d.minutos_comerciais,
-            horas: d.horas, motivo: d.motivo }, 'Webhook parado: nenhum evento da plataforma de pedidos; recadastre o webhook');
+            horas: d.horas, motivo: d.motivo },
+          // one message per episode: the tracker SDK drops an event identical to the previous one
+          `Webhook parado desde ${quando(d.ultimo_evento ?? d.silencio_desde)} (episódio ${(a.episodio as { id?: number } | null)?.id ?? a.id}): recadastre o webhook na plataforma de pedidos`);
           await flushErrtracker(5_000);
           await partnerAvisoMarcar(pool, a.id, 'rastreador');
         }
