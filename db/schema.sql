@@ -394,6 +394,23 @@ COMMENT ON FUNCTION app.partner_instante(p_valor jsonb, p_campo text) IS 'Parses
 
 
 --
+-- Name: partner_normalizar_trava(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.partner_normalizar_trava() RETURNS bigint
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ select 7245501::bigint $$;
+
+
+--
+-- Name: FUNCTION partner_normalizar_trava(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.partner_normalizar_trava() IS 'Advisory-lock key between the intake (shared) and the end of the normalisation job (exclusive), so that no stored event is left without a job.';
+
+
+--
 -- Name: partner_numero(jsonb, text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1070,6 +1087,34 @@ COMMENT ON FUNCTION public.partner_configurar(p_watchdog_habilitado boolean, p_l
 
 
 --
+-- Name: partner_normalizar_concluir(text, bigint); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.partner_normalizar_concluir(p_worker text, p_job bigint) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  -- waits for the intakes in flight; those that come after find no running job and enqueue a new one
+  perform pg_advisory_xact_lock(app.partner_normalizar_trava());
+  if exists (select from public.partner_webhook w where w.situacao = 'PENDENTE'
+              and (w.proxima_tentativa_em is null or w.proxima_tentativa_em <= clock_timestamp())) then
+    return false;
+  end if;
+  perform app.complete_job(p_worker, p_job);
+  return true;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION partner_normalizar_concluir(p_worker text, p_job bigint); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.partner_normalizar_concluir(p_worker text, p_job bigint) IS 'End of the partner_normalizar job: under the exclusive advisory lock (no intake in flight), either there is still due work (false: the job goes on) or the job is completed in this same transaction (true), so an event stored afterwards always enqueues a new job. Events waiting for a retry are picked up by partner_tick.';
+
+
+--
 -- Name: partner_pedido_enfileirar(text, text, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1474,8 +1519,6 @@ declare
   v_ultima_status text;
   v_out jsonb := '{}';
   v_id bigint;
-  v_n integer := 0;
-  v_ev record;
 begin
   perform pg_advisory_xact_lock(hashtext('partner_tick'));
   select * into v_cfg from public.partner_configuracao;
@@ -1554,19 +1597,13 @@ begin
     end if;
   end if;
 
-  -- 4. safety net: an event still PENDENTE after 2 minutes with no job at all gets one
-  for v_ev in
-    select w.id from public.partner_webhook w
-     where w.situacao = 'PENDENTE' and w.recebido_em < p_agora - interval '2 minutes'
-       and not exists (select from app.job j where j.kind = 'partner_normalizar' and j.unique_key = w.id::text)
-     order by w.recebido_em
-     limit 1000
-  loop
-    perform app.enqueue('partner_normalizar', jsonb_build_object('id', v_ev.id), now(), v_ev.id::text, 8);
-    v_n := v_n + 1;
-  end loop;
-  if v_n > 0 then
-    v_out := v_out || jsonb_build_object('reenfileirados', v_n);
+  -- 4. normalisation: due PENDENTE events (retries after a failure, or a job that gave up) get the job
+  if exists (select from public.partner_webhook w where w.situacao = 'PENDENTE'
+              and (w.proxima_tentativa_em is null or w.proxima_tentativa_em <= clock_timestamp())) then
+    v_id := app.enqueue('partner_normalizar', '{}', now(), 'lote', 100);
+    if v_id is not null then
+      v_out := v_out || jsonb_build_object('normalizacao_enfileirada', v_id);
+    end if;
   end if;
   return v_out;
 end;
@@ -1577,7 +1614,7 @@ $$;
 -- Name: FUNCTION partner_tick(p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.partner_tick(p_agora timestamp with time zone) IS 'The minute decision of area B, as of p_agora (pg_cron runs select partner_tick(now()) every minute; tests pass another clock). 1. Watchdog (when enabled): opens one silence episode with a ''Webhook parado'' notice when the silence reaches limite_min_comercial business minutes or limite_horas elapsed hours; closes it when max(recebido_em) advances, with ''Webhook voltou a funcionar'' only when the return is at most aviso_retorno_max old. 2. Contingency (when the REST API is configured): on after contingencia_apos_min_comercial business minutes of silence, a pull every contingencia_intervalo_min minutes, off when the webhook returns; each change is a notice (log line). 3. Requests the REST poll every poll_intervalo_horas. 4. Re-enqueues events left PENDENTE without a job. Serialised by an advisory lock; returns what it did.';
+COMMENT ON FUNCTION public.partner_tick(p_agora timestamp with time zone) IS 'The minute decision of area B, as of p_agora (pg_cron runs select partner_tick(now()) every minute; tests pass another clock). 1. Watchdog (when enabled): opens one silence episode with a ''Webhook parado'' notice when the silence reaches limite_min_comercial business minutes or limite_horas elapsed hours; closes it when max(recebido_em) advances, with ''Webhook voltou a funcionar'' only when the return is at most aviso_retorno_max old. 2. Contingency (when the REST API is configured): on after contingencia_apos_min_comercial business minutes of silence, a pull every contingencia_intervalo_min minutes, off when the webhook returns; each change is a notice (log line). 3. Requests the REST poll every poll_intervalo_horas. 4. Enqueues the normalisation job when due PENDENTE events have none (retries, or a job that gave up). Serialised by an advisory lock; returns what it did.';
 
 
 --
@@ -1645,7 +1682,58 @@ $$;
 -- Name: FUNCTION partner_webhook_normalizar(p_id uuid, p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.partner_webhook_normalizar(p_id uuid, p_agora timestamp with time zone) IS 'Normalises one stored event (the job partner_normalizar calls it). Idempotent: an event no longer PENDENTE returns its result. A body that is not JSON, not an object, an unknown event or an unreadable order is flagged REVISAR with the reason; unexpected errors propagate so the job is retried. Returns the resultado.';
+COMMENT ON FUNCTION public.partner_webhook_normalizar(p_id uuid, p_agora timestamp with time zone) IS 'Normalises one stored event. Idempotent: an event no longer PENDENTE returns its result. A body that is not JSON, not an object, an unknown event or an unreadable order is flagged REVISAR with the reason; unexpected errors propagate (partner_webhook_normalizar_lote retries them). Returns the resultado.';
+
+
+--
+-- Name: partner_webhook_normalizar_lote(integer, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.partner_webhook_normalizar_lote(p_limite integer DEFAULT 50, p_agora timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_id uuid;
+  v_n integer := 0;
+  v_revisar integer := 0;
+  v_res text;
+begin
+  for v_id in
+    select w.id from public.partner_webhook w
+     where w.situacao = 'PENDENTE' and (w.proxima_tentativa_em is null or w.proxima_tentativa_em <= clock_timestamp())
+     order by w.recebido_em
+     limit greatest(p_limite, 1)
+     for update skip locked
+  loop
+    begin
+      v_res := public.partner_webhook_normalizar(v_id, coalesce(p_agora, clock_timestamp()));
+      if v_res not in ('criado', 'atualizado', 'obsoleto', 'repetido') then
+        v_revisar := v_revisar + 1;
+      end if;
+    exception when others then
+      update public.partner_webhook set
+        tentativas = tentativas + 1,
+        detalhe = left(sqlerrm, 500),
+        proxima_tentativa_em = clock_timestamp() + least(interval '5 seconds' * power(2, tentativas), interval '15 minutes'),
+        situacao = case when tentativas + 1 >= 8 then 'REVISAR' else situacao end,
+        resultado = case when tentativas + 1 >= 8 then 'erro_interno' else resultado end,
+        processado_em = case when tentativas + 1 >= 8 then coalesce(p_agora, clock_timestamp()) end
+      where id = v_id;
+      raise warning 'partner_webhook %: falha na normalização (nova tentativa agendada): %', v_id, sqlerrm;
+    end;
+    v_n := v_n + 1;
+  end loop;
+  return jsonb_build_object('tratados', v_n, 'revisar', v_revisar);
+end;
+$$;
+
+
+--
+-- Name: FUNCTION partner_webhook_normalizar_lote(p_limite integer, p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.partner_webhook_normalizar_lote(p_limite integer, p_agora timestamp with time zone) IS 'Normalises up to p_limite due PENDENTE events, oldest first, in one transaction (FOR UPDATE SKIP LOCKED: several callers split the work). An unexpected error on one event does not stop the batch: that event is retried with backoff (5 s doubling, at most 15 min) and flagged REVISAR/erro_interno after 8 attempts. Returns {tratados: events handled (0 = nothing due), revisar: of which flagged for review}.';
 
 
 --
@@ -1663,7 +1751,9 @@ begin
   values (coalesce(p_corpo, ''::bytea), left(p_content_type, 200), left(p_ip, 100), left(p_user_agent, 500))
   returning id into v_id;
   begin
-    perform app.enqueue('partner_normalizar', jsonb_build_object('id', v_id), now(), v_id::text, 8);
+    -- shared: concurrent intakes never wait for each other; see partner_normalizar_concluir
+    perform pg_advisory_xact_lock_shared(app.partner_normalizar_trava());
+    perform app.enqueue('partner_normalizar', '{}', now(), 'lote', 100);
   exception when others then
     -- the event is stored: nothing may turn the answer into an error. partner_tick re-enqueues it.
     raise warning 'partner_webhook %: falha ao enfileirar a normalização: %', v_id, sqlerrm;
@@ -1677,7 +1767,7 @@ $$;
 -- Name: FUNCTION partner_webhook_receber(p_corpo bytea, p_content_type text, p_ip text, p_user_agent text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.partner_webhook_receber(p_corpo bytea, p_content_type text, p_ip text, p_user_agent text) IS 'Intake of POST /webhook/partner: stores the raw body (recebido_em = clock time) and enqueues its normalisation (job partner_normalizar, NOTIFY app_jobs), in the caller''s transaction. Returns the event id the edge answers with. Never fails on the content of the body.';
+COMMENT ON FUNCTION public.partner_webhook_receber(p_corpo bytea, p_content_type text, p_ip text, p_user_agent text) IS 'Intake of POST /webhook/partner: stores the raw body (recebido_em = clock time) and makes sure the normalisation job runs (job partner_normalizar with unique key lote: a no-op when one is pending or running; NOTIFY app_jobs), in the caller''s transaction. Returns the event id the edge answers with. Never fails on the content of the body.';
 
 
 --
@@ -1698,9 +1788,10 @@ begin
   if v_situacao <> 'REVISAR' then
     raise exception 'evento % está %, só eventos em REVISAR são reprocessados', p_id, v_situacao using errcode = 'PW409';
   end if;
-  update public.partner_webhook set situacao = 'PENDENTE', resultado = null, detalhe = null, processado_em = null
+  update public.partner_webhook set situacao = 'PENDENTE', resultado = null, detalhe = null, processado_em = null,
+         tentativas = 0, proxima_tentativa_em = null
    where id = p_id;
-  perform app.enqueue('partner_normalizar', jsonb_build_object('id', p_id), now(), p_id::text, 8);
+  perform app.enqueue('partner_normalizar', '{}', now(), 'lote', 100);
   return p_id;
 end;
 $$;
@@ -2088,6 +2179,8 @@ CREATE TABLE public.partner_webhook (
     code text,
     payload jsonb,
     processado_em timestamp with time zone,
+    tentativas integer DEFAULT 0 NOT NULL,
+    proxima_tentativa_em timestamp with time zone,
     CONSTRAINT partner_webhook_processado CHECK (((situacao = 'PENDENTE'::text) = (processado_em IS NULL))),
     CONSTRAINT partner_webhook_situacao_check CHECK ((situacao = ANY (ARRAY['PENDENTE'::text, 'NORMALIZADO'::text, 'REVISAR'::text])))
 );
@@ -2111,7 +2204,7 @@ COMMENT ON COLUMN public.partner_webhook.corpo IS 'The request body exactly as r
 -- Name: COLUMN partner_webhook.resultado; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON COLUMN public.partner_webhook.resultado IS 'NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido.';
+COMMENT ON COLUMN public.partner_webhook.resultado IS 'NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido | erro_interno.';
 
 
 --
@@ -2119,6 +2212,13 @@ COMMENT ON COLUMN public.partner_webhook.resultado IS 'NORMALIZADO: criado | atu
 --
 
 COMMENT ON COLUMN public.partner_webhook.payload IS 'The body parsed as JSON, when it is JSON (filled by the normalisation).';
+
+
+--
+-- Name: COLUMN partner_webhook.tentativas; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.partner_webhook.tentativas IS 'Failed normalisation attempts (unexpected errors, e.g. a lock timeout); retried with backoff at proxima_tentativa_em, REVISAR (resultado erro_interno) after 8.';
 
 
 --

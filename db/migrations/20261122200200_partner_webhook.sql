@@ -3,6 +3,7 @@ set local lock_timeout = '5s';
 
 -- Area B: intake of the order platform's webhook, normalisation into orders, and the gate.
 -- Data flows one way: partner_webhook_receber (stores, answers) -> job partner_normalizar
+-- (one coalescing job: partner_webhook_normalizar_lote until partner_normalizar_concluir)
 -- -> partner_webhook_normalizar -> partner_pedido_observar (idempotent by code, newest
 -- updated_at wins) -> gate. The REST poll and the contingency feed partner_pedido_observar too.
 
@@ -96,12 +97,15 @@ create table public.partner_webhook (
   code text,
   payload jsonb,
   processado_em timestamptz,
+  tentativas integer not null default 0,
+  proxima_tentativa_em timestamptz,
   constraint partner_webhook_processado check ((situacao = 'PENDENTE') = (processado_em is null))
 );
 comment on table public.partner_webhook is 'Every delivery of the order platform''s webhook, stored byte for byte before the 200 answer (the platform disables the webhook after one failed delivery and never resends). situacao: PENDENTE (not normalised yet), NORMALIZADO, REVISAR (stored but not understood: see resultado/detalhe). max(recebido_em) is what the watchdog watches.';
 comment on column public.partner_webhook.corpo is 'The request body exactly as received (any bytes, even invalid JSON or UTF-8). Read it with convert_from(corpo, ''UTF8'') or the payload column.';
-comment on column public.partner_webhook.resultado is 'NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido.';
+comment on column public.partner_webhook.resultado is 'NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido | erro_interno.';
 comment on column public.partner_webhook.payload is 'The body parsed as JSON, when it is JSON (filled by the normalisation).';
+comment on column public.partner_webhook.tentativas is 'Failed normalisation attempts (unexpected errors, e.g. a lock timeout); retried with backoff at proxima_tentativa_em, REVISAR (resultado erro_interno) after 8.';
 create index partner_webhook_recebido_em_idx on public.partner_webhook (recebido_em);
 create index partner_webhook_pendente_idx on public.partner_webhook (recebido_em) where situacao = 'PENDENTE';
 create index partner_webhook_revisar_idx on public.partner_webhook (recebido_em) where situacao = 'REVISAR';
@@ -370,7 +374,9 @@ begin
   values (coalesce(p_corpo, ''::bytea), left(p_content_type, 200), left(p_ip, 100), left(p_user_agent, 500))
   returning id into v_id;
   begin
-    perform app.enqueue('partner_normalizar', jsonb_build_object('id', v_id), now(), v_id::text, 8);
+    -- shared: concurrent intakes never wait for each other; see partner_normalizar_concluir
+    perform pg_advisory_xact_lock_shared(app.partner_normalizar_trava());
+    perform app.enqueue('partner_normalizar', '{}', now(), 'lote', 100);
   exception when others then
     -- the event is stored: nothing may turn the answer into an error. partner_tick re-enqueues it.
     raise warning 'partner_webhook %: falha ao enfileirar a normalização: %', v_id, sqlerrm;
@@ -378,7 +384,7 @@ begin
   return v_id;
 end;
 $$;
-comment on function public.partner_webhook_receber(bytea, text, text, text) is 'Intake of POST /webhook/partner: stores the raw body (recebido_em = clock time) and enqueues its normalisation (job partner_normalizar, NOTIFY app_jobs), in the caller''s transaction. Returns the event id the edge answers with. Never fails on the content of the body.';
+comment on function public.partner_webhook_receber(bytea, text, text, text) is 'Intake of POST /webhook/partner: stores the raw body (recebido_em = clock time) and makes sure the normalisation job runs (job partner_normalizar with unique key lote: a no-op when one is pending or running; NOTIFY app_jobs), in the caller''s transaction. Returns the event id the edge answers with. Never fails on the content of the body.';
 
 create function public.partner_webhook_normalizar(p_id uuid, p_agora timestamptz default clock_timestamp())
 returns text
@@ -436,7 +442,71 @@ begin
   return v_resultado;
 end;
 $$;
-comment on function public.partner_webhook_normalizar(uuid, timestamptz) is 'Normalises one stored event (the job partner_normalizar calls it). Idempotent: an event no longer PENDENTE returns its result. A body that is not JSON, not an object, an unknown event or an unreadable order is flagged REVISAR with the reason; unexpected errors propagate so the job is retried. Returns the resultado.';
+comment on function public.partner_webhook_normalizar(uuid, timestamptz) is 'Normalises one stored event. Idempotent: an event no longer PENDENTE returns its result. A body that is not JSON, not an object, an unknown event or an unreadable order is flagged REVISAR with the reason; unexpected errors propagate (partner_webhook_normalizar_lote retries them). Returns the resultado.';
+
+create function app.partner_normalizar_trava() returns bigint
+language sql immutable
+set search_path to pg_catalog, pg_temp
+as $$ select 7245501::bigint $$;
+comment on function app.partner_normalizar_trava() is 'Advisory-lock key between the intake (shared) and the end of the normalisation job (exclusive), so that no stored event is left without a job.';
+
+create function public.partner_webhook_normalizar_lote(p_limite integer default 50, p_agora timestamptz default null)
+returns jsonb
+language plpgsql volatile
+set search_path to pg_catalog, public, pg_temp
+as $$
+declare
+  v_id uuid;
+  v_n integer := 0;
+  v_revisar integer := 0;
+  v_res text;
+begin
+  for v_id in
+    select w.id from public.partner_webhook w
+     where w.situacao = 'PENDENTE' and (w.proxima_tentativa_em is null or w.proxima_tentativa_em <= clock_timestamp())
+     order by w.recebido_em
+     limit greatest(p_limite, 1)
+     for update skip locked
+  loop
+    begin
+      v_res := public.partner_webhook_normalizar(v_id, coalesce(p_agora, clock_timestamp()));
+      if v_res not in ('criado', 'atualizado', 'obsoleto', 'repetido') then
+        v_revisar := v_revisar + 1;
+      end if;
+    exception when others then
+      update public.partner_webhook set
+        tentativas = tentativas + 1,
+        detalhe = left(sqlerrm, 500),
+        proxima_tentativa_em = clock_timestamp() + least(interval '5 seconds' * power(2, tentativas), interval '15 minutes'),
+        situacao = case when tentativas + 1 >= 8 then 'REVISAR' else situacao end,
+        resultado = case when tentativas + 1 >= 8 then 'erro_interno' else resultado end,
+        processado_em = case when tentativas + 1 >= 8 then coalesce(p_agora, clock_timestamp()) end
+      where id = v_id;
+      raise warning 'partner_webhook %: falha na normalização (nova tentativa agendada): %', v_id, sqlerrm;
+    end;
+    v_n := v_n + 1;
+  end loop;
+  return jsonb_build_object('tratados', v_n, 'revisar', v_revisar);
+end;
+$$;
+comment on function public.partner_webhook_normalizar_lote(integer, timestamptz) is 'Normalises up to p_limite due PENDENTE events, oldest first, in one transaction (FOR UPDATE SKIP LOCKED: several callers split the work). An unexpected error on one event does not stop the batch: that event is retried with backoff (5 s doubling, at most 15 min) and flagged REVISAR/erro_interno after 8 attempts. Returns {tratados: events handled (0 = nothing due), revisar: of which flagged for review}.';
+
+create function public.partner_normalizar_concluir(p_worker text, p_job bigint) returns boolean
+language plpgsql volatile
+set search_path to pg_catalog, public, pg_temp
+as $$
+begin
+  -- waits for the intakes in flight; those that come after find no running job and enqueue a new one
+  perform pg_advisory_xact_lock(app.partner_normalizar_trava());
+  if exists (select from public.partner_webhook w where w.situacao = 'PENDENTE'
+              and (w.proxima_tentativa_em is null or w.proxima_tentativa_em <= clock_timestamp())) then
+    return false;
+  end if;
+  perform app.complete_job(p_worker, p_job);
+  return true;
+end;
+$$;
+comment on function public.partner_normalizar_concluir(text, bigint) is 'End of the partner_normalizar job: under the exclusive advisory lock (no intake in flight), either there is still due work (false: the job goes on) or the job is completed in this same transaction (true), so an event stored afterwards always enqueues a new job. Events waiting for a retry are picked up by partner_tick.';
 
 create function public.partner_webhook_reprocessar(p_id uuid) returns uuid
 language plpgsql volatile
@@ -452,9 +522,10 @@ begin
   if v_situacao <> 'REVISAR' then
     raise exception 'evento % está %, só eventos em REVISAR são reprocessados', p_id, v_situacao using errcode = 'PW409';
   end if;
-  update public.partner_webhook set situacao = 'PENDENTE', resultado = null, detalhe = null, processado_em = null
+  update public.partner_webhook set situacao = 'PENDENTE', resultado = null, detalhe = null, processado_em = null,
+         tentativas = 0, proxima_tentativa_em = null
    where id = p_id;
-  perform app.enqueue('partner_normalizar', jsonb_build_object('id', p_id), now(), p_id::text, 8);
+  perform app.enqueue('partner_normalizar', '{}', now(), 'lote', 100);
   return p_id;
 end;
 $$;
@@ -487,6 +558,9 @@ comment on function public.partner_pedido_enfileirar(text, text, timestamptz) is
 set local lock_timeout = '5s';
 drop function public.partner_pedido_enfileirar(text, text, timestamptz);
 drop function public.partner_webhook_reprocessar(uuid);
+drop function public.partner_normalizar_concluir(text, bigint);
+drop function public.partner_webhook_normalizar_lote(integer, timestamptz);
+drop function app.partner_normalizar_trava();
 drop function public.partner_webhook_normalizar(uuid, timestamptz);
 drop function public.partner_webhook_receber(bytea, text, text, text);
 drop function public.partner_pedido_observar(jsonb, text, text, jsonb, timestamptz);

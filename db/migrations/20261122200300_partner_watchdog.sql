@@ -299,8 +299,6 @@ declare
   v_ultima_status text;
   v_out jsonb := '{}';
   v_id bigint;
-  v_n integer := 0;
-  v_ev record;
 begin
   perform pg_advisory_xact_lock(hashtext('partner_tick'));
   select * into v_cfg from public.partner_configuracao;
@@ -379,24 +377,18 @@ begin
     end if;
   end if;
 
-  -- 4. safety net: an event still PENDENTE after 2 minutes with no job at all gets one
-  for v_ev in
-    select w.id from public.partner_webhook w
-     where w.situacao = 'PENDENTE' and w.recebido_em < p_agora - interval '2 minutes'
-       and not exists (select from app.job j where j.kind = 'partner_normalizar' and j.unique_key = w.id::text)
-     order by w.recebido_em
-     limit 1000
-  loop
-    perform app.enqueue('partner_normalizar', jsonb_build_object('id', v_ev.id), now(), v_ev.id::text, 8);
-    v_n := v_n + 1;
-  end loop;
-  if v_n > 0 then
-    v_out := v_out || jsonb_build_object('reenfileirados', v_n);
+  -- 4. normalisation: due PENDENTE events (retries after a failure, or a job that gave up) get the job
+  if exists (select from public.partner_webhook w where w.situacao = 'PENDENTE'
+              and (w.proxima_tentativa_em is null or w.proxima_tentativa_em <= clock_timestamp())) then
+    v_id := app.enqueue('partner_normalizar', '{}', now(), 'lote', 100);
+    if v_id is not null then
+      v_out := v_out || jsonb_build_object('normalizacao_enfileirada', v_id);
+    end if;
   end if;
   return v_out;
 end;
 $$;
-comment on function public.partner_tick(timestamptz) is 'The minute decision of area B, as of p_agora (pg_cron runs select partner_tick(now()) every minute; tests pass another clock). 1. Watchdog (when enabled): opens one silence episode with a ''Webhook parado'' notice when the silence reaches limite_min_comercial business minutes or limite_horas elapsed hours; closes it when max(recebido_em) advances, with ''Webhook voltou a funcionar'' only when the return is at most aviso_retorno_max old. 2. Contingency (when the REST API is configured): on after contingencia_apos_min_comercial business minutes of silence, a pull every contingencia_intervalo_min minutes, off when the webhook returns; each change is a notice (log line). 3. Requests the REST poll every poll_intervalo_horas. 4. Re-enqueues events left PENDENTE without a job. Serialised by an advisory lock; returns what it did.';
+comment on function public.partner_tick(timestamptz) is 'The minute decision of area B, as of p_agora (pg_cron runs select partner_tick(now()) every minute; tests pass another clock). 1. Watchdog (when enabled): opens one silence episode with a ''Webhook parado'' notice when the silence reaches limite_min_comercial business minutes or limite_horas elapsed hours; closes it when max(recebido_em) advances, with ''Webhook voltou a funcionar'' only when the return is at most aviso_retorno_max old. 2. Contingency (when the REST API is configured): on after contingencia_apos_min_comercial business minutes of silence, a pull every contingencia_intervalo_min minutes, off when the webhook returns; each change is a notice (log line). 3. Requests the REST poll every poll_intervalo_horas. 4. Enqueues the normalisation job when due PENDENTE events have none (retries, or a job that gave up). Serialised by an advisory lock; returns what it did.';
 
 create function public.partner_status(p_agora timestamptz default now()) returns jsonb
 language sql stable

@@ -23,6 +23,18 @@ export async function partnerWebhookNormalizar(q: db.Queryable, id: string): Pro
   return row?.r ?? null;
 }
 
+export async function partnerWebhookNormalizarLote(q: db.Queryable, limite: number): Promise<{ tratados: number; revisar: number }> {
+  const [row] = await db.sql<db.SQL, Array<{ r: { tratados: number; revisar: number } }>>`
+    select public.partner_webhook_normalizar_lote(${db.param(limite)}::integer) as r`.run(q);
+  return row!.r;
+}
+
+export async function partnerNormalizarConcluir(q: db.Queryable, workerId: string, jobId: number): Promise<boolean> {
+  const [row] = await db.sql<db.SQL, Array<{ ok: boolean }>>`
+    select public.partner_normalizar_concluir(${db.param(workerId)}, ${db.param(jobId)}::bigint) as ok`.run(q);
+  return row!.ok;
+}
+
 export async function partnerConfigurar(q: db.Queryable, cfg: PartnerConfig, agora?: Date): Promise<void> {
   const w = cfg.watchdog;
   await db.sql`

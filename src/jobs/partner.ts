@@ -1,8 +1,9 @@
 /**
  * Job handlers of area B. SQL decides (partner_tick, partner_webhook_receber); these do
  * the part that needs the network or the process, each job claimed once across replicas:
- *  - partner_normalizar {id}: normalise one stored webhook event (pure SQL, run here so
- *    that it is retried with backoff and never runs on the request path);
+ *  - partner_normalizar: normalise the stored webhook events in batches (pure SQL, run
+ *    here so that it never runs on the request path; one job at a time, coalesced by the
+ *    intake; per-event retries are SQL's);
  *  - partner_puxar {id}: one pull of orders from the platform's REST API, page by page;
  *  - partner_aviso {id}: one notice: log line, error-tracker event, e-mails.
  */
@@ -10,13 +11,18 @@ import type { AppContext } from '../context.js';
 import type { Job, JobContext, JobHandler } from './runner.js';
 import {
   partnerAvisoCarregar, partnerAvisoEnvioResultado, partnerAvisoMarcar, partnerPuxadaConcluir, partnerPuxadaFalhar,
-  partnerPuxadaIniciar, partnerPuxadaPagina, partnerWebhookNormalizar, type Aviso, type PaginaContagem,
+  partnerNormalizarConcluir, partnerPuxadaIniciar, partnerPuxadaPagina, partnerWebhookNormalizarLote, type Aviso,
+  type PaginaContagem,
 } from '../db/partner.js';
 import { fetchOrdersPage } from '../integrations/partner.js';
 import { createMailer, type Mailer } from '../integrations/mail.js';
 import { flushErrtracker } from '../integrations/errtracker.js';
 import { ASSUNTO_PARADO, ASSUNTO_VOLTOU, quando, textoParado, textoVoltou } from './partner-textos.js';
 
+/** Events per transaction of the normalisation job. */
+export const NORMALIZAR_LOTE = 50;
+
+export const LOG_REVISAR = 'eventos do webhook guardados e marcados para revisão';
 export const LOG_CONTINGENCIA_LIGADA = 'Contingência de pedidos LIGADA';
 export const LOG_CONTINGENCIA_DESLIGADA = 'Contingência de pedidos DESLIGADA';
 
@@ -33,11 +39,14 @@ export function partnerJobHandlers(ctx: AppContext, deps: { mailer?: Mailer | nu
   const getMailer = () => (mailer === undefined ? (mailer = createMailer(config.mail)) : mailer);
   const webhookUrl = cfg.webhookPublicUrl ?? '{base_url}/webhook/partner';
 
+  /** The one coalescing normalisation job: batches until SQL says the queue is empty. */
   async function normalizar(job: Job, jctx: JobContext): Promise<void> {
-    const id = String(jobId(job));
-    const resultado = await partnerWebhookNormalizar(pool, id);
-    if (resultado && !['criado', 'atualizado', 'obsoleto', 'repetido'].includes(resultado)) {
-      jctx.log.warn({ eventoId: id, resultado }, 'evento do webhook guardado e marcado para revisão');
+    for (;;) {
+      if (jctx.signal.aborted) throw new Error('normalização interrompida: encerrando');
+      const { tratados, revisar } = await partnerWebhookNormalizarLote(pool, NORMALIZAR_LOTE);
+      if (revisar > 0) jctx.log.warn({ revisar }, LOG_REVISAR);
+      if (tratados > 0) continue;
+      if (await partnerNormalizarConcluir(pool, jctx.workerId, job.id)) break;
     }
   }
 

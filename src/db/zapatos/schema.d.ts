@@ -3391,6 +3391,12 @@ declare module 'zapatos/schema' {
       */
       processado_em: Date | null;
       /**
+      * **partner_webhook.proxima_tentativa_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      proxima_tentativa_em: Date | null;
+      /**
       * **partner_webhook.recebido_em**
       * - `timestamptz` in database
       * - `NOT NULL`, default: `clock_timestamp()`
@@ -3399,7 +3405,7 @@ declare module 'zapatos/schema' {
       /**
       * **partner_webhook.resultado**
       *
-      * NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido.
+      * NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido | erro_interno.
       * - `text` in database
       * - Nullable, no default
       */
@@ -3410,6 +3416,14 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `'PENDENTE'::text`
       */
       situacao: string;
+      /**
+      * **partner_webhook.tentativas**
+      *
+      * Failed normalisation attempts (unexpected errors, e.g. a lock timeout); retried with backoff at proxima_tentativa_em, REVISAR (resultado erro_interno) after 8.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas: number;
       /**
       * **partner_webhook.user_agent**
       * - `text` in database
@@ -3477,6 +3491,12 @@ declare module 'zapatos/schema' {
       */
       processado_em: db.TimestampTzString | null;
       /**
+      * **partner_webhook.proxima_tentativa_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      proxima_tentativa_em: db.TimestampTzString | null;
+      /**
       * **partner_webhook.recebido_em**
       * - `timestamptz` in database
       * - `NOT NULL`, default: `clock_timestamp()`
@@ -3485,7 +3505,7 @@ declare module 'zapatos/schema' {
       /**
       * **partner_webhook.resultado**
       *
-      * NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido.
+      * NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido | erro_interno.
       * - `text` in database
       * - Nullable, no default
       */
@@ -3496,6 +3516,14 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `'PENDENTE'::text`
       */
       situacao: string;
+      /**
+      * **partner_webhook.tentativas**
+      *
+      * Failed normalisation attempts (unexpected errors, e.g. a lock timeout); retried with backoff at proxima_tentativa_em, REVISAR (resultado erro_interno) after 8.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas: number;
       /**
       * **partner_webhook.user_agent**
       * - `text` in database
@@ -3563,6 +3591,12 @@ declare module 'zapatos/schema' {
       */
       processado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
       /**
+      * **partner_webhook.proxima_tentativa_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      proxima_tentativa_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
       * **partner_webhook.recebido_em**
       * - `timestamptz` in database
       * - `NOT NULL`, default: `clock_timestamp()`
@@ -3571,7 +3605,7 @@ declare module 'zapatos/schema' {
       /**
       * **partner_webhook.resultado**
       *
-      * NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido.
+      * NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido | erro_interno.
       * - `text` in database
       * - Nullable, no default
       */
@@ -3582,6 +3616,14 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `'PENDENTE'::text`
       */
       situacao?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_webhook.tentativas**
+      *
+      * Failed normalisation attempts (unexpected errors, e.g. a lock timeout); retried with backoff at proxima_tentativa_em, REVISAR (resultado erro_interno) after 8.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
       /**
       * **partner_webhook.user_agent**
       * - `text` in database
@@ -3649,6 +3691,12 @@ declare module 'zapatos/schema' {
       */
       processado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
       /**
+      * **partner_webhook.proxima_tentativa_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      proxima_tentativa_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
       * **partner_webhook.recebido_em**
       * - `timestamptz` in database
       * - `NOT NULL`, default: `clock_timestamp()`
@@ -3657,7 +3705,7 @@ declare module 'zapatos/schema' {
       /**
       * **partner_webhook.resultado**
       *
-      * NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido.
+      * NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido | erro_interno.
       * - `text` in database
       * - Nullable, no default
       */
@@ -3668,6 +3716,14 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `'PENDENTE'::text`
       */
       situacao?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_webhook.tentativas**
+      *
+      * Failed normalisation attempts (unexpected errors, e.g. a lock timeout); retried with backoff at proxima_tentativa_em, REVISAR (resultado erro_interno) after 8.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
       /**
       * **partner_webhook.user_agent**
       * - `text` in database
@@ -3735,6 +3791,12 @@ declare module 'zapatos/schema' {
       */
       processado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
       /**
+      * **partner_webhook.proxima_tentativa_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      proxima_tentativa_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
       * **partner_webhook.recebido_em**
       * - `timestamptz` in database
       * - `NOT NULL`, default: `clock_timestamp()`
@@ -3743,7 +3805,7 @@ declare module 'zapatos/schema' {
       /**
       * **partner_webhook.resultado**
       *
-      * NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido.
+      * NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido | erro_interno.
       * - `text` in database
       * - Nullable, no default
       */
@@ -3754,6 +3816,14 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `'PENDENTE'::text`
       */
       situacao?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_webhook.tentativas**
+      *
+      * Failed normalisation attempts (unexpected errors, e.g. a lock timeout); retried with backoff at proxima_tentativa_em, REVISAR (resultado erro_interno) after 8.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
       /**
       * **partner_webhook.user_agent**
       * - `text` in database
