@@ -185,13 +185,15 @@ async function main() {
     const restartMs = performance.now() - t0;
     const t1 = performance.now();
     let pend = all!.pend;
-    while (pend > 0 && performance.now() - t1 < 30_000) {
+    while (pend > 0 && performance.now() - t1 < 240_000) {
       await new Promise((r) => setTimeout(r, 250));
       pend = (await pool.query<{ n: number }>(`select count(*)::int as n from partner_webhook where situacao = 'PENDENTE'`)).rows[0]!.n;
     }
-    const { rows: [stuck] } = await pool.query<{ n: number }>(`select count(*)::int as n from app.job where kind = 'partner_normalizar' and status = 'running'`);
-    say(`after restart (${(restartMs / 1000).toFixed(1)} s to /health): PENDENTE ${pend} after ${((performance.now() - t1) / 1000).toFixed(1)} s` +
-      (stuck!.n > 0 ? `; ${stuck!.n} job(s) claimed by the killed process wait for app.sweep_jobs (worker silent > 2 min)` : ''));
+    say(`after restart (${(restartMs / 1000).toFixed(1)} s to /health): PENDENTE ${pend} after ${((performance.now() - t1) / 1000).toFixed(1)} s ` +
+      '(the normalisation job claimed by the killed process returns to the queue through app.sweep_jobs, pg_cron every minute, once its worker is silent for 2 min)');
+    const { rows: [fim] } = await pool.query<{ n: number; normalizados: number }>(
+      `select count(*)::int as n, count(*) filter (where situacao = 'NORMALIZADO')::int as normalizados from partner_webhook`);
+    say(`partner_webhook: ${fim!.normalizados}/${fim!.n} NORMALIZADO; orders: ${(await pool.query<{ n: number }>('select count(*)::int as n from partner_pedido')).rows[0]!.n}`);
     void killedAt;
     await pool.end();
   } finally {
