@@ -7,15 +7,19 @@ import healthRoutes from './routes/health.js';
 import apiRoutes from './routes/api/index.js';
 import diagnosticsRoutes from './routes/diagnostics.js';
 import syncRoutes from './routes/sync/index.js';
+import partnerWebhookRoutes from './routes/webhook/partner.js';
 
 export interface BuildOptions {
   logger?: boolean;
+  /** where the logs go (default stdout); tests read them */
+  logStream?: { write(msg: string): void };
 }
 
 export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger === false ? false : {
       level: ctx.config.logLevel,
+      ...(opts.logStream ? { stream: opts.logStream } : {}),
       redact: ['req.headers.authorization', 'req.headers["x-partner-secret"]', 'req.headers["x-confirm-nuke"]'],
       hooks: {
         logMethod(args, method, level) {
@@ -35,5 +39,6 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await app.register(diagnosticsRoutes);
   await app.register(apiRoutes, { prefix: '/api' });
   await app.register(syncRoutes, { prefix: '/sync' });
+  await app.register(partnerWebhookRoutes);
   return app;
 }

@@ -20,6 +20,33 @@ export interface ObjectStoreConfig {
   forcePathStyle: boolean;
 }
 
+export interface PartnerConfig {
+  /** PARTNER_WEBHOOK_SECRET: when set, X-Partner-Secret must match (constant time) */
+  webhookSecret: string | null;
+  webhookMaxBytes: number;
+  /** the public URL registered on the platform, quoted in the alert e-mail */
+  webhookPublicUrl: string | null;
+  apiUrl: string | null;
+  apiToken: string | null;
+  apiTimeoutMs: number;
+  apiMaxPages: number;
+  watchdog: {
+    habilitado: boolean;
+    limiteMinComercial: number;
+    limiteHoras: number;
+    contingenciaAposMinComercial: number;
+    contingenciaIntervaloMin: number;
+    pollIntervaloHoras: number;
+  };
+  /** PARTNER_GATE_PRIMEIRA_CAPTURA_DESDE as given (ISO date or instant); null = rescue off */
+  gatePrimeiraCapturaDesde: string | null;
+}
+
+export interface MailConfig {
+  smtpUrl: string | null;
+  from: string;
+}
+
 export interface Config {
   env: 'production' | 'development' | 'test';
   port: number;
@@ -40,6 +67,8 @@ export interface Config {
   jobs: { concurrency: number; pollIntervalMs: number; shutdownGraceMs: number };
   /** POST /sync/erp. accessToken null: every call is refused with 401 (boot goes on, with a warning). */
   erpSync: { accessToken: string | null; dryRun: boolean };
+  partner: PartnerConfig;
+  mail: MailConfig;
 }
 
 export interface ConfigResult {
@@ -141,6 +170,8 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   if (!erpSyncToken) {
     warnings.push('ERP_SYNC_ACCESS_TOKEN vazia ou ausente: POST /sync/erp recusará toda chamada com 401 até ela ser definida');
   }
+  const partner = loadPartnerConfig(env, appEnv, warnings);
+  const mail = loadMailConfig(env);
 
   return {
     warnings,
@@ -163,6 +194,62 @@ export function loadConfig(env: Env = process.env): ConfigResult {
         shutdownGraceMs: int(env, 'JOBS_SHUTDOWN_GRACE_MS', 20_000, 0),
       },
       erpSync: { accessToken: erpSyncToken, dryRun: bool(env, 'ERP_SYNC_DRY_RUN', true) },
+      partner,
+      mail,
     },
   };
+}
+
+function httpUrl(env: Env, name: string): string | null {
+  const raw = str(env, name);
+  if (raw === undefined) return null;
+  let u: URL;
+  try { u = new URL(raw); } catch { throw new ConfigError(`${name} não é uma URL válida (recebido '${raw}')`); }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name} deve ser uma URL http(s) (recebido '${raw}')`);
+  return raw.replace(/\/+$/, '');
+}
+
+function loadPartnerConfig(env: Env, appEnv: Config['env'], warnings: string[]): PartnerConfig {
+  const webhookSecret = str(env, 'PARTNER_WEBHOOK_SECRET') ?? null;
+  if (!webhookSecret && appEnv === 'production') {
+    warnings.push('PARTNER_WEBHOOK_SECRET não definida: POST /webhook/partner aceita chamadas sem X-Partner-Secret');
+  }
+  const apiUrl = httpUrl(env, 'PARTNER_API_URL');
+  const apiToken = str(env, 'PARTNER_API_TOKEN') ?? null;
+  if (apiUrl && !apiToken) throw new ConfigError('PARTNER_API_URL definida sem PARTNER_API_TOKEN: defina as duas (ou nenhuma) para o poll e a contingência');
+  if (apiToken && !apiUrl) throw new ConfigError('PARTNER_API_TOKEN definida sem PARTNER_API_URL: defina as duas (ou nenhuma) para o poll e a contingência');
+  const desde = str(env, 'PARTNER_GATE_PRIMEIRA_CAPTURA_DESDE') ?? null;
+  if (desde !== null && (!/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(desde) || Number.isNaN(Date.parse(desde.length === 10 ? `${desde}T00:00:00Z` : desde)))) {
+    throw new ConfigError(`PARTNER_GATE_PRIMEIRA_CAPTURA_DESDE deve ser uma data ISO-8601 (2026-11-01 ou 2026-11-01T00:00:00-03:00; recebido '${desde}')`);
+  }
+  return {
+    webhookSecret,
+    webhookMaxBytes: int(env, 'PARTNER_WEBHOOK_MAX_BYTES', 16 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    webhookPublicUrl: httpUrl(env, 'PARTNER_WEBHOOK_PUBLIC_URL'),
+    apiUrl,
+    apiToken,
+    apiTimeoutMs: int(env, 'PARTNER_API_TIMEOUT_MS', 30_000, 100, 600_000),
+    apiMaxPages: int(env, 'PARTNER_API_MAX_PAGES', 1000, 1, 100_000),
+    watchdog: {
+      habilitado: bool(env, 'PARTNER_WATCHDOG_HABILITADO', false),
+      limiteMinComercial: int(env, 'PARTNER_WATCHDOG_LIMITE_MIN_COMERCIAL', 45, 1, 100_000),
+      limiteHoras: int(env, 'PARTNER_WATCHDOG_LIMITE_HORAS', 24, 1, 10_000),
+      contingenciaAposMinComercial: int(env, 'PARTNER_WATCHDOG_CONTINGENCIA_MIN_COMERCIAL', 15, 1, 100_000),
+      contingenciaIntervaloMin: int(env, 'PARTNER_WATCHDOG_CONTINGENCIA_INTERVALO_MIN', 5, 1, 1440),
+      pollIntervaloHoras: int(env, 'PARTNER_POLL_INTERVALO_HORAS', 6, 1, 24 * 7),
+    },
+    gatePrimeiraCapturaDesde: desde,
+  };
+}
+
+function loadMailConfig(env: Env): MailConfig {
+  const smtpUrl = str(env, 'SMTP_URL') ?? null;
+  if (smtpUrl) {
+    let u: URL;
+    try { u = new URL(smtpUrl); } catch { throw new ConfigError('SMTP_URL não é uma URL válida (smtp://usuario:senha@host:587 ou smtps://…)'); }
+    if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new ConfigError(`SMTP_URL deve começar com smtp:// ou smtps:// (recebido '${u.protocol}')`);
+  }
+  const from = str(env, 'MAIL_FROM') ?? 'bi-comercial <nao-responda@localhost>';
+  if (!/@/.test(from)) throw new ConfigError(`MAIL_FROM deve conter um endereço de e-mail (recebido '${from}')`);
+  return { smtpUrl, from };
 }

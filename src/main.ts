@@ -14,6 +14,7 @@ import { createListener, type Listener } from './jobs/listener.js';
 import { JobRunner } from './jobs/runner.js';
 import { jobHandlers } from './jobs/handlers.js';
 import { resolveCommit, version } from './version.js';
+import { partnerConfigurar } from './db/partner.js';
 import type { AppContext } from './context.js';
 
 export interface RunningService {
@@ -42,6 +43,8 @@ export async function startService(env: Record<string, string | undefined> = pro
     await migrate(config.databaseUrl);
     app.log.info('migrações aplicadas');
   }
+  // area B: the watchdog/gate settings SQL decides with come from this replica's environment
+  await partnerConfigurar(pool, config.partner);
   if (objstore) {
     await objstore.ensureBucket().catch((err) => app.log.warn({ err }, 'object store inacessível no boot; uploads responderão 503 até ele voltar'));
   }

@@ -2,9 +2,11 @@
 import type { AppContext } from '../context.js';
 import type { JobHandler } from './runner.js';
 import { sendMessage } from '../integrations/bot.js';
+import { partnerJobHandlers } from './partner.js';
 
 export function jobHandlers(ctx: AppContext): Record<string, JobHandler> {
   return {
+    ...partnerJobHandlers(ctx),
     /** app.notificar_bot(texto): one message to the configured chat. */
     bot_mensagem: async (job, { signal, log }) => {
       const texto = String(job.payload.texto ?? '');

@@ -2280,6 +2280,209 @@ declare module 'zapatos/schema' {
   }
 
   /**
+   * **destinatario**
+   * - Table in database
+   */
+  export namespace destinatario {
+    export type Table = 'destinatario';
+    export interface Selectable {
+      /**
+      * **destinatario.ativo**
+      * - `bool` in database
+      * - `NOT NULL`, default: `true`
+      */
+      ativo: boolean;
+      /**
+      * **destinatario.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **destinatario.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em: Date;
+      /**
+      * **destinatario.email**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      email: string;
+      /**
+      * **destinatario.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **destinatario.nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      nome: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **destinatario.ativo**
+      * - `bool` in database
+      * - `NOT NULL`, default: `true`
+      */
+      ativo: boolean;
+      /**
+      * **destinatario.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **destinatario.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em: db.TimestampTzString;
+      /**
+      * **destinatario.email**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      email: string;
+      /**
+      * **destinatario.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **destinatario.nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      nome: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **destinatario.ativo**
+      * - `bool` in database
+      * - `NOT NULL`, default: `true`
+      */
+      ativo?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **destinatario.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **destinatario.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **destinatario.email**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      email?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **destinatario.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **destinatario.nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **destinatario.ativo**
+      * - `bool` in database
+      * - `NOT NULL`, default: `true`
+      */
+      ativo?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
+      /**
+      * **destinatario.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **destinatario.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **destinatario.email**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      email: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **destinatario.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **destinatario.nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **destinatario.ativo**
+      * - `bool` in database
+      * - `NOT NULL`, default: `true`
+      */
+      ativo?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **destinatario.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **destinatario.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **destinatario.email**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      email?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **destinatario.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **destinatario.nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'destinatario_email_key' | 'destinatario_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
    * **erp_sync_audit**
    * - Table in database
    */
@@ -3137,6 +3340,3386 @@ declare module 'zapatos/schema' {
       variante_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment>;
     }
     export type UniqueIndex = 'erp_sync_audit_variante_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **feriado**
+   * - Table in database
+   */
+  export namespace feriado {
+    export type Table = 'feriado';
+    export interface Selectable {
+      /**
+      * **feriado.abrangencia**
+      *
+      * nacional (seeded), estadual, municipal or empresa: informative only, every row counts.
+      * - `text` in database
+      * - `NOT NULL`, default: `'nacional'::text`
+      */
+      abrangencia: string;
+      /**
+      * **feriado.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em: Date;
+      /**
+      * **feriado.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data: Date;
+      /**
+      * **feriado.nome**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      nome: string;
+    }
+    export interface JSONSelectable {
+      /**
+      * **feriado.abrangencia**
+      *
+      * nacional (seeded), estadual, municipal or empresa: informative only, every row counts.
+      * - `text` in database
+      * - `NOT NULL`, default: `'nacional'::text`
+      */
+      abrangencia: string;
+      /**
+      * **feriado.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em: db.TimestampTzString;
+      /**
+      * **feriado.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data: db.DateString;
+      /**
+      * **feriado.nome**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      nome: string;
+    }
+    export interface Whereable {
+      /**
+      * **feriado.abrangencia**
+      *
+      * nacional (seeded), estadual, municipal or empresa: informative only, every row counts.
+      * - `text` in database
+      * - `NOT NULL`, default: `'nacional'::text`
+      */
+      abrangencia?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **feriado.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **feriado.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **feriado.nome**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **feriado.abrangencia**
+      *
+      * nacional (seeded), estadual, municipal or empresa: informative only, every row counts.
+      * - `text` in database
+      * - `NOT NULL`, default: `'nacional'::text`
+      */
+      abrangencia?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **feriado.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **feriado.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment;
+      /**
+      * **feriado.nome**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      nome: string | db.Parameter<string> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **feriado.abrangencia**
+      *
+      * nacional (seeded), estadual, municipal or empresa: informative only, every row counts.
+      * - `text` in database
+      * - `NOT NULL`, default: `'nacional'::text`
+      */
+      abrangencia?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **feriado.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **feriado.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment>;
+      /**
+      * **feriado.nome**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      nome?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'feriado_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **partner_aviso**
+   * - Table in database
+   */
+  export namespace partner_aviso {
+    export type Table = 'partner_aviso';
+    export interface Selectable {
+      /**
+      * **partner_aviso.concluido_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      concluido_em: Date | null;
+      /**
+      * **partner_aviso.contingencia_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      contingencia_id: db.Int8String | null;
+      /**
+      * **partner_aviso.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      criado_em: Date;
+      /**
+      * **partner_aviso.dados**
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'{}'::jsonb`
+      */
+      dados: db.JSONValue;
+      /**
+      * **partner_aviso.episodio_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      episodio_id: db.Int8String | null;
+      /**
+      * **partner_aviso.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: db.Int8String;
+      /**
+      * **partner_aviso.rastreador_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      rastreador_em: Date | null;
+      /**
+      * **partner_aviso.registrado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      registrado_em: Date | null;
+      /**
+      * **partner_aviso.tipo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      tipo: string;
+    }
+    export interface JSONSelectable {
+      /**
+      * **partner_aviso.concluido_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      concluido_em: db.TimestampTzString | null;
+      /**
+      * **partner_aviso.contingencia_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      contingencia_id: number | null;
+      /**
+      * **partner_aviso.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      criado_em: db.TimestampTzString;
+      /**
+      * **partner_aviso.dados**
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'{}'::jsonb`
+      */
+      dados: db.JSONValue;
+      /**
+      * **partner_aviso.episodio_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      episodio_id: number | null;
+      /**
+      * **partner_aviso.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: number;
+      /**
+      * **partner_aviso.rastreador_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      rastreador_em: db.TimestampTzString | null;
+      /**
+      * **partner_aviso.registrado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      registrado_em: db.TimestampTzString | null;
+      /**
+      * **partner_aviso.tipo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      tipo: string;
+    }
+    export interface Whereable {
+      /**
+      * **partner_aviso.concluido_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      concluido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_aviso.contingencia_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      contingencia_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_aviso.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      criado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_aviso.dados**
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'{}'::jsonb`
+      */
+      dados?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_aviso.episodio_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      episodio_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_aviso.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_aviso.rastreador_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      rastreador_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_aviso.registrado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      registrado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_aviso.tipo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      tipo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **partner_aviso.concluido_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      concluido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_aviso.contingencia_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      contingencia_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_aviso.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      criado_em: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment;
+      /**
+      * **partner_aviso.dados**
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'{}'::jsonb`
+      */
+      dados?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_aviso.episodio_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      episodio_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_aviso.rastreador_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      rastreador_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_aviso.registrado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      registrado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_aviso.tipo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      tipo: string | db.Parameter<string> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **partner_aviso.concluido_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      concluido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_aviso.contingencia_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      contingencia_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_aviso.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      criado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment>;
+      /**
+      * **partner_aviso.dados**
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'{}'::jsonb`
+      */
+      dados?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_aviso.episodio_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      episodio_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_aviso.rastreador_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      rastreador_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_aviso.registrado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      registrado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_aviso.tipo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      tipo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'partner_aviso_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **partner_aviso_envio**
+   * - Table in database
+   */
+  export namespace partner_aviso_envio {
+    export type Table = 'partner_aviso_envio';
+    export interface Selectable {
+      /**
+      * **partner_aviso_envio.aviso_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      aviso_id: db.Int8String;
+      /**
+      * **partner_aviso_envio.email**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      email: string;
+      /**
+      * **partner_aviso_envio.enviado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      enviado_em: Date | null;
+      /**
+      * **partner_aviso_envio.erro**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro: string | null;
+      /**
+      * **partner_aviso_envio.tentativas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas: number;
+    }
+    export interface JSONSelectable {
+      /**
+      * **partner_aviso_envio.aviso_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      aviso_id: number;
+      /**
+      * **partner_aviso_envio.email**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      email: string;
+      /**
+      * **partner_aviso_envio.enviado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      enviado_em: db.TimestampTzString | null;
+      /**
+      * **partner_aviso_envio.erro**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro: string | null;
+      /**
+      * **partner_aviso_envio.tentativas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas: number;
+    }
+    export interface Whereable {
+      /**
+      * **partner_aviso_envio.aviso_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      aviso_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_aviso_envio.email**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      email?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_aviso_envio.enviado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      enviado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_aviso_envio.erro**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_aviso_envio.tentativas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **partner_aviso_envio.aviso_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      aviso_id: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment;
+      /**
+      * **partner_aviso_envio.email**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      email: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **partner_aviso_envio.enviado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      enviado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_aviso_envio.erro**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_aviso_envio.tentativas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **partner_aviso_envio.aviso_id**
+      * - `int8` in database
+      * - `NOT NULL`, no default
+      */
+      aviso_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment>;
+      /**
+      * **partner_aviso_envio.email**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      email?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **partner_aviso_envio.enviado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      enviado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_aviso_envio.erro**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_aviso_envio.tentativas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'partner_aviso_envio_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **partner_configuracao**
+   * - Table in database
+   */
+  export namespace partner_configuracao {
+    export type Table = 'partner_configuracao';
+    export interface Selectable {
+      /**
+      * **partner_configuracao.api_configurada**
+      *
+      * PARTNER_API_URL and PARTNER_API_TOKEN are set: the REST poll and the contingency may run.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      api_configurada: boolean;
+      /**
+      * **partner_configuracao.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **partner_configuracao.aviso_retorno_max**
+      * - `interval` in database
+      * - `NOT NULL`, default: `'01:00:00'::interval`
+      */
+      aviso_retorno_max: string;
+      /**
+      * **partner_configuracao.contingencia_apos_min_comercial**
+      * - `int4` in database
+      * - `NOT NULL`, default: `15`
+      */
+      contingencia_apos_min_comercial: number;
+      /**
+      * **partner_configuracao.contingencia_intervalo_min**
+      * - `int4` in database
+      * - `NOT NULL`, default: `5`
+      */
+      contingencia_intervalo_min: number;
+      /**
+      * **partner_configuracao.gate_primeira_captura_desde**
+      *
+      * PARTNER_GATE_PRIMEIRA_CAPTURA_DESDE: an order first seen already paid, with paid_at at or after this instant, is released by the gate. Null = rescue off.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      gate_primeira_captura_desde: Date | null;
+      /**
+      * **partner_configuracao.id**
+      * - `bool` in database
+      * - `NOT NULL`, default: `true`
+      */
+      id: boolean;
+      /**
+      * **partner_configuracao.limite_horas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `24`
+      */
+      limite_horas: number;
+      /**
+      * **partner_configuracao.limite_min_comercial**
+      * - `int4` in database
+      * - `NOT NULL`, default: `45`
+      */
+      limite_min_comercial: number;
+      /**
+      * **partner_configuracao.monitorando_desde**
+      *
+      * Start of the watch when no webhook was ever received: silence is measured from here until the first event.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      monitorando_desde: Date | null;
+      /**
+      * **partner_configuracao.poll_intervalo_horas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `6`
+      */
+      poll_intervalo_horas: number;
+      /**
+      * **partner_configuracao.puxada_janela_inicial**
+      * - `interval` in database
+      * - `NOT NULL`, default: `'24:00:00'::interval`
+      */
+      puxada_janela_inicial: string;
+      /**
+      * **partner_configuracao.watchdog_habilitado**
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      watchdog_habilitado: boolean;
+    }
+    export interface JSONSelectable {
+      /**
+      * **partner_configuracao.api_configurada**
+      *
+      * PARTNER_API_URL and PARTNER_API_TOKEN are set: the REST poll and the contingency may run.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      api_configurada: boolean;
+      /**
+      * **partner_configuracao.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **partner_configuracao.aviso_retorno_max**
+      * - `interval` in database
+      * - `NOT NULL`, default: `'01:00:00'::interval`
+      */
+      aviso_retorno_max: string;
+      /**
+      * **partner_configuracao.contingencia_apos_min_comercial**
+      * - `int4` in database
+      * - `NOT NULL`, default: `15`
+      */
+      contingencia_apos_min_comercial: number;
+      /**
+      * **partner_configuracao.contingencia_intervalo_min**
+      * - `int4` in database
+      * - `NOT NULL`, default: `5`
+      */
+      contingencia_intervalo_min: number;
+      /**
+      * **partner_configuracao.gate_primeira_captura_desde**
+      *
+      * PARTNER_GATE_PRIMEIRA_CAPTURA_DESDE: an order first seen already paid, with paid_at at or after this instant, is released by the gate. Null = rescue off.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      gate_primeira_captura_desde: db.TimestampTzString | null;
+      /**
+      * **partner_configuracao.id**
+      * - `bool` in database
+      * - `NOT NULL`, default: `true`
+      */
+      id: boolean;
+      /**
+      * **partner_configuracao.limite_horas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `24`
+      */
+      limite_horas: number;
+      /**
+      * **partner_configuracao.limite_min_comercial**
+      * - `int4` in database
+      * - `NOT NULL`, default: `45`
+      */
+      limite_min_comercial: number;
+      /**
+      * **partner_configuracao.monitorando_desde**
+      *
+      * Start of the watch when no webhook was ever received: silence is measured from here until the first event.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      monitorando_desde: db.TimestampTzString | null;
+      /**
+      * **partner_configuracao.poll_intervalo_horas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `6`
+      */
+      poll_intervalo_horas: number;
+      /**
+      * **partner_configuracao.puxada_janela_inicial**
+      * - `interval` in database
+      * - `NOT NULL`, default: `'24:00:00'::interval`
+      */
+      puxada_janela_inicial: string;
+      /**
+      * **partner_configuracao.watchdog_habilitado**
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      watchdog_habilitado: boolean;
+    }
+    export interface Whereable {
+      /**
+      * **partner_configuracao.api_configurada**
+      *
+      * PARTNER_API_URL and PARTNER_API_TOKEN are set: the REST poll and the contingency may run.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      api_configurada?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_configuracao.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_configuracao.aviso_retorno_max**
+      * - `interval` in database
+      * - `NOT NULL`, default: `'01:00:00'::interval`
+      */
+      aviso_retorno_max?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_configuracao.contingencia_apos_min_comercial**
+      * - `int4` in database
+      * - `NOT NULL`, default: `15`
+      */
+      contingencia_apos_min_comercial?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_configuracao.contingencia_intervalo_min**
+      * - `int4` in database
+      * - `NOT NULL`, default: `5`
+      */
+      contingencia_intervalo_min?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_configuracao.gate_primeira_captura_desde**
+      *
+      * PARTNER_GATE_PRIMEIRA_CAPTURA_DESDE: an order first seen already paid, with paid_at at or after this instant, is released by the gate. Null = rescue off.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      gate_primeira_captura_desde?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_configuracao.id**
+      * - `bool` in database
+      * - `NOT NULL`, default: `true`
+      */
+      id?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_configuracao.limite_horas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `24`
+      */
+      limite_horas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_configuracao.limite_min_comercial**
+      * - `int4` in database
+      * - `NOT NULL`, default: `45`
+      */
+      limite_min_comercial?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_configuracao.monitorando_desde**
+      *
+      * Start of the watch when no webhook was ever received: silence is measured from here until the first event.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      monitorando_desde?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_configuracao.poll_intervalo_horas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `6`
+      */
+      poll_intervalo_horas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_configuracao.puxada_janela_inicial**
+      * - `interval` in database
+      * - `NOT NULL`, default: `'24:00:00'::interval`
+      */
+      puxada_janela_inicial?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_configuracao.watchdog_habilitado**
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      watchdog_habilitado?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **partner_configuracao.api_configurada**
+      *
+      * PARTNER_API_URL and PARTNER_API_TOKEN are set: the REST poll and the contingency may run.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      api_configurada?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_configuracao.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_configuracao.aviso_retorno_max**
+      * - `interval` in database
+      * - `NOT NULL`, default: `'01:00:00'::interval`
+      */
+      aviso_retorno_max?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_configuracao.contingencia_apos_min_comercial**
+      * - `int4` in database
+      * - `NOT NULL`, default: `15`
+      */
+      contingencia_apos_min_comercial?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_configuracao.contingencia_intervalo_min**
+      * - `int4` in database
+      * - `NOT NULL`, default: `5`
+      */
+      contingencia_intervalo_min?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_configuracao.gate_primeira_captura_desde**
+      *
+      * PARTNER_GATE_PRIMEIRA_CAPTURA_DESDE: an order first seen already paid, with paid_at at or after this instant, is released by the gate. Null = rescue off.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      gate_primeira_captura_desde?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_configuracao.id**
+      * - `bool` in database
+      * - `NOT NULL`, default: `true`
+      */
+      id?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_configuracao.limite_horas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `24`
+      */
+      limite_horas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_configuracao.limite_min_comercial**
+      * - `int4` in database
+      * - `NOT NULL`, default: `45`
+      */
+      limite_min_comercial?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_configuracao.monitorando_desde**
+      *
+      * Start of the watch when no webhook was ever received: silence is measured from here until the first event.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      monitorando_desde?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_configuracao.poll_intervalo_horas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `6`
+      */
+      poll_intervalo_horas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_configuracao.puxada_janela_inicial**
+      * - `interval` in database
+      * - `NOT NULL`, default: `'24:00:00'::interval`
+      */
+      puxada_janela_inicial?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_configuracao.watchdog_habilitado**
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      watchdog_habilitado?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **partner_configuracao.api_configurada**
+      *
+      * PARTNER_API_URL and PARTNER_API_TOKEN are set: the REST poll and the contingency may run.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      api_configurada?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_configuracao.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_configuracao.aviso_retorno_max**
+      * - `interval` in database
+      * - `NOT NULL`, default: `'01:00:00'::interval`
+      */
+      aviso_retorno_max?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_configuracao.contingencia_apos_min_comercial**
+      * - `int4` in database
+      * - `NOT NULL`, default: `15`
+      */
+      contingencia_apos_min_comercial?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_configuracao.contingencia_intervalo_min**
+      * - `int4` in database
+      * - `NOT NULL`, default: `5`
+      */
+      contingencia_intervalo_min?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_configuracao.gate_primeira_captura_desde**
+      *
+      * PARTNER_GATE_PRIMEIRA_CAPTURA_DESDE: an order first seen already paid, with paid_at at or after this instant, is released by the gate. Null = rescue off.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      gate_primeira_captura_desde?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_configuracao.id**
+      * - `bool` in database
+      * - `NOT NULL`, default: `true`
+      */
+      id?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_configuracao.limite_horas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `24`
+      */
+      limite_horas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_configuracao.limite_min_comercial**
+      * - `int4` in database
+      * - `NOT NULL`, default: `45`
+      */
+      limite_min_comercial?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_configuracao.monitorando_desde**
+      *
+      * Start of the watch when no webhook was ever received: silence is measured from here until the first event.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      monitorando_desde?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_configuracao.poll_intervalo_horas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `6`
+      */
+      poll_intervalo_horas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_configuracao.puxada_janela_inicial**
+      * - `interval` in database
+      * - `NOT NULL`, default: `'24:00:00'::interval`
+      */
+      puxada_janela_inicial?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_configuracao.watchdog_habilitado**
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      watchdog_habilitado?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'partner_configuracao_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **partner_contingencia**
+   * - Table in database
+   */
+  export namespace partner_contingencia {
+    export type Table = 'partner_contingencia';
+    export interface Selectable {
+      /**
+      * **partner_contingencia.desligada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      desligada_em: Date | null;
+      /**
+      * **partner_contingencia.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: db.Int8String;
+      /**
+      * **partner_contingencia.ligada_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      ligada_em: Date;
+      /**
+      * **partner_contingencia.retorno_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retorno_em: Date | null;
+      /**
+      * **partner_contingencia.silencio_desde**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      silencio_desde: Date;
+    }
+    export interface JSONSelectable {
+      /**
+      * **partner_contingencia.desligada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      desligada_em: db.TimestampTzString | null;
+      /**
+      * **partner_contingencia.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: number;
+      /**
+      * **partner_contingencia.ligada_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      ligada_em: db.TimestampTzString;
+      /**
+      * **partner_contingencia.retorno_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retorno_em: db.TimestampTzString | null;
+      /**
+      * **partner_contingencia.silencio_desde**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      silencio_desde: db.TimestampTzString;
+    }
+    export interface Whereable {
+      /**
+      * **partner_contingencia.desligada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      desligada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_contingencia.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_contingencia.ligada_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      ligada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_contingencia.retorno_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retorno_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_contingencia.silencio_desde**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      silencio_desde?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **partner_contingencia.desligada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      desligada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_contingencia.ligada_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      ligada_em: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment;
+      /**
+      * **partner_contingencia.retorno_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retorno_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_contingencia.silencio_desde**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      silencio_desde: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **partner_contingencia.desligada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      desligada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_contingencia.ligada_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      ligada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment>;
+      /**
+      * **partner_contingencia.retorno_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retorno_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_contingencia.silencio_desde**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      silencio_desde?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'partner_contingencia_ligada_key' | 'partner_contingencia_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **partner_episodio**
+   * - Table in database
+   */
+  export namespace partner_episodio {
+    export type Table = 'partner_episodio';
+    export interface Selectable {
+      /**
+      * **partner_episodio.aberto_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      aberto_em: Date;
+      /**
+      * **partner_episodio.aviso_retorno**
+      *
+      * Whether 'Webhook voltou a funcionar' was sent: only when the return was at most partner_configuracao.aviso_retorno_max old when the episode closed.
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      aviso_retorno: boolean | null;
+      /**
+      * **partner_episodio.fechado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em: Date | null;
+      /**
+      * **partner_episodio.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: db.Int8String;
+      /**
+      * **partner_episodio.minutos_comerciais**
+      * - `numeric` in database
+      * - `NOT NULL`, no default
+      */
+      minutos_comerciais: db.NumericString;
+      /**
+      * **partner_episodio.motivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo: string;
+      /**
+      * **partner_episodio.retorno_em**
+      *
+      * recebido_em of the first event after the silence.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retorno_em: Date | null;
+      /**
+      * **partner_episodio.silencio_desde**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      silencio_desde: Date;
+    }
+    export interface JSONSelectable {
+      /**
+      * **partner_episodio.aberto_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      aberto_em: db.TimestampTzString;
+      /**
+      * **partner_episodio.aviso_retorno**
+      *
+      * Whether 'Webhook voltou a funcionar' was sent: only when the return was at most partner_configuracao.aviso_retorno_max old when the episode closed.
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      aviso_retorno: boolean | null;
+      /**
+      * **partner_episodio.fechado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em: db.TimestampTzString | null;
+      /**
+      * **partner_episodio.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: number;
+      /**
+      * **partner_episodio.minutos_comerciais**
+      * - `numeric` in database
+      * - `NOT NULL`, no default
+      */
+      minutos_comerciais: number;
+      /**
+      * **partner_episodio.motivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo: string;
+      /**
+      * **partner_episodio.retorno_em**
+      *
+      * recebido_em of the first event after the silence.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retorno_em: db.TimestampTzString | null;
+      /**
+      * **partner_episodio.silencio_desde**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      silencio_desde: db.TimestampTzString;
+    }
+    export interface Whereable {
+      /**
+      * **partner_episodio.aberto_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      aberto_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_episodio.aviso_retorno**
+      *
+      * Whether 'Webhook voltou a funcionar' was sent: only when the return was at most partner_configuracao.aviso_retorno_max old when the episode closed.
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      aviso_retorno?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_episodio.fechado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_episodio.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_episodio.minutos_comerciais**
+      * - `numeric` in database
+      * - `NOT NULL`, no default
+      */
+      minutos_comerciais?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_episodio.motivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_episodio.retorno_em**
+      *
+      * recebido_em of the first event after the silence.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retorno_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_episodio.silencio_desde**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      silencio_desde?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **partner_episodio.aberto_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      aberto_em: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment;
+      /**
+      * **partner_episodio.aviso_retorno**
+      *
+      * Whether 'Webhook voltou a funcionar' was sent: only when the return was at most partner_configuracao.aviso_retorno_max old when the episode closed.
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      aviso_retorno?: boolean | db.Parameter<boolean> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_episodio.fechado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_episodio.minutos_comerciais**
+      * - `numeric` in database
+      * - `NOT NULL`, no default
+      */
+      minutos_comerciais: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment;
+      /**
+      * **partner_episodio.motivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **partner_episodio.retorno_em**
+      *
+      * recebido_em of the first event after the silence.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retorno_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_episodio.silencio_desde**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      silencio_desde: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **partner_episodio.aberto_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      aberto_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment>;
+      /**
+      * **partner_episodio.aviso_retorno**
+      *
+      * Whether 'Webhook voltou a funcionar' was sent: only when the return was at most partner_configuracao.aviso_retorno_max old when the episode closed.
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      aviso_retorno?: boolean | db.Parameter<boolean> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_episodio.fechado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_episodio.minutos_comerciais**
+      * - `numeric` in database
+      * - `NOT NULL`, no default
+      */
+      minutos_comerciais?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment>;
+      /**
+      * **partner_episodio.motivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **partner_episodio.retorno_em**
+      *
+      * recebido_em of the first event after the silence.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retorno_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_episodio.silencio_desde**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      silencio_desde?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'partner_episodio_aberto_key' | 'partner_episodio_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **partner_pedido**
+   * - Table in database
+   */
+  export namespace partner_pedido {
+    export type Table = 'partner_pedido';
+    export interface Selectable {
+      /**
+      * **partner_pedido.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **partner_pedido.atualizado_no_parceiro**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      atualizado_no_parceiro: Date;
+      /**
+      * **partner_pedido.cliente_documento**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_documento: string | null;
+      /**
+      * **partner_pedido.cliente_email**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_email: string | null;
+      /**
+      * **partner_pedido.cliente_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_nome: string | null;
+      /**
+      * **partner_pedido.code**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      code: string;
+      /**
+      * **partner_pedido.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em: Date;
+      /**
+      * **partner_pedido.enfileirado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      enfileirado_em: Date | null;
+      /**
+      * **partner_pedido.enfileirado_por**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      enfileirado_por: string | null;
+      /**
+      * **partner_pedido.estado**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      estado: string;
+      /**
+      * **partner_pedido.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **partner_pedido.itens**
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'[]'::jsonb`
+      */
+      itens: db.JSONValue;
+      /**
+      * **partner_pedido.liberacao**
+      *
+      * Why the order was released: gate_transicao (transition to received witnessed), gate_resgate_primeira_captura (PARTNER_GATE_PRIMEIRA_CAPTURA_DESDE), console (Enfileirar).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      liberacao: string | null;
+      /**
+      * **partner_pedido.nao_pago_visto_em**
+      *
+      * Earliest updated_at observed with an unpaid status (waiting_payment, refused). With recebido_visto_em it is the gate's evidence of the transition to received.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      nao_pago_visto_em: Date | null;
+      /**
+      * **partner_pedido.origem**
+      *
+      * Path of the newest observation: webhook, poll (6-hourly REST), contingencia (REST while the webhook is silent), manual.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      origem: string;
+      /**
+      * **partner_pedido.pago_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      pago_em: Date | null;
+      /**
+      * **partner_pedido.recebido_visto_em**
+      *
+      * Latest updated_at observed with status received.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      recebido_visto_em: Date | null;
+      /**
+      * **partner_pedido.recurso**
+      * - `jsonb` in database
+      * - `NOT NULL`, no default
+      */
+      recurso: db.JSONValue;
+      /**
+      * **partner_pedido.status**
+      *
+      * Platform status of the newest observation: waiting_payment, refused, received, invoiced, shipped, delivered, cancelled.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      status: string;
+      /**
+      * **partner_pedido.total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      total: db.NumericString | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **partner_pedido.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **partner_pedido.atualizado_no_parceiro**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      atualizado_no_parceiro: db.TimestampTzString;
+      /**
+      * **partner_pedido.cliente_documento**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_documento: string | null;
+      /**
+      * **partner_pedido.cliente_email**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_email: string | null;
+      /**
+      * **partner_pedido.cliente_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_nome: string | null;
+      /**
+      * **partner_pedido.code**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      code: string;
+      /**
+      * **partner_pedido.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em: db.TimestampTzString;
+      /**
+      * **partner_pedido.enfileirado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      enfileirado_em: db.TimestampTzString | null;
+      /**
+      * **partner_pedido.enfileirado_por**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      enfileirado_por: string | null;
+      /**
+      * **partner_pedido.estado**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      estado: string;
+      /**
+      * **partner_pedido.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **partner_pedido.itens**
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'[]'::jsonb`
+      */
+      itens: db.JSONValue;
+      /**
+      * **partner_pedido.liberacao**
+      *
+      * Why the order was released: gate_transicao (transition to received witnessed), gate_resgate_primeira_captura (PARTNER_GATE_PRIMEIRA_CAPTURA_DESDE), console (Enfileirar).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      liberacao: string | null;
+      /**
+      * **partner_pedido.nao_pago_visto_em**
+      *
+      * Earliest updated_at observed with an unpaid status (waiting_payment, refused). With recebido_visto_em it is the gate's evidence of the transition to received.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      nao_pago_visto_em: db.TimestampTzString | null;
+      /**
+      * **partner_pedido.origem**
+      *
+      * Path of the newest observation: webhook, poll (6-hourly REST), contingencia (REST while the webhook is silent), manual.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      origem: string;
+      /**
+      * **partner_pedido.pago_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      pago_em: db.TimestampTzString | null;
+      /**
+      * **partner_pedido.recebido_visto_em**
+      *
+      * Latest updated_at observed with status received.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      recebido_visto_em: db.TimestampTzString | null;
+      /**
+      * **partner_pedido.recurso**
+      * - `jsonb` in database
+      * - `NOT NULL`, no default
+      */
+      recurso: db.JSONValue;
+      /**
+      * **partner_pedido.status**
+      *
+      * Platform status of the newest observation: waiting_payment, refused, received, invoiced, shipped, delivered, cancelled.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      status: string;
+      /**
+      * **partner_pedido.total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      total: number | null;
+    }
+    export interface Whereable {
+      /**
+      * **partner_pedido.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.atualizado_no_parceiro**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      atualizado_no_parceiro?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.cliente_documento**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_documento?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.cliente_email**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_email?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.cliente_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.code**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      code?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.enfileirado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      enfileirado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.enfileirado_por**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      enfileirado_por?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.estado**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      estado?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.itens**
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'[]'::jsonb`
+      */
+      itens?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.liberacao**
+      *
+      * Why the order was released: gate_transicao (transition to received witnessed), gate_resgate_primeira_captura (PARTNER_GATE_PRIMEIRA_CAPTURA_DESDE), console (Enfileirar).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      liberacao?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.nao_pago_visto_em**
+      *
+      * Earliest updated_at observed with an unpaid status (waiting_payment, refused). With recebido_visto_em it is the gate's evidence of the transition to received.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      nao_pago_visto_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.origem**
+      *
+      * Path of the newest observation: webhook, poll (6-hourly REST), contingencia (REST while the webhook is silent), manual.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      origem?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.pago_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      pago_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.recebido_visto_em**
+      *
+      * Latest updated_at observed with status received.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      recebido_visto_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.recurso**
+      * - `jsonb` in database
+      * - `NOT NULL`, no default
+      */
+      recurso?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.status**
+      *
+      * Platform status of the newest observation: waiting_payment, refused, received, invoiced, shipped, delivered, cancelled.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      status?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido.total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      total?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **partner_pedido.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_pedido.atualizado_no_parceiro**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      atualizado_no_parceiro: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment;
+      /**
+      * **partner_pedido.cliente_documento**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_documento?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_pedido.cliente_email**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_email?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_pedido.cliente_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_pedido.code**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      code: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **partner_pedido.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_pedido.enfileirado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      enfileirado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_pedido.enfileirado_por**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      enfileirado_por?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_pedido.estado**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      estado: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **partner_pedido.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_pedido.itens**
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'[]'::jsonb`
+      */
+      itens?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_pedido.liberacao**
+      *
+      * Why the order was released: gate_transicao (transition to received witnessed), gate_resgate_primeira_captura (PARTNER_GATE_PRIMEIRA_CAPTURA_DESDE), console (Enfileirar).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      liberacao?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_pedido.nao_pago_visto_em**
+      *
+      * Earliest updated_at observed with an unpaid status (waiting_payment, refused). With recebido_visto_em it is the gate's evidence of the transition to received.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      nao_pago_visto_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_pedido.origem**
+      *
+      * Path of the newest observation: webhook, poll (6-hourly REST), contingencia (REST while the webhook is silent), manual.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      origem: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **partner_pedido.pago_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      pago_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_pedido.recebido_visto_em**
+      *
+      * Latest updated_at observed with status received.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      recebido_visto_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_pedido.recurso**
+      * - `jsonb` in database
+      * - `NOT NULL`, no default
+      */
+      recurso: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment;
+      /**
+      * **partner_pedido.status**
+      *
+      * Platform status of the newest observation: waiting_payment, refused, received, invoiced, shipped, delivered, cancelled.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      status: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **partner_pedido.total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      total?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **partner_pedido.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_pedido.atualizado_no_parceiro**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      atualizado_no_parceiro?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment>;
+      /**
+      * **partner_pedido.cliente_documento**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_documento?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_pedido.cliente_email**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_email?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_pedido.cliente_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_pedido.code**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      code?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **partner_pedido.criado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      criado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_pedido.enfileirado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      enfileirado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_pedido.enfileirado_por**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      enfileirado_por?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_pedido.estado**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      estado?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **partner_pedido.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_pedido.itens**
+      * - `jsonb` in database
+      * - `NOT NULL`, default: `'[]'::jsonb`
+      */
+      itens?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_pedido.liberacao**
+      *
+      * Why the order was released: gate_transicao (transition to received witnessed), gate_resgate_primeira_captura (PARTNER_GATE_PRIMEIRA_CAPTURA_DESDE), console (Enfileirar).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      liberacao?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_pedido.nao_pago_visto_em**
+      *
+      * Earliest updated_at observed with an unpaid status (waiting_payment, refused). With recebido_visto_em it is the gate's evidence of the transition to received.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      nao_pago_visto_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_pedido.origem**
+      *
+      * Path of the newest observation: webhook, poll (6-hourly REST), contingencia (REST while the webhook is silent), manual.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      origem?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **partner_pedido.pago_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      pago_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_pedido.recebido_visto_em**
+      *
+      * Latest updated_at observed with status received.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      recebido_visto_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_pedido.recurso**
+      * - `jsonb` in database
+      * - `NOT NULL`, no default
+      */
+      recurso?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment>;
+      /**
+      * **partner_pedido.status**
+      *
+      * Platform status of the newest observation: waiting_payment, refused, received, invoiced, shipped, delivered, cancelled.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      status?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **partner_pedido.total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      total?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'partner_pedido_code_key' | 'partner_pedido_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **partner_pedido_transicao**
+   * - Table in database
+   */
+  export namespace partner_pedido_transicao {
+    export type Table = 'partner_pedido_transicao';
+    export interface Selectable {
+      /**
+      * **partner_pedido_transicao.de**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      de: string | null;
+      /**
+      * **partner_pedido_transicao.em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      em: Date;
+      /**
+      * **partner_pedido_transicao.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: db.Int8String;
+      /**
+      * **partner_pedido_transicao.motivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo: string;
+      /**
+      * **partner_pedido_transicao.para**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      para: string;
+      /**
+      * **partner_pedido_transicao.pedido_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      pedido_id: string;
+    }
+    export interface JSONSelectable {
+      /**
+      * **partner_pedido_transicao.de**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      de: string | null;
+      /**
+      * **partner_pedido_transicao.em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      em: db.TimestampTzString;
+      /**
+      * **partner_pedido_transicao.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: number;
+      /**
+      * **partner_pedido_transicao.motivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo: string;
+      /**
+      * **partner_pedido_transicao.para**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      para: string;
+      /**
+      * **partner_pedido_transicao.pedido_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      pedido_id: string;
+    }
+    export interface Whereable {
+      /**
+      * **partner_pedido_transicao.de**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      de?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido_transicao.em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido_transicao.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido_transicao.motivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido_transicao.para**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      para?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_pedido_transicao.pedido_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      pedido_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **partner_pedido_transicao.de**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      de?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_pedido_transicao.em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_pedido_transicao.motivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **partner_pedido_transicao.para**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      para: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **partner_pedido_transicao.pedido_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      pedido_id: string | db.Parameter<string> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **partner_pedido_transicao.de**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      de?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_pedido_transicao.em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_pedido_transicao.motivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **partner_pedido_transicao.para**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      para?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **partner_pedido_transicao.pedido_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      pedido_id?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'partner_pedido_transicao_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **partner_puxada**
+   * - Table in database
+   */
+  export namespace partner_puxada {
+    export type Table = 'partner_puxada';
+    export interface Selectable {
+      /**
+      * **partner_puxada.atualizado_desde**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      atualizado_desde: Date | null;
+      /**
+      * **partner_puxada.atualizados**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      atualizados: number;
+      /**
+      * **partner_puxada.concluida_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      concluida_em: Date | null;
+      /**
+      * **partner_puxada.criados**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      criados: number;
+      /**
+      * **partner_puxada.erro**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro: string | null;
+      /**
+      * **partner_puxada.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: db.Int8String;
+      /**
+      * **partner_puxada.iniciada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciada_em: Date | null;
+      /**
+      * **partner_puxada.invalidos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      invalidos: number;
+      /**
+      * **partner_puxada.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id: db.Int8String | null;
+      /**
+      * **partner_puxada.motivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo: string;
+      /**
+      * **partner_puxada.obsoletos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      obsoletos: number;
+      /**
+      * **partner_puxada.paginas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      paginas: number;
+      /**
+      * **partner_puxada.pedidos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      pedidos: number;
+      /**
+      * **partner_puxada.repetidos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      repetidos: number;
+      /**
+      * **partner_puxada.solicitada_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      solicitada_em: Date;
+      /**
+      * **partner_puxada.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      status: string;
+      /**
+      * **partner_puxada.tentativas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas: number;
+    }
+    export interface JSONSelectable {
+      /**
+      * **partner_puxada.atualizado_desde**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      atualizado_desde: db.TimestampTzString | null;
+      /**
+      * **partner_puxada.atualizados**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      atualizados: number;
+      /**
+      * **partner_puxada.concluida_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      concluida_em: db.TimestampTzString | null;
+      /**
+      * **partner_puxada.criados**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      criados: number;
+      /**
+      * **partner_puxada.erro**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro: string | null;
+      /**
+      * **partner_puxada.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: number;
+      /**
+      * **partner_puxada.iniciada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciada_em: db.TimestampTzString | null;
+      /**
+      * **partner_puxada.invalidos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      invalidos: number;
+      /**
+      * **partner_puxada.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id: number | null;
+      /**
+      * **partner_puxada.motivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo: string;
+      /**
+      * **partner_puxada.obsoletos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      obsoletos: number;
+      /**
+      * **partner_puxada.paginas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      paginas: number;
+      /**
+      * **partner_puxada.pedidos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      pedidos: number;
+      /**
+      * **partner_puxada.repetidos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      repetidos: number;
+      /**
+      * **partner_puxada.solicitada_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      solicitada_em: db.TimestampTzString;
+      /**
+      * **partner_puxada.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      status: string;
+      /**
+      * **partner_puxada.tentativas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas: number;
+    }
+    export interface Whereable {
+      /**
+      * **partner_puxada.atualizado_desde**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      atualizado_desde?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_puxada.atualizados**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      atualizados?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_puxada.concluida_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      concluida_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_puxada.criados**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      criados?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_puxada.erro**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_puxada.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_puxada.iniciada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_puxada.invalidos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      invalidos?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_puxada.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_puxada.motivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_puxada.obsoletos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      obsoletos?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_puxada.paginas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      paginas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_puxada.pedidos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      pedidos?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_puxada.repetidos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      repetidos?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_puxada.solicitada_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      solicitada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_puxada.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      status?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_puxada.tentativas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **partner_puxada.atualizado_desde**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      atualizado_desde?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_puxada.atualizados**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      atualizados?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_puxada.concluida_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      concluida_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_puxada.criados**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      criados?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_puxada.erro**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_puxada.iniciada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_puxada.invalidos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      invalidos?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_puxada.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_puxada.motivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **partner_puxada.obsoletos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      obsoletos?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_puxada.paginas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      paginas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_puxada.pedidos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      pedidos?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_puxada.repetidos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      repetidos?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_puxada.solicitada_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      solicitada_em: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment;
+      /**
+      * **partner_puxada.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      status?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_puxada.tentativas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **partner_puxada.atualizado_desde**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      atualizado_desde?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_puxada.atualizados**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      atualizados?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_puxada.concluida_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      concluida_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_puxada.criados**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      criados?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_puxada.erro**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_puxada.iniciada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_puxada.invalidos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      invalidos?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_puxada.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_puxada.motivo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **partner_puxada.obsoletos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      obsoletos?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_puxada.paginas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      paginas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_puxada.pedidos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      pedidos?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_puxada.repetidos**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      repetidos?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_puxada.solicitada_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      solicitada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment>;
+      /**
+      * **partner_puxada.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      status?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_puxada.tentativas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'partner_puxada_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **partner_webhook**
+   * - Table in database
+   */
+  export namespace partner_webhook {
+    export type Table = 'partner_webhook';
+    export interface Selectable {
+      /**
+      * **partner_webhook.code**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      code: string | null;
+      /**
+      * **partner_webhook.content_type**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      content_type: string | null;
+      /**
+      * **partner_webhook.corpo**
+      *
+      * The request body exactly as received (any bytes, even invalid JSON or UTF-8). Read it with convert_from(corpo, 'UTF8') or the payload column.
+      * - `bytea` in database
+      * - `NOT NULL`, no default
+      */
+      corpo: Buffer;
+      /**
+      * **partner_webhook.detalhe**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      detalhe: string | null;
+      /**
+      * **partner_webhook.evento**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      evento: string | null;
+      /**
+      * **partner_webhook.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **partner_webhook.ip**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ip: string | null;
+      /**
+      * **partner_webhook.payload**
+      *
+      * The body parsed as JSON, when it is JSON (filled by the normalisation).
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      payload: db.JSONValue | null;
+      /**
+      * **partner_webhook.processado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      processado_em: Date | null;
+      /**
+      * **partner_webhook.proxima_tentativa_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      proxima_tentativa_em: Date | null;
+      /**
+      * **partner_webhook.recebido_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `clock_timestamp()`
+      */
+      recebido_em: Date;
+      /**
+      * **partner_webhook.resultado**
+      *
+      * NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido | erro_interno.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      resultado: string | null;
+      /**
+      * **partner_webhook.situacao**
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      situacao: string;
+      /**
+      * **partner_webhook.tentativas**
+      *
+      * Failed normalisation attempts (unexpected errors, e.g. a lock timeout); retried with backoff at proxima_tentativa_em, REVISAR (resultado erro_interno) after 8.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas: number;
+      /**
+      * **partner_webhook.user_agent**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      user_agent: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **partner_webhook.code**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      code: string | null;
+      /**
+      * **partner_webhook.content_type**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      content_type: string | null;
+      /**
+      * **partner_webhook.corpo**
+      *
+      * The request body exactly as received (any bytes, even invalid JSON or UTF-8). Read it with convert_from(corpo, 'UTF8') or the payload column.
+      * - `bytea` in database
+      * - `NOT NULL`, no default
+      */
+      corpo: db.ByteArrayString;
+      /**
+      * **partner_webhook.detalhe**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      detalhe: string | null;
+      /**
+      * **partner_webhook.evento**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      evento: string | null;
+      /**
+      * **partner_webhook.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **partner_webhook.ip**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ip: string | null;
+      /**
+      * **partner_webhook.payload**
+      *
+      * The body parsed as JSON, when it is JSON (filled by the normalisation).
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      payload: db.JSONValue | null;
+      /**
+      * **partner_webhook.processado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      processado_em: db.TimestampTzString | null;
+      /**
+      * **partner_webhook.proxima_tentativa_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      proxima_tentativa_em: db.TimestampTzString | null;
+      /**
+      * **partner_webhook.recebido_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `clock_timestamp()`
+      */
+      recebido_em: db.TimestampTzString;
+      /**
+      * **partner_webhook.resultado**
+      *
+      * NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido | erro_interno.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      resultado: string | null;
+      /**
+      * **partner_webhook.situacao**
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      situacao: string;
+      /**
+      * **partner_webhook.tentativas**
+      *
+      * Failed normalisation attempts (unexpected errors, e.g. a lock timeout); retried with backoff at proxima_tentativa_em, REVISAR (resultado erro_interno) after 8.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas: number;
+      /**
+      * **partner_webhook.user_agent**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      user_agent: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **partner_webhook.code**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      code?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_webhook.content_type**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      content_type?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_webhook.corpo**
+      *
+      * The request body exactly as received (any bytes, even invalid JSON or UTF-8). Read it with convert_from(corpo, 'UTF8') or the payload column.
+      * - `bytea` in database
+      * - `NOT NULL`, no default
+      */
+      corpo?: (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_webhook.detalhe**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      detalhe?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_webhook.evento**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      evento?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_webhook.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_webhook.ip**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ip?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_webhook.payload**
+      *
+      * The body parsed as JSON, when it is JSON (filled by the normalisation).
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      payload?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_webhook.processado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      processado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_webhook.proxima_tentativa_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      proxima_tentativa_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_webhook.recebido_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `clock_timestamp()`
+      */
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_webhook.resultado**
+      *
+      * NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido | erro_interno.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      resultado?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_webhook.situacao**
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      situacao?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_webhook.tentativas**
+      *
+      * Failed normalisation attempts (unexpected errors, e.g. a lock timeout); retried with backoff at proxima_tentativa_em, REVISAR (resultado erro_interno) after 8.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_webhook.user_agent**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      user_agent?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **partner_webhook.code**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      code?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_webhook.content_type**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      content_type?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_webhook.corpo**
+      *
+      * The request body exactly as received (any bytes, even invalid JSON or UTF-8). Read it with convert_from(corpo, 'UTF8') or the payload column.
+      * - `bytea` in database
+      * - `NOT NULL`, no default
+      */
+      corpo: (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | db.SQLFragment;
+      /**
+      * **partner_webhook.detalhe**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      detalhe?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_webhook.evento**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      evento?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_webhook.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_webhook.ip**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ip?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_webhook.payload**
+      *
+      * The body parsed as JSON, when it is JSON (filled by the normalisation).
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      payload?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_webhook.processado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      processado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_webhook.proxima_tentativa_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      proxima_tentativa_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_webhook.recebido_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `clock_timestamp()`
+      */
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_webhook.resultado**
+      *
+      * NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido | erro_interno.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      resultado?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_webhook.situacao**
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      situacao?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_webhook.tentativas**
+      *
+      * Failed normalisation attempts (unexpected errors, e.g. a lock timeout); retried with backoff at proxima_tentativa_em, REVISAR (resultado erro_interno) after 8.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_webhook.user_agent**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      user_agent?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **partner_webhook.code**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      code?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_webhook.content_type**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      content_type?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_webhook.corpo**
+      *
+      * The request body exactly as received (any bytes, even invalid JSON or UTF-8). Read it with convert_from(corpo, 'UTF8') or the payload column.
+      * - `bytea` in database
+      * - `NOT NULL`, no default
+      */
+      corpo?: (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | db.SQLFragment | db.SQLFragment<any, (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | db.SQLFragment>;
+      /**
+      * **partner_webhook.detalhe**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      detalhe?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_webhook.evento**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      evento?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_webhook.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_webhook.ip**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ip?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_webhook.payload**
+      *
+      * The body parsed as JSON, when it is JSON (filled by the normalisation).
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      payload?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_webhook.processado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      processado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_webhook.proxima_tentativa_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      proxima_tentativa_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_webhook.recebido_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `clock_timestamp()`
+      */
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_webhook.resultado**
+      *
+      * NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido | erro_interno.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      resultado?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_webhook.situacao**
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      situacao?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_webhook.tentativas**
+      *
+      * Failed normalisation attempts (unexpected errors, e.g. a lock timeout); retried with backoff at proxima_tentativa_em, REVISAR (resultado erro_interno) after 8.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_webhook.user_agent**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      user_agent?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'partner_webhook_pkey';
     export type Column = keyof Selectable;
     export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
     export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
@@ -6646,20 +10229,20 @@ declare module 'zapatos/schema' {
   /* --- aggregate types --- */
 
   export namespace public {  
-    export type Table = bi_cliente.Table | bi_configuracao.Table | bi_faturamento.Table | bi_filial.Table | bi_meta.Table | bi_movimento.Table | bi_produto.Table | bi_veiculo.Table | bi_vendedor.Table | erp_sync_audit.Table | erp_sync_audit_variante.Table | produto.Table | variante.Table | xls_conjunto_item.Table | xls_conjunto_lote.Table | xls_processamento.Table | xls_v_conjunto.Table | xls_v_processamento.Table | xls_v_resumo_diario.Table;
-    export type Selectable = bi_cliente.Selectable | bi_configuracao.Selectable | bi_faturamento.Selectable | bi_filial.Selectable | bi_meta.Selectable | bi_movimento.Selectable | bi_produto.Selectable | bi_veiculo.Selectable | bi_vendedor.Selectable | erp_sync_audit.Selectable | erp_sync_audit_variante.Selectable | produto.Selectable | variante.Selectable | xls_conjunto_item.Selectable | xls_conjunto_lote.Selectable | xls_processamento.Selectable | xls_v_conjunto.Selectable | xls_v_processamento.Selectable | xls_v_resumo_diario.Selectable;
-    export type JSONSelectable = bi_cliente.JSONSelectable | bi_configuracao.JSONSelectable | bi_faturamento.JSONSelectable | bi_filial.JSONSelectable | bi_meta.JSONSelectable | bi_movimento.JSONSelectable | bi_produto.JSONSelectable | bi_veiculo.JSONSelectable | bi_vendedor.JSONSelectable | erp_sync_audit.JSONSelectable | erp_sync_audit_variante.JSONSelectable | produto.JSONSelectable | variante.JSONSelectable | xls_conjunto_item.JSONSelectable | xls_conjunto_lote.JSONSelectable | xls_processamento.JSONSelectable | xls_v_conjunto.JSONSelectable | xls_v_processamento.JSONSelectable | xls_v_resumo_diario.JSONSelectable;
-    export type Whereable = bi_cliente.Whereable | bi_configuracao.Whereable | bi_faturamento.Whereable | bi_filial.Whereable | bi_meta.Whereable | bi_movimento.Whereable | bi_produto.Whereable | bi_veiculo.Whereable | bi_vendedor.Whereable | erp_sync_audit.Whereable | erp_sync_audit_variante.Whereable | produto.Whereable | variante.Whereable | xls_conjunto_item.Whereable | xls_conjunto_lote.Whereable | xls_processamento.Whereable | xls_v_conjunto.Whereable | xls_v_processamento.Whereable | xls_v_resumo_diario.Whereable;
-    export type Insertable = bi_cliente.Insertable | bi_configuracao.Insertable | bi_faturamento.Insertable | bi_filial.Insertable | bi_meta.Insertable | bi_movimento.Insertable | bi_produto.Insertable | bi_veiculo.Insertable | bi_vendedor.Insertable | erp_sync_audit.Insertable | erp_sync_audit_variante.Insertable | produto.Insertable | variante.Insertable | xls_conjunto_item.Insertable | xls_conjunto_lote.Insertable | xls_processamento.Insertable | xls_v_conjunto.Insertable | xls_v_processamento.Insertable | xls_v_resumo_diario.Insertable;
-    export type Updatable = bi_cliente.Updatable | bi_configuracao.Updatable | bi_faturamento.Updatable | bi_filial.Updatable | bi_meta.Updatable | bi_movimento.Updatable | bi_produto.Updatable | bi_veiculo.Updatable | bi_vendedor.Updatable | erp_sync_audit.Updatable | erp_sync_audit_variante.Updatable | produto.Updatable | variante.Updatable | xls_conjunto_item.Updatable | xls_conjunto_lote.Updatable | xls_processamento.Updatable | xls_v_conjunto.Updatable | xls_v_processamento.Updatable | xls_v_resumo_diario.Updatable;
-    export type UniqueIndex = bi_cliente.UniqueIndex | bi_configuracao.UniqueIndex | bi_faturamento.UniqueIndex | bi_filial.UniqueIndex | bi_meta.UniqueIndex | bi_movimento.UniqueIndex | bi_produto.UniqueIndex | bi_veiculo.UniqueIndex | bi_vendedor.UniqueIndex | erp_sync_audit.UniqueIndex | erp_sync_audit_variante.UniqueIndex | produto.UniqueIndex | variante.UniqueIndex | xls_conjunto_item.UniqueIndex | xls_conjunto_lote.UniqueIndex | xls_processamento.UniqueIndex | xls_v_conjunto.UniqueIndex | xls_v_processamento.UniqueIndex | xls_v_resumo_diario.UniqueIndex;
-    export type Column = bi_cliente.Column | bi_configuracao.Column | bi_faturamento.Column | bi_filial.Column | bi_meta.Column | bi_movimento.Column | bi_produto.Column | bi_veiculo.Column | bi_vendedor.Column | erp_sync_audit.Column | erp_sync_audit_variante.Column | produto.Column | variante.Column | xls_conjunto_item.Column | xls_conjunto_lote.Column | xls_processamento.Column | xls_v_conjunto.Column | xls_v_processamento.Column | xls_v_resumo_diario.Column;
+    export type Table = bi_cliente.Table | bi_configuracao.Table | bi_faturamento.Table | bi_filial.Table | bi_meta.Table | bi_movimento.Table | bi_produto.Table | bi_veiculo.Table | bi_vendedor.Table | destinatario.Table | erp_sync_audit.Table | erp_sync_audit_variante.Table | feriado.Table | partner_aviso.Table | partner_aviso_envio.Table | partner_configuracao.Table | partner_contingencia.Table | partner_episodio.Table | partner_pedido.Table | partner_pedido_transicao.Table | partner_puxada.Table | partner_webhook.Table | produto.Table | variante.Table | xls_conjunto_item.Table | xls_conjunto_lote.Table | xls_processamento.Table | xls_v_conjunto.Table | xls_v_processamento.Table | xls_v_resumo_diario.Table;
+    export type Selectable = bi_cliente.Selectable | bi_configuracao.Selectable | bi_faturamento.Selectable | bi_filial.Selectable | bi_meta.Selectable | bi_movimento.Selectable | bi_produto.Selectable | bi_veiculo.Selectable | bi_vendedor.Selectable | destinatario.Selectable | erp_sync_audit.Selectable | erp_sync_audit_variante.Selectable | feriado.Selectable | partner_aviso.Selectable | partner_aviso_envio.Selectable | partner_configuracao.Selectable | partner_contingencia.Selectable | partner_episodio.Selectable | partner_pedido.Selectable | partner_pedido_transicao.Selectable | partner_puxada.Selectable | partner_webhook.Selectable | produto.Selectable | variante.Selectable | xls_conjunto_item.Selectable | xls_conjunto_lote.Selectable | xls_processamento.Selectable | xls_v_conjunto.Selectable | xls_v_processamento.Selectable | xls_v_resumo_diario.Selectable;
+    export type JSONSelectable = bi_cliente.JSONSelectable | bi_configuracao.JSONSelectable | bi_faturamento.JSONSelectable | bi_filial.JSONSelectable | bi_meta.JSONSelectable | bi_movimento.JSONSelectable | bi_produto.JSONSelectable | bi_veiculo.JSONSelectable | bi_vendedor.JSONSelectable | destinatario.JSONSelectable | erp_sync_audit.JSONSelectable | erp_sync_audit_variante.JSONSelectable | feriado.JSONSelectable | partner_aviso.JSONSelectable | partner_aviso_envio.JSONSelectable | partner_configuracao.JSONSelectable | partner_contingencia.JSONSelectable | partner_episodio.JSONSelectable | partner_pedido.JSONSelectable | partner_pedido_transicao.JSONSelectable | partner_puxada.JSONSelectable | partner_webhook.JSONSelectable | produto.JSONSelectable | variante.JSONSelectable | xls_conjunto_item.JSONSelectable | xls_conjunto_lote.JSONSelectable | xls_processamento.JSONSelectable | xls_v_conjunto.JSONSelectable | xls_v_processamento.JSONSelectable | xls_v_resumo_diario.JSONSelectable;
+    export type Whereable = bi_cliente.Whereable | bi_configuracao.Whereable | bi_faturamento.Whereable | bi_filial.Whereable | bi_meta.Whereable | bi_movimento.Whereable | bi_produto.Whereable | bi_veiculo.Whereable | bi_vendedor.Whereable | destinatario.Whereable | erp_sync_audit.Whereable | erp_sync_audit_variante.Whereable | feriado.Whereable | partner_aviso.Whereable | partner_aviso_envio.Whereable | partner_configuracao.Whereable | partner_contingencia.Whereable | partner_episodio.Whereable | partner_pedido.Whereable | partner_pedido_transicao.Whereable | partner_puxada.Whereable | partner_webhook.Whereable | produto.Whereable | variante.Whereable | xls_conjunto_item.Whereable | xls_conjunto_lote.Whereable | xls_processamento.Whereable | xls_v_conjunto.Whereable | xls_v_processamento.Whereable | xls_v_resumo_diario.Whereable;
+    export type Insertable = bi_cliente.Insertable | bi_configuracao.Insertable | bi_faturamento.Insertable | bi_filial.Insertable | bi_meta.Insertable | bi_movimento.Insertable | bi_produto.Insertable | bi_veiculo.Insertable | bi_vendedor.Insertable | destinatario.Insertable | erp_sync_audit.Insertable | erp_sync_audit_variante.Insertable | feriado.Insertable | partner_aviso.Insertable | partner_aviso_envio.Insertable | partner_configuracao.Insertable | partner_contingencia.Insertable | partner_episodio.Insertable | partner_pedido.Insertable | partner_pedido_transicao.Insertable | partner_puxada.Insertable | partner_webhook.Insertable | produto.Insertable | variante.Insertable | xls_conjunto_item.Insertable | xls_conjunto_lote.Insertable | xls_processamento.Insertable | xls_v_conjunto.Insertable | xls_v_processamento.Insertable | xls_v_resumo_diario.Insertable;
+    export type Updatable = bi_cliente.Updatable | bi_configuracao.Updatable | bi_faturamento.Updatable | bi_filial.Updatable | bi_meta.Updatable | bi_movimento.Updatable | bi_produto.Updatable | bi_veiculo.Updatable | bi_vendedor.Updatable | destinatario.Updatable | erp_sync_audit.Updatable | erp_sync_audit_variante.Updatable | feriado.Updatable | partner_aviso.Updatable | partner_aviso_envio.Updatable | partner_configuracao.Updatable | partner_contingencia.Updatable | partner_episodio.Updatable | partner_pedido.Updatable | partner_pedido_transicao.Updatable | partner_puxada.Updatable | partner_webhook.Updatable | produto.Updatable | variante.Updatable | xls_conjunto_item.Updatable | xls_conjunto_lote.Updatable | xls_processamento.Updatable | xls_v_conjunto.Updatable | xls_v_processamento.Updatable | xls_v_resumo_diario.Updatable;
+    export type UniqueIndex = bi_cliente.UniqueIndex | bi_configuracao.UniqueIndex | bi_faturamento.UniqueIndex | bi_filial.UniqueIndex | bi_meta.UniqueIndex | bi_movimento.UniqueIndex | bi_produto.UniqueIndex | bi_veiculo.UniqueIndex | bi_vendedor.UniqueIndex | destinatario.UniqueIndex | erp_sync_audit.UniqueIndex | erp_sync_audit_variante.UniqueIndex | feriado.UniqueIndex | partner_aviso.UniqueIndex | partner_aviso_envio.UniqueIndex | partner_configuracao.UniqueIndex | partner_contingencia.UniqueIndex | partner_episodio.UniqueIndex | partner_pedido.UniqueIndex | partner_pedido_transicao.UniqueIndex | partner_puxada.UniqueIndex | partner_webhook.UniqueIndex | produto.UniqueIndex | variante.UniqueIndex | xls_conjunto_item.UniqueIndex | xls_conjunto_lote.UniqueIndex | xls_processamento.UniqueIndex | xls_v_conjunto.UniqueIndex | xls_v_processamento.UniqueIndex | xls_v_resumo_diario.UniqueIndex;
+    export type Column = bi_cliente.Column | bi_configuracao.Column | bi_faturamento.Column | bi_filial.Column | bi_meta.Column | bi_movimento.Column | bi_produto.Column | bi_veiculo.Column | bi_vendedor.Column | destinatario.Column | erp_sync_audit.Column | erp_sync_audit_variante.Column | feriado.Column | partner_aviso.Column | partner_aviso_envio.Column | partner_configuracao.Column | partner_contingencia.Column | partner_episodio.Column | partner_pedido.Column | partner_pedido_transicao.Column | partner_puxada.Column | partner_webhook.Column | produto.Column | variante.Column | xls_conjunto_item.Column | xls_conjunto_lote.Column | xls_processamento.Column | xls_v_conjunto.Column | xls_v_processamento.Column | xls_v_resumo_diario.Column;
   
-    export type AllBaseTables = [bi_cliente.Table, bi_configuracao.Table, bi_faturamento.Table, bi_filial.Table, bi_meta.Table, bi_movimento.Table, bi_produto.Table, bi_veiculo.Table, bi_vendedor.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table];
+    export type AllBaseTables = [bi_cliente.Table, bi_configuracao.Table, bi_faturamento.Table, bi_filial.Table, bi_meta.Table, bi_movimento.Table, bi_produto.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table];
     export type AllForeignTables = [];
     export type AllViews = [xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [bi_cliente.Table, bi_configuracao.Table, bi_faturamento.Table, bi_filial.Table, bi_meta.Table, bi_movimento.Table, bi_produto.Table, bi_veiculo.Table, bi_vendedor.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
+    export type AllTablesAndViews = [bi_cliente.Table, bi_configuracao.Table, bi_faturamento.Table, bi_filial.Table, bi_meta.Table, bi_movimento.Table, bi_produto.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
   }
 
 
@@ -7308,8 +10891,19 @@ declare module 'zapatos/schema' {
     "bi_produto": bi_produto.Selectable;
     "bi_veiculo": bi_veiculo.Selectable;
     "bi_vendedor": bi_vendedor.Selectable;
+    "destinatario": destinatario.Selectable;
     "erp_sync_audit": erp_sync_audit.Selectable;
     "erp_sync_audit_variante": erp_sync_audit_variante.Selectable;
+    "feriado": feriado.Selectable;
+    "partner_aviso": partner_aviso.Selectable;
+    "partner_aviso_envio": partner_aviso_envio.Selectable;
+    "partner_configuracao": partner_configuracao.Selectable;
+    "partner_contingencia": partner_contingencia.Selectable;
+    "partner_episodio": partner_episodio.Selectable;
+    "partner_pedido": partner_pedido.Selectable;
+    "partner_pedido_transicao": partner_pedido_transicao.Selectable;
+    "partner_puxada": partner_puxada.Selectable;
+    "partner_webhook": partner_webhook.Selectable;
     "produto": produto.Selectable;
     "variante": variante.Selectable;
     "xls_conjunto_item": xls_conjunto_item.Selectable;
@@ -7332,8 +10926,19 @@ declare module 'zapatos/schema' {
     "bi_produto": bi_produto.JSONSelectable;
     "bi_veiculo": bi_veiculo.JSONSelectable;
     "bi_vendedor": bi_vendedor.JSONSelectable;
+    "destinatario": destinatario.JSONSelectable;
     "erp_sync_audit": erp_sync_audit.JSONSelectable;
     "erp_sync_audit_variante": erp_sync_audit_variante.JSONSelectable;
+    "feriado": feriado.JSONSelectable;
+    "partner_aviso": partner_aviso.JSONSelectable;
+    "partner_aviso_envio": partner_aviso_envio.JSONSelectable;
+    "partner_configuracao": partner_configuracao.JSONSelectable;
+    "partner_contingencia": partner_contingencia.JSONSelectable;
+    "partner_episodio": partner_episodio.JSONSelectable;
+    "partner_pedido": partner_pedido.JSONSelectable;
+    "partner_pedido_transicao": partner_pedido_transicao.JSONSelectable;
+    "partner_puxada": partner_puxada.JSONSelectable;
+    "partner_webhook": partner_webhook.JSONSelectable;
     "produto": produto.JSONSelectable;
     "variante": variante.JSONSelectable;
     "xls_conjunto_item": xls_conjunto_item.JSONSelectable;
@@ -7356,8 +10961,19 @@ declare module 'zapatos/schema' {
     "bi_produto": bi_produto.Whereable;
     "bi_veiculo": bi_veiculo.Whereable;
     "bi_vendedor": bi_vendedor.Whereable;
+    "destinatario": destinatario.Whereable;
     "erp_sync_audit": erp_sync_audit.Whereable;
     "erp_sync_audit_variante": erp_sync_audit_variante.Whereable;
+    "feriado": feriado.Whereable;
+    "partner_aviso": partner_aviso.Whereable;
+    "partner_aviso_envio": partner_aviso_envio.Whereable;
+    "partner_configuracao": partner_configuracao.Whereable;
+    "partner_contingencia": partner_contingencia.Whereable;
+    "partner_episodio": partner_episodio.Whereable;
+    "partner_pedido": partner_pedido.Whereable;
+    "partner_pedido_transicao": partner_pedido_transicao.Whereable;
+    "partner_puxada": partner_puxada.Whereable;
+    "partner_webhook": partner_webhook.Whereable;
     "produto": produto.Whereable;
     "variante": variante.Whereable;
     "xls_conjunto_item": xls_conjunto_item.Whereable;
@@ -7380,8 +10996,19 @@ declare module 'zapatos/schema' {
     "bi_produto": bi_produto.Insertable;
     "bi_veiculo": bi_veiculo.Insertable;
     "bi_vendedor": bi_vendedor.Insertable;
+    "destinatario": destinatario.Insertable;
     "erp_sync_audit": erp_sync_audit.Insertable;
     "erp_sync_audit_variante": erp_sync_audit_variante.Insertable;
+    "feriado": feriado.Insertable;
+    "partner_aviso": partner_aviso.Insertable;
+    "partner_aviso_envio": partner_aviso_envio.Insertable;
+    "partner_configuracao": partner_configuracao.Insertable;
+    "partner_contingencia": partner_contingencia.Insertable;
+    "partner_episodio": partner_episodio.Insertable;
+    "partner_pedido": partner_pedido.Insertable;
+    "partner_pedido_transicao": partner_pedido_transicao.Insertable;
+    "partner_puxada": partner_puxada.Insertable;
+    "partner_webhook": partner_webhook.Insertable;
     "produto": produto.Insertable;
     "variante": variante.Insertable;
     "xls_conjunto_item": xls_conjunto_item.Insertable;
@@ -7404,8 +11031,19 @@ declare module 'zapatos/schema' {
     "bi_produto": bi_produto.Updatable;
     "bi_veiculo": bi_veiculo.Updatable;
     "bi_vendedor": bi_vendedor.Updatable;
+    "destinatario": destinatario.Updatable;
     "erp_sync_audit": erp_sync_audit.Updatable;
     "erp_sync_audit_variante": erp_sync_audit_variante.Updatable;
+    "feriado": feriado.Updatable;
+    "partner_aviso": partner_aviso.Updatable;
+    "partner_aviso_envio": partner_aviso_envio.Updatable;
+    "partner_configuracao": partner_configuracao.Updatable;
+    "partner_contingencia": partner_contingencia.Updatable;
+    "partner_episodio": partner_episodio.Updatable;
+    "partner_pedido": partner_pedido.Updatable;
+    "partner_pedido_transicao": partner_pedido_transicao.Updatable;
+    "partner_puxada": partner_puxada.Updatable;
+    "partner_webhook": partner_webhook.Updatable;
     "produto": produto.Updatable;
     "variante": variante.Updatable;
     "xls_conjunto_item": xls_conjunto_item.Updatable;
@@ -7428,8 +11066,19 @@ declare module 'zapatos/schema' {
     "bi_produto": bi_produto.UniqueIndex;
     "bi_veiculo": bi_veiculo.UniqueIndex;
     "bi_vendedor": bi_vendedor.UniqueIndex;
+    "destinatario": destinatario.UniqueIndex;
     "erp_sync_audit": erp_sync_audit.UniqueIndex;
     "erp_sync_audit_variante": erp_sync_audit_variante.UniqueIndex;
+    "feriado": feriado.UniqueIndex;
+    "partner_aviso": partner_aviso.UniqueIndex;
+    "partner_aviso_envio": partner_aviso_envio.UniqueIndex;
+    "partner_configuracao": partner_configuracao.UniqueIndex;
+    "partner_contingencia": partner_contingencia.UniqueIndex;
+    "partner_episodio": partner_episodio.UniqueIndex;
+    "partner_pedido": partner_pedido.UniqueIndex;
+    "partner_pedido_transicao": partner_pedido_transicao.UniqueIndex;
+    "partner_puxada": partner_puxada.UniqueIndex;
+    "partner_webhook": partner_webhook.UniqueIndex;
     "produto": produto.UniqueIndex;
     "variante": variante.UniqueIndex;
     "xls_conjunto_item": xls_conjunto_item.UniqueIndex;
@@ -7452,8 +11101,19 @@ declare module 'zapatos/schema' {
     "bi_produto": bi_produto.Column;
     "bi_veiculo": bi_veiculo.Column;
     "bi_vendedor": bi_vendedor.Column;
+    "destinatario": destinatario.Column;
     "erp_sync_audit": erp_sync_audit.Column;
     "erp_sync_audit_variante": erp_sync_audit_variante.Column;
+    "feriado": feriado.Column;
+    "partner_aviso": partner_aviso.Column;
+    "partner_aviso_envio": partner_aviso_envio.Column;
+    "partner_configuracao": partner_configuracao.Column;
+    "partner_contingencia": partner_contingencia.Column;
+    "partner_episodio": partner_episodio.Column;
+    "partner_pedido": partner_pedido.Column;
+    "partner_pedido_transicao": partner_pedido_transicao.Column;
+    "partner_puxada": partner_puxada.Column;
+    "partner_webhook": partner_webhook.Column;
     "produto": produto.Column;
     "variante": variante.Column;
     "xls_conjunto_item": xls_conjunto_item.Column;
@@ -7476,8 +11136,19 @@ declare module 'zapatos/schema' {
     "bi_produto": bi_produto.SQL;
     "bi_veiculo": bi_veiculo.SQL;
     "bi_vendedor": bi_vendedor.SQL;
+    "destinatario": destinatario.SQL;
     "erp_sync_audit": erp_sync_audit.SQL;
     "erp_sync_audit_variante": erp_sync_audit_variante.SQL;
+    "feriado": feriado.SQL;
+    "partner_aviso": partner_aviso.SQL;
+    "partner_aviso_envio": partner_aviso_envio.SQL;
+    "partner_configuracao": partner_configuracao.SQL;
+    "partner_contingencia": partner_contingencia.SQL;
+    "partner_episodio": partner_episodio.SQL;
+    "partner_pedido": partner_pedido.SQL;
+    "partner_pedido_transicao": partner_pedido_transicao.SQL;
+    "partner_puxada": partner_puxada.SQL;
+    "partner_webhook": partner_webhook.SQL;
     "produto": produto.SQL;
     "variante": variante.SQL;
     "xls_conjunto_item": xls_conjunto_item.SQL;

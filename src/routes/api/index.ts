@@ -4,6 +4,7 @@ import { requireBearer } from '../../plugins/bearer.js';
 import { notFoundHandler } from '../../plugins/problem.js';
 import configuracoesRoutes from './configuracoes.js';
 import processamentosRoutes from './processamentos.js';
+import partnerApiRoutes from './partner.js';
 
 export default async function apiRoutes(app: FastifyInstance) {
   const bearer = requireBearer(() => app.ctx.config.apiToken);
@@ -12,4 +13,5 @@ export default async function apiRoutes(app: FastifyInstance) {
   app.setNotFoundHandler({ preHandler: bearer }, notFoundHandler);
   await app.register(configuracoesRoutes);
   await app.register(processamentosRoutes);
+  await app.register(partnerApiRoutes);
 }

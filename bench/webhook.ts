@@ -1,0 +1,209 @@
+/**
+ * Benchmark of POST /webhook/partner: `npx tsx bench/webhook.ts`
+ *
+ * Starts a durable embedded Postgres 15 (pg_cron on) and the real service (src/main.ts) as a
+ * child process, then:
+ *  1. drives a bounded, closed-loop load (BENCH_CONCURRENCY requests in flight, keep-alive,
+ *     loopback) for BENCH_SECONDS and prints the accepted events/s, the answer latency and
+ *     the share of accepted events whose order reached partner_pedido within 5 s;
+ *  2. starts the same load again and SIGKILLs the service in the middle of it, then checks
+ *     that every event that got a 200 is in partner_webhook; restarts the service and shows
+ *     the stored events being normalised.
+ * Env: BENCH_SECONDS (10), BENCH_CONCURRENCY (32), BENCH_KILL_AFTER_MS (3000), LOG_LEVEL (warn).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { mkdtempSync, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { ensureDatabase, freePort, startEmbeddedPostgres } from '../src/embedded/postgres.js';
+import { projectRoot } from '../src/paths.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const KILL_AFTER_MS = Number(process.env.BENCH_KILL_AFTER_MS ?? 3000);
+const SECRET = 'bench-secret';
+const say = (s: string) => process.stdout.write(`${s}\n`);
+
+interface Service { child: ChildProcess; port: number; exited: Promise<number | null> }
+
+async function startService(databaseUrl: string, logFile: string): Promise<Service> {
+  const port = await freePort();
+  const out = openSync(logFile, 'a');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: projectRoot,
+    stdio: ['ignore', out, out],
+    env: {
+      PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1',
+      BI_COMERCIAL_XLS_API_TOKEN: 'bench-api-token', S3_FILE_STORAGE: 'PSQL', PARTNER_WEBHOOK_SECRET: SECRET,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', APP_LOGS_DIR: join(tmpdir(), 'bench-webhook-logs'), GIT_COMMIT: 'bench',
+    },
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`o serviço saiu com ${child.exitCode}; veja ${logFile}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      http.get({ host: '127.0.0.1', port, path: '/health' }, (res) => { res.resume(); resolve(res.statusCode === 200); })
+        .on('error', () => resolve(false));
+    });
+    if (ok) return { child, port, exited };
+    if (Date.now() > deadline) throw new Error(`o serviço não respondeu /health em 60 s; veja ${logFile}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+interface LoadResult {
+  accepted: Array<{ id: string; ms: number }>;
+  refused: number;
+  failed: number;
+  seconds: number;
+}
+
+let seq = 0;
+function body(): string {
+  seq += 1;
+  const code = `BENCH-${process.pid}-${seq}`;
+  const t = new Date().toISOString();
+  return JSON.stringify({
+    event: 'order.created', time: t,
+    resource: {
+      code, status: 'waiting_payment', total: 1234.56, paid_at: null, updated_at: t,
+      customer: { name: 'Posto Bench', email: 'bench@posto.example', document: '12345678000195' },
+      items: [{ sku: 'DIESEL-S10', quantity: 5000, price: 0.24691 }],
+    },
+  });
+}
+
+/** Closed loop: `concurrency` workers, each sends its next request when the previous one ends. */
+async function load(port: number, opts: { seconds: number; stop?: Promise<unknown> }): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const res: LoadResult = { accepted: [], refused: 0, failed: 0, seconds: 0 };
+  let stopping = false;
+  const t0 = performance.now();
+  const timer = setTimeout(() => { stopping = true; }, opts.seconds * 1000);
+  void opts.stop?.then(() => { stopping = true; });
+  const one = () => new Promise<void>((resolve) => {
+    const payload = body();
+    const start = performance.now();
+    const req = http.request({
+      host: '127.0.0.1', port, path: '/webhook/partner', method: 'POST', agent,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'x-partner-secret': SECRET },
+    }, (r) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => {
+        if (r.statusCode === 200) {
+          res.accepted.push({ id: (JSON.parse(Buffer.concat(chunks).toString()) as { id: string }).id, ms: performance.now() - start });
+        } else res.refused += 1;
+        resolve();
+      });
+      r.on('error', () => { res.failed += 1; resolve(); });
+    });
+    req.on('error', () => { res.failed += 1; resolve(); });
+    req.end(payload);
+  });
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (!stopping) await one();
+  }));
+  clearTimeout(timer);
+  res.seconds = (performance.now() - t0) / 1000;
+  agent.destroy();
+  return res;
+}
+
+const pct = (xs: number[], p: number) => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-webhook-'));
+  const dbName = 'bench_webhook';
+  const server = await startEmbeddedPostgres({ dataDir: dir, cronDatabase: dbName, durable: true });
+  const logFile = join(dir, 'service.log');
+  let svc: Service | null = null;
+  try {
+    await ensureDatabase(server.url('postgres'), dbName);
+    const url = server.url(dbName);
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    svc = await startService(url, logFile);
+    say(`# POST /webhook/partner — ${CONCURRENCY} requests in flight, ${SECONDS} s, loopback, durable Postgres 15 (fsync on)`);
+    say(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs shared by load generator, service and Postgres`);
+
+    // 1. throughput and time to the order table
+    const r1 = await load(svc.port, { seconds: SECONDS });
+    say('');
+    say('## 1. Load');
+    say(`accepted (200): ${r1.accepted.length} in ${r1.seconds.toFixed(1)} s = ${(r1.accepted.length / r1.seconds).toFixed(0)} events/s`);
+    say(`refused: ${r1.refused}, failed connections: ${r1.failed}`);
+    const ms = r1.accepted.map((a) => a.ms);
+    say(`answer latency: p50 ${pct(ms, 50).toFixed(1)} ms, p99 ${pct(ms, 99).toFixed(1)} ms, max ${pct(ms, 100).toFixed(1)} ms`);
+    const ids = r1.accepted.map((a) => a.id);
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from partner_webhook where id = any($1::uuid[]) and situacao = 'PENDENTE'`, [ids]);
+      if (rows[0]!.n === 0 || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const { rows: [share] } = await pool.query<{ total: number; em5s: number; p50: number; p99: number; max: number }>(`
+      select count(*)::int as total,
+             count(*) filter (where p.criado_em - w.recebido_em <= interval '5 seconds')::int as em5s,
+             percentile_cont(0.5) within group (order by extract(epoch from p.criado_em - w.recebido_em)) * 1000 as p50,
+             percentile_cont(0.99) within group (order by extract(epoch from p.criado_em - w.recebido_em)) * 1000 as p99,
+             max(extract(epoch from p.criado_em - w.recebido_em)) * 1000 as max
+        from partner_webhook w left join partner_pedido p on p.code = w.code
+       where w.id = any($1::uuid[])`, [ids]);
+    say(`reached partner_pedido within 5 s of recebido_em: ${share!.em5s}/${share!.total} = ${((100 * share!.em5s) / share!.total).toFixed(1)} %`);
+    say(`recebido_em -> order row: p50 ${Number(share!.p50).toFixed(0)} ms, p99 ${Number(share!.p99).toFixed(0)} ms, max ${Number(share!.max).toFixed(0)} ms`);
+
+    // 2. SIGKILL in the middle of a load
+    say('');
+    say('## 2. SIGKILL during load');
+    let killedAt = 0;
+    const kill = new Promise<void>((resolve) => setTimeout(() => {
+      killedAt = performance.now();
+      svc!.child.kill('SIGKILL');
+      resolve();
+    }, KILL_AFTER_MS));
+    const r2 = await load(svc.port, { seconds: 3600, stop: kill });
+    await svc.exited;
+    svc = null;
+    say(`killed after ${KILL_AFTER_MS} ms of load; answers 200 before the kill: ${r2.accepted.length}; failed connections: ${r2.failed}; refused: ${r2.refused}`);
+    const ids2 = r2.accepted.map((a) => a.id);
+    const { rows: [found] } = await pool.query<{ n: number }>('select count(*)::int as n from partner_webhook where id = any($1::uuid[])', [ids2]);
+    const missing = ids2.length - found!.n;
+    say(`every 200 stored in partner_webhook: ${missing === 0 ? 'YES' : 'NO'} (${found!.n}/${ids2.length}, missing ${missing})`);
+    const { rows: [all] } = await pool.query<{ n: number; pend: number }>(`select count(*)::int as n, count(*) filter (where situacao = 'PENDENTE')::int as pend from partner_webhook`);
+    say(`rows in partner_webhook: ${all!.n} (${all!.n - r1.accepted.length - ids2.length} stored whose answer never arrived), PENDENTE right after the kill: ${all!.pend}`);
+
+    // restart: the stored events are normalised by the new process
+    const t0 = performance.now();
+    svc = await startService(url, logFile);
+    const restartMs = performance.now() - t0;
+    const t1 = performance.now();
+    let pend = all!.pend;
+    while (pend > 0 && performance.now() - t1 < 240_000) {
+      await new Promise((r) => setTimeout(r, 250));
+      pend = (await pool.query<{ n: number }>(`select count(*)::int as n from partner_webhook where situacao = 'PENDENTE'`)).rows[0]!.n;
+    }
+    say(`after restart (${(restartMs / 1000).toFixed(1)} s to /health): PENDENTE ${pend} after ${((performance.now() - t1) / 1000).toFixed(1)} s ` +
+      '(the normalisation job claimed by the killed process returns to the queue through app.sweep_jobs, pg_cron every minute, once its worker is silent for 2 min)');
+    const { rows: [fim] } = await pool.query<{ n: number; normalizados: number }>(
+      `select count(*)::int as n, count(*) filter (where situacao = 'NORMALIZADO')::int as normalizados from partner_webhook`);
+    say(`partner_webhook: ${fim!.normalizados}/${fim!.n} NORMALIZADO; orders: ${(await pool.query<{ n: number }>('select count(*)::int as n from partner_pedido')).rows[0]!.n}`);
+    void killedAt;
+    await pool.end();
+  } finally {
+    if (svc) { svc.child.kill('SIGTERM'); await svc.exited; }
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
