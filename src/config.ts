@@ -2,6 +2,8 @@
  * Every environment variable the service reads, parsed and checked once at boot.
  * docs/configuration.md documents each one; keep the two in step.
  */
+import type { ArchiveLimits } from './xlsx/limits.js';
+
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
@@ -37,6 +39,8 @@ export interface Config {
   logLevel: string;
   commit: string | null;
   jobs: { concurrency: number; pollIntervalMs: number; shutdownGraceMs: number };
+  /** Spreadsheet uploads: limits of every archive (the batch zip and each xlsx). */
+  xls: { limits: ArchiveLimits };
 }
 
 export interface ConfigResult {
@@ -145,6 +149,14 @@ export function loadConfig(env: Env = process.env): ConfigResult {
         concurrency: int(env, 'JOBS_CONCURRENCY', 2, 1, 64),
         pollIntervalMs: int(env, 'JOBS_POLL_INTERVAL_MS', 30_000, 100),
         shutdownGraceMs: int(env, 'JOBS_SHUTDOWN_GRACE_MS', 20_000, 0),
+      },
+      xls: {
+        limits: {
+          maxUploadBytes: int(env, 'XLS_UPLOAD_MAX_BYTES', 256 * 1024 * 1024, 1024),
+          maxEntries: int(env, 'XLS_ZIP_MAX_ENTRIES', 500, 1, 65_535),
+          maxTotalUncompressedBytes: int(env, 'XLS_ZIP_MAX_UNCOMPRESSED_BYTES', 1024 * 1024 * 1024, 1024),
+          maxRatio: int(env, 'XLS_ZIP_MAX_RATIO', 200, 1),
+        },
       },
     },
   };
