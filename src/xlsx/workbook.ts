@@ -26,7 +26,7 @@ export interface SheetRow {
 /** The reader options, set explicitly (see docs/xlsx.md). */
 export const READER_OPTIONS = {
   worksheets: 'emit',
-  sharedStrings: 'cache', // shared strings held once; cells get the text
+  sharedStrings: 'compact', // patch: the table held once as UTF-8 bytes outside the JS heap
   styles: 'cache', // needed to tell date cells from numbers
   hyperlinks: 'ignore', // a hyperlinked cell keeps its value
   entries: 'emit',

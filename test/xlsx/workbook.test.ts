@@ -29,6 +29,7 @@ async function read(o: HandOptions) {
 }
 
 const utc = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d));
+const i2s = (w: HandValue) => (typeof w === 'string' ? w.length : 0);
 
 describe('openWorkbook', () => {
   it('reads the structure: tab names in order, hidden state, 1904 flag, sheet parts', async () => {
@@ -189,6 +190,21 @@ describe('files from other writers (hand-made), one exceljs defect each', () => 
     expect(out.map((r) => r[2][0])).toEqual(words);
     const shared = await read({ sheets: [{ name: 'P', rows: words.map((w) => [w]) }] });
     expect(shared.map((r) => r[2][0])).toEqual(words);
+  });
+
+  it('a large shared-string table (kept compact, outside the JS heap) returns every string', async () => {
+    const words = Array.from({ length: 20_000 }, (_, i) => (i % 1000 === 7 ? { rich: [`rico ${i} `, 'ç'] } : `${i} — Distribuição São João € ${'x'.repeat(i % 50)}`));
+    const out = await read({ sheets: [{ name: 'P', rows: words.map((w) => [w, i2s(w)]) }] });
+    expect(out).toHaveLength(words.length);
+    out.forEach(([, , values], i) => {
+      const w = words[i]!;
+      if (typeof w === 'string') expect(values).toEqual([w, w.length]);
+      else expect(values[0]).toEqual({ richText: [{ font: null, text: w.rich[0] }, { font: { bold: true }, text: 'ç' }] });
+    });
+  });
+
+  it('an empty shared string is an empty cell', async () => {
+    expect((await read({ sheets: [{ name: 'P', rows: [['', 'a']] }] }))[0]![2]).toEqual([null, 'a']);
   });
 
   it('pretty-printed parts: white space between elements is not text', async () => {
