@@ -91,7 +91,7 @@ export class Workbook {
       sharedStrings: this.structure.sharedStrings,
       sheets: readable.map((s) => ({ name: s.name, part: s.part! })),
     });
-    const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, READER_OPTIONS as ExcelJS.stream.xlsx.WorkbookStreamReaderOptions);
+    const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, READER_OPTIONS as unknown as ExcelJS.stream.xlsx.WorkbookStreamReaderOptions);
     const worksheets = (reader as unknown as AsyncIterable<WorksheetParser>)[Symbol.asyncIterator]();
     let next = 0;
     try {
