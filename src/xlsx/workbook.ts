@@ -149,12 +149,21 @@ function readError(sheet: SheetInfo, err: unknown): WorkbookError {
   return unsupported(`erro ao ler a aba '${sheet.name}' (${msg})`, err);
 }
 
+/** Without patches/exceljs+4.4.0.patch the reader would silently read wrong columns. */
+function assertPatchedExceljs(): void {
+  const options = (ExcelJS.stream.xlsx.WorkbookReader as unknown as { Options?: Record<string, string[]> }).Options;
+  if (!options?.rows?.includes('values') || !options.sharedStrings?.includes('compact')) {
+    throw new Error('exceljs sem o patch de patches/exceljs+4.4.0.patch: rode npm install (postinstall patch-package)');
+  }
+}
+
 /**
  * Opens stored bytes as a workbook: checks the archive again (central directory, limits,
  * overlap; the real sizes were verified at upload) and reads its structure. Throws
  * WorkbookError('formato não suportado: …') for anything that is not a readable xlsx.
  */
 export async function openWorkbook(bytes: Buffer, limits?: Partial<ArchiveLimits>): Promise<Workbook> {
+  assertPatchedExceljs();
   if (!isZip(bytes)) throw unsupported(notZipReason(bytes));
   let index: ZipIndex;
   try {

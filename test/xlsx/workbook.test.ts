@@ -5,6 +5,7 @@
  */
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { inflateRawSync } from 'node:zlib';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
@@ -66,6 +67,34 @@ describe('openWorkbook', () => {
     ]);
     const wb = await openWorkbook(bytes);
     await expect(readAll(wb)).rejects.toThrow(/^formato não suportado: erro ao ler a aba 'Plan1'/);
+  });
+});
+
+/** Flips bytes in the deflated data of `part` until it no longer inflates. */
+function corrupt(bytes: Buffer, part: { dataStart: number; dataEnd: number }): Buffer {
+  for (let off = 200; off < part.dataEnd - part.dataStart - 8; off += 37) {
+    const b = Buffer.from(bytes);
+    for (let i = 0; i < 8; i++) b[part.dataStart + off + i]! ^= 0x5a;
+    try { inflateRawSync(b.subarray(part.dataStart, part.dataEnd)); } catch { return b; }
+  }
+  throw new Error('could not corrupt');
+}
+
+describe('corrupt deflate data in a stored file (the upload check would have refused it)', () => {
+  const many = Array.from({ length: 3000 }, (_, i) => [i, `texto ${i}`] as HandValue[]);
+
+  it('inside a sheet: the pass fails with formato não suportado instead of hanging', async () => {
+    const bytes = handmadeXlsx({ strings: 'inline', sheets: [{ name: 'P', rows: many }] });
+    const wb = await openWorkbook(corrupt(bytes, (await openWorkbook(bytes)).sheets[0]!.part!));
+    await expect(readAll(wb)).rejects.toThrow(/^formato não suportado: erro ao ler a aba 'P' \((invalid|incorrect)/);
+  });
+
+  it('inside the shared strings', async () => {
+    const bytes = handmadeXlsx({ sheets: [{ name: 'P', rows: many }] });
+    const wb0 = await openWorkbook(bytes);
+    const sst = wb0.index.byName.get('xl/sharedstrings.xml')!;
+    const wb = await openWorkbook(corrupt(bytes, sst));
+    await expect(readAll(wb)).rejects.toThrow(/^formato não suportado: erro ao ler a aba 'P'/);
   });
 });
 
