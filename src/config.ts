@@ -2,6 +2,8 @@
  * Every environment variable the service reads, parsed and checked once at boot.
  * docs/configuration.md documents each one; keep the two in step.
  */
+import type { ArchiveLimits } from './xlsx/limits.js';
+
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
@@ -69,6 +71,8 @@ export interface Config {
   erpSync: { accessToken: string | null; dryRun: boolean };
   partner: PartnerConfig;
   mail: MailConfig;
+  /** Spreadsheet uploads: limits of every archive (the batch zip and each xlsx). */
+  xls: { limits: ArchiveLimits };
 }
 
 export interface ConfigResult {
@@ -196,6 +200,14 @@ export function loadConfig(env: Env = process.env): ConfigResult {
       erpSync: { accessToken: erpSyncToken, dryRun: bool(env, 'ERP_SYNC_DRY_RUN', true) },
       partner,
       mail,
+      xls: {
+        limits: {
+          maxUploadBytes: int(env, 'XLS_UPLOAD_MAX_BYTES', 256 * 1024 * 1024, 1024),
+          maxEntries: int(env, 'XLS_ZIP_MAX_ENTRIES', 500, 1, 65_535),
+          maxTotalUncompressedBytes: int(env, 'XLS_ZIP_MAX_UNCOMPRESSED_BYTES', 1024 * 1024 * 1024, 1024),
+          maxRatio: int(env, 'XLS_ZIP_MAX_RATIO', 200, 1),
+        },
+      },
     },
   };
 }

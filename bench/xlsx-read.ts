@@ -1,0 +1,79 @@
+/**
+ * Benchmark of the xlsx reader alone: a generated RELATORIO18 (exceljs' writer) read
+ *   (a) bare: exceljs' WorkbookReader on the file, every row's values touched;
+ *   (b) ours: openWorkbook → detectType → readRows(RELATORIO18) → every StagingRow.
+ * Each run is a child process, so peak RSS (the kernel's maxRSS) is its own.
+ *
+ *   npx tsx bench/xlsx-read.ts [rows=200000] [runs=1]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ExcelJS from 'exceljs';
+
+interface Result { rows: number; ms: number; maxRssMb: number }
+
+async function child(mode: string, file: string): Promise<void> {
+  const t0 = performance.now();
+  let rows = 0;
+  if (mode === 'bare') {
+    const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {});
+    for await (const ws of reader) {
+      for await (const row of ws) {
+        if (row.values) rows++;
+      }
+    }
+  } else {
+    const { openWorkbook, detectType, readRows } = await import('../src/xlsx/index.js');
+    const wb = await openWorkbook(readFileSync(file));
+    const tipo = await detectType(wb);
+    if (tipo !== 'RELATORIO18') throw new Error(`detected ${tipo}`);
+    const reader = readRows(wb, tipo);
+    await reader.meta();
+    for await (const row of reader.rows()) if (row.values) rows++;
+    if (reader.rejectedRows() !== 0) throw new Error(`${reader.rejectedRows()} rows rejected`);
+  }
+  const ms = performance.now() - t0;
+  const result: Result = { rows, ms, maxRssMb: process.resourceUsage().maxRSS / 1024 };
+  process.stdout.write(JSON.stringify(result));
+}
+
+async function main(): Promise<void> {
+  const total = Number(process.argv[2] ?? 200_000);
+  const runs = Number(process.argv[3] ?? 1);
+  const dir = mkdtempSync(join(tmpdir(), 'bench-xlsx-'));
+  const file = join(dir, 'relatorio18.xlsx');
+  try {
+    const { buildRelatorio18 } = await import('../test/fixtures/builder.js');
+    const t0 = performance.now();
+    writeFileSync(file, await buildRelatorio18({ rows: total }));
+    console.log(`RELATORIO18 with ${total} data rows (tab 20: ${Math.ceil(total / 2)}, tab 30: ${Math.floor(total / 2)}): `
+      + `${(statSync(file).size / 1048576).toFixed(1)} MiB, generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const self = fileURLToPath(import.meta.url);
+    const best: Record<string, Result> = {};
+    for (let i = 0; i < runs; i++) {
+      for (const mode of ['bare', 'ours']) {
+        const out = execFileSync(process.execPath, ['--import', 'tsx', self, '--child', mode, file], { encoding: 'utf8' });
+        const r = JSON.parse(out) as Result;
+        const prev = best[mode];
+        if (!prev || r.ms < prev.ms) best[mode] = { ...r, maxRssMb: Math.max(r.maxRssMb, prev?.maxRssMb ?? 0) };
+      }
+    }
+    const line = (name: string, r: Result) => `${name.padEnd(34)} ${String(r.rows).padStart(8)} rows  ${(r.ms / 1000).toFixed(2).padStart(6)} s  `
+      + `${Math.round(r.rows / (r.ms / 1000)).toLocaleString('en').padStart(8)} rows/s  peak RSS ${r.maxRssMb.toFixed(0)} MB`;
+    console.log(line('bare exceljs WorkbookReader', best.bare!));
+    console.log(line('ours (open+detect+RELATORIO18)', best.ours!));
+    const ratio = (best.ours!.rows / best.ours!.ms) / (best.bare!.rows / best.bare!.ms);
+    console.log(`ours / bare throughput: ${ratio.toFixed(2)}x${runs > 1 ? ` (best of ${runs})` : ''}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === '--child') {
+  await child(process.argv[3]!, process.argv[4]!);
+} else {
+  await main();
+}

@@ -1,0 +1,20 @@
+/**
+ * The xlsx layer of spreadsheet intake (issue 3). See docs/xlsx.md.
+ *
+ *   upload:     inspectUpload(file, filename, limits) → entries (throws ArchiveError: 400/413/415)
+ *   processing: wb = await openWorkbook(bytes)        (throws WorkbookError 'formato não suportado: …')
+ *               tipo = await detectType(wb)           (null → IGNORADO 'tipo não reconhecido')
+ *               r = readRows(wb, tipo); await r.meta(); for await (const row of r.rows()) …; r.errors()
+ */
+export { ArchiveError, WorkbookError } from './errors.js';
+export type { ArchiveStatus } from './errors.js';
+export { DEFAULT_ARCHIVE_LIMITS } from './limits.js';
+export type { ArchiveLimits } from './limits.js';
+export { inspectUpload } from './upload.js';
+export type { UploadEntry, UploadInspection } from './upload.js';
+export { openWorkbook, Workbook } from './workbook.js';
+export type { SheetInfo } from './workbook.js';
+export { detectType } from './detect.js';
+export { readRows, hasReader } from './readers/index.js';
+export { TIPOS_PLANILHA, MAX_ROW_ERRORS } from './types.js';
+export type { TipoPlanilha, TypeReader, StagingRow, RowError } from './types.js';

@@ -1,0 +1,23 @@
+/**
+ * The readers, one declarative TypeSpec per type. Adding a type is adding its spec here
+ * (headers → fields and parsers, tabs, parameters); the engine does the reading.
+ */
+import { WorkbookError } from '../errors.js';
+import type { TipoPlanilha, TypeReader } from '../types.js';
+import type { Workbook } from '../workbook.js';
+import { type TypeSpec, createReader } from './engine.js';
+import { META } from './meta.js';
+import { RELATORIO18 } from './relatorio18.js';
+
+export const READERS: Partial<Record<TipoPlanilha, TypeSpec>> = { RELATORIO18, META };
+
+export function hasReader(tipo: TipoPlanilha): boolean {
+  return READERS[tipo] !== undefined;
+}
+
+/** The streaming reader of `tipo` over `wb`. Throws WorkbookError for a type without a reader. */
+export function readRows(wb: Workbook, tipo: TipoPlanilha): TypeReader {
+  const spec = READERS[tipo];
+  if (!spec) throw new WorkbookError(`a leitura de planilhas do tipo ${tipo} ainda não está disponível`);
+  return createReader(wb, spec);
+}
