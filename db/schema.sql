@@ -2350,6 +2350,31 @@ COMMENT ON FUNCTION public.tg_bi_configuracao__notify() IS 'Invalidates the 30-s
 
 
 --
+-- Name: tg_xls_processamento__notificar_bot(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.tg_xls_processamento__notificar_bot() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  -- a silent first transient-FK failure (alarmar false) is not announced
+  if new.status in ('SUCESSO', 'IGNORADO') or (new.status = 'ERRO' and new.alarmar) then
+    perform app.notificar_bot(public.xls_mensagem_bot(new.id));
+  end if;
+  return null;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION tg_xls_processamento__notificar_bot(); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.tg_xls_processamento__notificar_bot() IS 'Queues the messaging-bot message of every outcome (SUCESSO, IGNORADO, and ERRO that alarms), in the transaction of the transition itself: the message goes out if and only if the outcome commits.';
+
+
+--
 -- Name: xls_avisos_normalizar(jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -2401,6 +2426,57 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_avisos_normalizar(p_avisos jsonb) IS 'Normalises warnings given by the edge to the stored shape [{categoria, motivo, quantidade, linhas: [{aba, linha, valor}]}]; a plain string becomes {categoria: geral, motivo: <string>}. XL400 for anything else.';
+
+
+--
+-- Name: xls_backfill_pendentes(integer, uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_backfill_pendentes(p_limite integer DEFAULT 100, p_apos uuid DEFAULT NULL::uuid) RETURNS TABLE(id uuid, checksum text, objeto_chave text, objeto_tamanho_bytes bigint)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select p.id, p.checksum, public.xls_objeto_chave(p.checksum, p.recebido_em), octet_length(p.arquivo_bytes)::bigint
+    from public.xls_processamento p
+   where p.objeto_chave is null and p.arquivo_bytes is not null
+     and (p_apos is null or p.id > p_apos)
+   order by p.id
+   limit p_limite;
+$$;
+
+
+--
+-- Name: FUNCTION xls_backfill_pendentes(p_limite integer, p_apos uuid); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_backfill_pendentes(p_limite integer, p_apos uuid) IS 'Legacy processings whose original lives only in arquivo_bytes, with the content-addressed key they get in the object store; keyset-paged by id.';
+
+
+--
+-- Name: xls_backfill_registrar(uuid, text, boolean); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_backfill_registrar(p_id uuid, p_bucket text, p_limpar_coluna boolean) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  update public.xls_processamento p
+     set objeto_bucket = p_bucket,
+         objeto_chave = public.xls_objeto_chave(p.checksum, p.recebido_em),
+         objeto_tamanho_bytes = coalesce(p.objeto_tamanho_bytes, octet_length(p.arquivo_bytes)),
+         arquivo_bytes = case when p_limpar_coluna then null else p.arquivo_bytes end
+   where p.id = p_id and p.objeto_chave is null and p.arquivo_bytes is not null;
+  return found;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_backfill_registrar(p_id uuid, p_bucket text, p_limpar_coluna boolean); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_backfill_registrar(p_id uuid, p_bucket text, p_limpar_coluna boolean) IS 'Records that the original of a legacy processing was copied to the object store (call after the put succeeded). With p_limpar_coluna (storage mode OBJSTORE) the column is emptied. Idempotent: false when already done.';
 
 
 --
@@ -2805,6 +2881,39 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_log_arquivo(p_id uuid, p_em timestamp with time zone) IS 'Execution-log path of a processing relative to APP_LOGS_DIR: <yyyy>/<mm>/<id>.log, month of its receipt in America/Sao_Paulo.';
+
+
+--
+-- Name: xls_mensagem_bot(uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_mensagem_bot(p_id uuid) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select concat_ws(E'\n',
+    case p.status when 'SUCESSO' then '✅' when 'IGNORADO' then '⚪' when 'ERRO' then '❌' else '•' end
+      || ' Planilha ' || coalesce(p.tipo, 'de tipo desconhecido') || ': ' || p.status,
+    'Arquivo: ' || p.arquivo,
+    case when p.status = 'SUCESSO' then format('Linhas: %s enviadas, %s gravadas, %s removidas',
+      coalesce(p.linhas_enviadas, 0), coalesce(p.linhas_efetivas, 0), coalesce(p.linhas_removidas, 0)) end,
+    case when jsonb_array_length(p.linhas_rejeitadas) > 0
+      then format('Linhas rejeitadas: %s (a primeira: %s)', jsonb_array_length(p.linhas_rejeitadas), p.linhas_rejeitadas -> 0 ->> 'mensagem') end,
+    (select 'Avisos: ' || string_agg(coalesce(a ->> 'motivo', a ->> 'categoria') || coalesce(' (' || (a ->> 'quantidade') || ')', ''), '; ')
+       from jsonb_array_elements(p.avisos) a),
+    case when p.status in ('ERRO', 'IGNORADO') then 'Motivo: ' || coalesce(p.erro_mensagem, 'não informado') end,
+    case when p.conjunto_id is not null then 'Lote: ' || p.conjunto_id end,
+    'Processamento: ' || p.id)
+  from public.xls_processamento p
+  where p.id = p_id;
+$$;
+
+
+--
+-- Name: FUNCTION xls_mensagem_bot(p_id uuid); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_mensagem_bot(p_id uuid) IS 'The pt-BR messaging-bot text reporting the outcome of a processing (status, type, file, row counts, rejected rows, warnings, reason).';
 
 
 --
@@ -5948,6 +6057,13 @@ CREATE TRIGGER _100_touch BEFORE UPDATE ON public.xls_processamento FOR EACH ROW
 
 
 --
+-- Name: xls_processamento _900_notificar_bot; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_notificar_bot AFTER UPDATE OF status ON public.xls_processamento FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND (new.status = ANY (ARRAY['SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text])))) EXECUTE FUNCTION public.tg_xls_processamento__notificar_bot();
+
+
+--
 -- Name: bi_configuracao _900_notify; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -6078,4 +6194,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261122300200'),
     ('20261122300300'),
     ('20261122300400'),
-    ('20261122300500');
+    ('20261122300500'),
+    ('20261122400000');

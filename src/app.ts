@@ -6,6 +6,7 @@ import problemPlugin from './plugins/problem.js';
 import healthRoutes from './routes/health.js';
 import apiRoutes from './routes/api/index.js';
 import diagnosticsRoutes from './routes/diagnostics.js';
+import arquivoRoutes from './routes/arquivo.js';
 import syncRoutes from './routes/sync/index.js';
 import partnerWebhookRoutes from './routes/webhook/partner.js';
 
@@ -37,6 +38,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await app.register(problemPlugin);
   await app.register(healthRoutes);
   await app.register(diagnosticsRoutes);
+  await app.register(arquivoRoutes);
   await app.register(apiRoutes, { prefix: '/api' });
   await app.register(syncRoutes, { prefix: '/sync' });
   await app.register(partnerWebhookRoutes);

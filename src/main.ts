@@ -13,6 +13,8 @@ import { createObjectStore } from './integrations/objstore.js';
 import { createListener, type Listener } from './jobs/listener.js';
 import { JobRunner } from './jobs/runner.js';
 import { jobHandlers } from './jobs/handlers.js';
+import { backfillStorage } from './xls/backfill.js';
+import { xlsRecuperar } from './db/xls.js';
 import { resolveCommit, version } from './version.js';
 import { partnerConfigurar } from './db/partner.js';
 import type { AppContext } from './context.js';
@@ -47,6 +49,12 @@ export async function startService(env: Record<string, string | undefined> = pro
   await partnerConfigurar(pool, config.partner);
   if (objstore) {
     await objstore.ensureBucket().catch((err) => app.log.warn({ err }, 'object store inacessível no boot; uploads responderão 503 até ele voltar'));
+  }
+  // area C: legacy blobs to the object store (optional), then orphan recovery
+  if (config.storage.backfillEnabled) await backfillStorage(ctx, app.log);
+  const recuperacao = await xlsRecuperar(pool);
+  if (recuperacao.orfaos.length || recuperacao.reenfileirados.length) {
+    app.log.warn({ orfaos: recuperacao.orfaos, reenfileirados: recuperacao.reenfileirados }, 'recuperação de processamentos no boot');
   }
 
   const listener = await createListener(config.databaseUrl, app.log);

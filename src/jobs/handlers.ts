@@ -3,10 +3,13 @@ import type { AppContext } from '../context.js';
 import type { JobHandler } from './runner.js';
 import { sendMessage } from '../integrations/bot.js';
 import { partnerJobHandlers } from './partner.js';
+import { xlsProcessarHandler } from '../xls/processar.js';
+import { XLS_JOB_KIND } from '../db/xls.js';
 
 export function jobHandlers(ctx: AppContext): Record<string, JobHandler> {
   return {
     ...partnerJobHandlers(ctx),
+    [XLS_JOB_KIND]: xlsProcessarHandler(ctx),
     /** app.notificar_bot(texto): one message to the configured chat. */
     bot_mensagem: async (job, { signal, log }) => {
       const texto = String(job.payload.texto ?? '');

@@ -1,18 +1,11 @@
 /**
- * Execution log of one processing: `{APP_LOGS_DIR}/<yyyy>/<mm>/<id>.log`, plain text, one
- * line per event with its timestamp (America/Sao_Paulo). The directory is the data volume
- * shared by the replicas, so any replica can serve GET …/logs.
+ * Execution log of one processing: `{APP_LOGS_DIR}/<log_arquivo>`, where SQL decides the
+ * relative path (`xls_log_arquivo`: <yyyy>/<mm>/<id>.log). Plain text, one line per event
+ * with its timestamp (America/Sao_Paulo). APP_LOGS_DIR is the data volume the replicas
+ * share, so any replica can serve GET …/logs.
  */
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname, join } from 'node:path';
-
-export function execLogRelativePath(id: string, receivedAt: Date): string {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo', year: 'numeric', month: '2-digit' })
-    .formatToParts(receivedAt);
-  const y = parts.find((p) => p.type === 'year')!.value;
-  const m = parts.find((p) => p.type === 'month')!.value;
-  return `${y}/${m}/${id}.log`;
-}
 
 const stamp = new Intl.DateTimeFormat('sv-SE', {
   timeZone: 'America/Sao_Paulo', year: 'numeric', month: '2-digit', day: '2-digit',

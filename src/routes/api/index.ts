@@ -5,6 +5,7 @@ import { notFoundHandler } from '../../plugins/problem.js';
 import configuracoesRoutes from './configuracoes.js';
 import processamentosRoutes from './processamentos.js';
 import partnerApiRoutes from './partner.js';
+import xlsRoutes from './xls.js';
 
 export default async function apiRoutes(app: FastifyInstance) {
   const bearer = requireBearer(() => app.ctx.config.apiToken);
@@ -14,4 +15,5 @@ export default async function apiRoutes(app: FastifyInstance) {
   await app.register(configuracoesRoutes);
   await app.register(processamentosRoutes);
   await app.register(partnerApiRoutes);
+  await app.register(xlsRoutes);
 }

@@ -140,10 +140,13 @@ class SpecReader implements TypeReader {
     const params = this.spec.params;
     const paramSheet = params ? this.sheetNamed(params.sheet) : null;
     this.plan = await this.dataSheets();
-    this.pass = this.wb.pass([...(paramSheet ? [paramSheet] : []), ...this.plan.map((p) => p.sheet)]);
     if (!params) return;
+    // The parameters get a pass of their own, finished before meta() resolves: a pass left
+    // waiting at a sheet boundary while the caller does other work (opening a transaction,
+    // creating the staging tables) would lose the next sheet's entry in the zip stream.
+    const pass = this.wb.pass([paramSheet!]);
     try {
-      const first = await this.pass.next();
+      const first = await pass.next();
       if (first.done) throw new WorkbookError(`${this.spec.tipo}: aba '${params.sheet}' ilegível`);
       const wanted = Object.entries(params.cells).map(([field, c]) => ({ field, ...c, ...decodeAddress(c.address) }));
       const raw = new Map<string, unknown>();
@@ -163,9 +166,8 @@ class SpecReader implements TypeReader {
       if (extra) problems.push(extra);
       if (problems.length > 0) throw new WorkbookError(`${this.spec.tipo}: aba '${params.sheet}': ${problems.join('; ')}`);
       this.metaValues = values;
-    } catch (err) {
-      await this.close();
-      throw err;
+    } finally {
+      await pass.return(undefined);
     }
   }
 
@@ -177,12 +179,19 @@ class SpecReader implements TypeReader {
 
   private async *iterate(): AsyncGenerator<StagingRow> {
     await this.meta();
-    const pass = this.pass!;
+    // One pass per data sheet, opened when the caller pulls its first row. exceljs' reader
+    // loses the next sheet's zip entry when the consumer pauses (a COPY applying backpressure,
+    // a transaction being opened) while the pass sits between sheets; a pass holding a
+    // single sheet has no "between". The canonical repack copies raw entries, so the only
+    // repeated cost is the shared-strings table.
     try {
-      for (const { table } of this.plan) {
+      for (const { sheet, table } of this.plan) {
+        const pass = this.wb.pass([sheet]);
+        this.pass = pass;
         const next = await pass.next();
-        if (next.done) break;
+        if (next.done) throw new WorkbookError(`${this.spec.tipo}: aba '${sheet.name}' ilegível`);
         yield* this.readTable(next.value.sheet, next.value.rows, table);
+        await this.close();
       }
     } finally {
       await this.close();

@@ -1,0 +1,42 @@
+/**
+ * GET /processamentos/{id}/arquivo: the original spreadsheet, from the object store or the
+ * legacy column depending on the storage mode, with an RFC 6266 Content-Disposition.
+ * Screens get sessions with the screens issue; until then it takes the API Bearer token.
+ */
+import type { FastifyInstance } from 'fastify';
+import * as db from 'zapatos/db';
+import { HttpProblem } from '../errors.js';
+import { requireBearer } from '../plugins/bearer.js';
+import { openOriginal, OriginalIndisponivel } from '../xls/storage.js';
+import { ObjectStoreUnavailable } from '../integrations/objstore.js';
+
+/** RFC 6266 / RFC 5987: an ASCII fallback plus the exact UTF-8 name. */
+export function contentDisposition(filename: string): string {
+  const base = filename.split(/[\\/]/).pop() || 'arquivo.xlsx';
+  const ascii = base.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  const encoded = encodeURIComponent(base).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+export default async function arquivoRoutes(app: FastifyInstance) {
+  app.get<{ Params: { id: string } }>('/processamentos/:id/arquivo', {
+    onRequest: requireBearer(() => app.ctx.config.apiToken),
+    schema: { params: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] } },
+  }, async (req, reply) => {
+    const p = await db.selectOne('xls_processamento', { id: req.params.id }, { columns: ['id', 'arquivo', 'objeto_chave', 'objeto_tamanho_bytes'] }).run(app.ctx.pool);
+    if (!p) throw new HttpProblem(404, 'Não encontrado', `processamento ${req.params.id} não existe`);
+    let body;
+    try {
+      body = await openOriginal(app.ctx, { id: p.id, objetoChave: p.objeto_chave });
+    } catch (err) {
+      if (err instanceof ObjectStoreUnavailable) throw new HttpProblem(503, 'Serviço indisponível', 'o armazenamento de arquivos está indisponível; tente de novo em instantes');
+      if (err instanceof OriginalIndisponivel) throw new HttpProblem(404, 'Não encontrado', err.message);
+      throw err;
+    }
+    reply.header('content-disposition', contentDisposition(p.arquivo));
+    reply.header('cache-control', 'private, no-store');
+    reply.type(/\.xls$/i.test(p.arquivo) ? 'application/vnd.ms-excel' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    if (p.objeto_tamanho_bytes !== null && !Buffer.isBuffer(body)) reply.header('content-length', String(p.objeto_tamanho_bytes));
+    return reply.send(body);
+  });
+}

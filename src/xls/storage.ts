@@ -1,0 +1,47 @@
+/**
+ * Where originals live, by storage mode (S3_FILE_STORAGE):
+ *   PSQL           column arquivo_bytes only
+ *   PSQL_OBJSTORE  both; reads from the object store (the column is the fallback)
+ *   OBJSTORE       object store only
+ * Keys are decided by SQL (xls_objeto_chave: <yyyy>/<mm>/<checksum>.xlsx).
+ */
+import { buffer } from 'node:stream/consumers';
+import type { Readable } from 'node:stream';
+import type { AppContext } from '../context.js';
+import { ObjectStoreUnavailable } from '../integrations/objstore.js';
+import { xlsArquivoBytes } from '../db/xls.js';
+
+export function writesColumn(ctx: AppContext): boolean {
+  return ctx.config.storage.mode !== 'OBJSTORE';
+}
+
+export function writesObjectStore(ctx: AppContext): boolean {
+  return ctx.config.storage.mode !== 'PSQL' && ctx.objstore !== null;
+}
+
+export class OriginalIndisponivel extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OriginalIndisponivel';
+  }
+}
+
+/** The original as a stream (download) — from the store when the mode reads it, else the column. */
+export async function openOriginal(ctx: AppContext, p: { id: string; objetoChave: string | null }): Promise<Readable | Buffer> {
+  if (writesObjectStore(ctx) && p.objetoChave) {
+    try {
+      return await ctx.objstore!.get(p.objetoChave);
+    } catch (err) {
+      if (!(err instanceof ObjectStoreUnavailable) || ctx.config.storage.mode === 'OBJSTORE') throw err;
+      // PSQL_OBJSTORE: the column still has the bytes
+    }
+  }
+  const bytes = await xlsArquivoBytes(ctx.pool, p.id);
+  if (!bytes) throw new OriginalIndisponivel('o arquivo original não está guardado neste modo de armazenamento');
+  return bytes;
+}
+
+export async function readOriginal(ctx: AppContext, p: { id: string; objetoChave: string | null }): Promise<Buffer> {
+  const src = await openOriginal(ctx, p);
+  return Buffer.isBuffer(src) ? src : buffer(src);
+}
