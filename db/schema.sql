@@ -2357,9 +2357,14 @@ CREATE FUNCTION public.tg_xls_processamento__notificar_bot() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
+declare
+  v_status text;
+  v_alarmar boolean;
 begin
-  -- a silent first transient-FK failure (alarmar false) is not announced
-  if new.status in ('SUCESSO', 'IGNORADO') or (new.status = 'ERRO' and new.alarmar) then
+  -- deferred to COMMIT: the transition functions adjust the row after setting the status
+  -- (e.g. a silent first transient-FK failure clears alarmar), so decide on the final row
+  select p.status, p.alarmar into v_status, v_alarmar from public.xls_processamento p where p.id = new.id;
+  if v_status in ('SUCESSO', 'IGNORADO') or (v_status = 'ERRO' and v_alarmar) then
     perform app.notificar_bot(public.xls_mensagem_bot(new.id));
   end if;
   return null;
@@ -2371,7 +2376,7 @@ $$;
 -- Name: FUNCTION tg_xls_processamento__notificar_bot(); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.tg_xls_processamento__notificar_bot() IS 'Queues the messaging-bot message of every outcome (SUCESSO, IGNORADO, and ERRO that alarms), in the transaction of the transition itself: the message goes out if and only if the outcome commits.';
+COMMENT ON FUNCTION public.tg_xls_processamento__notificar_bot() IS 'Queues the messaging-bot message of every outcome (SUCESSO, IGNORADO, and ERRO that alarms; a silent first transient-FK failure is not announced). A deferred trigger: it decides at COMMIT on the final row, and the message goes out if and only if the outcome commits.';
 
 
 --
@@ -6060,7 +6065,7 @@ CREATE TRIGGER _100_touch BEFORE UPDATE ON public.xls_processamento FOR EACH ROW
 -- Name: xls_processamento _900_notificar_bot; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _900_notificar_bot AFTER UPDATE OF status ON public.xls_processamento FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND (new.status = ANY (ARRAY['SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text])))) EXECUTE FUNCTION public.tg_xls_processamento__notificar_bot();
+CREATE CONSTRAINT TRIGGER _900_notificar_bot AFTER UPDATE OF status ON public.xls_processamento DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND (new.status = ANY (ARRAY['SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text])))) EXECUTE FUNCTION public.tg_xls_processamento__notificar_bot();
 
 
 --

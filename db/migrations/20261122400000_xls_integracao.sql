@@ -27,17 +27,23 @@ create function public.tg_xls_processamento__notificar_bot() returns trigger
 language plpgsql
 set search_path to pg_catalog, public, pg_temp
 as $$
+declare
+  v_status text;
+  v_alarmar boolean;
 begin
-  -- a silent first transient-FK failure (alarmar false) is not announced
-  if new.status in ('SUCESSO', 'IGNORADO') or (new.status = 'ERRO' and new.alarmar) then
+  -- deferred to COMMIT: the transition functions adjust the row after setting the status
+  -- (e.g. a silent first transient-FK failure clears alarmar), so decide on the final row
+  select p.status, p.alarmar into v_status, v_alarmar from public.xls_processamento p where p.id = new.id;
+  if v_status in ('SUCESSO', 'IGNORADO') or (v_status = 'ERRO' and v_alarmar) then
     perform app.notificar_bot(public.xls_mensagem_bot(new.id));
   end if;
   return null;
 end;
 $$;
-comment on function public.tg_xls_processamento__notificar_bot() is 'Queues the messaging-bot message of every outcome (SUCESSO, IGNORADO, and ERRO that alarms), in the transaction of the transition itself: the message goes out if and only if the outcome commits.';
+comment on function public.tg_xls_processamento__notificar_bot() is 'Queues the messaging-bot message of every outcome (SUCESSO, IGNORADO, and ERRO that alarms; a silent first transient-FK failure is not announced). A deferred trigger: it decides at COMMIT on the final row, and the message goes out if and only if the outcome commits.';
 
-create trigger _900_notificar_bot after update of status on public.xls_processamento
+create constraint trigger _900_notificar_bot after update of status on public.xls_processamento
+  deferrable initially deferred
   for each row
   when (old.status is distinct from new.status and new.status in ('SUCESSO', 'ERRO', 'IGNORADO'))
   execute function public.tg_xls_processamento__notificar_bot();
