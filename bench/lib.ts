@@ -3,7 +3,7 @@
  * process (so its peak RSS can be read and it can be killed), and small statistics helpers.
  * Everything listens on 127.0.0.1 only.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,10 +30,20 @@ export interface BenchService {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts `src/main.ts` in its own process (one Node process: `node --import tsx`). */
+let built = false;
+
+/** Compiles src/ to dist/ once per run, as the Docker image does (`npm run build`). */
+function buildOnce(): void {
+  if (built) return;
+  execFileSync(join(projectRoot, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: projectRoot, stdio: 'inherit' });
+  built = true;
+}
+
+/** Starts the compiled service (`node dist/src/main.js`, as in production) in its own process. */
 export async function startBenchService(env: Record<string, string>): Promise<BenchService> {
+  buildOnce();
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['dist/src/main.js'], {
     cwd: projectRoot,
     env: {
       PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', NODE_ENV: 'production', LOG_LEVEL: 'warn',
