@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ExcelJS from 'exceljs';
+import { detectType, inspectUpload, openWorkbook, readRows } from '../src/xlsx/index.js';
 
 interface Result { rows: number; ms: number; maxRssMb: number }
 
@@ -39,7 +40,6 @@ async function child(mode: string, file: string): Promise<void> {
       }
     }
   } else {
-    const { inspectUpload, openWorkbook, detectType, readRows } = await import('../src/xlsx/index.js');
     let bytes: Buffer = readFileSync(file);
     if (mode === 'upload') {
       const entry = (await inspectUpload(bytes, 'relatorio18.xlsx')).entries[0];
