@@ -33,6 +33,12 @@ export const READER_OPTIONS = {
   rows: 'values', // patch: plain {number, values} rows, no Row/Cell objects per cell
 } as const;
 
+export interface SheetPass {
+  sheet: SheetInfo;
+  /** The sheet's rows, in batches, in sheet order. */
+  batches: AsyncGenerator<SheetRow[]>;
+}
+
 export class Workbook {
   /** Normalised texts of rows 1..20, per sheet position (detection fills it, readers reuse it). */
   private readonly headerCache = new Map<number, Array<{ number: number; texts: string[] }>>();
@@ -61,12 +67,13 @@ export class Workbook {
     if (cached) return cached;
     const out: Array<{ number: number; texts: string[] }> = [];
     if (sheet.kind === 'worksheet') {
-      for await (const { rows } of this.pass([sheet])) {
-        for await (const row of rows) {
-          if (row.number > HEADER_SCAN_ROWS) break;
-          out.push({ number: row.number, texts: rowTexts(row) });
+      scan: for await (const { batches } of this.pass([sheet])) {
+        for await (const batch of batches) {
+          for (const row of batch) {
+            if (row.number > HEADER_SCAN_ROWS) break scan;
+            out.push({ number: row.number, texts: rowTexts(row) });
+          }
         }
-        break;
       }
     }
     this.headerCache.set(sheet.position, out);
@@ -74,12 +81,13 @@ export class Workbook {
   }
 
   /**
-   * One streaming pass over `sheets`, in that order. Yields each sheet with its rows; the
-   * rows of a sheet must be consumed (or the pass abandoned) before asking for the next
-   * sheet. Abandoning the pass (break/return) stops inflating at once.
-   * Sheets that are not worksheets yield no rows.
+   * One streaming pass over `sheets`, in that order. Yields each sheet with its rows, in
+   * batches (the rows of one parsed chunk: one await per batch, not per row). The rows of a
+   * sheet must be consumed (or the pass abandoned) before asking for the next sheet.
+   * Abandoning the pass (break/return) stops inflating at once. Sheets that are not
+   * worksheets yield no rows.
    */
-  async *pass(sheets: readonly SheetInfo[]): AsyncGenerator<{ sheet: SheetInfo; rows: AsyncGenerator<SheetRow> }> {
+  async *pass(sheets: readonly SheetInfo[]): AsyncGenerator<SheetPass> {
     const readable = sheets.filter((s) => s.kind === 'worksheet' && s.part);
     for (const s of sheets) {
       if (s.kind === 'worksheet' && !s.part) throw unsupported(`a aba '${s.name}' aponta para uma parte que não existe no arquivo`);
@@ -97,12 +105,12 @@ export class Workbook {
     try {
       for (const s of sheets) {
         if (s.kind !== 'worksheet') {
-          yield { sheet: s, rows: noRows() };
+          yield { sheet: s, batches: noRows() };
           continue;
         }
         // exceljs yields worksheets in archive order, which is ours (sheetId = position + 1).
         const ws = await nextWorksheet(worksheets, s, ++next);
-        yield { sheet: s, rows: rowsOf(ws, s) };
+        yield { sheet: s, batches: batchesOf(ws, s) };
       }
     } finally {
       input.destroy();
@@ -128,19 +136,27 @@ interface WorksheetParser {
   parse(): AsyncIterable<Array<{ eventType: string; value: unknown }>>;
 }
 
-async function* noRows(): AsyncGenerator<SheetRow> { /* a chart sheet has no cells */ }
+async function* noRows(): AsyncGenerator<SheetRow[]> { /* a chart sheet has no cells */ }
 
-async function* rowsOf(ws: WorksheetParser, sheet: SheetInfo): AsyncGenerator<SheetRow> {
+async function* batchesOf(ws: WorksheetParser, sheet: SheetInfo): AsyncGenerator<SheetRow[]> {
   try {
     for await (const events of ws.parse()) {
+      // the worksheet reader yields only 'row' events in rows: 'values' mode
+      const batch: SheetRow[] = [];
       for (let i = 0; i < events.length; i++) {
         const ev = events[i]!;
-        if (ev.eventType === 'row') yield ev.value as SheetRow;
+        if (ev.eventType === 'row') batch.push(ev.value as SheetRow);
       }
+      if (batch.length > 0) yield batch;
     }
   } catch (err) {
     throw readError(sheet, err);
   }
+}
+
+/** The rows of a pass's sheet one by one (convenience for callers that do not batch). */
+export async function* rowsOf(batches: AsyncIterable<readonly SheetRow[]>): AsyncGenerator<SheetRow> {
+  for await (const batch of batches) yield* batch;
 }
 
 function readError(sheet: SheetInfo, err: unknown): WorkbookError {

@@ -64,6 +64,11 @@ describe('inspectUpload: what is accepted', () => {
     expect(!lock!.ok && lock!.motivo).toMatch(/bloqueio/);
   });
 
+  it('the content decides, not the name: an xlsx sent as .zip is an xlsx', async () => {
+    const r = await inspectUpload(tinyXlsx(), 'lote.zip');
+    expect(r.kind).toBe('xlsx');
+  });
+
   it('a batch without any xlsx is still a batch (all entries ignored)', async () => {
     const r = await inspectUpload(makeZip([{ name: 'a.pdf', data: 'x' }]), 'lote.zip');
     expect(r).toMatchObject({ kind: 'zip', entries: [{ arquivo: 'a.pdf', ok: false }] });
@@ -159,6 +164,8 @@ describe('inspectUpload: refusals (nothing stored)', () => {
     expect([more.status, more.motivo]).toEqual([400, "a entrada 'a.pdf' descompacta mais que os 1000 bytes declarados"]);
     const less = await refusal(inspectUpload(makeZip([{ name: 'a.xlsx', data, declaredSize: 200_000 }]), 'lote.zip'));
     expect([less.status, less.motivo]).toEqual([400, "a entrada 'a.xlsx' descompacta menos que o tamanho declarado"]);
+    const moreXlsx = await refusal(inspectUpload(makeZip([{ name: 'b.xlsx', data, declaredSize: 1000 }]), 'lote.zip'));
+    expect([moreXlsx.status, moreXlsx.motivo]).toEqual([400, "a entrada 'b.xlsx' descompacta mais que os 1000 bytes declarados"]);
     const stored = await refusal(inspectUpload(makeZip([{ name: 'a.pdf', data: 'abc', method: 'store', declaredSize: 2 }]), 'lote.zip'));
     expect(stored.status).toBe(400);
   });

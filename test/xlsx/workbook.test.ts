@@ -11,7 +11,7 @@ import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { WorkbookError, openWorkbook } from '../../src/xlsx/index.js';
 import { canonicalBuffer } from '../../src/xlsx/repack.js';
-import type { Workbook } from '../../src/xlsx/workbook.js';
+import { type Workbook, rowsOf } from '../../src/xlsx/workbook.js';
 import { buildWorkbook } from '../fixtures/builder.js';
 import { type HandOptions, type HandValue, handmadeXlsx } from '../fixtures/handmade.js';
 import { makeZip } from '../fixtures/zip.js';
@@ -19,8 +19,8 @@ import { makeZip } from '../fixtures/zip.js';
 /** Every row of every sheet: [sheet, rowNumber, values] with values by column. */
 async function readAll(wb: Workbook): Promise<Array<[string, number, unknown[]]>> {
   const out: Array<[string, number, unknown[]]> = [];
-  for await (const { sheet, rows } of wb.pass(wb.sheets)) {
-    for await (const row of rows) out.push([sheet.name, row.number, Array.from(row.values)]);
+  for await (const { sheet, batches } of wb.pass(wb.sheets)) {
+    for await (const row of rowsOf(batches)) out.push([sheet.name, row.number, Array.from(row.values)]);
   }
   return out;
 }
@@ -181,8 +181,8 @@ describe('files from other writers (hand-made), one exceljs defect each', () => 
   it('sheets read in the order asked, whatever the archive order; only the sheets asked', async () => {
     const wb = await openWorkbook(handmadeXlsx({ order: 'reverse', sheets: [{ name: 'A', rows: [['a']] }, { name: 'B', rows: [['b']] }, { name: 'C', rows: [['c']] }] }));
     const seen: string[] = [];
-    for await (const { sheet, rows } of wb.pass([wb.sheet('C')!, wb.sheet('A')!])) {
-      for await (const row of rows) seen.push(`${sheet.name}:${String(row.values[0])}`);
+    for await (const { sheet, batches } of wb.pass([wb.sheet('C')!, wb.sheet('A')!])) {
+      for await (const row of rowsOf(batches)) seen.push(`${sheet.name}:${String(row.values[0])}`);
     }
     expect(seen).toEqual(['C:c', 'A:a']);
   });
@@ -242,8 +242,8 @@ describe('files from other writers (hand-made), one exceljs defect each', () => 
 
   it('a pass abandoned early stops without errors, and the workbook can be read again', async () => {
     const wb = await openWorkbook(handmadeXlsx({ sheets: [{ name: 'P', rows: Array.from({ length: 5000 }, (_, i) => [i, `linha ${i}`]) }, { name: 'Q', rows: [['q']] }] }));
-    for await (const { rows } of wb.pass(wb.sheets)) {
-      for await (const row of rows) if (row.number === 3) break;
+    for await (const { batches } of wb.pass(wb.sheets)) {
+      for await (const row of rowsOf(batches)) if (row.number === 3) break;
       break;
     }
     expect((await wb.headerRows(wb.sheets[0]!)).length).toBe(20);

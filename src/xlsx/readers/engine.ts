@@ -8,7 +8,7 @@ import { INVALID, type CellParser, type ParseContext, displayValue, isEmptyValue
 import { WorkbookError } from '../errors.js';
 import { HEADER_SCAN_ROWS, hasAll, locate, normalizeHeader, rowTexts, snakeCase } from '../headers.js';
 import { MAX_ROW_ERRORS, type RowError, type StagingRow, type TipoPlanilha, type TypeReader } from '../types.js';
-import type { SheetInfo, SheetRow, Workbook } from '../workbook.js';
+import type { SheetInfo, SheetPass, SheetRow, Workbook } from '../workbook.js';
 
 export interface ColumnSpec {
   /** Header text as formats.md writes it. */
@@ -90,7 +90,7 @@ class SpecReader implements TypeReader {
   private rejected = 0;
   private started: Promise<void> | null = null;
   private metaValues: Record<string, string | null> = {};
-  private pass: AsyncGenerator<{ sheet: SheetInfo; rows: AsyncGenerator<SheetRow> }> | null = null;
+  private pass: AsyncGenerator<SheetPass> | null = null;
   private consumed = false;
 
   constructor(private readonly wb: Workbook, private readonly spec: TypeSpec) {
@@ -150,8 +150,10 @@ class SpecReader implements TypeReader {
       if (first.done) throw new WorkbookError(`${this.spec.tipo}: aba '${params.sheet}' ilegível`);
       const wanted = Object.entries(params.cells).map(([field, c]) => ({ field, ...c, ...decodeAddress(c.address) }));
       const raw = new Map<string, unknown>();
-      for await (const row of first.value.rows) {
-        for (const w of wanted) if (w.row === row.number) raw.set(w.field, row.values[w.col - 1]);
+      for await (const batch of first.value.batches) {
+        for (const row of batch) {
+          for (const w of wanted) if (w.row === row.number) raw.set(w.field, row.values[w.col - 1]);
+        }
       }
       const problems: string[] = [];
       const values: Record<string, string> = {};
@@ -171,13 +173,37 @@ class SpecReader implements TypeReader {
     }
   }
 
+  /**
+   * The rows, as a hand-written async iterator over per-chunk batches: one promise per row
+   * instead of an async generator's chain (the contract's shape, without its cost).
+   */
   rows(): AsyncIterable<StagingRow> {
     if (this.consumed) throw new Error('TypeReader.rows() can be iterated once');
     this.consumed = true;
-    return this.iterate();
+    const batches = this.stagingBatches();
+    let buf: StagingRow[] = [];
+    let i = 0;
+    const iterator: AsyncIterator<StagingRow> = {
+      next(): Promise<IteratorResult<StagingRow>> {
+        if (i < buf.length) return Promise.resolve({ value: buf[i++]!, done: false });
+        return batches.next().then((r): IteratorResult<StagingRow> => {
+          if (r.done) return { value: undefined, done: true };
+          buf = r.value;
+          i = 1;
+          return { value: buf[0]!, done: false };
+        });
+      },
+      async return(): Promise<IteratorResult<StagingRow>> {
+        buf = [];
+        await batches.return(undefined);
+        return { value: undefined, done: true };
+      },
+    };
+    return { [Symbol.asyncIterator]: () => iterator };
   }
 
-  private async *iterate(): AsyncGenerator<StagingRow> {
+  /** Non-empty batches of staging rows, tab after tab, in one pass. */
+  private async *stagingBatches(): AsyncGenerator<StagingRow[]> {
     await this.meta();
     // One pass per data sheet, opened when the caller pulls its first row. exceljs' reader
     // loses the next sheet's zip entry when the consumer pauses (a COPY applying backpressure,
@@ -190,7 +216,12 @@ class SpecReader implements TypeReader {
         this.pass = pass;
         const next = await pass.next();
         if (next.done) throw new WorkbookError(`${this.spec.tipo}: aba '${sheet.name}' ilegível`);
-        yield* this.readTable(next.value.sheet, next.value.rows, table);
+        const reader = new TableReader(this.spec.tipo, next.value.sheet, table, this.ctx, this);
+        for await (const batch of next.value.batches) {
+          const out = reader.process(batch);
+          if (out.length > 0) yield out;
+        }
+        reader.finish();
         await this.close();
       }
     } finally {
@@ -198,35 +229,49 @@ class SpecReader implements TypeReader {
     }
   }
 
-  private fail(linha: number, campo: string, valor: string): void {
+  /** Records an invalid field (the row is skipped by the caller). */
+  fail(linha: number, campo: string, valor: string, firstOfRow: boolean): void {
+    if (firstOfRow) this.rejected++;
     if (this.errs.length < MAX_ROW_ERRORS) {
       this.errs.push({ linha, campo, valor, mensagem: `linha ${linha}: ${campo} '${quote(valor)}' inválido` });
     }
   }
+}
 
-  private async *readTable(sheet: SheetInfo, rows: AsyncGenerator<SheetRow>, table: TableSpec): AsyncGenerator<StagingRow> {
-    const columns = compile(table);
+interface FailSink { fail(linha: number, campo: string, valor: string, firstOfRow: boolean): void }
+
+/** One tab of a type: finds the header, then turns rows into staging rows. */
+class TableReader {
+  private readonly columns: CompiledColumn[];
+  private readonly requiredNorms: string[];
+  private cols: Array<number | undefined> | null = null;
+  private best: { number: number; found: number; texts: string[] } | null = null;
+
+  constructor(
+    private readonly tipo: string,
+    private readonly sheet: SheetInfo,
+    private readonly table: TableSpec,
+    private readonly ctx: ParseContext,
+    private readonly sink: FailSink,
+  ) {
+    this.columns = compile(table);
+    this.requiredNorms = this.columns.filter((c) => !c.optional).map((c) => c.norm);
+  }
+
+  process(batch: readonly SheetRow[]): StagingRow[] {
+    const out: StagingRow[] = [];
+    const columns = this.columns;
     const n = columns.length;
-    const requiredNorms = columns.filter((c) => !c.optional).map((c) => c.norm);
-    let cols: Array<number | undefined> | null = null;
-    let best: { number: number; found: number; texts: string[] } | null = null;
-    const staging = table.staging;
+    const staging = this.table.staging;
     const ctx = this.ctx;
-
-    for await (const row of rows) {
+    for (let r = 0; r < batch.length; r++) {
+      const row = batch[r]!;
+      const cols = this.cols;
       if (cols === null) {
-        if (row.number > HEADER_SCAN_ROWS) break;
-        const texts = rowTexts(row);
-        if (hasAll(texts, requiredNorms)) {
-          cols = locate(texts, columns.map((c) => c.norm));
-        } else {
-          const found = requiredNorms.filter((h) => texts.includes(h)).length;
-          if (found > 0 && (!best || found > best.found)) best = { number: row.number, found, texts };
-        }
+        this.scanHeader(row);
         continue;
       }
       if (isSkippedRow(row)) continue;
-
       const cells = row.values;
       const values: Record<string, string | null> = {};
       let bad = false;
@@ -236,25 +281,41 @@ class SpecReader implements TypeReader {
         const raw = at === undefined ? undefined : cells[at - 1];
         const p = col.parse(raw, ctx);
         if (p === INVALID || (p === null && col.required)) {
-          if (!bad) this.rejected++;
+          this.sink.fail(row.number, col.field, displayValue(raw), !bad);
           bad = true;
-          this.fail(row.number, col.field, displayValue(raw));
           continue;
         }
         values[col.field] = p;
       }
-      if (!bad) yield { staging, linha: row.number, values };
+      if (!bad) out.push({ staging, linha: row.number, values });
     }
+    return out;
+  }
 
-    if (cols === null) {
-      let detail = `faltam: ${columns.filter((c) => !c.optional).map((c) => c.header).join(', ')}`;
-      if (best) {
-        const texts = best.texts;
-        const missing = columns.filter((c) => !c.optional && !texts.includes(c.norm)).map((c) => c.header);
-        detail = `a linha ${best.number} parece o cabeçalho, mas faltam: ${missing.join(', ')}`;
-      }
-      throw new WorkbookError(`${this.spec.tipo}: aba '${sheet.name}': cabeçalho não encontrado nas ${HEADER_SCAN_ROWS} primeiras linhas (${detail})`);
+  private scanHeader(row: SheetRow): void {
+    if (row.number > HEADER_SCAN_ROWS) this.notFound();
+    const texts = rowTexts(row);
+    if (hasAll(texts, this.requiredNorms)) {
+      this.cols = locate(texts, this.columns.map((c) => c.norm));
+      return;
     }
+    const found = this.requiredNorms.filter((h) => texts.includes(h)).length;
+    if (found > 0 && (!this.best || found > this.best.found)) this.best = { number: row.number, found, texts };
+  }
+
+  /** At the end of the tab: the header must have been found. */
+  finish(): void {
+    if (this.cols === null) this.notFound();
+  }
+
+  private notFound(): never {
+    const required = this.columns.filter((c) => !c.optional);
+    let detail = `faltam: ${required.map((c) => c.header).join(', ')}`;
+    if (this.best) {
+      const texts = this.best.texts;
+      detail = `a linha ${this.best.number} parece o cabeçalho, mas faltam: ${required.filter((c) => !texts.includes(c.norm)).map((c) => c.header).join(', ')}`;
+    }
+    throw new WorkbookError(`${this.tipo}: aba '${this.sheet.name}': cabeçalho não encontrado nas ${HEADER_SCAN_ROWS} primeiras linhas (${detail})`);
   }
 }
 
