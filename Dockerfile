@@ -14,7 +14,8 @@ ENV NODE_ENV=production \
     GIT_COMMIT=${GIT_COMMIT} \
     PORT=3000 \
     HOST=0.0.0.0 \
-    APP_LOGS_DIR=/data/logs
+    APP_LOGS_DIR=/data/logs \
+    NODE_OPTIONS=--max-old-space-size=192
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -6,7 +6,7 @@
  *   2. the service end to end, upload -> SUCESSO (rows/s, peak RSS of the service);
  *   3. a re-import of the same rows in a file with another checksum (must write 0 rows; WAL);
  *   4. a re-import with 1% of the billing rows changed.
- * Usage: npx tsx bench/ingest.ts [--rows 200000] [--movimento 20000]
+ * Usage: npx tsx bench/ingest.ts [--rows 200000] [--movimento 20000] [--heap 256]
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
@@ -26,6 +26,8 @@ function arg(name: string, def: number): number {
 
 const N = arg('rows', 200_000);
 const M = arg('movimento', Math.round(N / 10));
+/** V8 old-space cap of the service, as the Dockerfile sets it (0 = Node's default). */
+const HEAP = arg('heap', 192);
 
 async function relatorio18(variant: 'base' | 'outro-checksum' | 'um-porcento'): Promise<Buffer> {
   const utc = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d));
@@ -76,6 +78,7 @@ async function main(): Promise<void> {
   const svc = await startBenchService({
     DATABASE_URL: url, S3_FILE_STORAGE: 'OBJSTORE', S3_ENDPOINT: s3.endpoint, S3_BUCKET: s3.bucket,
     S3_ACCESS_KEY_ID: s3.accessKeyId, S3_SECRET_ACCESS_KEY: s3.secretAccessKey, JOBS_CONCURRENCY: '1',
+    ...(HEAP > 0 ? { NODE_OPTIONS: `--max-old-space-size=${HEAP}` } : {}),
   });
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -117,7 +120,7 @@ async function main(): Promise<void> {
     line('  gravadas / removidas / WAL', `${first.linhas_efetivas} / ${first.linhas_removidas} / ${mb(first.wal)} MB`);
     line('reimportação, mesmas linhas, outro checksum', `${fmt(same.seconds, 2)} s = ${fmt((100 * same.seconds) / first.seconds, 0)}% da primeira; gravadas ${same.linhas_efetivas}; WAL ${mb(same.wal)} MB`);
     line('reimportação com 1% das linhas de faturamento alteradas', `${fmt(pct.seconds, 2)} s; gravadas ${pct.linhas_efetivas}; WAL ${mb(pct.wal)} MB`);
-    line('pico de RSS do serviço (VmHWM)', `${fmt(rss, 0)} MB`);
+    line(`pico de RSS do serviço (VmHWM; heap ${HEAP > 0 ? `${HEAP} MB` : 'padrão do Node'})`, `${fmt(rss, 0)} MB`);
   } finally {
     await client.end();
     await svc.stop();

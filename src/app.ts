@@ -31,8 +31,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     },
     bodyLimit: 1024 * 1024,
     trustProxy: true,
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
-    disableRequestLogging: false,
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true, allowUnionTypes: true } },
   });
   app.decorate('ctx', ctx);
   await app.register(problemPlugin);
