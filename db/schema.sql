@@ -3105,6 +3105,7 @@ COMMENT ON FUNCTION public.xls_merge_meta(p_meta jsonb) IS 'Merge of META from t
 CREATE FUNCTION public.xls_merge_relatorio18(p_meta jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET work_mem TO '64MB'
     AS $_$
 declare
   v_ini date;
@@ -3123,6 +3124,9 @@ declare
   v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
   v_avisos jsonb := '[]';
   v_aux jsonb;
+  v_n integer;
+  v_fat_vazio boolean;
+  v_mov_vazio boolean;
 begin
   begin
     v_ini := (p_meta ->> 'periodo_inicio')::date;
@@ -3139,10 +3143,11 @@ begin
   end if;
   perform public.xls_staging_exigir('RELATORIO18');
   perform public.xls_travar(array['bi_faturamento', 'bi_movimento']);
-  analyze pg_temp.xls_stg_faturamento;
-  analyze pg_temp.xls_stg_movimento;
-  select count(*) into v_fat_env from pg_temp.xls_stg_faturamento;
-  select count(*) into v_mov_env from pg_temp.xls_stg_movimento;
+  -- was the period's scope empty before this merge (a first import)? Then, after the
+  -- upserts, every row of the scope came from this file and the scope delete is skipped.
+  -- (Sound under the advisory lock: only merges write these tables.)
+  v_fat_vazio := not exists (select from public.bi_faturamento t where t.emissao between v_ini and v_fim);
+  v_mov_vazio := not exists (select from public.bi_movimento t where t.data between v_ini and v_fim);
 
   -- normalised sources: trimmed, empty -> null, truncated to the column maximum
   drop table if exists pg_temp.xls_src_faturamento;
@@ -3165,6 +3170,8 @@ begin
          nullif(btrim(s.ano_veiculo), '') as ano_bruto,
          left(nullif(btrim(s.modelo_veiculo), ''), 80) as modelo
     from pg_temp.xls_stg_faturamento s;
+  get diagnostics v_fat_env = row_count;
+  analyze pg_temp.xls_src_faturamento;
 
   drop table if exists pg_temp.xls_src_movimento;
   create temp table xls_src_movimento on commit drop as
@@ -3180,6 +3187,8 @@ begin
          left(upper(regexp_replace(nullif(btrim(s.placa), ''), '[-[:space:]]', '', 'g')), 10) as placa,
          nullif(btrim(s.ano_veiculo), '') as ano_bruto
     from pg_temp.xls_stg_movimento s;
+  get diagnostics v_mov_env = row_count;
+  analyze pg_temp.xls_src_movimento;
 
   -- Vehicle-registry defence: every row with any vehicle column is inspected (rows are
   -- imported anyway).
@@ -3268,9 +3277,6 @@ begin
     into v_aux from todas;
   v_avisos := v_avisos || v_aux;
 
-  analyze pg_temp.xls_src_faturamento;
-  analyze pg_temp.xls_src_movimento;
-
   -- reference tables: upsert only (never deleted by a spreadsheet), in key order; each
   -- value comes from the last row of the sheet (highest row number) that has it
   insert into public.bi_filial (codigo)
@@ -3343,43 +3349,83 @@ begin
          (coalesce(excluded.ano_fabricacao, t.ano_fabricacao), coalesce(excluded.ano_modelo, t.ano_modelo), coalesce(excluded.modelo, t.modelo));
   get diagnostics v_veiculo = row_count;
 
-  -- data tables: only new or changed rows reach the upsert (anti-join), in key order
-  insert into public.bi_faturamento as t (filial, nota_fiscal, serie, item, emissao, cliente, vendedor, produto,
-                                          quantidade, valor_unitario, valor_total, placa)
+  -- data tables: one left join per table keeps only the new (novo) or changed rows of the
+  -- file. New keys go in with a plain INSERT (no speculative insertion: the advisory lock
+  -- excludes a concurrent writer, and a unique violation would abort without losing
+  -- anything); changed rows go through the diff-aware upsert. Both write in key order.
+  drop table if exists pg_temp.xls_dif_faturamento;
+  create temp table xls_dif_faturamento on commit drop as
   select s.filial, s.nota_fiscal, s.serie, s.item, s.emissao, s.cliente, s.vendedor, s.produto,
-         s.quantidade, s.valor_unitario, s.valor_total, s.placa
+         s.quantidade, s.valor_unitario, s.valor_total, s.placa, t.id is null as novo
     from pg_temp.xls_src_faturamento s
-   where not exists (select from public.bi_faturamento t
-                      where t.filial = s.filial and t.nota_fiscal = s.nota_fiscal and t.serie = s.serie and t.item = s.item
-                        and (t.emissao, t.cliente, t.vendedor, t.produto, t.quantidade, t.valor_unitario, t.valor_total, t.placa)
-                            is not distinct from
-                            (s.emissao, s.cliente, s.vendedor, s.produto, s.quantidade, s.valor_unitario, s.valor_total, s.placa))
-   order by s.filial, s.nota_fiscal, s.serie, s.item
-  on conflict (filial, nota_fiscal, serie, item) do update
-     set emissao = excluded.emissao, cliente = excluded.cliente, vendedor = excluded.vendedor, produto = excluded.produto,
-         quantidade = excluded.quantidade, valor_unitario = excluded.valor_unitario, valor_total = excluded.valor_total,
-         placa = excluded.placa
-   where (t.emissao, t.cliente, t.vendedor, t.produto, t.quantidade, t.valor_unitario, t.valor_total, t.placa)
+    left join public.bi_faturamento t
+      on t.filial = s.filial and t.nota_fiscal = s.nota_fiscal and t.serie = s.serie and t.item = s.item
+   where t.id is null
+      or (t.emissao, t.cliente, t.vendedor, t.produto, t.quantidade, t.valor_unitario, t.valor_total, t.placa)
          is distinct from
-         (excluded.emissao, excluded.cliente, excluded.vendedor, excluded.produto, excluded.quantidade,
-          excluded.valor_unitario, excluded.valor_total, excluded.placa);
-  get diagnostics v_fat_ef = row_count;
+         (s.emissao, s.cliente, s.vendedor, s.produto, s.quantidade, s.valor_unitario, s.valor_total, s.placa);
+  get diagnostics v_n = row_count;
+  if v_n > 0 then
+    insert into public.bi_faturamento (filial, nota_fiscal, serie, item, emissao, cliente, vendedor, produto,
+                                       quantidade, valor_unitario, valor_total, placa)
+    select s.filial, s.nota_fiscal, s.serie, s.item, s.emissao, s.cliente, s.vendedor, s.produto,
+           s.quantidade, s.valor_unitario, s.valor_total, s.placa
+      from pg_temp.xls_dif_faturamento s
+     where s.novo
+     order by s.filial, s.nota_fiscal, s.serie, s.item;
+    get diagnostics v_fat_ef = row_count;
 
-  insert into public.bi_movimento as t (filial, data, lancamento, conta, descricao_conta, historico, debito, credito, placa)
-  select s.filial, s.data, s.lancamento, s.conta, s.descricao_conta, s.historico, s.debito, s.credito, s.placa
+    insert into public.bi_faturamento as t (filial, nota_fiscal, serie, item, emissao, cliente, vendedor, produto,
+                                            quantidade, valor_unitario, valor_total, placa)
+    select s.filial, s.nota_fiscal, s.serie, s.item, s.emissao, s.cliente, s.vendedor, s.produto,
+           s.quantidade, s.valor_unitario, s.valor_total, s.placa
+      from pg_temp.xls_dif_faturamento s
+     where not s.novo
+     order by s.filial, s.nota_fiscal, s.serie, s.item
+    on conflict (filial, nota_fiscal, serie, item) do update
+       set emissao = excluded.emissao, cliente = excluded.cliente, vendedor = excluded.vendedor, produto = excluded.produto,
+           quantidade = excluded.quantidade, valor_unitario = excluded.valor_unitario, valor_total = excluded.valor_total,
+           placa = excluded.placa
+     where (t.emissao, t.cliente, t.vendedor, t.produto, t.quantidade, t.valor_unitario, t.valor_total, t.placa)
+           is distinct from
+           (excluded.emissao, excluded.cliente, excluded.vendedor, excluded.produto, excluded.quantidade,
+            excluded.valor_unitario, excluded.valor_total, excluded.placa);
+    get diagnostics v_n = row_count;
+    v_fat_ef := v_fat_ef + v_n;
+  end if;
+
+  drop table if exists pg_temp.xls_dif_movimento;
+  create temp table xls_dif_movimento on commit drop as
+  select s.filial, s.data, s.lancamento, s.conta, s.descricao_conta, s.historico, s.debito, s.credito, s.placa,
+         t.id is null as novo
     from pg_temp.xls_src_movimento s
-   where not exists (select from public.bi_movimento t
-                      where t.filial = s.filial and t.lancamento = s.lancamento and t.conta = s.conta
-                        and (t.data, t.descricao_conta, t.historico, t.debito, t.credito, t.placa)
-                            is not distinct from (s.data, s.descricao_conta, s.historico, s.debito, s.credito, s.placa))
-   order by s.filial, s.lancamento, s.conta
-  on conflict (filial, lancamento, conta) do update
-     set data = excluded.data, descricao_conta = excluded.descricao_conta, historico = excluded.historico,
-         debito = excluded.debito, credito = excluded.credito, placa = excluded.placa
-   where (t.data, t.descricao_conta, t.historico, t.debito, t.credito, t.placa)
-         is distinct from
-         (excluded.data, excluded.descricao_conta, excluded.historico, excluded.debito, excluded.credito, excluded.placa);
-  get diagnostics v_mov_ef = row_count;
+    left join public.bi_movimento t on t.filial = s.filial and t.lancamento = s.lancamento and t.conta = s.conta
+   where t.id is null
+      or (t.data, t.descricao_conta, t.historico, t.debito, t.credito, t.placa)
+         is distinct from (s.data, s.descricao_conta, s.historico, s.debito, s.credito, s.placa);
+  get diagnostics v_n = row_count;
+  if v_n > 0 then
+    insert into public.bi_movimento (filial, data, lancamento, conta, descricao_conta, historico, debito, credito, placa)
+    select s.filial, s.data, s.lancamento, s.conta, s.descricao_conta, s.historico, s.debito, s.credito, s.placa
+      from pg_temp.xls_dif_movimento s
+     where s.novo
+     order by s.filial, s.lancamento, s.conta;
+    get diagnostics v_mov_ef = row_count;
+
+    insert into public.bi_movimento as t (filial, data, lancamento, conta, descricao_conta, historico, debito, credito, placa)
+    select s.filial, s.data, s.lancamento, s.conta, s.descricao_conta, s.historico, s.debito, s.credito, s.placa
+      from pg_temp.xls_dif_movimento s
+     where not s.novo
+     order by s.filial, s.lancamento, s.conta
+    on conflict (filial, lancamento, conta) do update
+       set data = excluded.data, descricao_conta = excluded.descricao_conta, historico = excluded.historico,
+           debito = excluded.debito, credito = excluded.credito, placa = excluded.placa
+     where (t.data, t.descricao_conta, t.historico, t.debito, t.credito, t.placa)
+           is distinct from
+           (excluded.data, excluded.descricao_conta, excluded.historico, excluded.debito, excluded.credito, excluded.placa);
+    get diagnostics v_n = row_count;
+    v_mov_ef := v_mov_ef + v_n;
+  end if;
 
   -- scope deletes: rows of the period absent from the file, locked in key order
   if v_fat_env = 0 then
@@ -3388,7 +3434,7 @@ begin
   elsif public.xls_suspender_remocoes(v_rejeitadas, '20') then
     v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
       'motivo', 'há linhas rejeitadas na aba 20: remoções de bi_faturamento suspensas; corrija e reenvie'));
-  else
+  elsif not v_fat_vazio then
     with alvo as (
       select t.id from public.bi_faturamento t
        where t.emissao between v_ini and v_fim
@@ -3406,7 +3452,7 @@ begin
   elsif public.xls_suspender_remocoes(v_rejeitadas, '30') then
     v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
       'motivo', 'há linhas rejeitadas na aba 30: remoções de bi_movimento suspensas; corrija e reenvie'));
-  else
+  elsif not v_mov_vazio then
     with alvo as (
       select t.id from public.bi_movimento t
        where t.data between v_ini and v_fim
