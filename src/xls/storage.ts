@@ -41,7 +41,26 @@ export async function openOriginal(ctx: AppContext, p: { id: string; objetoChave
   return bytes;
 }
 
-export async function readOriginal(ctx: AppContext, p: { id: string; objetoChave: string | null }): Promise<Buffer> {
+/**
+ * The whole original in memory (the reader needs random access to the zip directory). With
+ * the size known, chunks are copied into one buffer as they arrive, so a 100 MB file costs
+ * 100 MB, not the 200 MB of collecting chunks and concatenating them.
+ */
+export async function readOriginal(ctx: AppContext, p: { id: string; objetoChave: string | null; objetoTamanhoBytes?: number | null }): Promise<Buffer> {
   const src = await openOriginal(ctx, p);
-  return Buffer.isBuffer(src) ? src : buffer(src);
+  if (Buffer.isBuffer(src)) return src;
+  const size = p.objetoTamanhoBytes;
+  if (!size) return buffer(src);
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for await (const chunk of src as AsyncIterable<Buffer>) {
+    if (at + chunk.length > size) {
+      src.destroy();
+      throw new Error(`o original no object store tem mais que os ${size} bytes registrados`);
+    }
+    chunk.copy(out, at);
+    at += chunk.length;
+  }
+  if (at !== size) throw new Error(`o original no object store tem ${at} bytes, não os ${size} registrados`);
+  return out;
 }
