@@ -33,7 +33,7 @@ if (!existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSyn
   }
 }
 
-// 2. Debian packages, only when we start our own cluster / need a browser.
+// 2. Debian packages, only when we start our own cluster.
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const needsOwnCluster = mode === 'test' ? !process.env.TEST_DATABASE_URL : !process.env.DATABASE_URL;
 const missing = [];
@@ -45,7 +45,6 @@ if (needsOwnCluster) {
   if (!existsSync('/usr/lib/postgresql/15/bin/postgres')) missing.push('postgresql-15');
   if (!existsSync(join(pkglib, 'pg_cron.so'))) missing.push('postgresql-15-cron');
 }
-if (mode === 'test' && !existsSync('/usr/bin/chromium')) missing.push('chromium');
 if (missing.length > 0) {
   const cmd = `apt-get update && apt-get install -y --no-install-recommends ${missing.join(' ')}`;
   if (!isRoot) {
