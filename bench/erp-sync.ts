@@ -3,20 +3,16 @@
  *
  * Starts a throwaway Postgres (test/harness/cluster.ts, or TEST_DATABASE_URL), migrates a
  * database, loads a 100,000-variant catalogue through catalogo_carregar(), then runs the
- * real service (src/main.ts -> startService) as a child process on loopback, once in dry
+ * real service (compiled, as in production; bench/lib.ts) as a child process on loopback, once in dry
  * run and once in real mode, and drives it with autocannon from this process: requests of
  * 100 and 200 items (random catalogue EANs, fresh random prices and stock each request, so
  * real mode really writes), next to GET /health as the floor. Prints requests/s, items/s
  * and p50/p99 latency. Bounded: each run lasts BENCH_DURATION seconds (default 10) after a
  * 2-second warm-up, at each of BENCH_CONNECTIONS (default "1,8"); loopback only.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { projectRoot } from '../src/paths.js';
+import { startBenchService } from './lib.js';
 import { prepareDatabases, recreateDatabase, startTestCluster, TEMPLATE_DB } from '../test/harness/cluster.js';
 
 const VARIANTS = Number(process.env.BENCH_VARIANTS ?? 100_000);
@@ -71,42 +67,11 @@ function makeBody(n: number): string {
   return JSON.stringify({ items });
 }
 
-interface Service { url: string; child: ChildProcess; stop(): Promise<void> }
-
-async function startServiceProcess(databaseUrl: string, dryRun: boolean): Promise<Service> {
-  const env = {
-    PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1',
-    BI_COMERCIAL_XLS_API_TOKEN: 'bench-api-token', ERP_SYNC_ACCESS_TOKEN: TOKEN, ERP_SYNC_DRY_RUN: String(dryRun),
-    S3_FILE_STORAGE: 'PSQL', LOG_LEVEL: 'info', APP_LOGS_DIR: mkdtempSync(join(tmpdir(), 'bench-erp-logs-')), GIT_COMMIT: 'bench',
-  };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 60_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        // from now on, keep the child's logs out of our output (request logs at info)
-        child.stdout!.removeAllListeners('data').resume();
-        child.stderr!.removeAllListeners('data').on('data', (e: Buffer) => process.stderr.write(e));
-        resolve(m[1]!);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`service exited with ${code}:\n${out}`)); });
+async function startServiceProcess(databaseUrl: string, dryRun: boolean) {
+  const svc = await startBenchService({
+    DATABASE_URL: databaseUrl, ERP_SYNC_ACCESS_TOKEN: TOKEN, ERP_SYNC_DRY_RUN: String(dryRun), LOG_LEVEL: 'info',
   });
-  return {
-    url, child,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { url: svc.base, child: svc.child, stop: () => svc.stop() };
 }
 
 interface Row { cenario: string; conexoes: number; reqs: number; rps: number; itensPorS: number; media: number; p50: number; p99: number; falhas: number }

@@ -11,14 +11,14 @@
  *     the stored events being normalised.
  * Env: BENCH_SECONDS (10), BENCH_CONCURRENCY (32), BENCH_KILL_AFTER_MS (3000), LOG_LEVEL (warn).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync, openSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { ensureDatabase, freePort, startEmbeddedPostgres } from '../src/embedded/postgres.js';
-import { projectRoot } from '../src/paths.js';
+import { ensureDatabase, startEmbeddedPostgres } from '../src/embedded/postgres.js';
+import { startBenchService } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -28,30 +28,15 @@ const say = (s: string) => process.stdout.write(`${s}\n`);
 
 interface Service { child: ChildProcess; port: number; exited: Promise<number | null> }
 
-async function startService(databaseUrl: string, logFile: string): Promise<Service> {
-  const port = await freePort();
-  const out = openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: projectRoot,
-    stdio: ['ignore', out, out],
-    env: {
-      PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1',
-      BI_COMERCIAL_XLS_API_TOKEN: 'bench-api-token', S3_FILE_STORAGE: 'PSQL', PARTNER_WEBHOOK_SECRET: SECRET,
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', APP_LOGS_DIR: join(tmpdir(), 'bench-webhook-logs'), GIT_COMMIT: 'bench',
-    },
+async function startService(databaseUrl: string): Promise<Service> {
+  const svc = await startBenchService({
+    DATABASE_URL: databaseUrl, PARTNER_WEBHOOK_SECRET: SECRET, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', GIT_COMMIT: 'bench',
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`o serviço saiu com ${child.exitCode}; veja ${logFile}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      http.get({ host: '127.0.0.1', port, path: '/health' }, (res) => { res.resume(); resolve(res.statusCode === 200); })
-        .on('error', () => resolve(false));
-    });
-    if (ok) return { child, port, exited };
-    if (Date.now() > deadline) throw new Error(`o serviço não respondeu /health em 60 s; veja ${logFile}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const exited = new Promise<number | null>((resolve) => {
+    if (svc.child.exitCode !== null || svc.child.signalCode !== null) resolve(svc.child.exitCode);
+    else svc.child.once('exit', (code) => resolve(code));
+  });
+  return { child: svc.child, port: Number(new URL(svc.base).port), exited };
 }
 
 interface LoadResult {
@@ -123,13 +108,12 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'bench-webhook-'));
   const dbName = 'bench_webhook';
   const server = await startEmbeddedPostgres({ dataDir: dir, cronDatabase: dbName, durable: true });
-  const logFile = join(dir, 'service.log');
   let svc: Service | null = null;
   try {
     await ensureDatabase(server.url('postgres'), dbName);
     const url = server.url(dbName);
     const pool = new pg.Pool({ connectionString: url, max: 4 });
-    svc = await startService(url, logFile);
+    svc = await startService(url);
     say(`# POST /webhook/partner — ${CONCURRENCY} requests in flight, ${SECONDS} s, loopback, durable Postgres 15 (fsync on)`);
     say(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs shared by load generator, service and Postgres`);
 
@@ -181,7 +165,7 @@ async function main() {
 
     // restart: the stored events are normalised by the new process
     const t0 = performance.now();
-    svc = await startService(url, logFile);
+    svc = await startService(url);
     const restartMs = performance.now() - t0;
     const t1 = performance.now();
     let pend = all!.pend;
