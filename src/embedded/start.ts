@@ -64,7 +64,7 @@ async function run(): Promise<void> {
       Object.assign(env, {
         S3_ENDPOINT: s3.endpoint, S3_BUCKET: s3.bucket, S3_ACCESS_KEY_ID: s3.accessKeyId, S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
       });
-      say(`object store embutido em ${s3.endpoint} (bucket ${s3.bucket}, dados em .data/s3)`);
+      say(`object store embutido em ${s3.endpoint} (bucket ${s3.bucket}, dados em ${join(dataDir, 's3')})`);
     }
     const secrets = devSecrets();
     for (const [k, v] of Object.entries(secrets)) if (!env[k]) env[k] = v;
