@@ -4,6 +4,8 @@ import { gunzipSync } from 'node:zlib';
 
 export interface ReceivedEvent {
   type: string;
+  /** the project of the DSN, from the envelope URL */
+  project?: string;
   level?: string;
   message?: string;
   exception?: { values?: Array<{ type?: string; value?: string }> };
@@ -25,13 +27,18 @@ export async function startErrtrackerReceiver(): Promise<ErrtrackerReceiver> {
     req.on('end', () => {
       let body = Buffer.concat(chunks);
       if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
-      if (/\/api\/\d+\/envelope\/?$/.test((req.url ?? '').split('?')[0]!)) {
+      const route = /^\/api\/([^/]+)\/envelope\/?$/.exec((req.url ?? '').split('?')[0]!);
+      if (route) {
         // envelope: header line, then (item header, item payload) pairs
         const lines = body.toString('utf8').split('\n');
         for (let i = 1; i + 1 < lines.length; i += 2) {
           try {
             const itemHeader = JSON.parse(lines[i]!) as { type: string };
-            if (itemHeader.type === 'event') events.push({ ...(JSON.parse(lines[i + 1]!) as object), type: 'event' });
+            if (itemHeader.type !== 'event') continue;
+            const ev = JSON.parse(lines[i + 1]!) as Omit<ReceivedEvent, 'message'> & { message?: string | { formatted?: string } };
+            // the SDK sends a plain message or {formatted}; tests read a string
+            const message = typeof ev.message === 'string' ? ev.message : ev.message?.formatted;
+            events.push({ ...ev, type: 'event', project: route[1], message });
           } catch { /* not an item we read */ }
         }
       }

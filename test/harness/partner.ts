@@ -4,7 +4,6 @@
  * a fake of the order platform's REST API, a log capture, and a job-queue driver.
  */
 import http from 'node:http';
-import { gunzipSync } from 'node:zlib';
 import { Writable } from 'node:stream';
 import { SMTPServer } from 'smtp-server';
 import type pg from 'pg';
@@ -94,52 +93,8 @@ export async function startSmtp(): Promise<SmtpSink> {
   };
 }
 
-// ---------------------------------------------------------------------------------------
-export interface TrackerEvent {
-  project: string;
-  type: string;
-  level?: string;
-  message?: string;
-  exception?: string;
-  extra?: Record<string, unknown>;
-}
-
-export interface TrackerReceiver {
-  dsn: string;
-  events: TrackerEvent[];
-  close(): Promise<void>;
-}
-
-/** Accepts Sentry envelopes at POST /api/<project>/envelope/ and keeps their events. */
-export async function startErrtrackerReceiver(): Promise<TrackerReceiver> {
-  const events: TrackerEvent[] = [];
-  const server = http.createServer((req, res) => {
-    const m = /^\/api\/([^/]+)\/envelope\/?/.exec(req.url ?? '');
-    if (req.method !== 'POST' || !m) { res.writeHead(404).end(); return; }
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      let buf = Buffer.concat(chunks);
-      if (req.headers['content-encoding'] === 'gzip') buf = gunzipSync(buf);
-      const lines = buf.toString('utf8').split('\n').filter((l) => l.trim() !== '');
-      for (let i = 1; i + 1 < lines.length; i += 2) {
-        const itemHeader = JSON.parse(lines[i]!) as { type: string };
-        if (itemHeader.type !== 'event') continue;
-        const ev = JSON.parse(lines[i + 1]!) as { level?: string; message?: string | { formatted?: string };
-          exception?: { values?: Array<{ value?: string }> }; extra?: Record<string, unknown> };
-        events.push({
-          project: m[1]!, type: itemHeader.type, level: ev.level,
-          message: typeof ev.message === 'string' ? ev.message : ev.message?.formatted,
-          exception: ev.exception?.values?.[0]?.value, extra: ev.extra,
-        });
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.address() as { port: number }).port;
-  return { dsn: `http://publickey@127.0.0.1:${port}/1`, events, close: () => new Promise((r) => server.close(() => r())) };
-}
+// The error-tracker ingest is the shared one of test/harness/errtracker-receiver.ts.
+export { startErrtrackerReceiver, type ErrtrackerReceiver as TrackerReceiver } from './errtracker-receiver.js';
 
 // ---------------------------------------------------------------------------------------
 export interface PartnerOrder {
