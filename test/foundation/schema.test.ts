@@ -74,15 +74,15 @@ describe('conventions', () => {
     expect(rows.map((r) => r.fn)).toEqual([]);
   });
 
-  it('every function pins search_path and has a comment', async () => {
+  it('every function pins search_path (pg_catalog first) and has a comment', async () => {
     const { rows } = await db.pool.query(`select p.oid::regprocedure::text fn,
-        exists (select from unnest(coalesce(p.proconfig, '{}')) cfg where cfg like 'search_path=%') pinned,
+        exists (select from unnest(coalesce(p.proconfig, '{}')) cfg where cfg like 'search_path=pg_catalog%') pinned,
         obj_description(p.oid, 'pg_proc') is not null commented
       from pg_proc p join pg_namespace n on n.oid = p.pronamespace
       left join pg_depend d on d.objid = p.oid and d.deptype = 'e'
       where n.nspname in ('public', 'app') and d.objid is null`);
     expect(rows.filter((r) => !r.pinned).map((r) => r.fn)).toEqual([]);
-    expect(rows.filter((r) => !r.commented && !String(r.fn).startsWith('tg')).map((r) => r.fn)).toEqual([]);
+    expect(rows.filter((r) => !r.commented).map((r) => r.fn)).toEqual([]);
   });
 
   it('every table in public and app has a comment', async () => {
