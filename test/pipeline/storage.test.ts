@@ -120,3 +120,43 @@ describe('upload refusals', () => {
     await p.close();
   });
 });
+
+describe('refusals around stored originals', () => {
+  it('an empty file is refused with 400 and nothing stored', () => withDb(async (db) => {
+    const p = await startPipeline(db, { env: { S3_FILE_STORAGE: 'PSQL' }, autostart: false });
+    const res = await p.upload('vazio.xlsx', Buffer.alloc(0), XLSX);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().detail).toMatch(/vazio/);
+    expect((await db.pool.query('select count(*)::int n from xls_processamento')).rows[0].n).toBe(0);
+    await p.close();
+  }));
+
+  it('download: 503 when the store is down (OBJSTORE), 404 when this storage mode cannot reach the original', () => withDb(async (db) => {
+    const p = await startPipeline(db, { s3, env: { S3_FILE_STORAGE: 'OBJSTORE' }, autostart: false });
+    const id = (await p.upload('so-no-store.xlsx', await buildRelatorio18({ rows: 2 }), XLSX)).json().itens[0].processamentoId;
+    await p.close();
+    const down = await startPipeline(db, { s3, env: { S3_FILE_STORAGE: 'OBJSTORE' }, autostart: false,
+      objstore: createObjectStore({ ...s3cfg(), endpoint: `http://127.0.0.1:${await freePort()}` }) });
+    const r503 = await down.app.inject({ url: `/processamentos/${id}/arquivo`, headers: bearer() });
+    expect(r503.statusCode).toBe(503);
+    expect(r503.headers['content-type']).toMatch(/problem\+json/);
+    await down.close();
+    const psql = await startPipeline(db, { env: { S3_FILE_STORAGE: 'PSQL' }, autostart: false });
+    const r404 = await psql.app.inject({ url: `/processamentos/${id}/arquivo`, headers: bearer() });
+    expect(r404.statusCode).toBe(404);
+    expect(r404.json().detail).toMatch(/modo de armazenamento/);
+    await psql.close();
+  }));
+
+  it('an original whose size differs from the recorded one fails the processing (ERRO), it is not read half', () => withDb(async (db) => {
+    const p = await startPipeline(db, { s3, env: { S3_FILE_STORAGE: 'OBJSTORE' }, autostart: false });
+    const id = (await p.upload('tamanho.xlsx', await buildRelatorio18({ rows: 4 }), XLSX)).json().itens[0].processamentoId;
+    await db.pool.query('update xls_processamento set objeto_tamanho_bytes = objeto_tamanho_bytes - 10 where id = $1', [id]);
+    for (const r of p.runners) await r.start(null);
+    await p.drain();
+    const { rows } = await db.pool.query('select status, erro_mensagem from xls_processamento where id = $1', [id]);
+    expect(rows[0].status).toBe('ERRO');
+    expect(rows[0].erro_mensagem).toMatch(/bytes registrados/);
+    await p.close();
+  }));
+});
