@@ -81,18 +81,7 @@ export async function startBenchService(env: Record<string, string>): Promise<Be
   };
 }
 
-export function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i]!;
-}
-
 export function fmt(n: number, digits = 1): string {
   return n.toLocaleString('pt-BR', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
 
-/** Peak RSS of this process so far, in MB. */
-export function selfPeakRssMb(): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-}

@@ -2,6 +2,7 @@
 import type pg from 'pg';
 import type { Config } from './config.js';
 import type { ObjectStore } from './integrations/objstore.js';
+import type { ConfiguracaoCache } from './integrations/configuracao.js';
 
 export interface AppContext {
   config: Config;
@@ -9,6 +10,8 @@ export interface AppContext {
   version: string;
   commit: string | null;
   objstore: ObjectStore | null;
+  /** runtime reads of bi_configuracao (30 s cache, dropped by NOTIFY app_config); absent in unit-level test contexts */
+  configuracao?: ConfiguracaoCache;
 }
 
 declare module 'fastify' {

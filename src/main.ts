@@ -10,6 +10,7 @@ import { migrate } from './db/migrate.js';
 import { buildApp } from './app.js';
 import { flushErrtracker, initErrtracker } from './integrations/errtracker.js';
 import { createObjectStore } from './integrations/objstore.js';
+import { ConfiguracaoCache } from './integrations/configuracao.js';
 import { createListener, type Listener } from './jobs/listener.js';
 import { JobRunner } from './jobs/runner.js';
 import { jobHandlers } from './jobs/handlers.js';
@@ -37,7 +38,8 @@ export async function startService(env: Record<string, string | undefined> = pro
 
   const pool = createPool(config.databaseUrl, config.databasePoolMax);
   const objstore = config.storage.objstore ? createObjectStore(config.storage.objstore) : null;
-  const ctx: AppContext = { config, pool, version, commit, objstore };
+  const configuracao = new ConfiguracaoCache(pool);
+  const ctx: AppContext = { config, pool, version, commit, objstore, configuracao };
   const app = await buildApp(ctx);
   for (const w of warnings) app.log.warn(w);
 
@@ -58,6 +60,7 @@ export async function startService(env: Record<string, string | undefined> = pro
   }
 
   const listener = await createListener(config.databaseUrl, app.log);
+  await configuracao.attach(listener);
   const runner = new JobRunner(pool, jobHandlers(ctx), app.log, {
     concurrency: config.jobs.concurrency, pollIntervalMs: config.jobs.pollIntervalMs,
   });
