@@ -1,6 +1,7 @@
 /** A local error-tracker ingest: accepts Sentry envelopes over HTTP and keeps them. */
 import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
+import { waitForItem } from './wait.js';
 
 export interface ReceivedEvent {
   type: string;
@@ -50,15 +51,8 @@ export async function startErrtrackerReceiver(): Promise<ErrtrackerReceiver> {
   return {
     dsn: `http://publickey@127.0.0.1:${port}/1`,
     events,
-    async waitFor(pred, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const found = events.find(pred);
-        if (found) return found;
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      throw new Error(`nenhum evento esperado chegou em ${timeoutMs} ms (recebidos: ${events.length})`);
-    },
+    waitFor: (pred, timeoutMs = 5000) => waitForItem(events, pred, timeoutMs,
+      () => `nenhum evento esperado chegou em ${timeoutMs} ms (recebidos: ${events.length})`),
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }

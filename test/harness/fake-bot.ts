@@ -1,5 +1,6 @@
 /** A local messaging-bot API: records sendMessage calls; can be told to fail. */
 import http from 'node:http';
+import { waitForItem } from './wait.js';
 
 export interface FakeBot {
   url: string;
@@ -39,15 +40,8 @@ export async function startFakeBot(token = '123:test-token'): Promise<FakeBot> {
     token,
     messages,
     failNext(status, times = 1) { failures = { status, times }; },
-    async waitFor(pred, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const m = messages.find(pred);
-        if (m) return m;
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      throw new Error(`nenhuma mensagem esperada chegou ao bot (recebidas: ${messages.length})`);
-    },
+    waitFor: (pred, timeoutMs = 5000) => waitForItem(messages, pred, timeoutMs,
+      () => `nenhuma mensagem esperada chegou ao bot (recebidas: ${messages.length})`),
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }
