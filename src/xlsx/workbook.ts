@@ -127,28 +127,24 @@ async function nextWorksheet(worksheets: AsyncIterator<WorksheetParser>, sheet: 
     throw readError(sheet, err);
   }
   if (res.done) throw unsupported(`a aba '${sheet.name}' não pôde ser lida`);
+  if (typeof res.value.valueBatches !== 'function') {
+    throw new Error('exceljs sem o patch de patches/exceljs+4.4.0.patch (WorksheetReader.valueBatches): rode npm install');
+  }
   if (String(res.value.id) !== String(id)) throw new Error(`xlsx: expected worksheet ${id}, exceljs gave ${String(res.value.id)}`);
   return res.value;
 }
 
 interface WorksheetParser {
   id: number | string;
-  parse(): AsyncIterable<Array<{ eventType: string; value: unknown }>>;
+  /** patch: the rows of a `rows: 'values'` pass, in batches (the fast scanner). */
+  valueBatches(): AsyncIterable<SheetRow[]>;
 }
 
 async function* noRows(): AsyncGenerator<SheetRow[]> { /* a chart sheet has no cells */ }
 
 async function* batchesOf(ws: WorksheetParser, sheet: SheetInfo): AsyncGenerator<SheetRow[]> {
   try {
-    for await (const events of ws.parse()) {
-      // the worksheet reader yields only 'row' events in rows: 'values' mode
-      const batch: SheetRow[] = [];
-      for (let i = 0; i < events.length; i++) {
-        const ev = events[i]!;
-        if (ev.eventType === 'row') batch.push(ev.value as SheetRow);
-      }
-      if (batch.length > 0) yield batch;
-    }
+    yield* ws.valueBatches();
   } catch (err) {
     throw readError(sheet, err);
   }

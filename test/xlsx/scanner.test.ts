@@ -1,0 +1,121 @@
+/**
+ * The worksheet scanner of our exceljs patch (lib/utils/sheet-values.js), which replaces
+ * saxes for `rows: 'values'` passes: XML syntax it must read like a conforming parser,
+ * malformed parts it must refuse, and any split of the input into chunks giving the same rows.
+ */
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+
+const require = createRequire(import.meta.url);
+const { SheetValuesScanner, sheetValueBatches } = require('exceljs/lib/utils/sheet-values.js') as {
+  SheetValuesScanner: new (cellValue: (c: Cell) => unknown) => { write(s: string): Row[]; end(): void };
+  sheetValueBatches: (it: AsyncIterable<Buffer | string>, cellValue: (c: Cell) => unknown) => AsyncIterable<Row[]>;
+};
+
+interface Cell { col: number; s: number; t?: string; v: { text: string } | null; f: { text: string } | null }
+interface Row { number: number; values: unknown[] }
+
+/** Cell value as the tests see it: `t:text` / `f=formula|result` / undefined. */
+const show = (c: Cell): unknown => (c.f ? `f=${c.f.text}|${c.v?.text ?? ''}` : c.v ? `${c.t ?? 'n'}:${c.v.text}` : undefined);
+
+const NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+const sheet = (data: string, root = `<worksheet xmlns="${NS}">`, close = '</worksheet>') =>
+  `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n${root}<sheetData>${data}</sheetData>${close}`;
+
+function scan(xml: string, chunks: number[] = []): Row[] {
+  const s = new SheetValuesScanner(show);
+  const rows: Row[] = [];
+  let at = 0;
+  for (const cut of [...chunks, xml.length]) {
+    rows.push(...s.write(xml.slice(at, cut)));
+    at = cut;
+  }
+  s.end();
+  return rows.map((r) => ({ number: r.number, values: [...r.values] }));
+}
+
+describe('worksheet scanner (exceljs patch)', () => {
+  it('reads values, formulas, inline and shared strings, empty and self-closing cells', () => {
+    const rows = scan(sheet(
+      '<row r="1" spans="1:4"><c r="A1" t="s"><v>0</v></c><c r="B1" s="3"><v>12.5</v></c><c r="C1"/><c r="D1" t="inlineStr"><is><t>x</t></is></c></row>'
+      + '<row r="3"><c r="B3"><f>SUM(1,2)</f><v>3</v></c></row><row r="4"/>',
+    ));
+    expect(rows).toEqual([
+      { number: 1, values: ['s:0', 'n:12.5', undefined, 'inlineStr:x'] },
+      { number: 3, values: [undefined, 'f=SUM(1,2)|3'] },
+      { number: 4, values: [] },
+    ]);
+  });
+
+  it('decodes entities and character references, CDATA literally, and normalises line ends', () => {
+    const rows = scan(sheet(
+      '<row r="1"><c r="A1" t="str"><v>a &amp; b &lt;c&gt; &quot;d&quot; &apos;e&apos; &#233;&#xE7;&#x1F600;</v></c>'
+      + '<c r="B1" t="inlineStr"><is><t xml:space="preserve"> um\r\ndois\rtrês&#13;</t></is></c>'
+      + '<c r="C1" t="str"><v><![CDATA[<b>&amp;</b>]]></v></c></row>',
+    ));
+    expect(rows[0]!.values).toEqual(['str:a & b <c> "d" \'e\' éç😀', 'inlineStr: um\ndois\ntrês\r', 'str:<b>&amp;</b>']);
+  });
+
+  it('comments, processing instructions, single quotes, spaces around =, > inside an attribute', () => {
+    const rows = scan(sheet(
+      `<!-- <row r="9"><c r="A9"><v>9</v></c></row> --><?mso x?>`
+      + `<row r = '2' x14ac:dyDescent="0.25" note="a>b"><c r='C2' t = "s" ><v>7</v></c ></row >`,
+    ));
+    expect(rows).toEqual([{ number: 2, values: [undefined, undefined, 's:7'] }]);
+  });
+
+  it('rows and cells without r follow the previous ones; rich text keeps every run but not phonetic ones', () => {
+    const rows = scan(sheet(
+      '<row r="5"><c r="B5"><v>1</v></c><c><v>2</v></c></row><row><c><v>3</v></c></row>'
+      + '<row r="7"><c r="A7" t="inlineStr"><is><r><t>Lan</t></r><r><rPr><b/></rPr><t>çamento</t></r><rPh><t>ラン</t></rPh></is></c></row>',
+    ));
+    expect(rows).toEqual([
+      { number: 5, values: [undefined, 'n:1', 'n:2'] },
+      { number: 6, values: ['n:3'] },
+      { number: 7, values: ['inlineStr:Lançamento'] },
+    ]);
+  });
+
+  it('a SpreadsheetML prefix bound by the root is stripped; other prefixes are not SpreadsheetML', () => {
+    const rows = scan(sheet('<x:row r="1"><x:c r="A1"><x:v>4</x:v></x:c></x:row><y:row r="2"/>', `<x:worksheet xmlns:x="${NS}" xmlns:y="urn:other">`, '</x:worksheet>')
+      .replace('<sheetData>', '<x:sheetData>').replace('</sheetData>', '</x:sheetData>'));
+    expect(rows).toEqual([{ number: 1, values: ['n:4'] }]);
+  });
+
+  it('gives the same rows however the input is cut into chunks (every cut point)', () => {
+    const xml = sheet(
+      '<row r="1"><c r="A1" t="str"><v>a &amp; b&#233;</v></c><c r="B1" t="inlineStr"><is><t><![CDATA[x]]y]]></t></is></c></row>'
+      + '<!-- c --><row r="2" ht="15"><c r="AB2" s="1"><f>1+1</f><v>2</v></c></row>',
+    );
+    const whole = scan(xml);
+    expect(whole).toEqual([
+      { number: 1, values: ['str:a & bé', 'inlineStr:x]]y'] },
+      { number: 2, values: [...Array(27).fill(undefined), 'f=1+1|2'] },
+    ]);
+    for (let i = 1; i < xml.length; i++) expect(scan(xml, [i]), `cut at ${i}`).toEqual(whole);
+    for (let i = 1; i + 7 < xml.length; i += 3) expect(scan(xml, [i, i + 1, i + 7]), `cuts at ${i}`).toEqual(whole);
+  });
+
+  it('multi-byte UTF-8 split between Buffers is decoded once, right', async () => {
+    const bytes = Buffer.from(sheet('<row r="1"><c r="A1" t="inlineStr"><is><t>ação ç €</t></is></c></row>'));
+    const chunks = Array.from(bytes, (b) => Buffer.from([b])); // one byte at a time
+    async function* gen() { yield* chunks; }
+    const rows: Row[] = [];
+    for await (const batch of sheetValueBatches(gen(), show)) rows.push(...batch);
+    expect(rows[0]!.values).toEqual(['inlineStr:ação ç €']);
+  });
+
+  it.each([
+    ['a close tag that does not match', sheet('<row r="1"><c r="A1"><v>1</v></c></rowx>'), /não fecha <row>/],
+    ['a part cut in the middle of a tag', sheet('<row r="1"><c r="A1"><v>1</v></c></row>').slice(0, -20), /terminou no meio|não fechado/],
+    ['an element left open', sheet('<row r="1">', `<worksheet xmlns="${NS}">`, '</sheetData></worksheet>').replace('</sheetData></sheetData>', '</sheetData>'), /não fecha|não fechado/],
+    ['an unknown entity', sheet('<row r="1"><c r="A1" t="str"><v>&nbsp;</v></c></row>'), /entidade desconhecida &nbsp;/],
+    ['an & without ;', sheet('<row r="1"><c r="A1" t="str"><v>a & b</v></c></row>'), /'&' sem ';'/],
+    ['an unquoted attribute', sheet('<row r=1></row>'), /atributo sem aspas/],
+    ['text outside the root', `${sheet('')}tail`, /texto fora do elemento raiz|terminou no meio/],
+    ['a DOCTYPE', `<!DOCTYPE x [<!ENTITY e "boom">]>${sheet('')}`, /DOCTYPE/],
+    ['an empty part', '', /parte vazia/],
+  ])('refuses %s', (_, xml, message) => {
+    expect(() => scan(xml)).toThrow(message);
+  });
+});
