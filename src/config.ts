@@ -71,8 +71,11 @@ export interface Config {
   erpSync: { accessToken: string | null; dryRun: boolean };
   partner: PartnerConfig;
   mail: MailConfig;
-  /** Spreadsheet uploads: limits of every archive (the batch zip and each xlsx). */
-  xls: { limits: ArchiveLimits };
+  /**
+   * Spreadsheet uploads: limits of every archive (the batch zip and each xlsx); rows per lot
+   * of the merge (the database merges one lot while the reader parses the next).
+   */
+  xls: { limits: ArchiveLimits; loteLinhas: number };
 }
 
 export interface ConfigResult {
@@ -207,6 +210,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
           maxTotalUncompressedBytes: int(env, 'XLS_ZIP_MAX_UNCOMPRESSED_BYTES', 1024 * 1024 * 1024, 1024),
           maxRatio: int(env, 'XLS_ZIP_MAX_RATIO', 200, 1),
         },
+        loteLinhas: int(env, 'XLS_MERGE_LOTE_LINHAS', 25_000, 1, 10_000_000),
       },
     },
   };

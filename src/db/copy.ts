@@ -18,11 +18,19 @@ function ident(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+function copySql(table: string, columns: string[]): string {
+  return `copy ${table.split('.').map(ident).join('.')} (${columns.map(ident).join(', ')}) from stdin`;
+}
+
+/** COPYs text already in COPY format (pieces of whole lines) into `table(columns)`. */
+export async function copyLines(client: pg.PoolClient, table: string, columns: string[], pieces: readonly string[]): Promise<void> {
+  await pipeline(Readable.from(pieces), client.query(copyFrom(copySql(table, columns))));
+}
+
 /** Streams rows into `table(columns)`; returns the number of rows copied. */
 export async function copyRows(client: pg.PoolClient, table: string, columns: string[],
   rows: AsyncIterable<ReadonlyArray<string | null>>): Promise<number> {
-  const target = table.split('.').map(ident).join('.');
-  const sql = `copy ${target} (${columns.map(ident).join(', ')}) from stdin`;
+  const sql = copySql(table, columns);
   let count = 0;
   async function* lines(): AsyncGenerator<string> {
     let buf = '';

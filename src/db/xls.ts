@@ -193,6 +193,12 @@ export async function xlsMerge(q: db.Queryable, id: string, meta: Record<string,
   };
 }
 
+/** Merges the rows staged so far (one lot, same transaction); types without lots keep them staged. */
+export async function xlsMergeLote(q: db.Queryable, id: string, meta: Record<string, unknown> = {}): Promise<number> {
+  const [r] = await db.sql<db.SQL, Array<{ n: number }>>`select public.xls_merge_lote(${db.param(id)}::uuid, ${json(meta)}::jsonb) as n`.run(q);
+  return r!.n;
+}
+
 export async function xlsConcluir(q: db.Queryable, id: string, worker: string,
   o: { linhasRejeitadas?: LinhaRejeitadaEntrada[]; avisos?: AvisoEntrada[] } = {}): Promise<Desfecho> {
   const [r] = await db.sql<db.SQL, DesfechoRow[]>`

@@ -6,9 +6,9 @@
 import type pg from 'pg';
 import type { AppContext } from '../context.js';
 import type { JobHandler } from '../jobs/runner.js';
-import { copyRows } from '../db/copy.js';
+import { copyLines, copyText } from '../db/copy.js';
 import {
-  xlsConcluir, xlsDefinirTipo, xlsFalhar, xlsIgnorar, xlsIniciar, xlsMerge, xlsStagingPreparar,
+  xlsConcluir, xlsDefinirTipo, xlsFalhar, xlsIgnorar, xlsIniciar, xlsMerge, xlsMergeLote, xlsStagingPreparar,
   type Aviso, type Desfecho, type ProcessamentoIniciado, type StagingTabela,
 } from '../db/xls.js';
 import { reportWarning } from '../integrations/errtracker.js';
@@ -16,34 +16,61 @@ import { detectType, openWorkbook, readRows, type StagingRow } from '../xlsx/ind
 import { ExecLog } from './execlog.js';
 import { readOriginal } from './storage.js';
 
+const PIECE = 64 * 1024;
+
 /**
- * Splits one stream of rows tagged by staging table into consecutive runs, COPYing each run
- * into its table. Readers emit a tab's rows together (tab 20, then tab 30), so each staging
- * table gets one COPY; a table seen again gets a second COPY.
+ * COPYs the reader's rows into their staging tables in lots of `loteLinhas` rows, and after
+ * each COPY starts `mergeLote()` without waiting for it: the database merges one lot while
+ * the reader parses the next. Before the next COPY the previous merge is awaited (one query
+ * at a time on the connection; at most one lot of COPY text held in memory). Readers emit a
+ * tab's rows together, so a lot never mixes staging tables. Returns the rows copied per table.
  */
-export async function copyStaging(client: pg.PoolClient, tabelas: StagingTabela[], rows: AsyncIterable<StagingRow>,
-  onTable: (staging: string, n: number) => void = () => undefined): Promise<number> {
-  const byStaging = new Map(tabelas.map((t) => [t.staging, t]));
-  const it = rows[Symbol.asyncIterator]();
-  let next = await it.next();
-  let total = 0;
-  while (!next.done) {
-    const staging = next.value.staging;
-    const tabela = byStaging.get(staging);
-    if (!tabela) throw new Error(`o leitor produziu linhas para a tabela de staging desconhecida '${staging}'`);
-    const cols = tabela.colunas;
-    async function* run(): AsyncGenerator<Array<string | null>> {
-      while (!next.done && next.value.staging === staging) {
-        const row = next.value;
-        yield cols.map((c) => (c === 'linha' ? String(row.linha) : row.values[c] ?? null));
-        next = await it.next();
-      }
-    }
-    const n = await copyRows(client, tabela.tabela, cols, run());
-    total += n;
-    onTable(staging, n);
+export async function copyStagingEmLotes(client: pg.PoolClient, tabelas: StagingTabela[], rows: AsyncIterable<StagingRow>,
+  loteLinhas: number, mergeLote: () => Promise<unknown>): Promise<Map<string, number>> {
+  const byStaging = new Map(tabelas.map((t) => [t.staging, { ...t, campos: t.colunas.filter((c) => c !== 'linha') }]));
+  if ([...byStaging.values()].some((t) => t.colunas[0] !== 'linha')) throw new Error('staging: a primeira coluna deve ser linha');
+  const copied = new Map<string, number>();
+  let pending: Promise<unknown> | null = null;
+  let current = null as (StagingTabela & { campos: string[] }) | null;
+  let pieces: string[] = [];
+  let piece = '';
+  let inLot = 0;
+
+  async function flush(): Promise<void> {
+    if (piece) pieces.push(piece);
+    const lot = pieces;
+    const n = inLot;
+    pieces = [];
+    piece = '';
+    inLot = 0;
+    const target = current;
+    if (n === 0 || !target) return;
+    if (pending) await pending;
+    pending = null;
+    await copyLines(client, target.tabela, target.colunas, lot);
+    copied.set(target.staging, (copied.get(target.staging) ?? 0) + n);
+    const p = mergeLote();
+    p.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+    pending = p;
   }
-  return total;
+
+  for await (const row of rows) {
+    if (current?.staging !== row.staging) {
+      await flush();
+      current = byStaging.get(row.staging) ?? null;
+      if (!current) throw new Error(`o leitor produziu linhas para a tabela de staging desconhecida '${row.staging}'`);
+    }
+    const campos = current.campos;
+    const values = row.values;
+    let line = String(row.linha);
+    for (let i = 0; i < campos.length; i++) line += '\t' + copyText(values[campos[i]!]);
+    piece += line + '\n';
+    if (piece.length > PIECE) { pieces.push(piece); piece = ''; }
+    if (++inLot >= loteLinhas) await flush();
+  }
+  await flush();
+  if (pending) await pending;
+  return copied;
 }
 
 function errMessage(err: unknown): string {
@@ -66,12 +93,19 @@ async function merge(ctx: AppContext, p: ProcessamentoIniciado, workerId: string
     await client.query('begin');
     const tabelas = await xlsStagingPreparar(client, tipo);
     const started = Date.now();
-    const total = await copyStaging(client, tabelas, reader.rows(), (s, n) => log.line(`staging ${s}: ${n} linhas copiadas`));
+    let lotes = 0;
+    const copied = await copyStagingEmLotes(client, tabelas, reader.rows(), ctx.config.xls.loteLinhas, () => {
+      lotes += 1;
+      return xlsMergeLote(client, p.id, meta);
+    });
+    let total = 0;
+    for (const [s, n] of copied) { total += n; log.line(`staging ${s}: ${n} linhas copiadas`); }
     const errors = reader.errors();
-    log.line(`leitura concluída: ${total} linhas em ${Date.now() - started} ms; ${errors.length} linhas rejeitadas`);
+    log.line(`leitura concluída: ${total} linhas em ${lotes} lotes em ${Date.now() - started} ms (gravação dos lotes incluída); ${errors.length} linhas rejeitadas`);
+    const merged = Date.now();
     for (const e of errors.slice(0, 50)) log.line(`rejeitada: ${e.mensagem}`);
     const r = await xlsMerge(client, p.id, { ...meta, linhas_rejeitadas: errors });
-    log.line(`merge: ${r.linhasEnviadas} enviadas, ${r.linhasEfetivas} gravadas, ${r.linhasRemovidas} removidas`);
+    log.line(`merge: ${r.linhasEnviadas} enviadas, ${r.linhasEfetivas} gravadas, ${r.linhasRemovidas} removidas (fechamento em ${Date.now() - merged} ms)`);
     for (const a of r.avisos) log.line(`aviso [${a.categoria}] ${a.motivo} (${a.quantidade})`);
     const d = await xlsConcluir(client, p.id, workerId);
     await client.query('commit');

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import {
-  xlsConcluir, xlsDefinirTipo, xlsIniciar, xlsMerge, xlsReceber, xlsStagingPreparar,
+  xlsConcluir, xlsDefinirTipo, xlsIniciar, xlsMerge, xlsMergeLote, xlsReceber, xlsStagingPreparar,
   type Desfecho, type ResultadoMerge, type TipoPlanilha,
 } from '../../src/db/xls.js';
 
@@ -58,7 +58,12 @@ export async function copyStaging(client: pg.PoolClient, tabela: string, colunas
   await pipeline(Readable.from([text]), client.query(copyFrom(sql)));
 }
 
-export interface MergeInput { staging: Record<string, Row[]>; meta?: Record<string, unknown> }
+export interface MergeInput {
+  staging: Record<string, Row[]>;
+  meta?: Record<string, unknown>;
+  /** COPY each staging table in lots of this many rows, calling xls_merge_lote after each (as the edge does). */
+  lote?: number;
+}
 
 /** One merge transaction as the edge runs it: preparar, COPY each staging, xls_merge, xls_concluir. */
 export async function importar(pool: pg.Pool, id: string, worker: string, tipo: TipoPlanilha, input: MergeInput):
@@ -67,7 +72,17 @@ export async function importar(pool: pg.Pool, id: string, worker: string, tipo: 
   try {
     await client.query('begin');
     const tabelas = await xlsStagingPreparar(client, tipo);
-    for (const t of tabelas) await copyStaging(client, t.tabela, t.colunas, input.staging[t.staging] ?? []);
+    for (const t of tabelas) {
+      const rows = input.staging[t.staging] ?? [];
+      if (!input.lote) {
+        await copyStaging(client, t.tabela, t.colunas, rows);
+        continue;
+      }
+      for (let i = 0; i < rows.length; i += input.lote) {
+        await copyStaging(client, t.tabela, t.colunas, rows.slice(i, i + input.lote));
+        await xlsMergeLote(client, id, input.meta ?? {});
+      }
+    }
     const merge = await xlsMerge(client, id, input.meta ?? {});
     const desfecho = await xlsConcluir(client, id, worker);
     await client.query('commit');

@@ -1,0 +1,199 @@
+/**
+ * xls_merge_lote: the edge merges each COPYed lot while it reads the next. A file merged in
+ * lots must leave the database and the metrics exactly as one xls_merge of every row would.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../harness/db.js';
+import { xlsMerge, xlsMergeLote, xlsStagingPreparar } from '../../src/db/xls.js';
+import { copyStagingEmLotes } from '../../src/xls/processar.js';
+import type { StagingRow } from '../../src/xlsx/index.js';
+import { completeJobs, copyStaging, fat, iniciar, mov, periodoNov, processarNovo, receberAvulso, type Row } from './helpers.js';
+
+let one: TestDatabase;
+let lots: TestDatabase;
+beforeAll(async () => { [one, lots] = await Promise.all([createTestDatabase(), createTestDatabase()]); });
+afterAll(async () => { await Promise.all([one?.drop(), lots?.drop()]); });
+
+let n = 0;
+
+/** What a merge leaves behind, without ids and timestamps. */
+async function estado(db: TestDatabase) {
+  const q = async (sql: string) => (await db.pool.query(sql)).rows;
+  return {
+    faturamento: await q(`select filial, nota_fiscal, serie, item, emissao::text, cliente, vendedor, produto, quantidade::text, valor_unitario::text, valor_total::text, placa
+                            from bi_faturamento order by 1, 2, 3, 4`),
+    movimento: await q(`select filial, lancamento, conta, data::text, descricao_conta, historico, debito::text, credito::text, placa from bi_movimento order by 1, 2, 3`),
+    filial: await q('select codigo from bi_filial order by 1'),
+    vendedor: await q('select codigo, nome, filial from bi_vendedor order by 1'),
+    cliente: await q('select codigo, nome from bi_cliente order by 1'),
+    produto: await q('select codigo, descricao from bi_produto order by 1'),
+    veiculo: await q('select placa, ano_fabricacao, ano_modelo, modelo from bi_veiculo order by 1'),
+  };
+}
+
+const base = { faturamento: Array.from({ length: 30 }, (_, i) => fat(i)), movimento: Array.from({ length: 12 }, (_, i) => mov(i)) };
+
+/** Changed, identical, new and absent rows; keys repeated inside a lot and across lots; rejected rows; vehicle warnings. */
+function arquivo(): { faturamento: Row[]; movimento: Row[] } {
+  const faturamento: Row[] = [];
+  let linha = 2;
+  const push = (r: Row) => faturamento.push({ ...r, linha: linha++ });
+  for (let i = 0; i < 30; i++) {
+    if (i % 10 === 9) continue; // absent: deleted by the scope
+    push(i % 4 === 0 ? fat(i, { valor_total: '1.5', nome_cliente: `Novo nome ${i}` }) : fat(i));
+  }
+  push(fat(40, { placa: 'abc-1d23', ano_veiculo: '2020/2021', modelo_veiculo: 'Scania' }));
+  push(fat(41, { placa: 'XX', ano_veiculo: '20/21' }));
+  push(fat(3, { valor_total: '99', vendedor: 'V9', nome_vendedor: 'Vendedor novo' })); // repeats a key of the first lot
+  push(fat(42, { nota_fiscal: null }));
+  push(fat(43));
+  push(fat(43, { valor_total: '43.43' })); // repeats the previous row, same lot
+  push(fat(5, { valor_total: '55' })); // repeats a key of the first lot, again changed
+  push(fat(44, { emissao: null }));
+  const movimento: Row[] = [];
+  linha = 2;
+  for (let i = 0; i < 12; i++) if (i !== 4) movimento.push({ ...mov(i, i === 2 ? { debito: '77' } : {}), linha: linha++ });
+  movimento.push({ ...mov(1, { historico: 'repetido' }), linha: linha++ });
+  movimento.push({ ...mov(21, { placa: 'BRA2E19', ano_veiculo: '2019/2019' }), linha: linha++ });
+  return { faturamento, movimento };
+}
+
+describe('xls_merge_lote', () => {
+  it('a file merged in lots leaves the same rows and the same metrics as one merge', async () => {
+    await processarNovo(one.pool, 'base', 'RELATORIO18', { staging: base, meta: periodoNov });
+    const input = arquivo();
+    const a = await processarNovo(one.pool, 'arquivo', 'RELATORIO18', { staging: input, meta: periodoNov });
+    for (const size of [4, 1, 7]) {
+      // the same two imports into a fresh database, the file in lots of `size` rows
+      const db = await createTestDatabase();
+      try {
+        await processarNovo(db.pool, 'base', 'RELATORIO18', { staging: base, meta: periodoNov });
+        const b = await processarNovo(db.pool, 'arquivo', 'RELATORIO18', { staging: input, meta: periodoNov, lote: size });
+        expect({ ...b.merge }, `lots of ${size}`).toEqual({ ...a.merge });
+        expect(await estado(db), `lots of ${size}`).toEqual(await estado(one));
+      } finally {
+        await db.drop();
+      }
+    }
+    // the metrics are the interesting ones: updates, inserts, deletes, duplicates, rejections
+    expect(a.merge.linhasEfetivas).toBeGreaterThan(0);
+    // tab 20 had rejected rows: its deletions are suspended; tab 30 deletes its absent row
+    expect(a.merge.linhasRemovidas).toBe(1);
+    expect(a.merge.tabelas.bi_movimento?.removidas).toBe(1);
+    expect(a.merge.avisos.find((x) => x.categoria === 'duplicada')?.quantidade).toBe(4); // 20: 3, 5, 43; 30: 1
+    expect(a.merge.linhasRejeitadas.map((r) => `${r.aba}:${r.linha}`)).toEqual(['20:32', '20:36']);
+    expect(a.merge.avisos.filter((x) => x.categoria === 'veiculo').length).toBeGreaterThan(0);
+  });
+
+  it('a key repeated across lots counts once in linhas_efetivas, also when its last row changes nothing; its last row wins', async () => {
+    const faturamento = [fat(100), fat(101), fat(102), fat(100, { valor_total: '2' }), fat(101, { valor_total: '3' }), fat(102)].map((r, i) => ({ ...r, linha: i + 2 }));
+    const { merge } = await processarNovo(lots.pool, `rep-${++n}`, 'RELATORIO18', { staging: { faturamento, movimento: [] }, meta: { periodo_inicio: '2026-10-01', periodo_fim: '2026-10-31' }, lote: 3 });
+    expect(merge.linhasEnviadas).toBe(6);
+    expect(merge.linhasEfetivas).toBe(3);
+    expect(merge.tabelas.bi_faturamento).toEqual({ enviadas: 6, efetivas: 3, removidas: 0 });
+    expect(merge.avisos).toContainEqual(expect.objectContaining({ categoria: 'duplicada', quantidade: 3, linhas: [2, 3, 4].map((linha) => ({ aba: '20', linha, valor: null })) }));
+    const { rows } = await lots.pool.query(`select nota_fiscal, valor_total::text v from bi_faturamento where nota_fiscal in ('1100', '1101', '1102') order by 1`);
+    expect(rows).toEqual([{ nota_fiscal: '1100', v: '2' }, { nota_fiscal: '1101', v: '3' }, { nota_fiscal: '1102', v: fat(102).valor_total }]);
+  });
+
+  it('refusals: unknown XL404, no type or not PROCESSANDO XL409, bad period XL422, another period in a later lot XL409', async () => {
+    await expect(xlsMergeLote(lots.pool, '00000000-0000-0000-0000-000000000000')).rejects.toMatchObject({ code: 'XL404' });
+    const semTipo = await receberAvulso(lots.pool, `sem-tipo-${++n}`);
+    await expect(xlsMergeLote(lots.pool, semTipo.processamentoId!)).rejects.toMatchObject({ code: 'XL409' }); // PENDENTE
+    await iniciar(lots.pool, semTipo.processamentoId!, 'w-l', null);
+    await expect(xlsMergeLote(lots.pool, semTipo.processamentoId!)).rejects.toMatchObject({ code: 'XL409', message: expect.stringMatching(/sem tipo/) });
+    await completeJobs(lots.pool, 'w-l');
+
+    const r = await receberAvulso(lots.pool, `periodo-${++n}`);
+    await iniciar(lots.pool, r.processamentoId!, 'w-l', 'RELATORIO18');
+    const client = await lots.pool.connect();
+    try {
+      await client.query('begin');
+      const [tf] = await xlsStagingPreparar(client, 'RELATORIO18');
+      await client.query('savepoint s');
+      await expect(xlsMergeLote(client, r.processamentoId!, { periodo_inicio: '2026-11-30', periodo_fim: '2026-11-01' })).rejects.toMatchObject({ code: 'XL422' });
+      await client.query('rollback to savepoint s');
+      await copyStaging(client, tf!.tabela, tf!.colunas, [fat(200)]);
+      expect(await xlsMergeLote(client, r.processamentoId!, periodoNov)).toBe(1);
+      await client.query('savepoint s');
+      await expect(xlsMergeLote(client, r.processamentoId!, { periodo_inicio: '2026-12-01', periodo_fim: '2026-12-31' })).rejects.toMatchObject({ code: 'XL409' });
+      await client.query('rollback to savepoint s');
+      // a new merge in the same transaction starts from nothing: the lot above is not counted
+      await xlsStagingPreparar(client, 'RELATORIO18');
+      await copyStaging(client, tf!.tabela, tf!.colunas, [fat(201), fat(202)]);
+      expect(await xlsMergeLote(client, r.processamentoId!, periodoNov)).toBe(2);
+      expect((await xlsMerge(client, r.processamentoId!, periodoNov)).linhasEnviadas).toBe(2);
+    } finally {
+      await client.query('rollback');
+      client.release();
+      await completeJobs(lots.pool, 'w-l');
+    }
+  });
+
+  it('META has no lots: xls_merge_lote returns 0 and the rows stay staged for xls_merge', async () => {
+    const r = await receberAvulso(lots.pool, `meta-${++n}`);
+    await iniciar(lots.pool, r.processamentoId!, 'w-l', 'META');
+    const client = await lots.pool.connect();
+    try {
+      await client.query('begin');
+      const [tm] = await xlsStagingPreparar(client, 'META');
+      await copyStaging(client, tm!.tabela, tm!.colunas, [{ linha: 2, competencia: '2026-11-01', vendedor: 'V1', produto: 'P1', meta_volume: '10', meta_margem: '1' }]);
+      expect(await xlsMergeLote(client, r.processamentoId!)).toBe(0);
+      expect((await client.query('select count(*)::int n from pg_temp.xls_stg_meta')).rows[0].n).toBe(1);
+      expect((await xlsMerge(client, r.processamentoId!)).linhasEnviadas).toBe(1);
+    } finally {
+      await client.query('rollback');
+      client.release();
+      await completeJobs(lots.pool, 'w-l');
+    }
+  });
+});
+
+describe('copyStagingEmLotes (the edge)', () => {
+  async function* linhas(): AsyncGenerator<StagingRow> {
+    for (let i = 0; i < 5; i++) yield { staging: 'faturamento', linha: i + 2, values: { filial: '01', nota_fiscal: `N${i}`, nome_cliente: 'tab\tnova\nlinha \\' } };
+    for (let i = 0; i < 3; i++) yield { staging: 'movimento', linha: i + 2, values: { filial: '01', lancamento: `L${i}` } };
+  }
+
+  it('lots of at most N rows, never mixing tables; each lot merged after its COPY, one query at a time', async () => {
+    const client = await lots.pool.connect();
+    try {
+      await client.query('begin');
+      const tabelas = await xlsStagingPreparar(client, 'RELATORIO18');
+      const seen: string[] = [];
+      const copied = await copyStagingEmLotes(client, tabelas, linhas(), 2, async () => {
+        const { rows } = await client.query(`select (select count(*) from pg_temp.xls_stg_faturamento)::int f, (select count(*) from pg_temp.xls_stg_movimento)::int m`);
+        seen.push(`${rows[0].f}/${rows[0].m}`);
+        await client.query('truncate pg_temp.xls_stg_faturamento, pg_temp.xls_stg_movimento');
+      });
+      expect(Object.fromEntries(copied)).toEqual({ faturamento: 5, movimento: 3 });
+      expect(seen).toEqual(['2/0', '2/0', '1/0', '0/2', '0/1']);
+    } finally {
+      await client.query('rollback');
+      client.release();
+    }
+  });
+
+  it('values keep tabs, new lines and backslashes; a failing lot merge fails the copy with its error', async () => {
+    const client = await lots.pool.connect();
+    try {
+      await client.query('begin');
+      const tabelas = await xlsStagingPreparar(client, 'RELATORIO18');
+      let calls = 0;
+      const err = await copyStagingEmLotes(client, tabelas, linhas(), 2, async () => {
+        calls += 1;
+        if (calls === 1) {
+          const { rows } = await client.query(`select nome_cliente from pg_temp.xls_stg_faturamento order by linha limit 1`);
+          expect(rows[0].nome_cliente).toBe('tab\tnova\nlinha \\');
+          return;
+        }
+        await client.query(`select 1/0`);
+      }).then(() => null, (e: unknown) => e);
+      expect(err).toMatchObject({ code: '22012' });
+      expect(calls).toBe(2);
+    } finally {
+      await client.query('rollback');
+      client.release();
+    }
+  });
+});
