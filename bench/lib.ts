@@ -43,7 +43,9 @@ function buildOnce(): void {
 export async function startBenchService(env: Record<string, string>): Promise<BenchService> {
   buildOnce();
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
+  // BENCH_NODE_ARGS: extra node flags for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], {
     cwd: projectRoot,
     env: {
       PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', NODE_ENV: 'production', LOG_LEVEL: 'warn',

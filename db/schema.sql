@@ -3287,9 +3287,9 @@ begin
   insert into public.bi_veiculo as t (placa, ano_fabricacao, ano_modelo, modelo)
   select s.placa, s.fab, s.mod, s.modelo
     from (select v.placa,
-                 (array_agg(v.fab order by v.data desc nulls last, v.aba, v.linha desc) filter (where v.tipo = 'ano'))[1] as fab,
-                 (array_agg(v.mod order by v.data desc nulls last, v.aba, v.linha desc) filter (where v.tipo = 'ano'))[1] as mod,
-                 (array_agg(v.modelo order by v.data desc nulls last, v.aba, v.linha desc) filter (where v.tipo = 'modelo'))[1] as modelo
+                 (max(array[v.k_ano, v.fab, v.mod]) filter (where v.k_ano is not null))[2]::smallint as fab,
+                 (max(array[v.k_ano, v.fab, v.mod]) filter (where v.k_ano is not null))[3]::smallint as mod,
+                 (array_agg(v.modelo order by v.k_modelo desc) filter (where v.k_modelo is not null))[1] as modelo
             from pg_temp.xls_veiculo_cand v group by v.placa) s
    where not exists (select from public.bi_veiculo t where t.placa = s.placa
                         and t.ano_fabricacao is not distinct from coalesce(s.fab, t.ano_fabricacao)
@@ -3467,9 +3467,7 @@ begin
     -- rows that can still be the latest (plate seen, latest valid year, latest model).
     create temp table xls_veiculo_lote (aba text, linha integer, data date, placa_bruta text, placa text, ano_bruto text, modelo text) on commit drop;
     create temp table xls_veiculo_problema (ordem integer, motivo text, aba text, linha integer, valor text) on commit drop;
-    create temp table xls_veiculo_cand (placa text, tipo text, data date, aba text, linha integer, fab smallint, mod smallint, modelo text) on commit drop;
-    create temp table xls_veiculo_classe (aba text, linha integer, data date, placa_bruta text, placa text, ano_bruto text, modelo text,
-                                          placa_valida boolean, ano_ok boolean, fab smallint, mod smallint) on commit drop;
+    create temp table xls_veiculo_cand (placa text, k bigint, k_ano bigint, fab smallint, mod smallint, k_modelo bigint, modelo text) on commit drop;
     -- rows rejected here (no natural key or date) and rows that gave way to a later one with the same key
     create temp table xls_ocorrencia (tipo text, aba text, linha integer, campo text) on commit drop;
   elsif exists (select from pg_temp.xls_r18_estado e where (e.inicio, e.fim) is distinct from (v_per.inicio, v_per.fim)) then
@@ -3664,8 +3662,9 @@ begin
 
   ------------------------------------------------------------------ vehicles of this lot
   if exists (select from pg_temp.xls_veiculo_lote) then
-    truncate pg_temp.xls_veiculo_classe;
-    insert into pg_temp.xls_veiculo_classe
+    -- each distinct plate and year is classified once; problem rows are kept one by one; for
+    -- the registry, each valid plate keeps only its latest row (latest date, tab 20 before 30,
+    -- last row), found by a hash aggregate over one packed ordering key (no sort)
     with placas as (
       select p.placa, p.placa ~ '^[A-Z]{3}[0-9][A-Z0-9][0-9]{2}$' as placa_valida
         from (select distinct placa from pg_temp.xls_veiculo_lote where placa is not null) p
@@ -3675,31 +3674,34 @@ begin
              case when a.ano_ok then substring(a.ano_bruto from '([0-9]{4})$')::smallint end as mod
         from (select d.ano_bruto, d.ano_bruto ~ '^(19|20)[0-9]{2}[[:space:]]*/[[:space:]]*(19|20)[0-9]{2}$' as ano_ok
                 from (select distinct ano_bruto from pg_temp.xls_veiculo_lote where ano_bruto is not null) d) a
+    ), c as (
+      select v.aba, v.linha, v.placa_bruta, v.placa, v.ano_bruto, v.modelo, p.placa_valida,
+             coalesce(a.ano_ok, false) as ano_ok, a.fab, a.mod, public.xls_veiculo_ordem(v.data, v.aba, v.linha) as k
+        from pg_temp.xls_veiculo_lote v
+        left join placas p on p.placa = v.placa
+        left join anos a on a.ano_bruto = v.ano_bruto
+    ), problemas as (
+      insert into pg_temp.xls_veiculo_problema (ordem, motivo, aba, linha, valor)
+      select x.ordem, x.motivo, c.aba, c.linha, x.valor
+        from c
+       cross join lateral (values
+             (1, 'placa inválida', c.placa_bruta, c.placa_bruta is not null and not c.placa_valida),
+             (2, 'placa ausente', coalesce(c.ano_bruto, c.modelo), c.placa_bruta is null),
+             (3, 'ano do veículo inválido', c.ano_bruto, c.ano_bruto is not null and not c.ano_ok),
+             (4, 'ano modelo incoerente', c.ano_bruto, c.ano_ok and (c.mod < c.fab or c.mod > c.fab + 1))
+           ) x (ordem, motivo, valor, problema)
+       where ((c.placa_bruta is not null and not c.placa_valida) or c.placa_bruta is null
+              or (c.ano_bruto is not null and not c.ano_ok) or (c.ano_ok and (c.mod < c.fab or c.mod > c.fab + 1)))
+         and x.problema
+    ), melhores as (
+      select c.placa, max(c.k) as k, max(array[c.k, c.fab, c.mod]) filter (where c.ano_ok) as ano,
+             max(c.k) filter (where c.modelo is not null) as k_modelo
+        from c where c.placa_valida group by c.placa
     )
-    select v.aba, v.linha, v.data, v.placa_bruta, v.placa, v.ano_bruto, v.modelo,
-           p.placa_valida, coalesce(a.ano_ok, false) as ano_ok, a.fab, a.mod
-      from pg_temp.xls_veiculo_lote v
-      left join placas p on p.placa = v.placa
-      left join anos a on a.ano_bruto = v.ano_bruto;
-
-    insert into pg_temp.xls_veiculo_problema (ordem, motivo, aba, linha, valor)
-    select 1, 'placa inválida', aba, linha, placa_bruta from pg_temp.xls_veiculo_classe where placa_bruta is not null and not placa_valida
-    union all
-    select 2, 'placa ausente', aba, linha, coalesce(ano_bruto, modelo) from pg_temp.xls_veiculo_classe where placa_bruta is null
-    union all
-    select 3, 'ano do veículo inválido', aba, linha, ano_bruto from pg_temp.xls_veiculo_classe where ano_bruto is not null and not ano_ok
-    union all
-    select 4, 'ano modelo incoerente', aba, linha, ano_bruto from pg_temp.xls_veiculo_classe where ano_ok and (mod < fab or mod > fab + 1);
-
-    insert into pg_temp.xls_veiculo_cand (placa, tipo, data, aba, linha, fab, mod, modelo)
-    select distinct on (c.placa, c.tipo) c.placa, c.tipo, c.data, c.aba, c.linha, c.fab, c.mod, c.modelo
-      from (select placa, 'placa' as tipo, data, aba, linha, null::smallint as fab, null::smallint as mod, null::text as modelo
-              from pg_temp.xls_veiculo_classe where placa_valida
-            union all
-            select placa, 'ano', data, aba, linha, fab, mod, null from pg_temp.xls_veiculo_classe where placa_valida and ano_ok
-            union all
-            select placa, 'modelo', data, aba, linha, null, null, modelo from pg_temp.xls_veiculo_classe where placa_valida and modelo is not null) c
-     order by c.placa, c.tipo, c.data desc nulls last, c.aba, c.linha desc;
+    insert into pg_temp.xls_veiculo_cand (placa, k, k_ano, fab, mod, k_modelo, modelo)
+    select m.placa, m.k, m.ano[1], m.ano[2]::smallint, m.ano[3]::smallint, m.k_modelo, c.modelo
+      from melhores m
+      left join c on c.placa = m.placa and c.k = m.k_modelo;
     truncate pg_temp.xls_veiculo_lote;
   end if;
 
@@ -4377,6 +4379,25 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_travar(p_tabelas text[]) IS 'Serialises merges that delete within a scope of the same tables: one transaction advisory lock per table name (taken in name order, released at commit). Reading, parsing and COPY of concurrent processings still run in parallel.';
+
+
+--
+-- Name: xls_veiculo_ordem(date, text, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_veiculo_ordem(p_data date, p_aba text, p_linha integer) RETURNS bigint
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select ((coalesce(p_data - date '2000-01-01', -1000000) + 1000000)::bigint * 2 + (p_aba = '20')::integer) * 2147483648 + p_linha;
+$$;
+
+
+--
+-- Name: FUNCTION xls_veiculo_ordem(p_data date, p_aba text, p_linha integer); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_veiculo_ordem(p_data date, p_aba text, p_linha integer) IS 'Ordering key of a vehicle row for the registry: the larger key is the later row (latest date, no date last; tab 20 before 30; then the last row of the sheet). Packs the order of (data desc nulls last, aba, linha desc) into one bigint so the latest row per plate is a max() in a hash aggregate.';
 
 
 --

@@ -22,9 +22,42 @@ function copySql(table: string, columns: string[]): string {
   return `copy ${table.split('.').map(ident).join('.')} (${columns.map(ident).join(', ')}) from stdin`;
 }
 
-/** COPYs text already in COPY format (pieces of whole lines) into `table(columns)`. */
-export async function copyLines(client: pg.PoolClient, table: string, columns: string[], pieces: readonly string[]): Promise<void> {
-  await pipeline(Readable.from(pieces), client.query(copyFrom(copySql(table, columns))));
+/** COPYs text already in COPY format (whole lines) into `table(columns)`. */
+export async function copyLines(client: pg.PoolClient, table: string, columns: string[], data: Buffer): Promise<void> {
+  await pipeline(Readable.from([data]), client.query(copyFrom(copySql(table, columns))));
+}
+
+/**
+ * COPY text of one lot, outside the JS heap: a growable Buffer reused lot after lot. Rows
+ * waiting for their COPY would otherwise be strings that outlive a young-generation GC and
+ * get promoted (measured: the service spent ~1.7 s in GC per 220k-row file with lots held
+ * as strings under a 192 MB heap cap).
+ */
+export class CopyBuffer {
+  private buf: Buffer;
+  private len = 0;
+
+  constructor(initialBytes = 1 << 22) {
+    this.buf = Buffer.allocUnsafe(initialBytes);
+  }
+
+  get length(): number { return this.len; }
+
+  /** Appends a line (the caller ends it with a newline). */
+  push(line: string): void {
+    const max = line.length * 3; // UTF-16 code unit -> at most 3 UTF-8 bytes
+    if (this.len + max > this.buf.length) {
+      const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + max));
+      this.buf.copy(next, 0, 0, this.len);
+      this.buf = next;
+    }
+    this.len += this.buf.write(line, this.len, 'utf8');
+  }
+
+  /** The bytes so far (a view: valid until the next push after reset). */
+  bytes(): Buffer { return this.buf.subarray(0, this.len); }
+
+  reset(): void { this.len = 0; }
 }
 
 /** Streams rows into `table(columns)`; returns the number of rows copied. */

@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import type { AppContext } from '../context.js';
 import type { JobHandler } from '../jobs/runner.js';
-import { copyLines, copyText } from '../db/copy.js';
+import { CopyBuffer, copyLines, copyText } from '../db/copy.js';
 import {
   xlsConcluir, xlsDefinirTipo, xlsFalhar, xlsIgnorar, xlsIniciar, xlsMerge, xlsMergeLote, xlsStagingPreparar,
   type Aviso, type Desfecho, type ProcessamentoIniciado, type StagingTabela,
@@ -16,13 +16,11 @@ import { detectType, openWorkbook, readRows, type StagingRow } from '../xlsx/ind
 import { ExecLog } from './execlog.js';
 import { readOriginal } from './storage.js';
 
-const PIECE = 64 * 1024;
-
 /**
  * COPYs the reader's rows into their staging tables in lots of `loteLinhas` rows, and after
  * each COPY starts `mergeLote()` without waiting for it: the database merges one lot while
  * the reader parses the next. Before the next COPY the previous merge is awaited (one query
- * at a time on the connection; at most one lot of COPY text held in memory). Readers emit a
+ * at a time on the connection; one lot of COPY text held, outside the JS heap). Readers emit a
  * tab's rows together, so a lot never mixes staging tables. Returns the rows copied per table.
  */
 export async function copyStagingEmLotes(client: pg.PoolClient, tabelas: StagingTabela[], rows: AsyncIterable<StagingRow>,
@@ -32,22 +30,18 @@ export async function copyStagingEmLotes(client: pg.PoolClient, tabelas: Staging
   const copied = new Map<string, number>();
   let pending: Promise<unknown> | null = null;
   let current = null as (StagingTabela & { campos: string[] }) | null;
-  let pieces: string[] = [];
-  let piece = '';
+  const lot = new CopyBuffer();
   let inLot = 0;
 
   async function flush(): Promise<void> {
-    if (piece) pieces.push(piece);
-    const lot = pieces;
     const n = inLot;
-    pieces = [];
-    piece = '';
     inLot = 0;
     const target = current;
     if (n === 0 || !target) return;
     if (pending) await pending;
     pending = null;
-    await copyLines(client, target.tabela, target.colunas, lot);
+    await copyLines(client, target.tabela, target.colunas, lot.bytes());
+    lot.reset(); // the COPY has completed: the server has every byte
     copied.set(target.staging, (copied.get(target.staging) ?? 0) + n);
     const p = mergeLote();
     p.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
@@ -64,8 +58,7 @@ export async function copyStagingEmLotes(client: pg.PoolClient, tabelas: Staging
     const values = row.values;
     let line = String(row.linha);
     for (let i = 0; i < campos.length; i++) line += '\t' + copyText(values[campos[i]!]);
-    piece += line + '\n';
-    if (piece.length > PIECE) { pieces.push(piece); piece = ''; }
+    lot.push(line + '\n');
     if (++inLot >= loteLinhas) await flush();
   }
   await flush();

@@ -96,6 +96,23 @@ describe('xls_merge_lote', () => {
     expect(rows).toEqual([{ nota_fiscal: '1100', v: '2' }, { nota_fiscal: '1101', v: '3' }, { nota_fiscal: '1102', v: fat(102).valor_total }]);
   });
 
+  it('the vehicle registry takes each value from the latest row (date, then tab 20, then the last row), in lots or not', async () => {
+    const P = 'QWE1R23';
+    const faturamento = [
+      fat(300, { emissao: '2026-09-05', placa: P, ano_veiculo: '2015/2016', modelo_veiculo: 'M1' }),
+      fat(301, { emissao: '2026-09-20', placa: P, ano_veiculo: '2017/2018' }), // latest date with a year
+      fat(302, { emissao: null, placa: P, ano_veiculo: '2019/2020', modelo_veiculo: 'M3' }), // no date: rejected, and last in the order
+      fat(303, { emissao: '2026-09-05', placa: P, modelo_veiculo: 'M2' }), // same date as the first, later row: its model wins
+    ].map((r, i) => ({ ...r, linha: i + 2 }));
+    const movimento = [{ ...mov(300, { data: '2026-09-20', placa: P, ano_veiculo: '2021/2022' }), linha: 2 }]; // same date, tab 30: loses to tab 20
+    for (const lote of [undefined, 1, 2]) {
+      await lots.pool.query('delete from bi_veiculo where placa = $1', [P]);
+      await processarNovo(lots.pool, `veic-${++n}`, 'RELATORIO18', { staging: { faturamento, movimento }, meta: { periodo_inicio: '2026-09-01', periodo_fim: '2026-09-30' }, lote });
+      const { rows } = await lots.pool.query('select ano_fabricacao, ano_modelo, modelo from bi_veiculo where placa = $1', [P]);
+      expect(rows, `lote ${lote}`).toEqual([{ ano_fabricacao: 2017, ano_modelo: 2018, modelo: 'M2' }]);
+    }
+  });
+
   it('refusals: unknown XL404, no type or not PROCESSANDO XL409, bad period XL422, another period in a later lot XL409', async () => {
     await expect(xlsMergeLote(lots.pool, '00000000-0000-0000-0000-000000000000')).rejects.toMatchObject({ code: 'XL404' });
     const semTipo = await receberAvulso(lots.pool, `sem-tipo-${++n}`);
