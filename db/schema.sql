@@ -3200,8 +3200,6 @@ begin
        where k.gravada and k.filial = s.filial and k.lancamento = s.lancamento and k.conta = s.conta and s.linha = k.ultima;
     end if;
   end if;
-  analyze pg_temp.xls_src_faturamento;
-  analyze pg_temp.xls_src_movimento;
 
   -- Vehicle-registry defence: every row with any vehicle column is inspected (rows are
   -- imported anyway).
@@ -3441,22 +3439,27 @@ begin
     -- normalised rows: trimmed, empty -> null, truncated to the column maximum. xls_src_* keep
     -- every accepted row of the file (the last one of a repeated key); gravada = this merge
     -- wrote the key (new or changed).
-    create temp table xls_src_faturamento (
+    create temp table xls_lote_faturamento (
       linha integer, filial text, nota_fiscal text, serie text, item text, emissao date, cliente text, nome_cliente text,
       vendedor text, nome_vendedor text, produto text, descricao_produto text, quantidade numeric, valor_unitario numeric,
-      valor_total numeric, placa_bruta text, placa text, ano_bruto text, modelo text, gravada boolean not null default false
+      valor_total numeric, placa_bruta text, placa text, ano_bruto text, modelo text
     ) on commit drop;
-    create temp table xls_lote_faturamento (like pg_temp.xls_src_faturamento including defaults) on commit drop;
+    -- of every lot, what the end of the merge needs: keys (scope deletes, repeats across lots),
+    -- codes and names (reference tables), and whether this merge wrote the key
+    create temp table xls_src_faturamento (
+      linha integer, filial text, nota_fiscal text, serie text, item text, cliente text, nome_cliente text,
+      vendedor text, nome_vendedor text, produto text, descricao_produto text, gravada boolean not null
+    ) on commit drop;
     -- the lot's new (novo) or changed rows
     create temp table xls_dif_faturamento (
       filial text, nota_fiscal text, serie text, item text, emissao date, cliente text, vendedor text, produto text,
       quantidade numeric, valor_unitario numeric, valor_total numeric, placa text, novo boolean
     ) on commit drop;
-    create temp table xls_src_movimento (
+    create temp table xls_lote_movimento (
       linha integer, filial text, data date, lancamento text, conta text, descricao_conta text, historico text,
-      debito numeric, credito numeric, placa_bruta text, placa text, ano_bruto text, gravada boolean not null default false
+      debito numeric, credito numeric, placa_bruta text, placa text, ano_bruto text
     ) on commit drop;
-    create temp table xls_lote_movimento (like pg_temp.xls_src_movimento including defaults) on commit drop;
+    create temp table xls_src_movimento (linha integer, filial text, lancamento text, conta text, gravada boolean not null) on commit drop;
     create temp table xls_dif_movimento (
       filial text, data date, lancamento text, conta text, descricao_conta text, historico text, debito numeric,
       credito numeric, placa text, novo boolean
@@ -3569,9 +3572,8 @@ begin
     end if;
 
     insert into pg_temp.xls_src_faturamento
-    select l.linha, l.filial, l.nota_fiscal, l.serie, l.item, l.emissao, l.cliente, l.nome_cliente, l.vendedor, l.nome_vendedor,
-           l.produto, l.descricao_produto, l.quantidade, l.valor_unitario, l.valor_total, l.placa_bruta, l.placa, l.ano_bruto,
-           l.modelo, l.gravada or d.filial is not null
+    select l.linha, l.filial, l.nota_fiscal, l.serie, l.item, l.cliente, l.nome_cliente, l.vendedor, l.nome_vendedor,
+           l.produto, l.descricao_produto, d.filial is not null
       from pg_temp.xls_lote_faturamento l
       left join pg_temp.xls_dif_faturamento d
         on d.filial = l.filial and d.nota_fiscal = l.nota_fiscal and d.serie = l.serie and d.item = l.item;
@@ -3653,8 +3655,7 @@ begin
     end if;
 
     insert into pg_temp.xls_src_movimento
-    select l.linha, l.filial, l.data, l.lancamento, l.conta, l.descricao_conta, l.historico, l.debito, l.credito,
-           l.placa_bruta, l.placa, l.ano_bruto, l.gravada or d.filial is not null
+    select l.linha, l.filial, l.lancamento, l.conta, d.filial is not null
       from pg_temp.xls_lote_movimento l
       left join pg_temp.xls_dif_movimento d
         on d.filial = l.filial and d.lancamento = l.lancamento and d.conta = l.conta;
@@ -3676,7 +3677,12 @@ begin
                 from (select distinct ano_bruto from pg_temp.xls_veiculo_lote where ano_bruto is not null) d) a
     ), c as (
       select v.aba, v.linha, v.placa_bruta, v.placa, v.ano_bruto, v.modelo, p.placa_valida,
-             coalesce(a.ano_ok, false) as ano_ok, a.fab, a.mod, public.xls_veiculo_ordem(v.data, v.aba, v.linha) as k
+             coalesce(a.ano_ok, false) as ano_ok, a.fab, a.mod,
+             -- k: the later row has the larger key: latest date (none last), tab 20 before 30, last
+             -- row of the sheet; (data desc nulls last, aba, linha desc) packed into one bigint.
+             -- Written inline: a SQL function with a pinned search_path is not inlined, and a
+             -- call per row cost more than the rest of the statement.
+             ((coalesce(v.data - date '2000-01-01', -1000000) + 1000000)::bigint * 2 + (v.aba = '20')::integer) * 2147483648 + v.linha as k
         from pg_temp.xls_veiculo_lote v
         left join placas p on p.placa = v.placa
         left join anos a on a.ano_bruto = v.ano_bruto
@@ -4379,25 +4385,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_travar(p_tabelas text[]) IS 'Serialises merges that delete within a scope of the same tables: one transaction advisory lock per table name (taken in name order, released at commit). Reading, parsing and COPY of concurrent processings still run in parallel.';
-
-
---
--- Name: xls_veiculo_ordem(date, text, integer); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_veiculo_ordem(p_data date, p_aba text, p_linha integer) RETURNS bigint
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-  select ((coalesce(p_data - date '2000-01-01', -1000000) + 1000000)::bigint * 2 + (p_aba = '20')::integer) * 2147483648 + p_linha;
-$$;
-
-
---
--- Name: FUNCTION xls_veiculo_ordem(p_data date, p_aba text, p_linha integer); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_veiculo_ordem(p_data date, p_aba text, p_linha integer) IS 'Ordering key of a vehicle row for the registry: the larger key is the later row (latest date, no date last; tab 20 before 30; then the last row of the sheet). Packs the order of (data desc nulls last, aba, linha desc) into one bigint so the latest row per plate is a max() in a hash aggregate.';
 
 
 --
