@@ -1,13 +1,15 @@
 /**
  * The reference of bench/ingest: a bare exceljs streaming read of a file, in a process of
  * its own that loads nothing else (measured: importing the embedded object store into the
- * same process slowed this very read by 25–50 %). Prints {rows, seconds} as JSON.
+ * same process slowed this very read by 25–50 %), with exceljs 4.4.0 as published
+ * (`exceljs-pristine`, an npm alias that patch-package does not touch: the project's own
+ * exceljs carries our patches). Prints {rows, seconds} as JSON.
  *
  *   node --import tsx bench/bare-read.ts <file.xlsx>
  */
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import ExcelJS from 'exceljs';
+import ExcelJS from 'exceljs-pristine';
 
 const bytes = readFileSync(process.argv[2]!);
 const started = process.hrtime.bigint();

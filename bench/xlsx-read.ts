@@ -1,6 +1,6 @@
 /**
  * Benchmark of the xlsx reader alone: a generated RELATORIO18 (exceljs' writer) read
- *   (a) bare: exceljs' WorkbookReader on the file, every row's values touched;
+ *   (a) bare: exceljs' WorkbookReader (4.4.0 as published) on the file, every row's values touched;
  *   (b) ours: openWorkbook → detectType → readRows(RELATORIO18) → every StagingRow;
  *   (c) ours with the upload check first (inspectUpload inflates every part once).
  * Each run is a child process, so its peak RSS (VmHWM) is its own.
@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ExcelJS from 'exceljs';
+import ExcelJS from 'exceljs-pristine'; // the reference: exceljs as published, without our patches
 import { detectType, inspectUpload, openWorkbook, readRows } from '../src/xlsx/index.js';
 
 interface Result { rows: number; ms: number; maxRssMb: number }
