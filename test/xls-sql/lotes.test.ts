@@ -113,6 +113,19 @@ describe('xls_merge_lote', () => {
     }
   });
 
+  it('new rows get time-ordered ids (UUID version 7 layout), increasing in the order they were written', async () => {
+    const faturamento = [fat(503), fat(501), fat(502), fat(500)].map((r, i) => ({ ...r, linha: i + 2 }));
+    await processarNovo(lots.pool, `ids-${++n}`, 'RELATORIO18', { staging: { faturamento, movimento: [] }, meta: { periodo_inicio: '2026-08-01', periodo_fim: '2026-08-31' }, lote: 2 });
+    const { rows } = await lots.pool.query(`select id::text, nota_fiscal from bi_faturamento where nota_fiscal in ('1500', '1501', '1502', '1503') order by id`);
+    // lot 1 (1503, 1501) is written in key order, then lot 2 (1502, 1500)
+    expect(rows.map((r) => r.nota_fiscal)).toEqual(['1501', '1503', '1500', '1502']);
+    for (const r of rows) {
+      expect(r.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const ms = parseInt(r.id.replace(/-/g, '').slice(0, 12), 16);
+      expect(Math.abs(ms - Date.now())).toBeLessThan(10 * 60_000);
+    }
+  });
+
   it('refusals: unknown XL404, no type or not PROCESSANDO XL409, bad period XL422, another period in a later lot XL409', async () => {
     await expect(xlsMergeLote(lots.pool, '00000000-0000-0000-0000-000000000000')).rejects.toMatchObject({ code: 'XL404' });
     const semTipo = await receberAvulso(lots.pool, `sem-tipo-${++n}`);
