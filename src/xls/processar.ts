@@ -21,7 +21,8 @@ import { readOriginal } from './storage.js';
  * each COPY starts `mergeLote()` without waiting for it: the database merges one lot while
  * the reader parses the next. Before the next COPY the previous merge is awaited (one query
  * at a time on the connection; one lot of COPY text held, outside the JS heap). Readers emit a
- * tab's rows together, so a lot never mixes staging tables. Returns the rows copied per table.
+ * tab's rows together, so a lot never mixes staging tables. The first lot is a fifth of the
+ * others, so that the database starts merging sooner. Returns the rows copied per table.
  */
 export async function copyStagingEmLotes(client: pg.PoolClient, tabelas: StagingTabela[], rows: AsyncIterable<StagingRow>,
   loteLinhas: number, mergeLote: () => Promise<unknown>): Promise<Map<string, number>> {
@@ -59,7 +60,8 @@ export async function copyStagingEmLotes(client: pg.PoolClient, tabelas: Staging
     let line = String(row.linha);
     for (let i = 0; i < campos.length; i++) line += '\t' + copyText(values[campos[i]!]);
     lot.push(line + '\n');
-    if (++inLot >= loteLinhas) await flush();
+    // the first lot is a fifth of the others: the database starts merging sooner
+    if (++inLot >= (copied.size === 0 && pending === null ? Math.max(1, Math.ceil(loteLinhas / 5)) : loteLinhas)) await flush();
   }
   await flush();
   if (pending) await pending;
