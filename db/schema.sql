@@ -3161,7 +3161,6 @@ declare
   v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
   v_avisos jsonb := '[]';
   v_aux jsonb;
-  v_n integer;
 begin
   perform public.xls_r18_periodo(p_meta);
   perform public.xls_staging_exigir('RELATORIO18');
@@ -3171,38 +3170,38 @@ begin
 
   -- a key repeated across lots: its last row stays (the lots wrote it last, so it is what
   -- bi_* holds); the earlier rows give way and pass on whether this merge wrote the key
-  if v_est.lotes > 1 then
+  -- A key repeated across lots: its last row stays (the lots wrote it last, so it is what
+  -- bi_* holds), the earlier rows give way; a key written by several lots counts once.
+  -- A hash of the key finds candidates in one pass; the exact grouping runs only if any.
+  v_fat_ef := v_est.fat_ef;
+  v_mov_ef := v_est.mov_ef;
+  if v_est.lotes > 1 and exists (
+       select from (select hashtextextended(s.filial || chr(31) || s.nota_fiscal || chr(31) || s.serie || chr(31) || s.item, 0)
+                      from pg_temp.xls_src_faturamento s group by 1 having count(*) > 1) x) then
     create temp table xls_rep_faturamento on commit drop as
-    select filial, nota_fiscal, serie, item, max(linha) as ultima, bool_or(gravada) as gravada
+    select filial, nota_fiscal, serie, item, max(linha) as ultima, count(*) filter (where gravada) as escritas
       from pg_temp.xls_src_faturamento group by 1, 2, 3, 4 having count(*) > 1;
-    get diagnostics v_n = row_count;
-    if v_n > 0 then
-      with d as (
-        delete from pg_temp.xls_src_faturamento s using pg_temp.xls_rep_faturamento k
-         where k.filial = s.filial and k.nota_fiscal = s.nota_fiscal and k.serie = s.serie and k.item = s.item and s.linha < k.ultima
-        returning s.linha)
-      insert into pg_temp.xls_ocorrencia select 'duplicada', '20', d.linha, null from d;
-      update pg_temp.xls_src_faturamento s set gravada = true from pg_temp.xls_rep_faturamento k
-       where k.gravada and k.filial = s.filial and k.nota_fiscal = s.nota_fiscal and k.serie = s.serie and k.item = s.item
-         and s.linha = k.ultima;
-    end if;
+    with d as (
+      delete from pg_temp.xls_src_faturamento s using pg_temp.xls_rep_faturamento k
+       where k.filial = s.filial and k.nota_fiscal = s.nota_fiscal and k.serie = s.serie and k.item = s.item and s.linha < k.ultima
+      returning s.linha)
+    insert into pg_temp.xls_ocorrencia select 'duplicada', '20', d.linha, null from d;
+    v_fat_ef := v_fat_ef - (select coalesce(sum(greatest(k.escritas - 1, 0)), 0) from pg_temp.xls_rep_faturamento k);
+  end if;
+  if v_est.lotes > 1 and exists (
+       select from (select hashtextextended(s.filial || chr(31) || s.lancamento || chr(31) || s.conta, 0)
+                      from pg_temp.xls_src_movimento s group by 1 having count(*) > 1) x) then
     create temp table xls_rep_movimento on commit drop as
-    select filial, lancamento, conta, max(linha) as ultima, bool_or(gravada) as gravada
+    select filial, lancamento, conta, max(linha) as ultima, count(*) filter (where gravada) as escritas
       from pg_temp.xls_src_movimento group by 1, 2, 3 having count(*) > 1;
-    get diagnostics v_n = row_count;
-    if v_n > 0 then
-      with d as (
-        delete from pg_temp.xls_src_movimento s using pg_temp.xls_rep_movimento k
-         where k.filial = s.filial and k.lancamento = s.lancamento and k.conta = s.conta and s.linha < k.ultima
-        returning s.linha)
-      insert into pg_temp.xls_ocorrencia select 'duplicada', '30', d.linha, null from d;
-      update pg_temp.xls_src_movimento s set gravada = true from pg_temp.xls_rep_movimento k
-       where k.gravada and k.filial = s.filial and k.lancamento = s.lancamento and k.conta = s.conta and s.linha = k.ultima;
-    end if;
+    with d as (
+      delete from pg_temp.xls_src_movimento s using pg_temp.xls_rep_movimento k
+       where k.filial = s.filial and k.lancamento = s.lancamento and k.conta = s.conta and s.linha < k.ultima
+      returning s.linha)
+    insert into pg_temp.xls_ocorrencia select 'duplicada', '30', d.linha, null from d;
+    v_mov_ef := v_mov_ef - (select coalesce(sum(greatest(k.escritas - 1, 0)), 0) from pg_temp.xls_rep_movimento k);
   end if;
 
-  -- Vehicle-registry defence: every row with any vehicle column is inspected (rows are
-  -- imported anyway).
   -- Vehicle-registry defence: the problem rows the lots kept (rows are imported anyway).
   select coalesce(jsonb_agg(jsonb_build_object('categoria', 'veiculo', 'motivo', r.motivo, 'quantidade', r.n, 'linhas', r.linhas)
                             order by r.ordem), '[]')
@@ -3303,8 +3302,6 @@ begin
   get diagnostics v_veiculo = row_count;
 
   -- scope deletes: rows of the period absent from the file, locked in key order
-  v_fat_ef := (select count(*) from pg_temp.xls_src_faturamento s where s.gravada);
-  v_mov_ef := (select count(*) from pg_temp.xls_src_movimento s where s.gravada);
 
   if v_est.fat_env = 0 then
     v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
@@ -3425,6 +3422,8 @@ declare
   v_fat integer;
   v_mov integer;
   v_n integer;
+  v_fat_ef integer := 0; -- rows this lot wrote (every dif row is written)
+  v_mov_ef integer := 0;
 begin
   select * into v_per from public.xls_r18_periodo(p_meta);
   perform public.xls_staging_exigir('RELATORIO18');
@@ -3437,7 +3436,7 @@ begin
     select v_per.inicio as inicio, v_per.fim as fim,
            not exists (select from public.bi_faturamento t where t.emissao between v_per.inicio and v_per.fim) as fat_vazio,
            not exists (select from public.bi_movimento t where t.data between v_per.inicio and v_per.fim) as mov_vazio,
-           0 as fat_env, 0 as mov_env, 0 as lotes;
+           0 as fat_env, 0 as mov_env, 0 as lotes, 0 as fat_ef, 0 as mov_ef;
     -- normalised rows: trimmed, empty -> null, truncated to the column maximum. xls_src_* keep
     -- every accepted row of the file (the last one of a repeated key); gravada = this merge
     -- wrote the key (new or changed).
@@ -3547,6 +3546,7 @@ begin
            is distinct from
            (s.emissao, s.cliente, s.vendedor, s.produto, s.quantidade, s.valor_unitario, s.valor_total, s.placa);
     get diagnostics v_n = row_count;
+    v_fat_ef := v_n;
     if v_n > 0 then
       insert into public.bi_faturamento (id, filial, nota_fiscal, serie, item, emissao, cliente, vendedor, produto,
                                          quantidade, valor_unitario, valor_total, placa)
@@ -3637,6 +3637,7 @@ begin
         or (t.data, t.descricao_conta, t.historico, t.debito, t.credito, t.placa)
            is distinct from (s.data, s.descricao_conta, s.historico, s.debito, s.credito, s.placa);
     get diagnostics v_n = row_count;
+    v_mov_ef := v_n;
     if v_n > 0 then
       insert into public.bi_movimento (id, filial, data, lancamento, conta, descricao_conta, historico, debito, credito, placa)
       select (v_id_prefixo || lpad(to_hex(nextval('public.xls_id_seq')), 15, '0'))::uuid, o.*
@@ -3716,6 +3717,7 @@ begin
   end if;
 
   update pg_temp.xls_r18_estado set fat_env = fat_env + v_fat, mov_env = mov_env + v_mov,
+                                    fat_ef = fat_ef + v_fat_ef, mov_ef = mov_ef + v_mov_ef,
                                     lotes = lotes + (case when v_fat > 0 then 1 else 0 end) + (case when v_mov > 0 then 1 else 0 end);
   return v_fat + v_mov;
 end;
