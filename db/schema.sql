@@ -3168,8 +3168,6 @@ begin
   perform public.xls_r18_absorver(p_meta);
   select * into v_est from pg_temp.xls_r18_estado;
 
-  -- a key repeated across lots: its last row stays (the lots wrote it last, so it is what
-  -- bi_* holds); the earlier rows give way and pass on whether this merge wrote the key
   -- A key repeated across lots: its last row stays (the lots wrote it last, so it is what
   -- bi_* holds), the earlier rows give way; a key written by several lots counts once.
   -- A hash of the key finds candidates in one pass; the exact grouping runs only if any.
@@ -3301,7 +3299,10 @@ begin
          (coalesce(excluded.ano_fabricacao, t.ano_fabricacao), coalesce(excluded.ano_modelo, t.ano_modelo), coalesce(excluded.modelo, t.modelo));
   get diagnostics v_veiculo = row_count;
 
-  -- scope deletes: rows of the period absent from the file, locked in key order
+  -- scope deletes: rows of the period absent from the file, locked in key order. Every key
+  -- of the file is now stored with the file's date, so when the period holds as many rows
+  -- as the file has in it, none is absent and the anti-join is skipped (an identical
+  -- re-import: two counts instead of a join of the period with the file).
 
   if v_est.fat_env = 0 then
     v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
@@ -3309,7 +3310,9 @@ begin
   elsif public.xls_suspender_remocoes(v_rejeitadas, '20') then
     v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
       'motivo', 'há linhas rejeitadas na aba 20: remoções de bi_faturamento suspensas; corrija e reenvie'));
-  elsif not v_est.fat_vazio then
+  elsif not v_est.fat_vazio
+        and (select count(*) from public.bi_faturamento t where t.emissao between v_est.inicio and v_est.fim)
+            <> (select count(*) from pg_temp.xls_src_faturamento s where s.emissao between v_est.inicio and v_est.fim) then
     with alvo as (
       select t.id from public.bi_faturamento t
        where t.emissao between v_est.inicio and v_est.fim
@@ -3327,7 +3330,9 @@ begin
   elsif public.xls_suspender_remocoes(v_rejeitadas, '30') then
     v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
       'motivo', 'há linhas rejeitadas na aba 30: remoções de bi_movimento suspensas; corrija e reenvie'));
-  elsif not v_est.mov_vazio then
+  elsif not v_est.mov_vazio
+        and (select count(*) from public.bi_movimento t where t.data between v_est.inicio and v_est.fim)
+            <> (select count(*) from pg_temp.xls_src_movimento s where s.data between v_est.inicio and v_est.fim) then
     with alvo as (
       select t.id from public.bi_movimento t
        where t.data between v_est.inicio and v_est.fim
@@ -3448,7 +3453,7 @@ begin
     -- of every lot, what the end of the merge needs: keys (scope deletes, repeats across lots),
     -- codes and names (reference tables), and whether this merge wrote the key
     create temp table xls_src_faturamento (
-      linha integer, filial text, nota_fiscal text, serie text, item text, cliente text, nome_cliente text,
+      linha integer, filial text, nota_fiscal text, serie text, item text, emissao date, cliente text, nome_cliente text,
       vendedor text, nome_vendedor text, produto text, descricao_produto text, gravada boolean not null
     ) on commit drop;
     -- the lot's new (novo) or changed rows
@@ -3460,7 +3465,7 @@ begin
       linha integer, filial text, data date, lancamento text, conta text, descricao_conta text, historico text,
       debito numeric, credito numeric, placa_bruta text, placa text, ano_bruto text
     ) on commit drop;
-    create temp table xls_src_movimento (linha integer, filial text, lancamento text, conta text, gravada boolean not null) on commit drop;
+    create temp table xls_src_movimento (linha integer, filial text, lancamento text, conta text, data date, gravada boolean not null) on commit drop;
     create temp table xls_dif_movimento (
       filial text, data date, lancamento text, conta text, descricao_conta text, historico text, debito numeric,
       credito numeric, placa text, novo boolean
@@ -3575,7 +3580,7 @@ begin
     end if;
 
     insert into pg_temp.xls_src_faturamento
-    select l.linha, l.filial, l.nota_fiscal, l.serie, l.item, l.cliente, l.nome_cliente, l.vendedor, l.nome_vendedor,
+    select l.linha, l.filial, l.nota_fiscal, l.serie, l.item, l.emissao, l.cliente, l.nome_cliente, l.vendedor, l.nome_vendedor,
            l.produto, l.descricao_produto, d.filial is not null
       from pg_temp.xls_lote_faturamento l
       left join pg_temp.xls_dif_faturamento d
@@ -3660,7 +3665,7 @@ begin
     end if;
 
     insert into pg_temp.xls_src_movimento
-    select l.linha, l.filial, l.lancamento, l.conta, d.filial is not null
+    select l.linha, l.filial, l.lancamento, l.conta, l.data, d.filial is not null
       from pg_temp.xls_lote_movimento l
       left join pg_temp.xls_dif_movimento d
         on d.filial = l.filial and d.lancamento = l.lancamento and d.conta = l.conta;
