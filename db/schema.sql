@@ -2998,7 +2998,7 @@ begin
     raise exception 'p_meta deve ser um objeto JSON' using errcode = 'XL400';
   end if;
   if v_tipo = 'RELATORIO18' then
-    return public.xls_r18_absorver(coalesce(p_meta, '{}'));
+    return public.xls_r18_lote(coalesce(p_meta, '{}'));
   elsif v_tipo is null then
     raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
   end if;
@@ -3161,21 +3161,22 @@ declare
   v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
   v_avisos jsonb := '[]';
   v_aux jsonb;
+  v_refazer boolean := false;
 begin
   perform public.xls_r18_periodo(p_meta);
   perform public.xls_staging_exigir('RELATORIO18');
   -- whatever is still staged (everything, when no lot was merged while reading)
-  perform public.xls_r18_absorver(p_meta);
+  perform public.xls_r18_lote(p_meta, true);
   select * into v_est from pg_temp.xls_r18_estado;
 
   -- A key repeated across lots: its last row stays (the lots wrote it last, so it is what
   -- bi_* holds), the earlier rows give way; a key written by several lots counts once.
-  -- A hash of the key finds candidates in one pass; the exact grouping runs only if any.
+  -- The lots noted whether a key's hash came back (xls_r18_repeticao); the exact grouping
+  -- runs only then, and the reference-table candidates are rebuilt from the surviving rows.
   v_fat_ef := v_est.fat_ef;
   v_mov_ef := v_est.mov_ef;
-  if v_est.lotes > 1 and exists (
-       select from (select hashtextextended(s.filial || chr(31) || s.nota_fiscal || chr(31) || s.serie || chr(31) || s.item, 0)
-                      from pg_temp.xls_src_faturamento s group by 1 having count(*) > 1) x) then
+  if v_est.lotes > 1 and exists (select from pg_temp.xls_r18_repeticao r where r.aba = '20') then
+    v_refazer := true;
     create temp table xls_rep_faturamento on commit drop as
     select filial, nota_fiscal, serie, item, max(linha) as ultima, count(*) filter (where gravada) as escritas
       from pg_temp.xls_src_faturamento group by 1, 2, 3, 4 having count(*) > 1;
@@ -3186,9 +3187,8 @@ begin
     insert into pg_temp.xls_ocorrencia select 'duplicada', '20', d.linha, null from d;
     v_fat_ef := v_fat_ef - (select coalesce(sum(greatest(k.escritas - 1, 0)), 0) from pg_temp.xls_rep_faturamento k);
   end if;
-  if v_est.lotes > 1 and exists (
-       select from (select hashtextextended(s.filial || chr(31) || s.lancamento || chr(31) || s.conta, 0)
-                      from pg_temp.xls_src_movimento s group by 1 having count(*) > 1) x) then
+  if v_est.lotes > 1 and exists (select from pg_temp.xls_r18_repeticao r where r.aba = '30') then
+    v_refazer := true;
     create temp table xls_rep_movimento on commit drop as
     select filial, lancamento, conta, max(linha) as ultima, count(*) filter (where gravada) as escritas
       from pg_temp.xls_src_movimento group by 1, 2, 3 having count(*) > 1;
@@ -3228,38 +3228,36 @@ begin
   v_avisos := v_avisos || v_aux;
 
   -- reference tables: upsert only (never deleted by a spreadsheet), in key order; each
-  -- value comes from the last row of the sheet (highest row number) that has it
+  -- value comes from the last row of the sheet (highest row number) that has it: the lots
+  -- kept, per code, their last row and their last row with a name (xls_r18_candidatos)
+  if v_refazer then
+    truncate pg_temp.xls_ref_filial, pg_temp.xls_ref_vendedor, pg_temp.xls_ref_cliente, pg_temp.xls_ref_produto;
+    perform public.xls_r18_candidatos('pg_temp.xls_src_faturamento', 'pg_temp.xls_src_movimento');
+  end if;
+
   insert into public.bi_filial (codigo)
-  select x.codigo from (select filial as codigo from pg_temp.xls_src_faturamento
-                        union select filial from pg_temp.xls_src_movimento) x
+  select x.codigo from (select distinct r.codigo from pg_temp.xls_ref_filial r) x
    where not exists (select from public.bi_filial t where t.codigo = x.codigo)
    order by x.codigo
   on conflict (codigo) do nothing;
   get diagnostics v_filial = row_count;
 
   insert into public.bi_vendedor as t (codigo, nome, filial)
-  select s.codigo, s.nome, s.filial
-    from (select distinct on (m.codigo) m.codigo, n.nome_vendedor as nome, u.filial
-            from (select f.vendedor as codigo, max(f.linha) as lu, max(f.linha) filter (where f.nome_vendedor is not null) as ln
-                    from pg_temp.xls_src_faturamento f where f.vendedor is not null group by f.vendedor) m
-            join pg_temp.xls_src_faturamento u on u.vendedor = m.codigo and u.linha = m.lu
-            left join pg_temp.xls_src_faturamento n on n.vendedor = m.codigo and n.linha = m.ln
-           order by m.codigo) s
-   where not exists (select from public.bi_vendedor t where t.codigo = s.codigo
-                        and t.nome is not distinct from coalesce(s.nome, t.nome)
-                        and t.filial is not distinct from coalesce(s.filial, t.filial))
-   order by s.codigo
+  select u.codigo, n.nome, u.filial
+    from (select distinct on (r.codigo) r.codigo, r.filial from pg_temp.xls_ref_vendedor r order by r.codigo, r.lu desc) u
+    left join (select distinct on (r.codigo) r.codigo, r.nome from pg_temp.xls_ref_vendedor r
+                where r.ln is not null order by r.codigo, r.ln desc) n on n.codigo = u.codigo
+   where not exists (select from public.bi_vendedor t where t.codigo = u.codigo
+                        and t.nome is not distinct from coalesce(n.nome, t.nome)
+                        and t.filial is not distinct from coalesce(u.filial, t.filial))
+   order by u.codigo
   on conflict (codigo) do update set nome = coalesce(excluded.nome, t.nome), filial = coalesce(excluded.filial, t.filial)
    where (t.nome, t.filial) is distinct from (coalesce(excluded.nome, t.nome), coalesce(excluded.filial, t.filial));
   get diagnostics v_vendedor = row_count;
 
   insert into public.bi_cliente as t (codigo, nome)
   select s.codigo, s.nome
-    from (select distinct on (m.codigo) m.codigo, n.nome_cliente as nome
-            from (select f.cliente as codigo, max(f.linha) filter (where f.nome_cliente is not null) as ln
-                    from pg_temp.xls_src_faturamento f where f.cliente is not null group by f.cliente) m
-            left join pg_temp.xls_src_faturamento n on n.cliente = m.codigo and n.linha = m.ln
-           order by m.codigo) s
+    from (select distinct on (r.codigo) r.codigo, r.nome from pg_temp.xls_ref_cliente r order by r.codigo, r.ln desc nulls last) s
    where not exists (select from public.bi_cliente t where t.codigo = s.codigo and t.nome is not distinct from coalesce(s.nome, t.nome))
    order by s.codigo
   on conflict (codigo) do update set nome = coalesce(excluded.nome, t.nome)
@@ -3268,11 +3266,7 @@ begin
 
   insert into public.bi_produto as t (codigo, descricao)
   select s.codigo, s.descricao
-    from (select distinct on (m.codigo) m.codigo, n.descricao_produto as descricao
-            from (select f.produto as codigo, max(f.linha) filter (where f.descricao_produto is not null) as ln
-                    from pg_temp.xls_src_faturamento f where f.produto is not null group by f.produto) m
-            left join pg_temp.xls_src_faturamento n on n.produto = m.codigo and n.linha = m.ln
-           order by m.codigo) s
+    from (select distinct on (r.codigo) r.codigo, r.descricao from pg_temp.xls_ref_produto r order by r.codigo, r.ln desc nulls last) s
    where not exists (select from public.bi_produto t where t.codigo = s.codigo and t.descricao is not distinct from coalesce(s.descricao, t.descricao))
    order by s.codigo
   on conflict (codigo) do update set descricao = coalesce(excluded.descricao, t.descricao)
@@ -3367,7 +3361,7 @@ $$;
 -- Name: FUNCTION xls_merge_relatorio18(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_merge_relatorio18(p_meta jsonb) IS 'Merge of RELATORIO18 from the staging tables faturamento (tab 20) and movimento (tab 30); p_meta = {periodo_inicio, periodo_fim (tab 10, E1/F1), linhas_rejeitadas (the reader''s row errors)}. Takes what is still staged through xls_r18_absorver (bi_faturamento and bi_movimento written diff-aware in key order, lot by lot when the edge called xls_merge_lote while reading), then upserts bi_filial (codigo only), bi_vendedor, bi_cliente (codigo, nome), bi_produto, bi_veiculo (valid plates; a missing year or model keeps the stored one) from the last row that has each value, then deletes the rows of the period absent from the file (not when a tab came empty or had rejected rows). Vehicle-registry defence reasons go to avisos with row numbers and counts. linhas_efetivas counts the keys written (a key repeated across lots counts once). Returns the metrics; xls_merge records them. XL422 missing or invalid period.';
+COMMENT ON FUNCTION public.xls_merge_relatorio18(p_meta jsonb) IS 'Merge of RELATORIO18 from the staging tables faturamento (tab 20) and movimento (tab 30); p_meta = {periodo_inicio, periodo_fim (tab 10, E1/F1), linhas_rejeitadas (the reader''s row errors)}. Takes what is still staged through xls_r18_lote (bi_faturamento and bi_movimento written diff-aware in key order, lot by lot when the edge called xls_merge_lote while reading), then upserts bi_filial (codigo only), bi_vendedor, bi_cliente (codigo, nome), bi_produto, bi_veiculo (valid plates; a missing year or model keeps the stored one) from the last row that has each value (the candidates the lots kept, rebuilt from the surviving rows when a key repeated across lots), then deletes the rows of the period absent from the file (not when a tab came empty or had rejected rows). Vehicle-registry defence reasons go to avisos with row numbers and counts. linhas_efetivas counts the keys written (a key repeated across lots counts once). Returns the metrics; xls_merge records them. XL422 missing or invalid period.';
 
 
 --
@@ -3734,6 +3728,109 @@ $_$;
 --
 
 COMMENT ON FUNCTION public.xls_r18_absorver(p_meta jsonb) IS 'One lot of a RELATORIO18 merge: takes the rows staged so far (xls_stg_faturamento, xls_stg_movimento, then emptied), normalises them, sets aside rows without a natural key or date, lets a repeated key''s last row in the lot win (repeats across lots are settled by xls_merge_relatorio18), and writes bi_faturamento and bi_movimento diff-aware in key order. The first call of a transaction takes the merge lock and notes whether the period''s scope was empty. Reference tables, the vehicle defence, scope deletes and the result are left to xls_merge_relatorio18, which calls this for whatever is still staged. Returns the rows taken. Called through xls_merge_lote / xls_merge.';
+
+
+--
+-- Name: xls_r18_candidatos(regclass, regclass); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_r18_candidatos(p_faturamento regclass, p_movimento regclass) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET work_mem TO '64MB'
+    AS $_$
+begin
+  if to_regclass('pg_temp.xls_ref_vendedor') is null then
+    create temp table xls_ref_filial (codigo text) on commit drop;
+    create temp table xls_ref_vendedor (codigo text, lu integer, filial text, ln integer, nome text) on commit drop;
+    create temp table xls_ref_cliente (codigo text, ln integer, nome text) on commit drop;
+    create temp table xls_ref_produto (codigo text, ln integer, descricao text) on commit drop;
+  end if;
+  execute format($q$
+    insert into pg_temp.xls_ref_filial
+    select filial from %1$s union select filial from %2$s$q$, p_faturamento, p_movimento);
+  execute format($q$
+    insert into pg_temp.xls_ref_vendedor
+    select m.codigo, m.lu, u.filial, m.ln, n.nome_vendedor
+      from (select f.vendedor as codigo, max(f.linha) as lu, max(f.linha) filter (where f.nome_vendedor is not null) as ln
+              from %1$s f where f.vendedor is not null group by f.vendedor) m
+      join %1$s u on u.vendedor = m.codigo and u.linha = m.lu
+      left join %1$s n on n.vendedor = m.codigo and n.linha = m.ln$q$, p_faturamento);
+  execute format($q$
+    insert into pg_temp.xls_ref_cliente
+    select m.codigo, m.ln, n.nome_cliente
+      from (select f.cliente as codigo, max(f.linha) filter (where f.nome_cliente is not null) as ln
+              from %1$s f where f.cliente is not null group by f.cliente) m
+      left join %1$s n on n.cliente = m.codigo and n.linha = m.ln$q$, p_faturamento);
+  execute format($q$
+    insert into pg_temp.xls_ref_produto
+    select m.codigo, m.ln, n.descricao_produto
+      from (select f.produto as codigo, max(f.linha) filter (where f.descricao_produto is not null) as ln
+              from %1$s f where f.produto is not null group by f.produto) m
+      left join %1$s n on n.produto = m.codigo and n.linha = m.ln$q$, p_faturamento);
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_r18_candidatos(p_faturamento regclass, p_movimento regclass); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_r18_candidatos(p_faturamento regclass, p_movimento regclass) IS 'RELATORIO18 reference-table candidates of some accepted rows (a lot''s xls_lote_faturamento / xls_lote_movimento, or every surviving row in xls_src_*): appends to the temp tables xls_ref_filial (codes), xls_ref_vendedor (per seller, its last row with that row''s filial and its last row with a name), xls_ref_cliente and xls_ref_produto (per code, its last row with a name). xls_merge_relatorio18 upserts bi_filial, bi_vendedor, bi_cliente and bi_produto from the latest candidate of each code, so the lots do this work while the edge reads and the end of the merge reads a few rows per lot. Creates the temp tables (ON COMMIT DROP) on first use.';
+
+
+--
+-- Name: xls_r18_lote(jsonb, boolean); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_r18_lote(p_meta jsonb, p_final boolean DEFAULT false) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET work_mem TO '64MB'
+    AS $$
+declare
+  v_n integer;
+  v_k integer;
+begin
+  v_n := public.xls_r18_absorver(p_meta);
+  if to_regclass('pg_temp.xls_r18_chave') is null then
+    create temp table xls_r18_chave (aba text, h bigint, primary key (aba, h)) on commit drop;
+    create temp table xls_r18_repeticao (aba text primary key) on commit drop;
+  end if;
+  perform public.xls_r18_candidatos('pg_temp.xls_lote_faturamento', 'pg_temp.xls_lote_movimento');
+  -- note the hash of each accepted key (a lot has no repeated key left); one that comes back
+  -- is a key repeated across lots (or a collision: the exact check sorts it out). The last
+  -- call needs no hashes when no earlier lot had rows of the tab.
+  if not p_final or exists (select from pg_temp.xls_r18_chave c where c.aba = '20') then
+    insert into pg_temp.xls_r18_chave
+    select '20', hashtextextended(l.filial || chr(31) || l.nota_fiscal || chr(31) || l.serie || chr(31) || l.item, 0)
+      from pg_temp.xls_lote_faturamento l
+    on conflict do nothing;
+    get diagnostics v_k = row_count;
+    if v_k < (select count(*) from pg_temp.xls_lote_faturamento) then
+      insert into pg_temp.xls_r18_repeticao values ('20') on conflict do nothing;
+    end if;
+  end if;
+  if not p_final or exists (select from pg_temp.xls_r18_chave c where c.aba = '30') then
+    insert into pg_temp.xls_r18_chave
+    select '30', hashtextextended(l.filial || chr(31) || l.lancamento || chr(31) || l.conta, 0)
+      from pg_temp.xls_lote_movimento l
+    on conflict do nothing;
+    get diagnostics v_k = row_count;
+    if v_k < (select count(*) from pg_temp.xls_lote_movimento) then
+      insert into pg_temp.xls_r18_repeticao values ('30') on conflict do nothing;
+    end if;
+  end if;
+  return v_n;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_r18_lote(p_meta jsonb, p_final boolean); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_r18_lote(p_meta jsonb, p_final boolean) IS 'One lot of a RELATORIO18 merge: xls_r18_absorver (bi_faturamento and bi_movimento written diff-aware), then, from the lot''s accepted rows, the reference-table candidates (xls_r18_candidatos) and the hash of each natural key, noting in xls_r18_repeticao a tab whose key hash came back (a key repeated across lots, settled exactly by xls_merge_relatorio18). p_final: the call of xls_merge_relatorio18 for whatever is still staged. Returns the rows taken. Called through xls_merge_lote / xls_merge.';
 
 
 --
@@ -6511,4 +6608,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261122300400'),
     ('20261122300500'),
     ('20261122400000'),
-    ('20261122400100');
+    ('20261122400100'),
+    ('20261123100000');

@@ -96,6 +96,62 @@ describe('xls_merge_lote', () => {
     expect(rows).toEqual([{ nota_fiscal: '1100', v: '2' }, { nota_fiscal: '1101', v: '3' }, { nota_fiscal: '1102', v: fat(102).valor_total }]);
   });
 
+  it('reference tables take each value from the last row that has it, across lots; a row that gave way to a later one gives nothing', async () => {
+    // lots of 3: names only in early lots, later rows without a name, the seller's filial
+    // changing lot to lot, a filial seen only in tab 30; with a repeat (the lots' candidates
+    // are rebuilt from the surviving rows) a row that repeats a key across lots carries the
+    // only mention of a seller, client and product
+    const linhas = [
+      fat(200, { vendedor: 'RV1', nome_vendedor: 'Primeiro nome', filial: '11', cliente: 'RC1', nome_cliente: 'Cliente antigo', produto: 'RP1', descricao_produto: 'Desc antiga' }),
+      fat(201, { vendedor: 'RV2', nome_vendedor: 'Só no lote 1', cliente: 'RC2', nome_cliente: null, produto: 'RP2', descricao_produto: null }),
+      fat(202, { vendedor: 'RVX', nome_vendedor: 'Perdedor', cliente: 'RCX', nome_cliente: 'Perdedor', produto: 'RPX', descricao_produto: 'Perdedor' }),
+      fat(203, { vendedor: 'RV1', nome_vendedor: 'Nome final', filial: '12', cliente: 'RC1', nome_cliente: 'Cliente novo', produto: 'RP1', descricao_produto: null }),
+      fat(204, { vendedor: 'RV2', nome_vendedor: null, filial: '13', cliente: 'RC2', nome_cliente: null }),
+      fat(205, { vendedor: 'RV1', nome_vendedor: null, filial: '14', cliente: 'RC1', nome_cliente: null, produto: 'RP1', descricao_produto: null }),
+      fat(206, { vendedor: 'RV1', nome_vendedor: null, filial: '14', cliente: 'RC1', nome_cliente: null, produto: 'RP1', descricao_produto: null }),
+      fat(207, { vendedor: 'RV1', nome_vendedor: null, filial: '14', cliente: 'RC1', nome_cliente: null, produto: 'RP1', descricao_produto: null }),
+    ];
+    const repeticao = fat(202, { vendedor: 'RV3', nome_vendedor: 'Vencedor', cliente: 'RC3', nome_cliente: null, produto: 'RP3', descricao_produto: null });
+    const comum = {
+      vendedor: [{ codigo: 'RV1', nome: 'Nome final', filial: '14' }, { codigo: 'RV2', nome: 'Só no lote 1', filial: '13' }],
+      cliente: [{ codigo: 'RC1', nome: 'Cliente novo' }, { codigo: 'RC2', nome: null }],
+      produto: [{ codigo: 'RP1', descricao: 'Desc antiga' }, { codigo: 'RP2', descricao: null }],
+    };
+    const cenarios = [
+      { nome: 'sem repetição', faturamento: linhas, esperado: {
+        vendedor: [...comum.vendedor, { codigo: 'RVX', nome: 'Perdedor', filial: '01' }],
+        cliente: [...comum.cliente, { codigo: 'RCX', nome: 'Perdedor' }],
+        produto: [...comum.produto, { codigo: 'RPX', descricao: 'Perdedor' }] } },
+      { nome: 'com repetição', faturamento: [...linhas, repeticao], esperado: {
+        vendedor: [...comum.vendedor, { codigo: 'RV3', nome: 'Vencedor', filial: '01' }],
+        cliente: [...comum.cliente, { codigo: 'RC3', nome: null }],
+        produto: [...comum.produto, { codigo: 'RP3', descricao: null }] } },
+    ];
+    const ref = async (pool: TestDatabase['pool']) => {
+      const q = async (sql: string) => (await pool.query(sql)).rows;
+      return {
+        vendedor: await q(`select codigo, nome, filial from bi_vendedor where codigo like 'RV%' order by 1`),
+        cliente: await q(`select codigo, nome from bi_cliente where codigo like 'RC%' order by 1`),
+        produto: await q(`select codigo, descricao from bi_produto where codigo like 'RP%' order by 1`),
+        filial: await q(`select codigo from bi_filial where codigo between '11' and '15' order by 1`),
+      };
+    };
+    const meta = { periodo_inicio: '2026-11-01', periodo_fim: '2026-11-30' };
+    for (const c of cenarios) {
+      const staging = { faturamento: c.faturamento.map((r, i) => ({ ...r, linha: i + 2 })), movimento: [mov(200, { filial: '15' })] };
+      const [emLotes, deUmaVez] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+      try {
+        await processarNovo(emLotes.pool, `ref-${++n}`, 'RELATORIO18', { staging, meta, lote: 3 });
+        await processarNovo(deUmaVez.pool, `ref-${++n}`, 'RELATORIO18', { staging, meta });
+        const esperado = { ...c.esperado, filial: ['11', '12', '13', '14', '15'].map((codigo) => ({ codigo })) };
+        expect(await ref(emLotes.pool), `${c.nome}, em lotes`).toEqual(esperado);
+        expect(await ref(deUmaVez.pool), `${c.nome}, de uma vez`).toEqual(esperado);
+      } finally {
+        await Promise.all([emLotes.drop(), deUmaVez.drop()]);
+      }
+    }
+  });
+
   it('the vehicle registry takes each value from the latest row (date, then tab 20, then the last row), in lots or not', async () => {
     const P = 'QWE1R23';
     const faturamento = [
