@@ -3171,11 +3171,11 @@ begin
 
   -- A key repeated across lots: its last row stays (the lots wrote it last, so it is what
   -- bi_* holds), the earlier rows give way; a key written by several lots counts once.
-  -- The lots noted whether a key's hash came back (xls_r18_repeticao); the exact grouping
-  -- runs only then, and the reference-table candidates are rebuilt from the surviving rows.
+  -- The lots kept the hash of each key (xls_r18_chave); the exact grouping runs only when a
+  -- hash repeats, and the reference-table candidates are then rebuilt from the surviving rows.
   v_fat_ef := v_est.fat_ef;
   v_mov_ef := v_est.mov_ef;
-  if v_est.lotes > 1 and exists (select from pg_temp.xls_r18_repeticao r where r.aba = '20') then
+  if v_est.lotes > 1 and exists (select from (select c.h from pg_temp.xls_r18_chave c where c.aba = '20' group by c.h having count(*) > 1) x) then
     v_refazer := true;
     create temp table xls_rep_faturamento on commit drop as
     select filial, nota_fiscal, serie, item, max(linha) as ultima, count(*) filter (where gravada) as escritas
@@ -3187,7 +3187,7 @@ begin
     insert into pg_temp.xls_ocorrencia select 'duplicada', '20', d.linha, null from d;
     v_fat_ef := v_fat_ef - (select coalesce(sum(greatest(k.escritas - 1, 0)), 0) from pg_temp.xls_rep_faturamento k);
   end if;
-  if v_est.lotes > 1 and exists (select from pg_temp.xls_r18_repeticao r where r.aba = '30') then
+  if v_est.lotes > 1 and exists (select from (select c.h from pg_temp.xls_r18_chave c where c.aba = '30' group by c.h having count(*) > 1) x) then
     v_refazer := true;
     create temp table xls_rep_movimento on commit drop as
     select filial, lancamento, conta, max(linha) as ultima, count(*) filter (where gravada) as escritas
@@ -3790,36 +3790,24 @@ CREATE FUNCTION public.xls_r18_lote(p_meta jsonb, p_final boolean DEFAULT false)
     AS $$
 declare
   v_n integer;
-  v_k integer;
 begin
   v_n := public.xls_r18_absorver(p_meta);
   if to_regclass('pg_temp.xls_r18_chave') is null then
-    create temp table xls_r18_chave (aba text, h bigint, primary key (aba, h)) on commit drop;
-    create temp table xls_r18_repeticao (aba text primary key) on commit drop;
+    create temp table xls_r18_chave (aba text, h bigint) on commit drop;
   end if;
   perform public.xls_r18_candidatos('pg_temp.xls_lote_faturamento', 'pg_temp.xls_lote_movimento');
-  -- note the hash of each accepted key (a lot has no repeated key left); one that comes back
-  -- is a key repeated across lots (or a collision: the exact check sorts it out). The last
-  -- call needs no hashes when no earlier lot had rows of the tab.
+  -- the hash of each accepted key (a lot has no repeated key left): xls_merge_relatorio18
+  -- groups them to find a key repeated across lots (a collision only costs the exact check).
+  -- Not needed for the last call when no earlier lot had rows of the tab.
   if not p_final or exists (select from pg_temp.xls_r18_chave c where c.aba = '20') then
     insert into pg_temp.xls_r18_chave
     select '20', hashtextextended(l.filial || chr(31) || l.nota_fiscal || chr(31) || l.serie || chr(31) || l.item, 0)
-      from pg_temp.xls_lote_faturamento l
-    on conflict do nothing;
-    get diagnostics v_k = row_count;
-    if v_k < (select count(*) from pg_temp.xls_lote_faturamento) then
-      insert into pg_temp.xls_r18_repeticao values ('20') on conflict do nothing;
-    end if;
+      from pg_temp.xls_lote_faturamento l;
   end if;
   if not p_final or exists (select from pg_temp.xls_r18_chave c where c.aba = '30') then
     insert into pg_temp.xls_r18_chave
     select '30', hashtextextended(l.filial || chr(31) || l.lancamento || chr(31) || l.conta, 0)
-      from pg_temp.xls_lote_movimento l
-    on conflict do nothing;
-    get diagnostics v_k = row_count;
-    if v_k < (select count(*) from pg_temp.xls_lote_movimento) then
-      insert into pg_temp.xls_r18_repeticao values ('30') on conflict do nothing;
-    end if;
+      from pg_temp.xls_lote_movimento l;
   end if;
   return v_n;
 end;
@@ -3830,7 +3818,7 @@ $$;
 -- Name: FUNCTION xls_r18_lote(p_meta jsonb, p_final boolean); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_r18_lote(p_meta jsonb, p_final boolean) IS 'One lot of a RELATORIO18 merge: xls_r18_absorver (bi_faturamento and bi_movimento written diff-aware), then, from the lot''s accepted rows, the reference-table candidates (xls_r18_candidatos) and the hash of each natural key, noting in xls_r18_repeticao a tab whose key hash came back (a key repeated across lots, settled exactly by xls_merge_relatorio18). p_final: the call of xls_merge_relatorio18 for whatever is still staged. Returns the rows taken. Called through xls_merge_lote / xls_merge.';
+COMMENT ON FUNCTION public.xls_r18_lote(p_meta jsonb, p_final boolean) IS 'One lot of a RELATORIO18 merge: xls_r18_absorver (bi_faturamento and bi_movimento written diff-aware), then, from the lot''s accepted rows, the reference-table candidates (xls_r18_candidatos) and the hash of each natural key (xls_r18_chave: xls_merge_relatorio18 groups them to find a key repeated across lots, then settles it exactly). p_final: the call of xls_merge_relatorio18 for whatever is still staged. Returns the rows taken. Called through xls_merge_lote / xls_merge.';
 
 
 --
