@@ -3727,7 +3727,7 @@ $_$;
 -- Name: FUNCTION xls_r18_absorver(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_r18_absorver(p_meta jsonb) IS 'One lot of a RELATORIO18 merge: takes the rows staged so far (xls_stg_faturamento, xls_stg_movimento, then emptied), normalises them, sets aside rows without a natural key or date, lets a repeated key''s last row in the lot win (repeats across lots are settled by xls_merge_relatorio18), and writes bi_faturamento and bi_movimento diff-aware in key order. The first call of a transaction takes the merge lock and notes whether the period''s scope was empty. Reference tables, the vehicle defence, scope deletes and the result are left to xls_merge_relatorio18, which calls this for whatever is still staged. Returns the rows taken. Called through xls_merge_lote / xls_merge.';
+COMMENT ON FUNCTION public.xls_r18_absorver(p_meta jsonb) IS 'One lot of a RELATORIO18 merge: takes the rows staged so far (xls_stg_faturamento, xls_stg_movimento, then emptied), normalises them, sets aside rows without a natural key or date, lets a repeated key''s last row in the lot win (repeats across lots are settled by xls_merge_relatorio18), and writes bi_faturamento and bi_movimento diff-aware in key order; the lot''s accepted rows stay in xls_lote_faturamento / xls_lote_movimento until the next call. The first call of a transaction takes the merge lock and notes whether the period''s scope was empty. Reference tables, the vehicle defence, scope deletes and the result are left to xls_merge_relatorio18. Returns the rows taken. Called through xls_r18_lote.';
 
 
 --
@@ -3799,16 +3799,14 @@ begin
   -- the hash of each accepted key (a lot has no repeated key left): xls_merge_relatorio18
   -- groups them to find a key repeated across lots (a collision only costs the exact check).
   -- Not needed for the last call when no earlier lot had rows of the tab.
-  if not p_final or exists (select from pg_temp.xls_r18_chave c where c.aba = '20') then
-    insert into pg_temp.xls_r18_chave
-    select '20', hashtextextended(l.filial || chr(31) || l.nota_fiscal || chr(31) || l.serie || chr(31) || l.item, 0)
-      from pg_temp.xls_lote_faturamento l;
-  end if;
-  if not p_final or exists (select from pg_temp.xls_r18_chave c where c.aba = '30') then
-    insert into pg_temp.xls_r18_chave
-    select '30', hashtextextended(l.filial || chr(31) || l.lancamento || chr(31) || l.conta, 0)
-      from pg_temp.xls_lote_movimento l;
-  end if;
+  insert into pg_temp.xls_r18_chave
+  select '20', hashtextextended(l.filial || chr(31) || l.nota_fiscal || chr(31) || l.serie || chr(31) || l.item, 0)
+    from pg_temp.xls_lote_faturamento l
+   where not p_final or exists (select from pg_temp.xls_r18_chave c where c.aba = '20')
+  union all
+  select '30', hashtextextended(l.filial || chr(31) || l.lancamento || chr(31) || l.conta, 0)
+    from pg_temp.xls_lote_movimento l
+   where not p_final or exists (select from pg_temp.xls_r18_chave c where c.aba = '30');
   return v_n;
 end;
 $$;

@@ -60,20 +60,20 @@ begin
   -- the hash of each accepted key (a lot has no repeated key left): xls_merge_relatorio18
   -- groups them to find a key repeated across lots (a collision only costs the exact check).
   -- Not needed for the last call when no earlier lot had rows of the tab.
-  if not p_final or exists (select from pg_temp.xls_r18_chave c where c.aba = '20') then
-    insert into pg_temp.xls_r18_chave
-    select '20', hashtextextended(l.filial || chr(31) || l.nota_fiscal || chr(31) || l.serie || chr(31) || l.item, 0)
-      from pg_temp.xls_lote_faturamento l;
-  end if;
-  if not p_final or exists (select from pg_temp.xls_r18_chave c where c.aba = '30') then
-    insert into pg_temp.xls_r18_chave
-    select '30', hashtextextended(l.filial || chr(31) || l.lancamento || chr(31) || l.conta, 0)
-      from pg_temp.xls_lote_movimento l;
-  end if;
+  insert into pg_temp.xls_r18_chave
+  select '20', hashtextextended(l.filial || chr(31) || l.nota_fiscal || chr(31) || l.serie || chr(31) || l.item, 0)
+    from pg_temp.xls_lote_faturamento l
+   where not p_final or exists (select from pg_temp.xls_r18_chave c where c.aba = '20')
+  union all
+  select '30', hashtextextended(l.filial || chr(31) || l.lancamento || chr(31) || l.conta, 0)
+    from pg_temp.xls_lote_movimento l
+   where not p_final or exists (select from pg_temp.xls_r18_chave c where c.aba = '30');
   return v_n;
 end;
 $$;
 comment on function public.xls_r18_lote(jsonb, boolean) is 'One lot of a RELATORIO18 merge: xls_r18_absorver (bi_faturamento and bi_movimento written diff-aware), then, from the lot''s accepted rows, the reference-table candidates (xls_r18_candidatos) and the hash of each natural key (xls_r18_chave: xls_merge_relatorio18 groups them to find a key repeated across lots, then settles it exactly). p_final: the call of xls_merge_relatorio18 for whatever is still staged. Returns the rows taken. Called through xls_merge_lote / xls_merge.';
+
+comment on function public.xls_r18_absorver(jsonb) is 'One lot of a RELATORIO18 merge: takes the rows staged so far (xls_stg_faturamento, xls_stg_movimento, then emptied), normalises them, sets aside rows without a natural key or date, lets a repeated key''s last row in the lot win (repeats across lots are settled by xls_merge_relatorio18), and writes bi_faturamento and bi_movimento diff-aware in key order; the lot''s accepted rows stay in xls_lote_faturamento / xls_lote_movimento until the next call. The first call of a transaction takes the merge lock and notes whether the period''s scope was empty. Reference tables, the vehicle defence, scope deletes and the result are left to xls_merge_relatorio18. Returns the rows taken. Called through xls_r18_lote.';
 
 create or replace function public.xls_merge_lote(p_processamento_id uuid, p_meta jsonb default '{}')
 returns integer
@@ -575,5 +575,6 @@ end;
 $$;
 comment on function public.xls_merge_relatorio18(jsonb) is 'Merge of RELATORIO18 from the staging tables faturamento (tab 20) and movimento (tab 30); p_meta = {periodo_inicio, periodo_fim (tab 10, E1/F1), linhas_rejeitadas (the reader''s row errors)}. Takes what is still staged through xls_r18_absorver (bi_faturamento and bi_movimento written diff-aware in key order, lot by lot when the edge called xls_merge_lote while reading), then upserts bi_filial (codigo only), bi_vendedor, bi_cliente (codigo, nome), bi_produto, bi_veiculo (valid plates; a missing year or model keeps the stored one) from the last row that has each value, then deletes the rows of the period absent from the file (not when a tab came empty or had rejected rows). Vehicle-registry defence reasons go to avisos with row numbers and counts. linhas_efetivas counts the keys written (a key repeated across lots counts once). Returns the metrics; xls_merge records them. XL422 missing or invalid period.';
 
+comment on function public.xls_r18_absorver(jsonb) is 'One lot of a RELATORIO18 merge: takes the rows staged so far (xls_stg_faturamento, xls_stg_movimento, then emptied), normalises them, sets aside rows without a natural key or date, lets a repeated key''s last row in the lot win (repeats across lots are settled by xls_merge_relatorio18), and writes bi_faturamento and bi_movimento diff-aware in key order. The first call of a transaction takes the merge lock and notes whether the period''s scope was empty. Reference tables, the vehicle defence, scope deletes and the result are left to xls_merge_relatorio18, which calls this for whatever is still staged. Returns the rows taken. Called through xls_merge_lote / xls_merge.';
 drop function public.xls_r18_lote(jsonb, boolean);
 drop function public.xls_r18_candidatos(regclass, regclass);

@@ -63,6 +63,8 @@ export interface MergeInput {
   meta?: Record<string, unknown>;
   /** COPY each staging table in lots of this many rows, calling xls_merge_lote after each (as the edge does). */
   lote?: number;
+  /** With lote: the last lot of the last staging table is left staged for xls_merge (as a DBA may do). */
+  ultimoLoteNoMerge?: boolean;
 }
 
 /** One merge transaction as the edge runs it: preparar, COPY each staging, xls_merge, xls_concluir. */
@@ -80,7 +82,8 @@ export async function importar(pool: pg.Pool, id: string, worker: string, tipo: 
       }
       for (let i = 0; i < rows.length; i += input.lote) {
         await copyStaging(client, t.tabela, t.colunas, rows.slice(i, i + input.lote));
-        await xlsMergeLote(client, id, input.meta ?? {});
+        const ultimo = t === tabelas[tabelas.length - 1] && i + input.lote >= rows.length;
+        if (!(ultimo && input.ultimoLoteNoMerge)) await xlsMergeLote(client, id, input.meta ?? {});
       }
     }
     const merge = await xlsMerge(client, id, input.meta ?? {});

@@ -96,6 +96,29 @@ describe('xls_merge_lote', () => {
     expect(rows).toEqual([{ nota_fiscal: '1100', v: '2' }, { nota_fiscal: '1101', v: '3' }, { nota_fiscal: '1102', v: fat(102).valor_total }]);
   });
 
+  it('a key repeated between a lot and the rows left staged for xls_merge is found too (a DBA merging some lots, then the rest)', async () => {
+    const faturamento = [fat(300), fat(301)].map((r, i) => ({ ...r, linha: i + 2 }));
+    const movimento = [mov(300), mov(301), mov(302), mov(300, { historico: 'repetido no fim' })].map((r, i) => ({ ...r, linha: i + 2 }));
+    const meta = { periodo_inicio: '2026-09-01', periodo_fim: '2026-09-30' };
+    const staging = {
+      faturamento: faturamento.map((r) => ({ ...r, emissao: '2026-09-10' })),
+      movimento: movimento.map((r) => ({ ...r, data: '2026-09-10' })),
+    };
+    const [emLotes, deUmaVez] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+    try {
+      const a = await processarNovo(emLotes.pool, `fim-${++n}`, 'RELATORIO18', { staging, meta, lote: 3, ultimoLoteNoMerge: true });
+      const b = await processarNovo(deUmaVez.pool, `fim-${++n}`, 'RELATORIO18', { staging, meta });
+      expect(a.merge.avisos).toContainEqual(expect.objectContaining({ categoria: 'duplicada', quantidade: 1, linhas: [{ aba: '30', linha: 2, valor: null }] }));
+      expect(a.merge.tabelas.bi_movimento).toEqual({ enviadas: 4, efetivas: 3, removidas: 0 });
+      expect({ ...a.merge }).toEqual({ ...b.merge });
+      expect(await estado(emLotes)).toEqual(await estado(deUmaVez));
+      const { rows } = await emLotes.pool.query(`select historico from bi_movimento where lancamento = '5300'`);
+      expect(rows).toEqual([{ historico: 'repetido no fim' }]);
+    } finally {
+      await Promise.all([emLotes.drop(), deUmaVez.drop()]);
+    }
+  });
+
   it('reference tables take each value from the last row that has it, across lots; a row that gave way to a later one gives nothing', async () => {
     // lots of 3: names only in early lots, later rows without a name, the seller's filial
     // changing lot to lot, a filial seen only in tab 30; with a repeat (the lots' candidates
