@@ -23,14 +23,9 @@ const marker = join(root, 'node_modules', '.package-lock.json');
 const lock = join(root, 'package-lock.json');
 if (!existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs + 1000)) {
   log('installing npm packages (npm ci)…');
-  try {
-    run('npm', ['ci', '--no-audit', '--no-fund']);
-  } catch {
-    // npm 11 may record a lock without other platforms' optional packages and then
-    // refuse `npm ci`; install from package.json + lock without rewriting them.
-    log('npm ci refused the lock file; falling back to npm install --no-save');
-    run('npm', ['install', '--no-save', '--no-audit', '--no-fund']);
-  }
+  // the lock names every platform's optional builds (`npm run lock:refresh`), so npm ci
+  // needs nothing but package.json and package-lock.json
+  run('npm', ['ci', '--no-audit', '--no-fund']);
 }
 
 // 2. Debian packages, only when we start our own cluster.
@@ -55,11 +50,24 @@ if (missing.length > 0) {
   run('sh', ['-c', `DEBIAN_FRONTEND=noninteractive ${cmd}`]);
 }
 
-// 3. Hand over. Signals go to the child; its exit code is ours.
-const bin = (name) => join(root, 'node_modules', '.bin', name);
+// 3. Hand over, on Node 24: the devDependency `node` installs a Node 24 binary in
+// node_modules/.bin (first on the PATH of npm scripts, but this script may have been
+// started by the machine's older Node before node_modules existed). The entry points
+// are run by that binary explicitly, not through their `#!/usr/bin/env node` line.
+// Signals go to the child; its exit code is ours.
+const nodeBin = join(root, 'node_modules', '.bin', 'node');
+const node = existsSync(nodeBin) ? nodeBin : process.execPath;
+const major = Number(execFileSync(node, ['-p', 'process.versions.node.split(".")[0]']).toString().trim());
+if (major < 24) log(`aviso: Node ${major} em uso; o projeto requer Node 24 (devDependency "node")`);
+const entry = (pkg, file) => join(root, 'node_modules', pkg, file);
 const [cmd, args] = mode === 'test'
-  ? [bin('vitest'), ['run', ...extra]]
-  : [bin('tsx'), ['src/embedded/start.ts', ...extra]];
-const child = spawn(cmd, args, { stdio: 'inherit', cwd: root });
+  ? [node, [entry('vitest', 'vitest.mjs'), 'run', ...extra]]
+  : [node, [entry('tsx', 'dist/cli.mjs'), 'src/embedded/start.ts', ...extra]];
+// PATH: node_modules/.bin first, so that whatever the child spawns by name (node, tsc,
+// dbmate) is the project's
+const PATH = `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`;
+const child = spawn(cmd, args, { stdio: 'inherit', cwd: root, env: { ...process.env, PATH } });
+// A terminal's Ctrl-C reaches the child directly (same process group); a signal sent to
+// this process alone is passed on. The service treats a repeat within 2 s as the same one.
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -66,7 +66,13 @@ export interface Config {
   logsDir: string;
   logLevel: string;
   commit: string | null;
-  jobs: { concurrency: number; pollIntervalMs: number; shutdownGraceMs: number };
+  jobs: { concurrency: number; pollIntervalMs: number; shutdownGraceMs: number; heartbeatMs: number };
+  /**
+   * Boot refuses when pg_cron does not serve this database (cron.database_name) or the
+   * extension is missing: the watchdog, contingency, poll and sweeps would never run.
+   * PG_CRON_OBRIGATORIO=false is for tests on cloned databases only.
+   */
+  pgCronObrigatorio: boolean;
   /** POST /sync/erp. accessToken null: every call is refused with 401 (boot goes on, with a warning). */
   erpSync: { accessToken: string | null; dryRun: boolean };
   partner: PartnerConfig;
@@ -199,7 +205,9 @@ export function loadConfig(env: Env = process.env): ConfigResult {
         concurrency: int(env, 'JOBS_CONCURRENCY', 2, 1, 64),
         pollIntervalMs: int(env, 'JOBS_POLL_INTERVAL_MS', 30_000, 100),
         shutdownGraceMs: int(env, 'JOBS_SHUTDOWN_GRACE_MS', 20_000, 0),
+        heartbeatMs: int(env, 'JOBS_HEARTBEAT_MS', 5_000, 100, 60_000),
       },
+      pgCronObrigatorio: bool(env, 'PG_CRON_OBRIGATORIO', true),
       erpSync: { accessToken: erpSyncToken, dryRun: bool(env, 'ERP_SYNC_DRY_RUN', true) },
       partner,
       mail,

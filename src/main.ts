@@ -47,6 +47,13 @@ export async function startService(env: Record<string, string | undefined> = pro
     await migrate(config.databaseUrl);
     app.log.info('migrações aplicadas');
   }
+  if (config.pgCronObrigatorio) {
+    await checkPgCron(pool).catch(async (err: unknown) => {
+      await app.close();
+      await pool.end().catch(() => undefined);
+      throw err;
+    });
+  }
   // area B: the watchdog/gate settings SQL decides with come from this replica's environment
   await partnerConfigurar(pool, config.partner);
   if (objstore) {
@@ -62,7 +69,7 @@ export async function startService(env: Record<string, string | undefined> = pro
   const listener = await createListener(config.databaseUrl, app.log);
   await configuracao.attach(listener);
   const runner = new JobRunner(pool, jobHandlers(ctx), app.log, {
-    concurrency: config.jobs.concurrency, pollIntervalMs: config.jobs.pollIntervalMs,
+    concurrency: config.jobs.concurrency, pollIntervalMs: config.jobs.pollIntervalMs, heartbeatMs: config.jobs.heartbeatMs,
   });
   await runner.start(listener);
 
@@ -83,11 +90,40 @@ export async function startService(env: Record<string, string | undefined> = pro
   return { app, ctx, runner, listener, url, stop };
 }
 
+/**
+ * pg_cron must serve the service's database: the sweeps, the orphan recovery, the
+ * watchdog, the contingency and the poll are scheduled there. Otherwise boot is refused
+ * (ConfigError: exit 78) with a message naming the setting.
+ */
+export async function checkPgCron(pool: import('pg').Pool): Promise<void> {
+  const { rows: [r] } = await pool.query<{ banco: string; cron_db: string | null; preload: string | null; instalada: boolean }>(`
+    select current_database() as banco,
+           current_setting('cron.database_name', true) as cron_db,
+           current_setting('shared_preload_libraries', true) as preload,
+           exists (select from pg_extension where extname = 'pg_cron') as instalada`);
+  const { banco, cron_db: cronDb, preload, instalada } = r!;
+  if (!(preload ?? '').split(',').map((x) => x.trim()).includes('pg_cron')) {
+    throw new ConfigError(`pg_cron não está carregado neste Postgres: inclua pg_cron em shared_preload_libraries e defina cron.database_name = '${banco}' (o banco do serviço), depois reinicie o Postgres`);
+  }
+  if (cronDb !== banco) {
+    throw new ConfigError(`pg_cron atende o banco '${cronDb ?? 'postgres'}' (cron.database_name), não o banco do serviço '${banco}': defina cron.database_name = '${banco}' e reinicie o Postgres; sem isso o watchdog, a contingência, o poll e as varreduras nunca rodam`);
+  }
+  if (!instalada) {
+    throw new ConfigError(`a extensão pg_cron não existe no banco '${banco}' (cron.database_name = '${cronDb}'): as migrações a criam; rode-as como superusuário`);
+  }
+}
+
 export function installSignalHandlers(stop: () => Promise<void>, extra: () => Promise<void> = async () => undefined): void {
-  let count = 0;
+  // A terminal's Ctrl-C reaches every process of the foreground group, and `npm start`'s
+  // bootstrap passes signals on as well: a repeat within 2 s is the same request. A
+  // later one (a second Ctrl-C) exits at once.
+  let first = 0;
   const onSignal = (sig: NodeJS.Signals) => {
-    count += 1;
-    if (count > 1) process.exit(130);
+    if (first) {
+      if (Date.now() - first < 2000) return;
+      process.exit(130);
+    }
+    first = Date.now();
     process.stderr.write(`\n${sig} recebido: encerrando…\n`);
     void stop().then(extra).then(() => process.exit(0), (err) => {
       process.stderr.write(`falha ao encerrar: ${String(err)}\n`);

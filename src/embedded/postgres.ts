@@ -4,7 +4,7 @@
  * When running as root the server runs as the `postgres` OS user (Postgres refuses root).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readdirSync, writeFileSync, statSync, openSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, mkdirSync, readdirSync, writeFileSync, statSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import net from 'node:net';
 import pg from 'pg';
@@ -21,6 +21,8 @@ export interface EmbeddedPostgresOptions {
 
 export interface EmbeddedPostgres {
   port: number;
+  /** the guardian process (its own session), which stops Postgres when this process ends */
+  pid: number;
   url(database: string): string;
   stop(): Promise<void>;
 }
@@ -127,22 +129,64 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   const logFile = join(opts.dataDir, 'postgres.log');
   const out = openSync(logFile, 'a');
   if (ids) chownSync(logFile, ids.uid, ids.gid);
-  const child = spawn(join(bin, 'postgres'), ['-D', pgdata, '-p', String(port)], {
-    stdio: ['ignore', out, out], ...(ids ?? {}),
+  closeSync(out);
+  // Postgres runs under a guardian in a session of its own: the terminal's Ctrl-C (sent
+  // to the whole foreground process group) does not reach it, so the service can release
+  // its jobs before the database stops; and when this process ends in any way (stop(),
+  // a crash, SIGKILL) the guardian's stdin closes and it stops Postgres: no orphan.
+  const child = spawn(process.execPath, ['-e', GUARDIAN], {
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+    env: {
+      ...process.env,
+      BI_PG_GUARDIAN: JSON.stringify({ bin: join(bin, 'postgres'), args: ['-D', pgdata, '-p', String(port)], logFile, ...(ids ?? {}) }),
+    },
   });
   await waitReady(port, child, logFile);
   opts.log?.(`Postgres embutido em 127.0.0.1:${port} (log: ${logFile})`);
 
   return {
     port,
+    pid: child.pid!,
     url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}`,
     stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
       child.once('exit', () => resolve());
-      child.kill('SIGINT'); // fast shutdown
+      child.stdin?.end(); // the guardian asks Postgres for a fast shutdown
     }),
   };
 }
+
+/**
+ * The guardian (run with `node -e`): starts Postgres, ignores SIGINT/SIGHUP, and asks
+ * Postgres for a fast shutdown (SIGINT; SIGQUIT after 20 s) when its stdin closes or on
+ * SIGTERM. It exits with Postgres.
+ */
+const GUARDIAN = `
+const { spawn } = require('node:child_process');
+const { openSync } = require('node:fs');
+const cfg = JSON.parse(process.env.BI_PG_GUARDIAN);
+delete process.env.BI_PG_GUARDIAN;
+const out = openSync(cfg.logFile, 'a');
+const opts = { stdio: ['ignore', out, out] };
+if (cfg.uid !== undefined) { opts.uid = cfg.uid; opts.gid = cfg.gid; }
+const pg = spawn(cfg.bin, cfg.args, opts);
+let stopping = false;
+const stop = () => {
+  if (stopping) return;
+  stopping = true;
+  pg.kill('SIGINT');
+  setTimeout(() => pg.kill('SIGQUIT'), 20000).unref();
+};
+process.on('SIGINT', () => undefined);
+process.on('SIGHUP', () => undefined);
+process.on('SIGTERM', stop);
+process.stdin.on('end', stop);
+process.stdin.on('error', stop);
+process.stdin.resume();
+pg.on('error', () => process.exit(1));
+pg.on('exit', (code) => process.exit(code ?? 1));
+`;
 
 /** Creates `database` unless it exists. */
 export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {

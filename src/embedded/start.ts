@@ -2,8 +2,11 @@
  * `npm start`: runs the service on embedded defaults. Whatever is not configured is
  * provided locally under .data/: a Postgres cluster (pg_cron, wal_level=logical) when
  * DATABASE_URL is unset, an S3-compatible store when the storage mode needs one and no
- * S3_ENDPOINT/S3_BUCKET is set, and development tokens when none are set. A second run
- * reuses the data. Ctrl-C stops everything it started.
+ * S3_ENDPOINT/S3_BUCKET is set, and development tokens when none are set and the database
+ * is the embedded one (with DATABASE_URL set, a missing BI_COMERCIAL_XLS_API_TOKEN refuses
+ * the boot). A second run reuses the data. Ctrl-C stops the service first (it releases its
+ * jobs), then what it started; the embedded Postgres runs in a session of its own, out of
+ * reach of the terminal's Ctrl-C, and stops by itself if this process dies.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -66,8 +69,13 @@ async function run(): Promise<void> {
       });
       say(`object store embutido em ${s3.endpoint} (bucket ${s3.bucket}, dados em ${join(dataDir, 's3')})`);
     }
-    const secrets = devSecrets();
-    for (const [k, v] of Object.entries(secrets)) if (!env[k]) env[k] = v;
+    // development tokens only alongside the embedded database: against a configured
+    // DATABASE_URL the service is someone's real one, and an absent
+    // BI_COMERCIAL_XLS_API_TOKEN refuses the boot, as the spec says
+    if (pgServer) {
+      const secrets = devSecrets();
+      for (const [k, v] of Object.entries(secrets)) if (!env[k]) env[k] = v;
+    }
     env.APP_LOGS_DIR ??= join(dataDir, 'logs');
 
     const svc = await startService(env);
@@ -77,8 +85,10 @@ async function run(): Promise<void> {
     say('pronto.');
     say(`  serviço:        ${base}  (saúde: ${base}/health)`);
     say(`  banco:          ${env.DATABASE_URL}`);
-    say(`  token da API:   ${env.BI_COMERCIAL_XLS_API_TOKEN}   (Authorization: Bearer …)`);
-    say(`  token do ERP:   ${env.ERP_SYNC_ACCESS_TOKEN}`);
+    if (pgServer) {
+      say(`  token da API:   ${env.BI_COMERCIAL_XLS_API_TOKEN}   (Authorization: Bearer …)`);
+      say(`  token do ERP:   ${env.ERP_SYNC_ACCESS_TOKEN ?? '(não definido: /sync/erp recusa tudo)'}`);
+    }
     say('  Ctrl-C encerra tudo.');
     installSignalHandlers(svc.stop, stopEmbedded);
   } catch (err) {

@@ -5,18 +5,21 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/paths.js';
 
-interface Started { out: string; base: string; token: string; pgPort: number; stop(): Promise<number | null> }
+interface Started { out: () => string; base: string; token: string; pgPort: number; stop(): Promise<number | null>; kill(): Promise<void> }
 
 async function start(dataDir: string): Promise<Started> {
+  // in a process group of its own, like a terminal's foreground job: Ctrl-C is a SIGINT
+  // to the whole group
   const child = spawn(process.execPath, ['scripts/bootstrap.mjs', 'start'], {
     cwd: projectRoot,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, APP_DATA_DIR: dataDir, EMBEDDED_PG_PORT: '0', EMBEDDED_S3_PORT: '0', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    detached: true,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, APP_DATA_DIR: dataDir, EMBEDDED_PG_PORT: '0', EMBEDDED_S3_PORT: '0', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -31,7 +34,11 @@ async function start(dataDir: string): Promise<Started> {
   const base = /serviço:\s+(\S+)/.exec(out)![1]!;
   const token = /token da API:\s+(\S+)/.exec(out)![1]!;
   const pgPort = Number(/127\.0\.0\.1:(\d+)/.exec(out)![1]);
-  return { out, base, token, pgPort, stop: async () => { child.kill('SIGINT'); return exited; } };
+  return {
+    out: () => out, base, token, pgPort,
+    stop: async () => { process.kill(-child.pid!, 'SIGINT'); return exited; },
+    kill: async () => { process.kill(-child.pid!, 'SIGKILL'); await exited; },
+  };
 }
 
 function portOpen(port: number): Promise<boolean> {
@@ -42,14 +49,23 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
+async function portClosesWithin(port: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (!(await portOpen(port))) return true;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return false;
+}
+
 describe('npm start on embedded defaults', () => {
   it('serves, prints URL and tokens, stops everything on Ctrl-C, and reuses its data', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bi-start-'));
     chmodSync(dataDir, 0o755); // the embedded Postgres runs as the postgres user when we are root
     try {
       const first = await start(dataDir);
-      expect(first.out).toContain('criando cluster Postgres');
-      expect(first.out).toContain('object store embutido');
+      expect(first.out()).toContain('criando cluster Postgres');
+      expect(first.out()).toContain('object store embutido');
       const health = await fetch(`${first.base}/health`);
       expect(health.status).toBe(200);
       expect(await health.json()).toMatchObject({ status: 'UP', versao: expect.any(String) });
@@ -57,15 +73,27 @@ describe('npm start on embedded defaults', () => {
       expect(api.status).toBe(200);
       expect(await first.stop()).toBe(0);
       expect(await portOpen(first.pgPort)).toBe(false);
+      // the service released its jobs and closed its connections before Postgres stopped:
+      // the terminal's SIGINT did not reach Postgres
+      expect(first.out()).toContain('encerrando');
+      expect(first.out()).not.toMatch(/57P01|terminating connection|falha ao encerrar/);
+      const pgLog = readFileSync(join(dataDir, 'pg', 'postgres.log'), 'utf8');
+      expect(pgLog).not.toContain('terminating connection due to administrator command');
 
       const second = await start(dataDir);
-      expect(second.out).not.toContain('criando cluster Postgres');
+      expect(second.out()).not.toContain('criando cluster Postgres');
       expect(second.token).toBe(first.token);
       const again = await fetch(`${second.base}/api/comercial/configuracoes`, { headers: { authorization: `Bearer ${second.token}` } });
       expect(((await again.json()) as { totalSize: number }).totalSize).toBe(2);
       expect(await second.stop()).toBe(0);
+
+      // a crash of the service (and of npm with it) does not leave Postgres orphaned
+      const third = await start(dataDir);
+      expect(await portOpen(third.pgPort)).toBe(true);
+      await third.kill();
+      expect(await portClosesWithin(third.pgPort, 20_000)).toBe(true);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 180_000);
 });

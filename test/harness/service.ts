@@ -21,6 +21,8 @@ export function testEnv(db: Pick<TestDatabase, 'url'>, extra: Record<string, str
     PORT: '0',
     HOST: '127.0.0.1',
     GIT_COMMIT: 'testcommit',
+    // test databases are clones: pg_cron serves the cluster's bi_cron database only
+    PG_CRON_OBRIGATORIO: 'false',
     // small lots, so that the pipeline tests' files are merged in several lots
     XLS_MERGE_LOTE_LINHAS: '64',
     ...extra,
