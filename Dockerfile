@@ -1,15 +1,23 @@
 # syntax=docker/dockerfile:1
 # Multi-stage build: compile TypeScript, keep production dependencies only, run as non-root.
+# test/deploy/dockerfile.test.ts replays these steps without a Docker engine (COPY and RUN
+# in a temporary directory, then the CMD against the test database): keep to ARG, ENV,
+# WORKDIR, COPY, RUN, USER, VOLUME, EXPOSE, HEALTHCHECK and CMD.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
+# npm ci needs only the manifest and the lock (complete for every platform: npm run
+# lock:refresh); its postinstall (patch-package) applies patches/
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim AS runtime
-ARG GIT_COMMIT=unknown
+# the deployed revision, shown by GET /health (`--build-arg GIT_COMMIT=$(git rev-parse HEAD)`);
+# without it /health shows commit: null
+ARG GIT_COMMIT=
 ENV NODE_ENV=production \
     GIT_COMMIT=${GIT_COMMIT} \
     PORT=3000 \
@@ -19,6 +27,8 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# package.json: the version of /health; db: migrations, functions, views and seeds applied
+# at boot; views: the screens' templates and static files
 COPY package.json ./
 COPY db ./db
 COPY views ./views
