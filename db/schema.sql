@@ -792,7 +792,7 @@ $$;
 -- Name: FUNCTION sweep_jobs(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.sweep_jobs() IS 'Run every minute by pg_cron: returns jobs of dead workers to the queue, purges done jobs older than 7 days, and re-sends the wake-up for every kind with due work (covers lost notifications and delayed retries). Returns how many jobs were rescued.';
+COMMENT ON FUNCTION app.sweep_jobs() IS 'Run every minute by pg_cron (job app_sweep_jobs), every 10 s by each live replica of the service (JOBS_SWEEP_MS) and at boot: returns jobs of dead workers to the queue, purges done jobs older than 7 days, and re-sends the wake-up for every kind with due work (covers lost notifications and delayed retries). Returns how many jobs were rescued.';
 
 
 --
@@ -851,6 +851,31 @@ COMMENT ON FUNCTION app.unschedule(p_job_name text) IS 'Removes a named pg_cron 
 
 
 --
+-- Name: worker_esquecer(text[]); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.worker_esquecer(p_workers text[]) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_n integer;
+begin
+  delete from app.worker w where w.id = any (p_workers);
+  get diagnostics v_n = row_count;
+  return v_n;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION worker_esquecer(p_workers text[]); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.worker_esquecer(p_workers text[]) IS 'Forgets workers known to be dead without waiting for app.worker_timeout(): at boot, the service passes the workers of its own host whose process no longer runs (a previous process of this host: a restart, a crash, a container restarted with the same pid). Their running jobs then go back to the queue (app.sweep_jobs) and their PROCESSANDO to ERRO (xls_recuperar) at once. Returns how many were forgotten.';
+
+
+--
 -- Name: worker_heartbeat(text, text, integer); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -877,14 +902,14 @@ COMMENT ON FUNCTION app.worker_heartbeat(p_worker text, p_hostname text, p_pid i
 CREATE FUNCTION app.worker_timeout() RETURNS interval
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$ select interval '2 minutes' $$;
+    AS $$ select interval '20 seconds' $$;
 
 
 --
 -- Name: FUNCTION worker_timeout(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.worker_timeout() IS 'How long a worker may go without a heartbeat before it counts as dead.';
+COMMENT ON FUNCTION app.worker_timeout() IS 'How long a worker may go without a heartbeat before it counts as dead: 20 s (workers heartbeat every 5 s, JOBS_HEARTBEAT_MS). With app.sweep_jobs and xls_recuperar run every 10 s by each live replica (pg_cron 1.4 schedules by the minute only), the jobs and PROCESSANDO of a replica that died silently are recovered within 30 s.';
 
 
 --
@@ -4049,7 +4074,7 @@ $$;
 -- Name: FUNCTION xls_recuperar(); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_recuperar() IS 'Orphan recovery, at application startup and every minute (pg_cron job xls_recuperar): PROCESSANDO held by a dead worker (app.worker heartbeat older than app.worker_timeout(), or no running job of its own) -> ERRO (alarmar); PENDENTE without a queued job -> queued again; open batches that can close are closed (with their FK retry). With several replicas only dead workers'' processings are touched. Returns what it did.';
+COMMENT ON FUNCTION public.xls_recuperar() IS 'Orphan recovery, at application startup (after the workers of previous processes of the host are forgotten: app.worker_esquecer) every minute (pg_cron job xls_recuperar) and every 10 s by each live replica (JOBS_SWEEP_MS): PROCESSANDO held by a dead worker (app.worker heartbeat older than app.worker_timeout(), or no running job of its own) -> ERRO (alarmar); PENDENTE without a queued job -> queued again; open batches that can close are closed (with their FK retry). With several replicas only dead workers'' processings are touched. Returns what it did.';
 
 
 --

@@ -66,7 +66,7 @@ export interface Config {
   logsDir: string;
   logLevel: string;
   commit: string | null;
-  jobs: { concurrency: number; pollIntervalMs: number; shutdownGraceMs: number; heartbeatMs: number };
+  jobs: { concurrency: number; pollIntervalMs: number; shutdownGraceMs: number; heartbeatMs: number; sweepMs: number };
   /**
    * Boot refuses when pg_cron does not serve this database (cron.database_name) or the
    * extension is missing: the watchdog, contingency, poll and sweeps would never run.
@@ -206,6 +206,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
         pollIntervalMs: int(env, 'JOBS_POLL_INTERVAL_MS', 30_000, 100),
         shutdownGraceMs: int(env, 'JOBS_SHUTDOWN_GRACE_MS', 20_000, 0),
         heartbeatMs: int(env, 'JOBS_HEARTBEAT_MS', 5_000, 100, 60_000),
+        sweepMs: int(env, 'JOBS_SWEEP_MS', 10_000, 100, 600_000),
       },
       pgCronObrigatorio: bool(env, 'PG_CRON_OBRIGATORIO', true),
       erpSync: { accessToken: erpSyncToken, dryRun: bool(env, 'ERP_SYNC_DRY_RUN', true) },

@@ -14,6 +14,7 @@ import { ConfiguracaoCache } from './integrations/configuracao.js';
 import { createListener, type Listener } from './jobs/listener.js';
 import { JobRunner } from './jobs/runner.js';
 import { jobHandlers } from './jobs/handlers.js';
+import { forgetPreviousWorkers } from './jobs/workers.js';
 import { backfillStorage } from './xls/backfill.js';
 import { xlsRecuperar } from './db/xls.js';
 import { resolveCommit, version } from './version.js';
@@ -61,6 +62,9 @@ export async function startService(env: Record<string, string | undefined> = pro
   }
   // area C: legacy blobs to the object store (optional), then orphan recovery
   if (config.storage.backfillEnabled) await backfillStorage(ctx, app.log);
+  // this host's previous processes are dead now, not after their heartbeat goes stale
+  const anteriores = await forgetPreviousWorkers(pool);
+  if (anteriores.length) app.log.warn({ workers: anteriores }, 'workers de processos anteriores deste host esquecidos no boot: seus jobs voltaram à fila');
   const recuperacao = await xlsRecuperar(pool);
   if (recuperacao.orfaos.length || recuperacao.reenfileirados.length) {
     app.log.warn({ orfaos: recuperacao.orfaos, reenfileirados: recuperacao.reenfileirados }, 'recuperação de processamentos no boot');
@@ -73,11 +77,25 @@ export async function startService(env: Record<string, string | undefined> = pro
   });
   await runner.start(listener);
 
+  // Orphans of other replicas: each live replica asks SQL every JOBS_SWEEP_MS (10 s) to
+  // return dead workers' jobs (heartbeat older than app.worker_timeout(), 20 s) and to
+  // fail their PROCESSANDO: recovered within 30 s. pg_cron (1.4 schedules by the minute)
+  // stays the net when no replica runs. Both are idempotent and SKIP LOCKED.
+  const varredura = setInterval(() => {
+    void (async () => {
+      await pool.query('select app.sweep_jobs()');
+      const r = await xlsRecuperar(pool);
+      if (r.orfaos.length) app.log.warn({ orfaos: r.orfaos }, 'processamentos órfãos de outra réplica: ERRO');
+    })().catch((err: unknown) => app.log.warn({ err }, 'falha na varredura de órfãos'));
+  }, config.jobs.sweepMs);
+  varredura.unref();
+
   const url = await app.listen({ port: config.port, host: config.host });
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
       app.log.info('encerrando');
+      clearInterval(varredura);
       await app.close();
       await runner.stop(config.jobs.shutdownGraceMs);
       await listener.close().catch(() => undefined);

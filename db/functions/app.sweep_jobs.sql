@@ -26,4 +26,4 @@ end;
 $function$
 ;
 
-comment on function app.sweep_jobs() is 'Run every minute by pg_cron: returns jobs of dead workers to the queue, purges done jobs older than 7 days, and re-sends the wake-up for every kind with due work (covers lost notifications and delayed retries). Returns how many jobs were rescued.';
+comment on function app.sweep_jobs() is 'Run every minute by pg_cron (job app_sweep_jobs), every 10 s by each live replica of the service (JOBS_SWEEP_MS) and at boot: returns jobs of dead workers to the queue, purges done jobs older than 7 days, and re-sends the wake-up for every kind with due work (covers lost notifications and delayed retries). Returns how many jobs were rescued.';

@@ -57,4 +57,4 @@ end;
 $function$
 ;
 
-comment on function public.xls_recuperar() is 'Orphan recovery, at application startup and every minute (pg_cron job xls_recuperar): PROCESSANDO held by a dead worker (app.worker heartbeat older than app.worker_timeout(), or no running job of its own) -> ERRO (alarmar); PENDENTE without a queued job -> queued again; open batches that can close are closed (with their FK retry). With several replicas only dead workers'' processings are touched. Returns what it did.';
+comment on function public.xls_recuperar() is 'Orphan recovery, at application startup (after the workers of previous processes of the host are forgotten: app.worker_esquecer) every minute (pg_cron job xls_recuperar) and every 10 s by each live replica (JOBS_SWEEP_MS): PROCESSANDO held by a dead worker (app.worker heartbeat older than app.worker_timeout(), or no running job of its own) -> ERRO (alarmar); PENDENTE without a queued job -> queued again; open batches that can close are closed (with their FK retry). With several replicas only dead workers'' processings are touched. Returns what it did.';

@@ -2,7 +2,9 @@
  * Claim-once job runner. Every replica runs one: it claims due jobs of the kinds it has
  * handlers for (app.claim_jobs: FOR UPDATE SKIP LOCKED), woken by NOTIFY app_jobs, by a
  * slow poll, and by a re-query after any LISTEN reconnect. Heartbeats keep its claims;
- * a replica that dies silently loses them to app.sweep_jobs (pg_cron, every minute).
+ * a replica that dies silently loses them to app.sweep_jobs (every 10 s by each live replica, every minute by pg_cron, after
+ * app.worker_timeout(): 20 s); at boot, previous processes of this host lose them at once
+ * (forgetPreviousWorkers).
  * Shutdown stops claiming, lets running jobs finish within a grace period, then aborts
  * them and returns what is left to the queue (app.release_jobs).
  */
@@ -67,7 +69,7 @@ export class JobRunner {
       listener.onReconnect(() => this.wake());
     }
     this.timers.push(setInterval(() => this.wake(), this.opts.pollIntervalMs));
-    this.timers.push(setInterval(() => { void this.heartbeat(); }, this.opts.heartbeatMs ?? 15_000));
+    this.timers.push(setInterval(() => { void this.heartbeat(); }, this.opts.heartbeatMs ?? 5_000));
     for (const t of this.timers) t.unref();
     this.wake();
   }
