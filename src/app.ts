@@ -9,6 +9,7 @@ import diagnosticsRoutes from './routes/diagnostics.js';
 import arquivoRoutes from './routes/arquivo.js';
 import syncRoutes from './routes/sync/index.js';
 import partnerWebhookRoutes from './routes/webhook/partner.js';
+import openapiPlugin from './plugins/openapi.js';
 
 export interface BuildOptions {
   logger?: boolean;
@@ -34,7 +35,14 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true, allowUnionTypes: true } },
   });
   app.decorate('ctx', ctx);
+  const rotas: FastifyInstance['rotas'] = [];
+  app.decorate('rotas', rotas);
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) if (method !== 'HEAD') rotas.push({ method, url: r.url, schema: r.schema });
+  });
   await app.register(problemPlugin);
+  // before the routes: @fastify/swagger collects them as they are registered
+  await app.register(openapiPlugin);
   await app.register(healthRoutes);
   await app.register(diagnosticsRoutes);
   await app.register(arquivoRoutes);

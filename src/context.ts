@@ -17,5 +17,7 @@ export interface AppContext {
 declare module 'fastify' {
   interface FastifyInstance {
     ctx: AppContext;
+    /** every route registered (method, url, schema): the OpenAPI test checks them */
+    rotas: Array<{ method: string; url: string; schema?: import('fastify').FastifySchema & { hide?: boolean } }>;
   }
 }

@@ -154,7 +154,7 @@ export default async function processamentosRoutes(app: FastifyInstance) {
   });
 
   app.get<{ Params: { id: string } }>('/comercial/processamentos/:id/logs', {
-    schema: { params: idParams },
+    schema: { params: idParams, response: { 200: { type: 'string', description: 'o log de execução, text/plain' } } },
   }, async (req, reply) => {
     const r = await db.selectOne('xls_processamento', { id: req.params.id }, { columns: ['log_arquivo'] }).run(pool());
     if (!r) throw naoEncontrado(req.params.id);
