@@ -40,17 +40,25 @@ begin
   v_hash := encode(sha256(convert_to(p_items::text, 'UTF8')), 'hex');
 
   -- idempotency: calls with the same key are serialised; a key seen in the last 24 h
-  -- answers the stored response (same items) or 422 (other items), applying nothing
+  -- answers the stored response (same items, same mode) or 422 (other items or mode), applying nothing
   if p_idempotency_key is not null then
     perform pg_advisory_xact_lock(hashtextextended('erp_sync:' || p_idempotency_key, 0));
-    select a.id, a.request_sha256, a.response into v_prev
+    select a.id, a.request_sha256, a.dry_run, a.response into v_prev
       from public.erp_sync_audit a
-     where a.idempotency_key = p_idempotency_key and a.replay_of is null and a.called_at > now() - interval '24 hours'
+     where a.idempotency_key = p_idempotency_key and a.replay_of is null and a.recusa_status is null
+       and a.called_at > now() - interval '24 hours'
      order by a.id desc limit 1;
     if found then
+      -- the fingerprint is the items and the mode: a dry-run answer is never replayed
+      -- for a call made after the switch to real writes (nor the reverse)
       if v_prev.request_sha256 <> v_hash then
         raise exception 'a Idempotency-Key % já foi usada nas últimas 24 h com outro corpo (chamada %); use uma chave nova para outra requisição',
           p_idempotency_key, v_prev.id using errcode = 'ES422';
+      end if;
+      if v_prev.dry_run <> p_dry_run then
+        raise exception 'a Idempotency-Key % já foi usada nas últimas 24 h em modo %, e o serviço agora está em modo % (chamada %); use uma chave nova',
+          p_idempotency_key, case when v_prev.dry_run then 'simulação (dry run)' else 'real' end,
+          case when p_dry_run then 'simulação (dry run)' else 'real' end, v_prev.id using errcode = 'ES422';
       end if;
       insert into public.erp_sync_audit (dry_run, recebidos, casados, atualizados, nao_encontrados, ambiguos, erros,
                                          request_sha256, idempotency_key, replay_of, response)
@@ -181,5 +189,5 @@ end;
 $function$
 ;
 
-comment on function public.erp_sync(jsonb,boolean,text) is 'The decision of POST /sync/erp. p_items: the request''s items (1 to 200 objects {ean | sku, preco_cheio, preco_desconto, estoque}); p_dry_run (default true): report only, write nothing but the audit row; false: apply every change in this transaction, locking the matched variants in id order, rewriting only variants whose values differ, with their before/after in erp_sync_audit_variante. Matching: by EAN against variante.ean, else by sku; never creates a variant. p_idempotency_key: a key seen in the last 24 h answers the stored response (same items) or raises ES422 (other items). Returns the whole response {dry_run, recebidos, casados, atualizados, nao_encontrados, ambiguos, erros, itens}. Errors: ES400 malformed items, ES413 more than 200 items, ES422 key reused with another body. Every answered call leaves a row in erp_sync_audit.';
+comment on function public.erp_sync(jsonb,boolean,text) is 'The decision of POST /sync/erp. p_items: the request''s items (1 to 200 objects {ean | sku, preco_cheio, preco_desconto, estoque}); p_dry_run (default true): report only, write nothing but the audit row; false: apply every change in this transaction, locking the matched variants in id order, rewriting only variants whose values differ, with their before/after in erp_sync_audit_variante. Matching: by EAN against variante.ean, else by sku; never creates a variant. p_idempotency_key: a key seen in the last 24 h answers the stored response (same items and same mode) or raises ES422 (other items, or the other mode: a dry-run answer is never replayed after the switch to real writes). Returns the whole response {dry_run, recebidos, casados, atualizados, nao_encontrados, ambiguos, erros, itens}. Errors: ES400 malformed items, ES413 more than 200 items, ES422 key reused with another body or mode. A refused HTTP call is audited by erp_sync_recusa_registrar. Every answered call leaves a row in erp_sync_audit.';
 revoke execute on function public.erp_sync(jsonb,boolean,text) from public;

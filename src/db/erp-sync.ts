@@ -38,6 +38,15 @@ export async function erpSync(q: db.Queryable, items: unknown[], dryRun: boolean
   return row!.r;
 }
 
+/** public.erp_sync_recusa_registrar(): the audit row of a call refused with 400, 413 or 422. */
+export async function erpSyncRecusaRegistrar(q: db.Queryable, status: number, detalhe: string, items: unknown[] | null,
+  idempotencyKey: string | null, dryRun: boolean): Promise<number> {
+  const [row] = await db.sql<db.SQL, Array<{ id: number }>>`
+    select public.erp_sync_recusa_registrar(${db.param(status)}::integer, ${db.param(detalhe)}::text,
+      ${db.param(items === null ? null : JSON.stringify(items))}::jsonb, ${db.param(idempotencyKey)}::text, ${db.param(dryRun)}::boolean) as id`.run(q);
+  return Number(row!.id);
+}
+
 export interface CatalogoCarga {
   produtos_inseridos: number;
   produtos_atualizados: number;

@@ -116,13 +116,14 @@ describe('envelope', () => {
     expect(b.itens[0]).toMatchObject({ idx: 7, sku: 'OLEO-1L' });
   });
 
-  it('201 items: 413 problem whose detail says the limit and the count; nothing audited', async () => {
+  it('201 items: 413 problem whose detail says the limit and the count; audited as a refusal, nothing applied', async () => {
     const items = Array.from({ length: 201 }, () => item({ ean: EAN.arla }, 90, 85));
     const b = expectProblem(await post(dry, { items }), 413);
     expect(b.detail).toMatch(/201/);
     expect(b.detail).toMatch(/200/);
     expect(b).toMatchObject({ limite: 200, recebidos: 201 });
-    expect((await db.pool.query('select count(*)::int as n from erp_sync_audit')).rows[0].n).toBe(0);
+    const audit = (await db.pool.query('select recusa_status, recusa_detalhe, recebidos, atualizados, response, request_sha256 from erp_sync_audit')).rows;
+    expect(audit).toEqual([{ recusa_status: 413, recusa_detalhe: b.detail, recebidos: 201, atualizados: 0, response: null, request_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
   });
 
   it('a body that is not JSON, or empty: 400 naming the body', async () => {
@@ -237,9 +238,40 @@ describe('Idempotency-Key', () => {
     expect(await variantes(db.pool)).toEqual(before);
   });
 
-  it('a malformed key: 400 naming the header', async () => {
+  it('a malformed key: 400 naming the header; audited as a refusal without the key', async () => {
     const b = expectProblem(await post(real, { items }, { 'idempotency-key': 'x'.repeat(256) }), 400);
     expect(b.campo).toBe('Idempotency-Key');
-    expect((await db.pool.query('select count(*)::int as n from erp_sync_audit')).rows[0].n).toBe(0);
+    expect((await db.pool.query('select recusa_status, idempotency_key, dry_run from erp_sync_audit')).rows)
+      .toEqual([{ recusa_status: 400, idempotency_key: null, dry_run: false }]);
+  });
+
+  it('a key first used in dry run and retried after the switch to real writes: 422, the dry-run answer is not replayed', async () => {
+    const before = await variantes(db.pool);
+    const first = await post(dry, { items }, { 'idempotency-key': 'k-modo' });
+    expect(first.statusCode).toBe(200);
+    expect(first.json().dry_run).toBe(true);
+    const b = expectProblem(await post(real, { items }, { 'idempotency-key': 'k-modo' }), 422);
+    expect(b.code).toBe('ES422');
+    expect(b.detail).toMatch(/modo/);
+    expect(await variantes(db.pool)).toEqual(before);
+    const audit = (await db.pool.query('select dry_run, recusa_status, idempotency_key from erp_sync_audit order by id')).rows;
+    expect(audit).toEqual([
+      { dry_run: true, recusa_status: null, idempotency_key: 'k-modo' },
+      { dry_run: false, recusa_status: 422, idempotency_key: 'k-modo' },
+    ]);
+    // the key still answers its first (dry-run) call in dry-run mode
+    expect((await post(dry, { items }, { 'idempotency-key': 'k-modo' })).json()).toEqual(first.json());
+  });
+
+  it('refusals audited: a body that is not JSON (400) and a reused key with another body (422); a 401 leaves no row', async () => {
+    expectProblem(await post(dry, '{items: ['), 400);
+    await post(dry, { items }, { 'idempotency-key': 'k-corpo' });
+    expectProblem(await post(dry, { items: [item({ ean: EAN.arla }, 1, 1)] }, { 'idempotency-key': 'k-corpo' }), 422);
+    expectProblem(await post(dry, { items }, { authorization: 'Bearer errado' }), 401);
+    const audit = (await db.pool.query('select recusa_status, recebidos, request_sha256 is null as sem_hash from erp_sync_audit where recusa_status is not null order by id')).rows;
+    expect(audit).toEqual([
+      { recusa_status: 400, recebidos: 0, sem_hash: true },
+      { recusa_status: 422, recebidos: 1, sem_hash: false },
+    ]);
   });
 });

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpProblem } from '../../errors.js';
-import { erpSync } from '../../db/erp-sync.js';
+import { erpSync, erpSyncRecusaRegistrar } from '../../db/erp-sync.js';
 import { arr, bool, int, nullable, num, obj, str } from '../../schemas.js';
 
 export const ERP_SYNC_MAX_ITEMS = 200;
@@ -82,6 +82,21 @@ export default async function erpSyncRoute(app: FastifyInstance) {
       if (err) done(invalid('corpo', `o corpo não é JSON válido: ${err.message}`), undefined);
       else done(null, parsed);
     });
+  });
+
+  // Refused calls (400, 413, 422) leave an audit row (erp_sync_recusa_registrar), written
+  // before the answer leaves; a 401 leaves none (anyone could fill the table).
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (![400, 413, 422].includes(reply.statusCode)) return payload;
+    let detalhe = '';
+    try { detalhe = String((JSON.parse(String(payload)) as { detail?: unknown }).detail ?? ''); } catch { /* not a problem body */ }
+    const body = req.body as { items?: unknown } | undefined;
+    const items = body && typeof body === 'object' && Array.isArray(body.items) ? body.items : null;
+    const rawKey = req.headers['idempotency-key'];
+    const key = rawKey === undefined ? null : (Array.isArray(rawKey) ? rawKey.join(',') : rawKey).trim();
+    await erpSyncRecusaRegistrar(app.ctx.pool, reply.statusCode, detalhe, items, key, app.ctx.config.erpSync.dryRun)
+      .catch((err: unknown) => req.log.error({ err }, 'falha ao auditar a recusa de POST /sync/erp'));
+    return payload;
   });
 
   app.post('/erp', {
