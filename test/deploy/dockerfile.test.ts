@@ -52,7 +52,7 @@ describe('the image, replayed', () => {
     // the base image node:24 is this Node 24 (and its npm)
     const basePath = `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`;
     stages = replayDockerfile({ context: projectRoot, workRoot: work, basePath });
-  }, 600_000);
+  }, 900_000);
 
   afterAll(async () => {
     await db?.drop();
