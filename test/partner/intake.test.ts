@@ -10,6 +10,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { testEnv } from '../harness/service.js';
 import type { JobRunner } from '../../src/jobs/runner.js';
+import { waitUntilBlocked } from '../harness/wait.js';
 
 const SECRET = 'segredo-do-parceiro-123';
 let db: TestDatabase;
@@ -296,7 +297,7 @@ describe('normalisation: idempotent by code, tolerant of order', () => {
       // the job's enqueue was a no-op (a running job exists); now the job tries to finish
       let done = false;
       const fim = db.pool.query('select partner_normalizar_concluir($1, $2) as ok', ['w-corrida', job.id]).then((r) => { done = true; return r.rows[0].ok; });
-      await new Promise((r) => setTimeout(r, 300));
+      await waitUntilBlocked(db.pool, { queryLike: 'partner_normalizar_concluir' });
       expect(done).toBe(false); // blocked by the intake still in flight
       await intake.query('commit');
       expect(await fim).toBe(false); // it sees the new event: the job goes on

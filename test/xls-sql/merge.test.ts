@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { xlsDefinirTipo, xlsMerge, xlsStagingPreparar, type TipoPlanilha } from '../../src/db/xls.js';
 import { completeJobs, fat, importar, iniciar, mov, periodoNov, processarNovo, receberAvulso, type Row } from './helpers.js';
+import { backendPid, waitUntilBlocked } from '../harness/wait.js';
 
 let db: TestDatabase;
 beforeAll(async () => { db = await createTestDatabase(); });
@@ -308,7 +309,7 @@ describe('concurrent merges', () => {
     await xlsMerge(a.client, a.id);
     let done = false;
     const pb = xlsMerge(b.client, b.id).then(() => { done = true; });
-    await new Promise((r) => setTimeout(r, 150));
+    await waitUntilBlocked(db.pool, { pid: backendPid(b.client) });
     expect(done).toBe(false);
     // a RELATORIO18 merge is not blocked by the META one
     const c = await emTransacao('RELATORIO18');

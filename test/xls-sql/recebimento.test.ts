@@ -5,6 +5,7 @@ import {
   xlsConjuntoAbrir, xlsConjuntoRecebido, xlsFalhar, xlsIgnorar, xlsReceber, xlsReceberIgnorado,
 } from '../../src/db/xls.js';
 import { completeJobs, importar, iniciar, receberAvulso, sha, status } from './helpers.js';
+import { backendPid, waitUntilBlocked } from '../harness/wait.js';
 
 let db: TestDatabase;
 beforeAll(async () => { db = await createTestDatabase(); });
@@ -190,7 +191,7 @@ describe('race-free dedup across replicas', () => {
     const ra = await receberAvulso(a, 'corrida');
     let settled = false;
     const pb = receberAvulso(b, 'corrida').finally(() => { settled = true; });
-    await new Promise((r) => setTimeout(r, 200));
+    await waitUntilBlocked(db.pool, { pid: backendPid(b) });
     expect(settled).toBe(false); // blocked on the unique index
     await a.query('commit');
     const rb = await pb;
@@ -209,7 +210,7 @@ describe('race-free dedup across replicas', () => {
     await b.query('begin');
     await receberAvulso(a, 'corrida-2');
     const pb = receberAvulso(b, 'corrida-2');
-    await new Promise((r) => setTimeout(r, 100));
+    await waitUntilBlocked(db.pool, { pid: backendPid(b) });
     await a.query('rollback');
     const rb = await pb;
     await b.query('commit');
@@ -228,7 +229,7 @@ describe('race-free dedup across replicas', () => {
     await b.query('begin');
     const ra = await receberAvulso(a, 'corrida-erro');
     const pb = receberAvulso(b, 'corrida-erro');
-    await new Promise((res) => setTimeout(res, 100));
+    await waitUntilBlocked(db.pool, { pid: backendPid(b) });
     await a.query('commit');
     const rb = await pb;
     await b.query('commit');
