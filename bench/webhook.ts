@@ -174,7 +174,8 @@ async function main() {
       pend = (await pool.query<{ n: number }>(`select count(*)::int as n from partner_webhook where situacao = 'PENDENTE'`)).rows[0]!.n;
     }
     say(`after restart (${(restartMs / 1000).toFixed(1)} s to /health): PENDENTE ${pend} after ${((performance.now() - t1) / 1000).toFixed(1)} s ` +
-      '(the normalisation job claimed by the killed process returns to the queue through app.sweep_jobs, pg_cron every minute, once its worker is silent for 2 min)');
+      '(the normalisation job claimed by the killed process returns to the queue at the restart: the boot forgets the workers of ' +
+      "this host's previous processes; a surviving replica would recover it within 30 s: heartbeat timeout 20 s, sweep every 10 s)");
     const { rows: [fim] } = await pool.query<{ n: number; normalizados: number }>(
       `select count(*)::int as n, count(*) filter (where situacao = 'NORMALIZADO')::int as normalizados from partner_webhook`);
     say(`partner_webhook: ${fim!.normalizados}/${fim!.n} NORMALIZADO; orders: ${(await pool.query<{ n: number }>('select count(*)::int as n from partner_pedido')).rows[0]!.n}`);
