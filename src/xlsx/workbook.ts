@@ -8,7 +8,8 @@ import { type ArchiveLimits, resolveLimits } from './limits.js';
 import { type PackageStructure, type SheetInfo, readPackageStructure } from './package.js';
 import { HEADER_SCAN_ROWS, rowTexts } from './headers.js';
 import { canonicalStream } from './repack.js';
-import { type ZipIndex, isZip, notZipReason, readCentralDirectory } from './zip.js';
+import { type ByteSource, BufferSource, toSource } from './source.js';
+import { type ZipIndex, MAGIC_BYTES, REASON_BYTES, isZip, notZipReason, readCentralDirectory } from './zip.js';
 
 export type { SheetInfo } from './package.js';
 
@@ -44,10 +45,19 @@ export class Workbook {
   private readonly headerCache = new Map<number, Array<{ number: number; texts: string[] }>>();
 
   constructor(
-    readonly bytes: Buffer,
+    readonly source: ByteSource,
     readonly index: ZipIndex,
     private readonly structure: PackageStructure,
   ) {}
+
+  /** The archive's bytes, when it was opened from a Buffer. */
+  get bytes(): Buffer {
+    if (this.source instanceof BufferSource) return this.source.buffer;
+    throw new Error('Workbook.bytes: a pasta de trabalho foi aberta de um arquivo, não de um Buffer');
+  }
+
+  /** Releases the source (the file descriptor of a workbook opened from a path). */
+  close(): Promise<void> { return this.source.close(); }
 
   get sheets(): readonly SheetInfo[] { return this.structure.sheets; }
   get date1904(): boolean { return this.structure.date1904; }
@@ -93,7 +103,7 @@ export class Workbook {
       if (s.kind === 'worksheet' && !s.part) throw unsupported(`a aba '${s.name}' aponta para uma parte que não existe no arquivo`);
     }
     const input = canonicalStream({
-      bytes: this.bytes,
+      bytes: this.source instanceof BufferSource ? this.source.buffer : await this.source.read(0, this.source.size),
       date1904: this.structure.date1904,
       styles: this.structure.styles,
       sharedStrings: this.structure.sharedStrings,
@@ -174,22 +184,30 @@ function assertPatchedExceljs(): void {
  * overlap; the real sizes were verified at upload) and reads its structure. Throws
  * WorkbookError('formato não suportado: …') for anything that is not a readable xlsx.
  */
-export async function openWorkbook(bytes: Buffer, limits?: Partial<ArchiveLimits>): Promise<Workbook> {
+export async function openWorkbook(input: Buffer | string | ByteSource, limits?: Partial<ArchiveLimits>): Promise<Workbook> {
   assertPatchedExceljs();
-  if (!isZip(bytes)) throw unsupported(notZipReason(bytes));
-  let index: ZipIndex;
+  const source = await toSource(input);
   try {
-    index = await readCentralDirectory(bytes, resolveLimits(limits), null);
+    const magic = await source.read(0, MAGIC_BYTES);
+    if (!isZip(magic)) throw unsupported(notZipReason(await source.read(0, REASON_BYTES)));
+    let index: ZipIndex;
+    try {
+      index = await readCentralDirectory(source, resolveLimits(limits), null);
+    } catch (err) {
+      if (err instanceof ArchiveError) throw unsupported(err.motivo, err);
+      throw err;
+    }
+    let structure: PackageStructure;
+    try {
+      structure = await readPackageStructure(source, index);
+    } catch (err) {
+      if (err instanceof ArchiveError) throw unsupported(err.motivo, err);
+      throw err;
+    }
+    return new Workbook(source, index, structure);
   } catch (err) {
-    if (err instanceof ArchiveError) throw unsupported(err.motivo, err);
+    // a path was opened here: its descriptor is ours to release
+    if (typeof input === 'string') await source.close().catch(() => undefined);
     throw err;
   }
-  let structure: PackageStructure;
-  try {
-    structure = await readPackageStructure(bytes, index);
-  } catch (err) {
-    if (err instanceof ArchiveError) throw unsupported(err.motivo, err);
-    throw err;
-  }
-  return new Workbook(bytes, index, structure);
 }
