@@ -82,3 +82,15 @@ describe('POST /sync/erp: hostile bodies', () => {
     expect(res.json().casados).toBe(0);
   });
 });
+
+describe('any /api JSON body: a character the database refuses is a 400, not a 500', () => {
+  it('\\u0000 in a configuration value', async () => {
+    const res = await app.inject({
+      method: 'PUT', url: '/api/comercial/configuracoes/slow_query_timeout_ms',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${(app.ctx.config.apiToken)}` },
+      payload: '{"valor":"50\\u00000"}',
+    });
+    expect400(res);
+    expect(res.json().detail).toMatch(/caractere/);
+  });
+});
