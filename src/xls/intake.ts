@@ -15,7 +15,7 @@ import { ObjectStoreUnavailable } from '../integrations/objstore.js';
 import { ArchiveError, type ArchiveLimits } from '../xlsx/index.js';
 import { FileSource } from '../xlsx/source.js';
 import { resolveLimits } from '../xlsx/limits.js';
-import { type Spooled, TempDir } from '../xlsx/spool.js';
+import { type Spooled, TempDir, spool } from '../xlsx/spool.js';
 import { checkArchive, extractEntryToFile, planUpload, verifyIgnored } from '../xlsx/upload.js';
 import { xlsConjuntoAbrir, xlsConjuntoRecebido, xlsReceber, xlsReceberIgnorado, type ReciboItem } from '../db/xls.js';
 import { writesColumn, writesObjectStore } from './storage.js';
@@ -55,12 +55,18 @@ async function receberArquivo(ctx: AppContext, client: pg.PoolClient, arquivo: s
   return { arquivo: r.arquivo, processamentoId: r.processamentoId, status: r.status, motivo: r.motivo };
 }
 
-export async function receberUpload(ctx: AppContext, filename: string, upload: Spooled,
+/**
+ * `upload`: the file spooled by the route (path, size, SHA-256), or bytes already in memory
+ * (a batch packed on the server, e.g. by the manual import page), spooled here first.
+ */
+export async function receberUpload(ctx: AppContext, filename: string, input: Spooled | Buffer,
   opts: { uploader?: Uploader | null; limits?: Partial<ArchiveLimits>; tmp?: TempDir } = {}): Promise<{ recibo: Recibo; enfileirados: number }> {
-  const source = await FileSource.open(upload.path);
   const tmp = opts.tmp ?? await TempDir.create();
+  let source: FileSource | null = null;
   let client: pg.PoolClient | null = null;
   try {
+    const upload = Buffer.isBuffer(input) ? await spool((async function* () { yield input; })(), tmp.file('.upload')) : input;
+    source = await FileSource.open(upload.path);
     const plan = await planUpload(source, filename, opts.limits);
     // a loose xlsx is checked whole before the transaction (a non-zip is received as is: it ends ERRO)
     if (plan.kind === 'arquivo' && plan.zip) await checkArchive(source, resolveLimits(opts.limits), null);
@@ -102,7 +108,7 @@ export async function receberUpload(ctx: AppContext, filename: string, upload: S
     throw err;
   } finally {
     client?.release();
-    await source.close();
+    await source?.close();
     if (!opts.tmp) await tmp.remove();
   }
 }

@@ -65,3 +65,24 @@ export async function readOriginalToFile(ctx: AppContext, p: { id: string; objet
   if (size != null && file.size !== size) throw new Error(`o original no object store tem ${file.size} bytes, não os ${size} registrados`);
   return file.path;
 }
+
+/**
+ * The whole original in memory (kept for callers that need the bytes; the job uses
+ * readOriginalToFile). A stream from the store is collected into one buffer of the recorded size.
+ */
+export async function readOriginal(ctx: AppContext, p: { id: string; objetoChave: string | null; objetoTamanhoBytes?: number | null }): Promise<Buffer> {
+  const src = await openOriginal(ctx, p);
+  if (Buffer.isBuffer(src)) return src;
+  const chunks: Buffer[] = [];
+  let at = 0;
+  for await (const chunk of src as AsyncIterable<Buffer>) {
+    at += chunk.length;
+    if (p.objetoTamanhoBytes != null && at > p.objetoTamanhoBytes) {
+      src.destroy();
+      throw new Error(`o original no object store tem mais que os ${p.objetoTamanhoBytes} bytes registrados`);
+    }
+    chunks.push(chunk);
+  }
+  if (p.objetoTamanhoBytes != null && at !== p.objetoTamanhoBytes) throw new Error(`o original no object store tem ${at} bytes, não os ${p.objetoTamanhoBytes} registrados`);
+  return Buffer.concat(chunks, at);
+}

@@ -248,3 +248,17 @@ describe('legacy and non-zip files, loose or in a batch (decisions.md)', () => {
     ]);
   });
 });
+
+describe('receberUpload from bytes in memory (a batch packed on the server)', () => {
+  it('spools them and receives the batch like an upload', async () => {
+    const { receberUpload } = await import('../../src/xls/intake.js');
+    const other = await buildMeta({ rows: 5 });
+    const { recibo, enfileirados } = await receberUpload(p.ctx, 'importacao.zip', makeZip([{ name: 'metas-5.xlsx', data: other }]),
+      { limits: p.ctx.config.xls.limits, uploader: { id: 'u1', nome: 'Ana' } });
+    expect(enfileirados).toBe(1);
+    expect(recibo.itens).toEqual([{ arquivo: 'metas-5.xlsx', processamentoId: expect.any(String), status: 'ENFILEIRADO', motivo: null }]);
+    const { rows } = await db.pool.query('select uploader_nome, objeto_tamanho_bytes from xls_processamento where id = $1', [recibo.itens[0]!.processamentoId]);
+    expect([rows[0].uploader_nome, Number(rows[0].objeto_tamanho_bytes)]).toEqual(['Ana', other.length]);
+    await p.drain();
+  });
+});
