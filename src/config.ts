@@ -74,9 +74,10 @@ export interface Config {
   mail: MailConfig;
   /**
    * Spreadsheet uploads: limits of every archive (the batch zip and each xlsx); rows per lot
-   * of the merge (the database merges one lot while the reader parses the next).
+   * of the merge (the database merges one lot while the reader parses the next); most
+   * characters one cell or shared string keeps when a workbook is read (XLS_CELL_MAX_CHARS).
    */
-  xls: { limits: ArchiveLimits; loteLinhas: number };
+  xls: { limits: ArchiveLimits; loteLinhas: number; maxCellChars: number };
   /**
    * TRUST_PROXY: addresses/CIDRs of the reverse proxies whose X-Forwarded-For is believed
    * (fastify's trustProxy). Empty: no proxy is trusted, req.ip is the socket's peer.
@@ -216,6 +217,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
           maxTotalUncompressedBytes: int(env, 'XLS_ZIP_MAX_UNCOMPRESSED_BYTES', 1024 * 1024 * 1024, 1024),
           maxRatio: int(env, 'XLS_ZIP_MAX_RATIO', 200, 1),
         },
+        maxCellChars: int(env, 'XLS_CELL_MAX_CHARS', 32_767, 1, 10_000_000),
         loteLinhas: int(env, 'XLS_MERGE_LOTE_LINHAS', 25_000, 1, 10_000_000),
       },
       trustProxy: trustProxyList(env),
