@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import ExcelJS from 'exceljs-pristine';
+import ExcelJS from 'exceljs';
 
 const bytes = readFileSync(process.argv[2]!);
 const started = process.hrtime.bigint();

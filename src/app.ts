@@ -31,7 +31,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       },
     },
     bodyLimit: 1024 * 1024,
-    trustProxy: true,
+    // only the configured proxies may say who the client is (X-Forwarded-For): see TRUST_PROXY
+    trustProxy: ctx.config.trustProxy.length > 0 ? ctx.config.trustProxy : false,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true, allowUnionTypes: true } },
   });
   app.decorate('ctx', ctx);

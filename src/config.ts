@@ -2,6 +2,7 @@
  * Every environment variable the service reads, parsed and checked once at boot.
  * docs/configuration.md documents each one; keep the two in step.
  */
+import { isIP } from 'node:net';
 import type { ArchiveLimits } from './xlsx/limits.js';
 
 export class ConfigError extends Error {
@@ -79,9 +80,15 @@ export interface Config {
   mail: MailConfig;
   /**
    * Spreadsheet uploads: limits of every archive (the batch zip and each xlsx); rows per lot
-   * of the merge (the database merges one lot while the reader parses the next).
+   * of the merge (the database merges one lot while the reader parses the next); most
+   * characters one cell or shared string keeps when a workbook is read (XLS_CELL_MAX_CHARS).
    */
-  xls: { limits: ArchiveLimits; loteLinhas: number };
+  xls: { limits: ArchiveLimits; loteLinhas: number; maxCellChars: number };
+  /**
+   * TRUST_PROXY: addresses/CIDRs of the reverse proxies whose X-Forwarded-For is believed
+   * (fastify's trustProxy). Empty: no proxy is trusted, req.ip is the socket's peer.
+   */
+  trustProxy: string[];
 }
 
 export interface ConfigResult {
@@ -219,10 +226,32 @@ export function loadConfig(env: Env = process.env): ConfigResult {
           maxTotalUncompressedBytes: int(env, 'XLS_ZIP_MAX_UNCOMPRESSED_BYTES', 1024 * 1024 * 1024, 1024),
           maxRatio: int(env, 'XLS_ZIP_MAX_RATIO', 200, 1),
         },
+        maxCellChars: int(env, 'XLS_CELL_MAX_CHARS', 32_767, 1, 10_000_000),
         loteLinhas: int(env, 'XLS_MERGE_LOTE_LINHAS', 25_000, 1, 10_000_000),
       },
+      trustProxy: trustProxyList(env),
     },
   };
+}
+
+/** proxy-addr's named ranges, accepted in TRUST_PROXY besides addresses and CIDRs. */
+const PROXY_KEYWORDS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** TRUST_PROXY: a comma-separated list of addresses, CIDRs or proxy-addr's named ranges. */
+function trustProxyList(env: Env): string[] {
+  const raw = str(env, 'TRUST_PROXY');
+  if (raw === undefined) return [];
+  const out: string[] = [];
+  for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [addr, bits, ...rest] = item.split('/');
+    const family = isIP(addr ?? '');
+    const okBits = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!(PROXY_KEYWORDS.has(item) || (family !== 0 && okBits && rest.length === 0))) {
+      throw new ConfigError(`TRUST_PROXY deve listar endereços IP, CIDRs (10.0.0.0/8) ou loopback/linklocal/uniquelocal, separados por vírgula (recebido '${item}')`);
+    }
+    out.push(item);
+  }
+  return out;
 }
 
 function httpUrl(env: Env, name: string): string | null {

@@ -10,7 +10,13 @@ export const int = (extra: Schema = {}): Schema => ({ type: 'integer', ...extra 
 export const num = (extra: Schema = {}): Schema => ({ type: 'number', ...extra });
 export const bool = (): Schema => ({ type: 'boolean' });
 export const dateTime = (): Schema => ({ type: 'string', format: 'date-time' });
-export const uuid = (): Schema => ({ type: 'string', format: 'uuid' });
+/**
+ * A UUID in its canonical 8-4-4-4-12 form. ajv's `format: 'uuid'` also accepts `urn:uuid:…`,
+ * which Postgres' uuid type refuses (a 500 where the caller deserves a 400): the pattern
+ * keeps the two in step.
+ */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+export const uuid = (): Schema => ({ type: 'string', format: 'uuid', pattern: UUID_PATTERN });
 
 export function nullable(s: Schema): Schema {
   if (typeof s.type === 'string') return { ...s, type: [s.type, 'null'] };

@@ -38,6 +38,11 @@ function classify(err: FastifyError & { code?: string; validation?: unknown[] },
       title: err.title, ...(err.code ? { type: `urn:bi-comercial:problema:${err.code}`, code: err.code } : {}), ...err.extensions,
     });
   }
+  // the database refusing a character of the request (NUL in text, \u0000 or a lone surrogate in
+  // jsonb): bad input, not a failure of the service
+  if (err.code === '22021' || err.code === '22P05') {
+    return problemBody(400, req, 'a requisição contém um caractere que o banco não aceita (\\u0000 ou texto Unicode inválido)');
+  }
   const sqlStatus = httpStatusOfSqlState(err.code);
   if (sqlStatus) {
     return problemBody(sqlStatus, req, err.message, { type: `urn:bi-comercial:problema:${err.code}`, code: err.code });

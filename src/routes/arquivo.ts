@@ -6,13 +6,15 @@
 import type { FastifyInstance } from 'fastify';
 import * as db from 'zapatos/db';
 import { HttpProblem } from '../errors.js';
+import { obj, uuid } from '../schemas.js';
+import { nomeDownload } from '../xls/nomes.js';
 import { requireBearer } from '../plugins/bearer.js';
 import { openOriginal, OriginalIndisponivel } from '../xls/storage.js';
 import { ObjectStoreUnavailable } from '../integrations/objstore.js';
 
 /** RFC 6266 / RFC 5987: an ASCII fallback plus the exact UTF-8 name. */
 export function contentDisposition(filename: string): string {
-  const base = filename.split(/[\\/]/).pop() || 'arquivo.xlsx';
+  const base = nomeDownload(filename);
   const ascii = base.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   const encoded = encodeURIComponent(base).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
@@ -21,7 +23,7 @@ export function contentDisposition(filename: string): string {
 export default async function arquivoRoutes(app: FastifyInstance) {
   app.get<{ Params: { id: string } }>('/processamentos/:id/arquivo', {
     onRequest: requireBearer(() => app.ctx.config.apiToken),
-    schema: { params: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] } },
+    schema: { params: obj({ id: uuid() }) },
   }, async (req, reply) => {
     const p = await db.selectOne('xls_processamento', { id: req.params.id }, { columns: ['id', 'arquivo', 'objeto_chave', 'objeto_tamanho_bytes'] }).run(app.ctx.pool);
     if (!p) throw new HttpProblem(404, 'Não encontrado', `processamento ${req.params.id} não existe`);

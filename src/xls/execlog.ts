@@ -6,6 +6,7 @@
  */
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { escaparLinha } from './nomes.js';
 
 const stamp = new Intl.DateTimeFormat('sv-SE', {
   timeZone: 'America/Sao_Paulo', year: 'numeric', month: '2-digit', day: '2-digit',
@@ -24,7 +25,8 @@ export class ExecLog {
   }
 
   line(message: string): void {
-    this.stream.write(`${stamp.format(new Date()).replace(',', '.')} ${message}\n`);
+    // one event, one line: anything not printable in the message is escaped (names come from files)
+    this.stream.write(`${stamp.format(new Date()).replace(',', '.')} ${escaparLinha(message)}\n`);
   }
 
   close(): Promise<void> {

@@ -12,9 +12,10 @@ import {
   type Aviso, type Desfecho, type ProcessamentoIniciado, type StagingTabela,
 } from '../db/xls.js';
 import { reportWarning } from '../integrations/errtracker.js';
-import { detectType, openWorkbook, readRows, type StagingRow } from '../xlsx/index.js';
+import { detectType, openWorkbook, readRows, type StagingRow, type Workbook } from '../xlsx/index.js';
 import { ExecLog } from './execlog.js';
-import { readOriginal } from './storage.js';
+import { readOriginalToFile } from './storage.js';
+import { TempDir } from '../xlsx/spool.js';
 
 /**
  * COPYs the reader's rows into their staging tables in lots of `loteLinhas` rows, and after
@@ -72,8 +73,16 @@ function errMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-async function merge(ctx: AppContext, p: ProcessamentoIniciado, workerId: string, log: ExecLog, bytes: Buffer): Promise<Desfecho> {
-  const wb = await openWorkbook(bytes);
+async function merge(ctx: AppContext, p: ProcessamentoIniciado, workerId: string, log: ExecLog, original: string | Buffer): Promise<Desfecho> {
+  const wb = await openWorkbook(original);
+  try {
+    return await mergeWorkbook(ctx, p, workerId, log, wb);
+  } finally {
+    await wb.close().catch(() => undefined);
+  }
+}
+
+async function mergeWorkbook(ctx: AppContext, p: ProcessamentoIniciado, workerId: string, log: ExecLog, wb: Workbook): Promise<Desfecho> {
   const tipo = p.tipo ?? (await detectType(wb));
   if (!tipo) {
     log.line('tipo não reconhecido: nenhuma assinatura de formats.md casou');
@@ -132,13 +141,18 @@ export function xlsProcessarHandler(ctx: AppContext): JobHandler {
     const log = new ExecLog(ctx.config.logsDir, p.logArquivo);
     log.line(`início da execução ${p.execucoes} por ${workerId}: ${p.arquivo} (sha256 ${p.checksum})`);
     let d: Desfecho;
+    let tmp: TempDir | null = null;
     try {
-      const bytes = await readOriginal(ctx, p);
-      d = await merge(ctx, p, workerId, log, bytes);
+      // from the object store the original is streamed to a temporary file, opened by path
+      tmp = await TempDir.create('bi-original-');
+      const original = await readOriginalToFile(ctx, p, tmp.file('.original'));
+      d = await merge(ctx, p, workerId, log, original);
     } catch (err) {
       const sqlstate = (err as { code?: unknown }).code;
       log.line(`falha: ${errMessage(err)}${typeof sqlstate === 'string' ? ` [${sqlstate}]` : ''}`);
       d = await xlsFalhar(ctx.pool, id, workerId, { motivo: errMessage(err), sqlstate: typeof sqlstate === 'string' ? sqlstate : null });
+    } finally {
+      await tmp?.remove();
     }
     log.line(`desfecho: ${d.status}${d.motivo ? ` — ${d.motivo}` : ''}${d.alarmar ? ' (alarme)' : ''}${d.conjuntoFechado ? '; lote fechado' : ''}`
       + (d.reprocessados.length ? `; reprocessando ${d.reprocessados.join(', ')}` : ''));

@@ -1,6 +1,7 @@
 /**
- * Cell parsing: from the value exceljs gives (number, string, boolean, Date, rich text,
- * formula with cached result, error) to COPY-ready text, following formats.md:
+ * Cells: decoding a cell of the sheet XML into its value (cellDecoder: number, string,
+ * boolean, Date, formula with cached result, error, TruncatedText), and parsing values into
+ * COPY-ready text, following formats.md:
  *
  * - text: trimmed, never truncated (SQL truncates); numbers as plain decimal text.
  * - code: text; numeric cell 123 → '123' (never '123.0'); leading zeros in text kept.
@@ -10,9 +11,89 @@
  * - competência: a date, or `mm/aaaa`, `mmm/aa` (`nov/26`), `mmm/aaaa`, month names → 'YYYY-MM-01'.
  * - cnpj/cpf: digits only (11 or 14 digits; a numeric cell gets its leading zeros back).
  *
+ * - a value cut to the cell limit (TruncatedText, over maxCellChars characters): text keeps
+ *   its first characters; as a code, number, date or document it is INVALID (a row error,
+ *   never a silently cut key).
+ *
  * Each parser returns the text, null (empty cell), or INVALID. No allocation on the
  * common paths beyond the resulting string.
  */
+import type { CellDecoder } from './scanner.js';
+
+/** A value cut to the cell limit: `text` holds its first characters, `chars` its real length. */
+export class TruncatedText {
+  constructor(readonly text: string, readonly chars: number) {}
+  toString(): string { return this.text; }
+}
+
+// ---------------------------------------------------------------------------------------
+// Decoding the cells of the sheet XML
+
+/** What the decoder needs of the workbook. */
+export interface DecodeContext {
+  date1904: boolean;
+  /** The shared strings (null when the workbook has none). */
+  sharedStrings: { get(index: number): unknown } | null;
+  /** Whether style `s` (a cellXfs index) shows numbers as dates. */
+  isDateStyle(s: number): boolean;
+}
+
+/** Excel serial → Date (UTC), as exceljs did: milliseconds rounded, the 1904 system shifted. */
+export function excelToDate(serial: number, date1904: boolean): Date {
+  return new Date(Math.round((serial - 25569 + (date1904 ? 1462 : 0)) * 86_400_000));
+}
+
+/** Value of a `t="d"` cell: ISO 8601, read as UTC unless it has a zone. */
+function isoCellDate(text: string): Date {
+  const t = text.trim();
+  if (/^\d{4}-\d{2}-\d{2}$/.test(t)) return new Date(`${t}T00:00:00Z`);
+  if (/([zZ]|[+-]\d{2}:?\d{2})$/.test(t)) return new Date(t);
+  return new Date(`${t}Z`);
+}
+
+/**
+ * The decoder of a workbook's cells: shared/inline string, ISO date (t="d"), error, boolean,
+ * number or date (by the cell's number format), or a formula with its cached result.
+ * undefined when the cell has no value (no <v>, or an empty <v/>).
+ */
+export function cellDecoder(ctx: DecodeContext): CellDecoder {
+  const { date1904, sharedStrings } = ctx;
+  const dateStyles: Array<boolean | undefined> = [];
+  const isDate = (s: number): boolean => {
+    if (!(s >= 0 && s < 65_536)) return false;
+    let d = dateStyles[s];
+    if (d === undefined) d = dateStyles[s] = ctx.isDateStyle(s);
+    return d;
+  };
+  const decode: CellDecoder = (t, s, v, f, vChars) => {
+    if (f !== null) {
+      const formula: { formula: string; result?: unknown } = { formula: f };
+      if (v !== null) {
+        const result = decode(t, s, v, null, vChars);
+        if (result !== undefined) formula.result = result;
+      }
+      return formula;
+    }
+    if (v === null) return undefined;
+    switch (t) {
+      case 's':
+        return sharedStrings ? sharedStrings.get(parseInt(v, 10)) : undefined;
+      case 'inlineStr':
+      case 'str':
+        return vChars > v.length ? new TruncatedText(v, vChars) : v;
+      case 'd':
+        return isoCellDate(v);
+      case 'e':
+        return { error: v };
+      case 'b':
+        return parseInt(v, 10) !== 0;
+      default:
+        if (v === '') return undefined;
+        return isDate(s) ? excelToDate(parseFloat(v), date1904) : parseFloat(v);
+    }
+  };
+  return decode;
+}
 
 export const INVALID: unique symbol = Symbol('inválido');
 export type Parsed = string | null | typeof INVALID;
@@ -42,7 +123,7 @@ export function unwrap(v: unknown): unknown {
 }
 
 function isErrorValue(v: unknown): v is { error: string } {
-  return v !== null && typeof v === 'object' && !(v instanceof Date) && 'error' in (v as object);
+  return v !== null && typeof v === 'object' && !(v instanceof Date) && !(v instanceof TruncatedText) && 'error' in (v as object);
 }
 
 const HAS_NON_SPACE = /[^\s\u00a0\u200b]/;
@@ -75,6 +156,7 @@ export function displayValue(raw: unknown): string {
   if (typeof v === 'number') return Number.isFinite(v) ? plainNumber(v) : String(v);
   if (typeof v === 'boolean') return v ? 'VERDADEIRO' : 'FALSO';
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? 'data inválida' : isoDate(v);
+  if (v instanceof TruncatedText) return `${trimAll(unescapeExcel(v.text.slice(0, 200)))}… (${v.chars} caracteres)`;
   if (isErrorValue(v)) return String(v.error);
   return String(v);
 }
@@ -163,13 +245,17 @@ export const text: CellParser = (raw) => {
   if (typeof v === 'number') return Number.isFinite(v) ? plainNumber(v) : INVALID;
   if (typeof v === 'boolean') return v ? 'VERDADEIRO' : 'FALSO';
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? INVALID : isoDate(v);
+  if (v instanceof TruncatedText) {
+    const t = trimAll(unescapeExcel(v.text));
+    return t === '' ? null : t;
+  }
   return INVALID; // error cells (#N/A, #REF!)
 };
 
-/** Codes are text; a numeric cell 123 is '123'. A date or boolean is no code. */
+/** Codes are text; a numeric cell 123 is '123'. A date or boolean is no code; a cut value neither. */
 export const code: CellParser = (raw, ctx) => {
   const v = unwrap(raw);
-  if (v instanceof Date || typeof v === 'boolean') return INVALID;
+  if (v instanceof Date || typeof v === 'boolean' || v instanceof TruncatedText) return INVALID;
   return text(v, ctx);
 };
 

@@ -22,6 +22,18 @@ export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = Object.freeze({
   maxRatio: 200,
 });
 
+/** Limits of reading a workbook (openWorkbook), besides the archive's. */
+export interface ReaderLimits {
+  /**
+   * Most characters one cell or one shared string keeps (Excel's own cell limit by
+   * default). A longer value is cut and marked (TruncatedText): as text it keeps its first
+   * characters, as a code, number or date it is a row error.
+   */
+  maxCellChars: number;
+}
+
+export const DEFAULT_READER_LIMITS: Readonly<ReaderLimits> = Object.freeze({ maxCellChars: 32_767 });
+
 /**
  * The ratio is only judged for entries that expand beyond this size: tiny parts
  * (an empty sheet, a rels file) reach huge ratios legitimately and cannot hurt.

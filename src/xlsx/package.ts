@@ -7,6 +7,7 @@
  */
 import { SaxesParser } from 'saxes';
 import { unsupported } from './errors.js';
+import type { ByteSource } from './source.js';
 import { type ZipEntry, type ZipIndex, readSmallPart } from './zip.js';
 
 export type SheetState = 'visible' | 'hidden' | 'veryHidden';
@@ -96,7 +97,7 @@ function find(index: ZipIndex, name: string): ZipEntry | undefined {
 
 const OFFICE_DOCUMENT = /\/officeDocument$/;
 
-export async function readPackageStructure(buf: Buffer, index: ZipIndex): Promise<PackageStructure> {
+export async function readPackageStructure(buf: Buffer | ByteSource, index: ZipIndex): Promise<PackageStructure> {
   // 1. _rels/.rels → the workbook part (xl/workbook.xml when absent).
   let workbookName = 'xl/workbook.xml';
   const rootRels = find(index, '_rels/.rels');

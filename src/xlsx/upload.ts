@@ -1,24 +1,28 @@
 /**
- * Upload inspection: decides whether an upload is one xlsx or a batch zip, and checks
- * every archive level before anything is stored. Throws ArchiveError (nothing stored);
- * never writes anywhere.
+ * Upload inspection: decides whether an upload is one file or a batch zip, and checks every
+ * archive level before anything is stored. Works on a random-access source (the upload
+ * spooled to a temporary file), one entry at a time: nothing is held whole in memory.
  *
- * - A loose file that is not a zip at all (legacy .xls, password-protected xlsx, anything
- *   else) is refused with 415 and a pt-BR reason.
+ * - `planUpload` reads directories only (no inflating) and refuses at once what can be
+ *   judged there: sizes, entry count, ratio, names, zip inside the zip, and an entry that
+ *   would inflate beyond the single-file limit (`maxUploadBytes`).
+ * - A loose file that is not a zip (legacy .xls, password-protected xlsx, anything else) is
+ *   accepted: its processing ends in ERRO with `formato não suportado: …` and its original
+ *   is kept (decisions.md). So is such a file inside a batch (named .xlsx or .xls).
  * - A zip holding `[Content_Types].xml` or `xl/workbook.xml` is one xlsx; any other zip is
- *   a batch. Every entry of the batch and every part of every xlsx is inflated once to
- *   verify its real size and CRC.
- * - Batch entries that are not `.xlsx` (PDF, `__MACOSX/`, `~$` lock files, …) are reported
- *   as ignored; a zip inside the zip is refused (400). Folders are skipped silently.
- * - An `.xlsx` entry that is not a zip (e.g. protected by a password) is accepted here and
- *   fails later in openWorkbook with `formato não suportado: …` (the processing ends ERRO,
- *   the rest of the batch goes on).
+ *   a batch. Batch entries that are not spreadsheets (PDF, images, `__MACOSX/`, `~$` lock
+ *   files, `Thumbs.db`, …) are reported as ignored. Folders are skipped silently.
+ * - `extractEntryToFile` inflates one batch entry to a file (hashing it, with the size and
+ *   CRC checks), then `checkArchive` checks it as an archive itself.
  */
 import { ArchiveError } from './errors.js';
 import { type ArchiveLimits, formatBytes, resolveLimits } from './limits.js';
+import { type ByteSource, FileSource } from './source.js';
 import {
-  type ZipIndex, extractEntry, isZip, notZipReason, readCentralDirectory, verifyEntry,
+  type ZipEntry, type ZipIndex, MAGIC_BYTES, asSource, entryChunks, extractEntry, isZip,
+  readCentralDirectory, verifyEntry,
 } from './zip.js';
+import { type Spooled, SpoolTooLarge, spool } from './spool.js';
 
 export type UploadEntry =
   | { arquivo: string; ok: true; bytes: Buffer }
@@ -27,6 +31,16 @@ export type UploadEntry =
 export type UploadInspection =
   | { kind: 'zip'; entries: UploadEntry[] }
   | { kind: 'xlsx'; entries: [UploadEntry] };
+
+/** One entry of a batch, as planned from the directory. */
+export type PlannedEntry =
+  | { arquivo: string; entry: ZipEntry; processar: true }
+  | { arquivo: string; entry: ZipEntry; processar: false; motivo: string };
+
+export type UploadPlan =
+  /** a loose file: an xlsx checked whole, or a non-zip whose processing will end in ERRO */
+  | { kind: 'arquivo'; arquivo: string; zip: boolean }
+  | { kind: 'zip'; index: ZipIndex; entries: PlannedEntry[] };
 
 function baseName(path: string): string {
   const parts = path.split(/[/\\]/);
@@ -37,57 +51,122 @@ function looksLikeXlsxPackage(index: ZipIndex): boolean {
   return index.byName.has('[content_types].xml') || index.byName.has('xl/workbook.xml');
 }
 
-/** Why a batch entry is not processed, or null when it is an xlsx to process. */
+/** Why a batch entry is not processed, or null when it is a spreadsheet to process (.xlsx, or a legacy .xls that will end in ERRO). */
 export function ignoredReason(name: string): string | null {
   const base = baseName(name);
   if (name.split('/').includes('__MACOSX')) return 'metadados do macOS (__MACOSX/), ignorado';
   if (base.startsWith('~$')) return 'arquivo de bloqueio do Excel (~$), ignorado';
   if (base.startsWith('._')) return 'metadados do macOS (._), ignorado';
-  if (!/\.xlsx$/i.test(base)) return 'não é um arquivo .xlsx, ignorado';
+  if (/^thumbs\.db$/i.test(base) || /^\.ds_store$/i.test(base) || /^desktop\.ini$/i.test(base)) return 'arquivo do sistema, ignorado';
+  if (!/\.xlsx?$/i.test(base)) return 'não é uma planilha .xlsx, ignorado';
   return null;
 }
 
-async function verifyAll(buf: Buffer, index: ZipIndex, label: string | null): Promise<void> {
-  for (const e of index.entries) await verifyEntry(buf, e, label);
+async function verifyAll(src: Buffer | ByteSource, index: ZipIndex, label: string | null): Promise<void> {
+  for (const e of index.entries) await verifyEntry(src, e, label);
 }
 
-/** Checks one xlsx given as bytes (loose or from a batch). Non-zips are left to openWorkbook. */
-async function checkXlsx(bytes: Buffer, limits: ArchiveLimits, label: string): Promise<void> {
-  if (!isZip(bytes)) return;
-  const index = await readCentralDirectory(bytes, limits, label);
-  await verifyAll(bytes, index, label);
+/**
+ * Checks one file as an xlsx archive (directory, limits, every part inflated once).
+ * Returns false, refusing nothing, when it is not a zip at all (its processing ends ERRO).
+ */
+export async function checkArchive(src: Buffer | ByteSource, limits: ArchiveLimits, label: string | null): Promise<boolean> {
+  const source = asSource(src);
+  if (!isZip(await source.read(0, MAGIC_BYTES))) return false;
+  const index = await readCentralDirectory(source, limits, label);
+  await verifyAll(source, index, label);
+  return true;
 }
 
-export async function inspectUpload(file: Buffer, filename: string, limits?: Partial<ArchiveLimits>): Promise<UploadInspection> {
+/**
+ * Plans the receipt of an upload from its directory alone; throws ArchiveError for what can
+ * be refused before anything is inflated or stored.
+ */
+export async function planUpload(src: Buffer | ByteSource, filename: string, limits?: Partial<ArchiveLimits>): Promise<UploadPlan> {
   const L = resolveLimits(limits);
+  const source = asSource(src);
   const arquivo = baseName(filename).trim() || 'arquivo';
-  if (file.length === 0) throw new ArchiveError(400, 'arquivo vazio');
-  if (file.length > L.maxUploadBytes) {
-    throw new ArchiveError(413, `o arquivo tem ${formatBytes(file.length)}; o limite de envio é ${formatBytes(L.maxUploadBytes)}`);
+  if (source.size === 0) throw new ArchiveError(400, 'arquivo vazio');
+  if (source.size > L.maxUploadBytes) {
+    throw new ArchiveError(413, `o arquivo tem ${formatBytes(source.size)}; o limite de envio é ${formatBytes(L.maxUploadBytes)}`);
   }
-  if (!isZip(file)) throw new ArchiveError(415, `formato não suportado: ${notZipReason(file)}`);
+  if (!isZip(await source.read(0, MAGIC_BYTES))) return { kind: 'arquivo', arquivo, zip: false };
 
-  const index = await readCentralDirectory(file, L, null);
-  if (looksLikeXlsxPackage(index) || (/\.xlsx$/i.test(arquivo) && !index.entries.some((e) => /\.xlsx$/i.test(e.name)))) {
-    await verifyAll(file, index, null);
-    return { kind: 'xlsx', entries: [{ arquivo, ok: true, bytes: file }] };
+  const index = await readCentralDirectory(source, L, null);
+  if (looksLikeXlsxPackage(index) || (/\.xlsx$/i.test(arquivo) && !index.entries.some((e) => /\.xlsx?$/i.test(e.name)))) {
+    return { kind: 'arquivo', arquivo, zip: true };
   }
 
-  const entries: UploadEntry[] = [];
+  const entries: PlannedEntry[] = [];
   for (const e of index.entries) {
     if (e.isDirectory) continue;
     const reason = ignoredReason(e.name);
     if (reason === null) {
-      const bytes = await extractEntry(file, e, null);
-      await checkXlsx(bytes, L, e.name);
-      entries.push({ arquivo: e.name, ok: true, bytes });
+      // one file of the batch may not be larger than a file sent alone
+      if (e.uncompressedSize > L.maxUploadBytes) {
+        throw new ArchiveError(413, `a entrada '${e.name}' descompacta para ${formatBytes(e.uncompressedSize)}; o limite de um arquivo é ${formatBytes(L.maxUploadBytes)}`);
+      }
+      entries.push({ arquivo: e.name, entry: e, processar: true });
       continue;
     }
     if (/\.zip$/i.test(e.name) && !e.name.split('/').includes('__MACOSX')) {
       throw new ArchiveError(400, `o zip contém outro zip ('${e.name}'); envie as planilhas .xlsx diretamente no zip`);
     }
-    await verifyEntry(file, e, null);
-    entries.push({ arquivo: e.name, ok: false, motivo: reason });
+    entries.push({ arquivo: e.name, entry: e, processar: false, motivo: reason });
+  }
+  return { kind: 'zip', index, entries };
+}
+
+/**
+ * Inflates one batch entry into `path` while hashing it (size and CRC checked; never more
+ * than the declared size, itself within the single-file limit), then checks it as an
+ * archive. `zip` false: not a zip (its processing will end ERRO).
+ */
+export async function extractEntryToFile(src: ByteSource, entry: ZipEntry, path: string, limits?: Partial<ArchiveLimits>): Promise<Spooled & { zip: boolean }> {
+  const L = resolveLimits(limits);
+  let file: Spooled;
+  try {
+    file = await spool(entryChunks(src, entry, null, 1024 * 1024), path, L.maxUploadBytes);
+  } catch (err) {
+    if (err instanceof SpoolTooLarge) {
+      throw new ArchiveError(413, `a entrada '${entry.name}' passa do limite de um arquivo (${formatBytes(L.maxUploadBytes)})`);
+    }
+    throw err;
+  }
+  const fs = await FileSource.open(path);
+  try {
+    return { ...file, zip: await checkArchive(fs, L, entry.name) };
+  } finally {
+    await fs.close();
+  }
+}
+
+/** Verifies an entry that is not processed (inflated once, output discarded). */
+export function verifyIgnored(src: ByteSource, entry: ZipEntry): Promise<void> {
+  return verifyEntry(src, entry, null);
+}
+
+/**
+ * The whole inspection in memory (tests, benchmarks): every entry extracted into a Buffer.
+ * The service uses planUpload / extractEntryToFile on a spooled file instead.
+ */
+export async function inspectUpload(file: Buffer, filename: string, limits?: Partial<ArchiveLimits>): Promise<UploadInspection> {
+  const L = resolveLimits(limits);
+  const plan = await planUpload(file, filename, L);
+  if (plan.kind === 'arquivo') {
+    if (plan.zip) await checkArchive(file, L, null);
+    return { kind: 'xlsx', entries: [{ arquivo: plan.arquivo, ok: true, bytes: file }] };
+  }
+  const entries: UploadEntry[] = [];
+  for (const p of plan.entries) {
+    if (p.processar) {
+      const bytes = await extractEntry(file, p.entry, null);
+      await checkArchive(bytes, L, p.entry.name);
+      entries.push({ arquivo: p.arquivo, ok: true, bytes });
+    } else {
+      await verifyEntry(file, p.entry, null);
+      entries.push({ arquivo: p.arquivo, ok: false, motivo: p.motivo });
+    }
   }
   return { kind: 'zip', entries };
 }

@@ -1,37 +1,31 @@
 /**
- * An opened workbook: the validated archive, its structure (read by us), and streaming
- * passes over chosen sheets with exceljs' WorkbookReader fed by the canonical repack.
+ * An opened workbook: the validated archive (over a ByteSource: a Buffer or a file), its
+ * structure (package.ts), and streaming passes over chosen sheets, read by our scanner
+ * (scanner.ts) from the inflated sheet parts, with the shared strings (shared-strings.ts)
+ * and the date styles (styles.ts) read once per workbook.
  */
-import ExcelJS from 'exceljs';
-import { ArchiveError, WorkbookError, unsupported } from './errors.js';
-import { type ArchiveLimits, resolveLimits } from './limits.js';
+import { WorkbookError, ArchiveError, unsupported } from './errors.js';
+import { type DecodeContext, cellDecoder } from './cells.js';
+import { type ArchiveLimits, DEFAULT_READER_LIMITS, type ReaderLimits, resolveLimits } from './limits.js';
 import { type PackageStructure, type SheetInfo, readPackageStructure } from './package.js';
 import { HEADER_SCAN_ROWS, rowTexts } from './headers.js';
-import { canonicalStream } from './repack.js';
-import { type ZipIndex, isZip, notZipReason, readCentralDirectory } from './zip.js';
+import { type CellDecoder, SheetScanner } from './scanner.js';
+import { readSharedStrings } from './shared-strings.js';
+import { type ByteSource, BufferSource, toSource } from './source.js';
+import { Styles } from './styles.js';
+import { type ZipIndex, MAGIC_BYTES, REASON_BYTES, entryChunks, isZip, notZipReason, readCentralDirectory, readSmallPart } from './zip.js';
 
 export type { SheetInfo } from './package.js';
 
 /**
- * A row as our patched exceljs gives it with `rows: 'values'`: the sheet's 1-based row
- * number and the cell values by column (values[0] = column A; sparse, undefined = empty).
- * Values are what exceljs makes of a cell: string, number, boolean, Date, { richText },
- * { formula, result }, { error }.
+ * A row of a sheet: its 1-based row number and the cell values by column (values[0] =
+ * column A; sparse, undefined = empty). Values: string, number, boolean, Date,
+ * { formula, result }, { error }, TruncatedText (a value over the cell limit).
  */
 export interface SheetRow {
   readonly number: number;
   readonly values: readonly unknown[];
 }
-
-/** The reader options, set explicitly (see docs/xlsx.md). */
-export const READER_OPTIONS = {
-  worksheets: 'emit',
-  sharedStrings: 'compact', // patch: the table held once as UTF-8 bytes outside the JS heap
-  styles: 'cache', // needed to tell date cells from numbers
-  hyperlinks: 'ignore', // a hyperlinked cell keeps its value
-  entries: 'emit',
-  rows: 'values', // patch: plain {number, values} rows, no Row/Cell objects per cell
-} as const;
 
 export interface SheetPass {
   sheet: SheetInfo;
@@ -42,12 +36,24 @@ export interface SheetPass {
 export class Workbook {
   /** Normalised texts of rows 1..20, per sheet position (detection fills it, readers reuse it). */
   private readonly headerCache = new Map<number, Array<{ number: number; texts: string[] }>>();
+  private decoderPromise: Promise<CellDecoder> | null = null;
 
   constructor(
-    readonly bytes: Buffer,
+    readonly source: ByteSource,
     readonly index: ZipIndex,
     private readonly structure: PackageStructure,
+    /** Most characters one cell or shared string keeps. */
+    readonly maxCellChars: number = DEFAULT_READER_LIMITS.maxCellChars,
   ) {}
+
+  /** The archive's bytes, when it was opened from a Buffer. */
+  get bytes(): Buffer {
+    if (this.source instanceof BufferSource) return this.source.buffer;
+    throw new Error('Workbook.bytes: a pasta de trabalho foi aberta de um arquivo, não de um Buffer');
+  }
+
+  /** Releases the source (the file descriptor of a workbook opened from a path). */
+  close(): Promise<void> { return this.source.close(); }
 
   get sheets(): readonly SheetInfo[] { return this.structure.sheets; }
   get date1904(): boolean { return this.structure.date1904; }
@@ -82,73 +88,71 @@ export class Workbook {
 
   /**
    * One streaming pass over `sheets`, in that order. Yields each sheet with its rows, in
-   * batches (the rows of one parsed chunk: one await per batch, not per row). The rows of a
-   * sheet must be consumed (or the pass abandoned) before asking for the next sheet.
-   * Abandoning the pass (break/return) stops inflating at once. Sheets that are not
-   * worksheets yield no rows.
+   * batches (the rows of one inflated chunk: one await per batch, not per row). Each sheet
+   * is read from its own part when its batches are pulled; pauses between sheets lose
+   * nothing. Abandoning the pass (break/return) stops inflating at once. Sheets that are
+   * not worksheets yield no rows.
    */
   async *pass(sheets: readonly SheetInfo[]): AsyncGenerator<SheetPass> {
-    const readable = sheets.filter((s) => s.kind === 'worksheet' && s.part);
-    for (const s of sheets) {
-      if (s.kind === 'worksheet' && !s.part) throw unsupported(`a aba '${s.name}' aponta para uma parte que não existe no arquivo`);
-    }
-    const input = canonicalStream({
-      bytes: this.bytes,
-      date1904: this.structure.date1904,
-      styles: this.structure.styles,
-      sharedStrings: this.structure.sharedStrings,
-      sheets: readable.map((s) => ({ name: s.name, part: s.part! })),
-    });
-    const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, READER_OPTIONS as unknown as ExcelJS.stream.xlsx.WorkbookStreamReaderOptions);
-    const worksheets = (reader as unknown as AsyncIterable<WorksheetParser>)[Symbol.asyncIterator]();
-    let next = 0;
+    let current: AsyncGenerator<SheetRow[]> | null = null;
     try {
       for (const s of sheets) {
-        if (s.kind !== 'worksheet') {
-          yield { sheet: s, batches: noRows() };
-          continue;
-        }
-        // exceljs yields worksheets in archive order, which is ours (sheetId = position + 1).
-        const ws = await nextWorksheet(worksheets, s, ++next);
-        yield { sheet: s, batches: batchesOf(ws, s) };
+        if (current) await current.return(undefined);
+        current = s.kind === 'worksheet' && s.part ? this.sheetBatches(s) : noRows();
+        yield { sheet: s, batches: current };
       }
     } finally {
-      input.destroy();
-      worksheets.return?.(undefined).catch(() => undefined);
+      await current?.return(undefined);
     }
   }
-}
 
-async function nextWorksheet(worksheets: AsyncIterator<WorksheetParser>, sheet: SheetInfo, id: number): Promise<WorksheetParser> {
-  let res: IteratorResult<WorksheetParser>;
-  try {
-    res = await worksheets.next();
-  } catch (err) {
-    throw readError(sheet, err);
+  /** The cell decoder of this workbook: shared strings and styles, read on first use. */
+  private decoder(): Promise<CellDecoder> {
+    this.decoderPromise ??= (async () => {
+      const { sharedStrings, styles, date1904 } = this.structure;
+      const table = sharedStrings ? await readSharedStrings(this.source, sharedStrings, this.maxCellChars) : null;
+      const st = styles ? Styles.parse(await readSmallPart(this.source, styles), styles.name) : Styles.NONE;
+      const ctx: DecodeContext = { date1904, sharedStrings: table, isDateStyle: (s) => st.isDate(s) };
+      return cellDecoder(ctx);
+    })();
+    // a failed read is not cached: the error belongs to this pass
+    this.decoderPromise.catch(() => { this.decoderPromise = null; });
+    return this.decoderPromise;
   }
-  if (res.done) throw unsupported(`a aba '${sheet.name}' não pôde ser lida`);
-  if (typeof res.value.valueBatches !== 'function') {
-    throw new Error('exceljs sem o patch de patches/exceljs+4.4.0.patch (WorksheetReader.valueBatches): rode npm install');
-  }
-  if (String(res.value.id) !== String(id)) throw new Error(`xlsx: expected worksheet ${id}, exceljs gave ${String(res.value.id)}`);
-  return res.value;
-}
 
-interface WorksheetParser {
-  id: number | string;
-  /** patch: the rows of a `rows: 'values'` pass, in batches (the fast scanner). */
-  valueBatches(): AsyncIterable<SheetRow[]>;
+  private async *sheetBatches(sheet: SheetInfo): AsyncGenerator<SheetRow[]> {
+    let scanner: SheetScanner;
+    try {
+      scanner = new SheetScanner(await this.decoder(), this.maxCellChars);
+    } catch (err) {
+      throw readError(sheet, err);
+    }
+    const decoder = new TextDecoder('utf-8');
+    const chunks = entryChunks(this.source, sheet.part!, null);
+    try {
+      for (;;) {
+        let rows: SheetRow[];
+        try {
+          const next = await chunks.next();
+          if (next.done) {
+            rows = scanner.scan(decoder.decode());
+            scanner.end();
+            if (rows.length > 0) yield rows;
+            return;
+          }
+          rows = scanner.scan(decoder.decode(next.value, { stream: true }));
+        } catch (err) {
+          throw readError(sheet, err);
+        }
+        if (rows.length > 0) yield rows;
+      }
+    } finally {
+      await chunks.return(undefined);
+    }
+  }
 }
 
 async function* noRows(): AsyncGenerator<SheetRow[]> { /* a chart sheet has no cells */ }
-
-async function* batchesOf(ws: WorksheetParser, sheet: SheetInfo): AsyncGenerator<SheetRow[]> {
-  try {
-    yield* ws.valueBatches();
-  } catch (err) {
-    throw readError(sheet, err);
-  }
-}
 
 /** The rows of a pass's sheet one by one (convenience for callers that do not batch). */
 export async function* rowsOf(batches: AsyncIterable<readonly SheetRow[]>): AsyncGenerator<SheetRow> {
@@ -157,39 +161,41 @@ export async function* rowsOf(batches: AsyncIterable<readonly SheetRow[]>): Asyn
 
 function readError(sheet: SheetInfo, err: unknown): WorkbookError {
   if (err instanceof WorkbookError) return err;
-  const msg = (err as Error)?.message?.split('\n')[0] ?? String(err);
+  const msg = err instanceof ArchiveError ? err.motivo : (err as Error)?.message?.split('\n')[0] ?? String(err);
   return unsupported(`erro ao ler a aba '${sheet.name}' (${msg})`, err);
 }
 
-/** Without patches/exceljs+4.4.0.patch the reader would silently read wrong columns. */
-function assertPatchedExceljs(): void {
-  const options = (ExcelJS.stream.xlsx.WorkbookReader as unknown as { Options?: Record<string, string[]> }).Options;
-  if (!options?.rows?.includes('values') || !options.sharedStrings?.includes('compact')) {
-    throw new Error('exceljs sem o patch de patches/exceljs+4.4.0.patch: rode npm install (postinstall patch-package)');
-  }
-}
-
 /**
- * Opens stored bytes as a workbook: checks the archive again (central directory, limits,
- * overlap; the real sizes were verified at upload) and reads its structure. Throws
+ * Opens a stored workbook — bytes in memory, or a file path (read through a descriptor,
+ * never loaded whole; `close()` releases it) — checks the archive again (central directory,
+ * limits, overlap; the real sizes were verified at upload) and reads its structure. Throws
  * WorkbookError('formato não suportado: …') for anything that is not a readable xlsx.
  */
-export async function openWorkbook(bytes: Buffer, limits?: Partial<ArchiveLimits>): Promise<Workbook> {
-  assertPatchedExceljs();
-  if (!isZip(bytes)) throw unsupported(notZipReason(bytes));
-  let index: ZipIndex;
+export async function openWorkbook(input: Buffer | string | ByteSource, limits?: Partial<ArchiveLimits & ReaderLimits>): Promise<Workbook> {
+  const L = resolveLimits(limits);
+  const maxCellChars = limits?.maxCellChars ?? DEFAULT_READER_LIMITS.maxCellChars;
+  const source = await toSource(input);
   try {
-    index = await readCentralDirectory(bytes, resolveLimits(limits), null);
+    const magic = await source.read(0, MAGIC_BYTES);
+    if (!isZip(magic)) throw unsupported(notZipReason(await source.read(0, REASON_BYTES)));
+    let index: ZipIndex;
+    try {
+      index = await readCentralDirectory(source, L, null);
+    } catch (err) {
+      if (err instanceof ArchiveError) throw unsupported(err.motivo, err);
+      throw err;
+    }
+    let structure: PackageStructure;
+    try {
+      structure = await readPackageStructure(source, index);
+    } catch (err) {
+      if (err instanceof ArchiveError) throw unsupported(err.motivo, err);
+      throw err;
+    }
+    return new Workbook(source, index, structure, maxCellChars);
   } catch (err) {
-    if (err instanceof ArchiveError) throw unsupported(err.motivo, err);
+    // a path was opened here: its descriptor is ours to release
+    if (typeof input === 'string') await source.close().catch(() => undefined);
     throw err;
   }
-  let structure: PackageStructure;
-  try {
-    structure = await readPackageStructure(bytes, index);
-  } catch (err) {
-    if (err instanceof ArchiveError) throw unsupported(err.motivo, err);
-    throw err;
-  }
-  return new Workbook(bytes, index, structure);
 }

@@ -143,13 +143,18 @@ describe('failures', () => {
     expect((await db.pool.query('select execucoes from xls_processamento where id = $1', [id])).rows[0].execucoes).toBe(2);
   });
 
-  it('a legacy .xls is refused before anything is stored', async () => {
-    const before = await count('select count(*)::int n from xls_processamento');
+  it('a legacy .xls is a processing in ERRO (formato não suportado) with its original kept (decisions.md)', async () => {
     const ole = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(504)]);
     const res = await p.upload('antigo.xls', ole, 'application/vnd.ms-excel');
-    expect(res.statusCode).toBeGreaterThanOrEqual(400);
-    expect(res.statusCode).toBeLessThan(500);
-    expect(res.headers['content-type']).toMatch(/problem\+json/);
-    expect(await count('select count(*)::int n from xls_processamento')).toBe(before);
+    expect(res.statusCode).toBe(202);
+    const id = res.json().itens[0].processamentoId;
+    await p.drain();
+    const { rows } = await db.pool.query('select status, erro_mensagem from xls_processamento where id = $1', [id]);
+    expect(rows[0].status).toBe('ERRO');
+    expect(rows[0].erro_mensagem).toMatch(/^formato não suportado: arquivo \.xls \(Excel 97-2003\)/);
+    const dl = await p.app.inject({ url: `/processamentos/${id}/arquivo`, headers: bearer() });
+    expect(dl.statusCode).toBe(200);
+    expect(dl.rawPayload.equals(ole)).toBe(true);
+    expect(dl.headers['content-disposition']).toMatch(/filename="antigo\.xls"/);
   });
 });

@@ -59,7 +59,7 @@ describe('inspectUpload: what is accepted', () => {
     const [x1, x2, pdf, mac, lock] = r.entries;
     expect(x1!.ok && x1!.bytes.equals(a)).toBe(true);
     expect(x2!.ok && x2!.bytes.equals(b)).toBe(true);
-    expect(!pdf!.ok && pdf!.motivo).toMatch(/não é um arquivo \.xlsx/);
+    expect(!pdf!.ok && pdf!.motivo).toMatch(/não é uma planilha \.xlsx/);
     expect(!mac!.ok && mac!.motivo).toMatch(/__MACOSX/);
     expect(!lock!.ok && lock!.motivo).toMatch(/bloqueio/);
   });
@@ -94,20 +94,24 @@ describe('inspectUpload: refusals (nothing stored)', () => {
     expect(err.motivo).toMatch(/limite de envio é 1 KiB/);
   });
 
-  it('a legacy .xls, a password-protected xlsx and a non-zip are 415 with a clear reason', async () => {
-    const xls = await refusal(inspectUpload(cfb(false), 'antiga.xls'));
-    expect([xls.status, xls.motivo]).toEqual([415, 'formato não suportado: arquivo .xls (Excel 97-2003); abra no Excel e salve como .xlsx']);
-    const enc = await refusal(inspectUpload(cfb(true), 'protegida.xlsx'));
-    expect([enc.status, enc.motivo]).toEqual([415, 'formato não suportado: arquivo protegido por senha; remova a senha no Excel e envie novamente']);
-    const txt = await refusal(inspectUpload(Buffer.from('filial;nota\n1;2\n'), 'dados.xlsx'));
-    expect([txt.status, txt.motivo]).toEqual([415, 'formato não suportado: o arquivo não é um .xlsx (não é um pacote zip)']);
+  it('a loose legacy .xls, password-protected xlsx or non-zip is accepted as is, and openWorkbook says why it cannot be read', async () => {
+    const cases: Array<[Buffer, string, string]> = [
+      [cfb(false), 'antiga.xls', 'formato não suportado: arquivo .xls (Excel 97-2003); abra no Excel e salve como .xlsx'],
+      [cfb(true), 'protegida.xlsx', 'formato não suportado: arquivo protegido por senha; remova a senha no Excel e envie novamente'],
+      [Buffer.from('filial;nota\n1;2\n'), 'dados.xlsx', 'formato não suportado: o arquivo não é um .xlsx (não é um pacote zip)'],
+    ];
+    for (const [bytes, name, motivo] of cases) {
+      const r = await inspectUpload(bytes, name);
+      expect(r).toEqual({ kind: 'xlsx', entries: [{ arquivo: name, ok: true, bytes }] });
+      await expect(openWorkbook(bytes)).rejects.toThrow(motivo);
+    }
   });
 
   it('is an HttpProblem with code XL<status>, so the problem plugin answers it as is', async () => {
-    const err = await refusal(inspectUpload(cfb(false), 'x.xls'));
+    const err = await refusal(inspectUpload(tinyXlsx(), 'a.xlsx', { maxUploadBytes: 1024 }));
     expect(err).toBeInstanceOf(HttpProblem);
-    expect(err.code).toBe('XL415');
-    expect(err.title).toBe('Tipo de conteúdo não suportado');
+    expect(err.code).toBe('XL413');
+    expect(err.title).toBe('Conteúdo grande demais');
   });
 
   it('too many entries is 413 (limit configurable)', async () => {

@@ -1,40 +1,31 @@
 /**
- * The worksheet scanner of our exceljs patch (lib/utils/sheet-values.js), which replaces
- * saxes for `rows: 'values'` passes: XML syntax it must read like a conforming parser,
- * malformed parts it must refuse, and any split of the input into chunks giving the same rows.
+ * The worksheet scanner (src/xlsx/scanner.ts): XML syntax it must read like a conforming
+ * parser, malformed parts it must refuse, and any split of the input into chunks giving the
+ * same rows.
  */
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-
-const require = createRequire(import.meta.url);
-const { SheetValuesScanner, sheetValueBatches } = require('exceljs/lib/utils/sheet-values.js') as {
-  SheetValuesScanner: new (cellValue: (c: Cell) => unknown) => { write(s: string): Row[]; end(): void };
-  sheetValueBatches: (it: AsyncIterable<Buffer | string>, cellValue: (c: Cell) => unknown) => AsyncIterable<Row[]>;
-};
-
-interface Cell { col: number; s: number; t?: string; v: { text: string } | null; f: { text: string } | null }
-interface Row { number: number; values: unknown[] }
+import { type CellDecoder, type ScannedRow as Row, SheetScanner } from '../../src/xlsx/scanner.js';
 
 /** Cell value as the tests see it: `t:text` / `f=formula|result` / undefined. */
-const show = (c: Cell): unknown => (c.f ? `f=${c.f.text}|${c.v?.text ?? ''}` : c.v ? `${c.t ?? 'n'}:${c.v.text}` : undefined);
+const show: CellDecoder = (t, _s, v, f) => (f !== null ? `f=${f}|${v ?? ''}` : v !== null ? `${t ?? 'n'}:${v}` : undefined);
 
 const NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const sheet = (data: string, root = `<worksheet xmlns="${NS}">`, close = '</worksheet>') =>
   `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n${root}<sheetData>${data}</sheetData>${close}`;
 
 function scan(xml: string, chunks: number[] = []): Row[] {
-  const s = new SheetValuesScanner(show);
+  const s = new SheetScanner(show);
   const rows: Row[] = [];
   let at = 0;
   for (const cut of [...chunks, xml.length]) {
-    rows.push(...s.write(xml.slice(at, cut)));
+    rows.push(...s.scan(xml.slice(at, cut)));
     at = cut;
   }
   s.end();
   return rows.map((r) => ({ number: r.number, values: [...r.values] }));
 }
 
-describe('worksheet scanner (exceljs patch)', () => {
+describe('worksheet scanner', () => {
   it('reads values, formulas, inline and shared strings, empty and self-closing cells', () => {
     const rows = scan(sheet(
       '<row r="1" spans="1:4"><c r="A1" t="s"><v>0</v></c><c r="B1" s="3"><v>12.5</v></c><c r="C1"/><c r="D1" t="inlineStr"><is><t>x</t></is></c></row>'
@@ -96,12 +87,15 @@ describe('worksheet scanner (exceljs patch)', () => {
     for (let i = 1; i + 7 < xml.length; i += 3) expect(scan(xml, [i, i + 1, i + 7]), `cuts at ${i}`).toEqual(whole);
   });
 
-  it('multi-byte UTF-8 split between Buffers is decoded once, right', async () => {
+  it('multi-byte UTF-8 split between Buffers is decoded once, right', () => {
     const bytes = Buffer.from(sheet('<row r="1"><c r="A1" t="inlineStr"><is><t>ação ç €</t></is></c></row>'));
     const chunks = Array.from(bytes, (b) => Buffer.from([b])); // one byte at a time
-    async function* gen() { yield* chunks; }
+    const scanner = new SheetScanner(show);
+    const decoder = new TextDecoder('utf-8');
     const rows: Row[] = [];
-    for await (const batch of sheetValueBatches(gen(), show)) rows.push(...batch);
+    for (const c of chunks) rows.push(...scanner.scan(decoder.decode(c, { stream: true })));
+    rows.push(...scanner.scan(decoder.decode()));
+    scanner.end();
     expect(rows[0]!.values).toEqual(['inlineStr:ação ç €']);
   });
 

@@ -1,9 +1,17 @@
-/** POST /api/xls/processar: one .zip (a batch) or one .xlsx (a loose file), multipart part `arquivo`. */
-import type { FastifyInstance } from 'fastify';
-import multipart, { type MultipartFile } from '@fastify/multipart';
+/**
+ * POST /api/xls/processar: one .zip (a batch) or one loose file, multipart part `arquivo`.
+ * The part is streamed to a temporary file while it is hashed and counted (never held whole
+ * in memory); the receipt then works from that file. Malformed multipart (no boundary, cut
+ * short, a NUL in the file name) is a 400; a second file part is a 400 naming the rule.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
 import { HttpProblem } from '../../errors.js';
 import { arr, nullable, obj, str, uuid, int } from '../../schemas.js';
 import { receberUpload } from '../../xls/intake.js';
+import { type Spooled, SpoolSourceError, SpoolTooLarge, TempDir, spool } from '../../xlsx/spool.js';
+import { limparNome } from '../../xls/nomes.js';
+import { formatBytes } from '../../xlsx/limits.js';
 
 export const reciboSchema = obj({
   conjuntoId: nullable(uuid()),
@@ -11,42 +19,87 @@ export const reciboSchema = obj({
   itens: arr(obj({ arquivo: str(), processamentoId: nullable(uuid()), status: str(), motivo: nullable(str()) })),
 });
 
+const malformado = (motivo: string) =>
+  new HttpProblem(400, 'Requisição inválida', `multipart/form-data malformado: ${motivo}`, undefined, { campo: 'arquivo' });
+
+/** An error of the multipart parser (busboy, @fastify/multipart) as a problem: 413 for limits, else 400. */
+function parserProblem(err: unknown, maxBytes: number): HttpProblem {
+  if (err instanceof HttpProblem) return err;
+  const e = err as { statusCode?: number; code?: string; message?: string };
+  if (e.code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge(maxBytes);
+  if (e.statusCode === 413) return new HttpProblem(413, 'Conteúdo grande demais', `o formulário passa dos limites aceitos (${e.message ?? 'limite'})`);
+  return malformado(e.message ?? String(err));
+}
+
+const tooLarge = (maxBytes: number) =>
+  new HttpProblem(413, 'Conteúdo grande demais', `o arquivo passa do limite de envio de ${formatBytes(maxBytes)}`);
+
 /**
- * The file part in one buffer. With the request's Content-Length as an upper bound, chunks
- * are copied into one allocation as they arrive (a 100 MB file costs 100 MB, not the 200 MB
- * of collecting and concatenating); otherwise multipart's own toBuffer().
+ * Spools the one `arquivo` part of the form into `dir`. Reads the whole form: a second file
+ * part (a second `arquivo` or any other) is refused, as is a file in another field.
  */
-async function readPart(part: MultipartFile, contentLength: number, maxBytes: number): Promise<Buffer> {
-  if (contentLength <= 0 || contentLength > maxBytes + 1024 * 1024) return part.toBuffer();
-  const out = Buffer.allocUnsafe(contentLength);
-  let at = 0;
-  for await (const chunk of part.file as AsyncIterable<Buffer>) {
-    if (at + chunk.length > out.length) throw new HttpProblem(400, 'Requisição inválida', 'o corpo é maior que o Content-Length declarado');
-    chunk.copy(out, at);
-    at += chunk.length;
+async function spoolArquivo(req: FastifyRequest, dir: TempDir, maxBytes: number): Promise<{ filename: string; file: Spooled }> {
+  let found: { filename: string; file: Spooled } | null = null;
+  const parts = req.parts();
+  for (;;) {
+    let next: IteratorResult<Awaited<ReturnType<typeof parts.next>>['value']>;
+    try {
+      next = await parts.next();
+    } catch (err) {
+      throw parserProblem(err, maxBytes);
+    }
+    if (next.done) break;
+    const part = next.value;
+    if (part.type !== 'file') continue; // other form fields are ignored
+    if (part.fieldname !== 'arquivo') {
+      part.file.resume();
+      throw new HttpProblem(400, 'Requisição inválida', `o arquivo deve vir no campo "arquivo" do formulário (veio em "${limparNome(part.fieldname)}")`, undefined, { campo: 'arquivo' });
+    }
+    if (found) {
+      part.file.resume();
+      throw new HttpProblem(400, 'Requisição inválida',
+        'envie um único arquivo por requisição no campo "arquivo" (vários .xlsx vão juntos num .zip); nada foi gravado',
+        undefined, { campo: 'arquivo', regra: 'um_arquivo_por_envio' });
+    }
+    const raw = part.filename ?? '';
+    if (raw.includes('\u0000')) {
+      part.file.resume();
+      throw malformado('o nome do arquivo contém o caractere nulo');
+    }
+    try {
+      const file = await spool(part.file as AsyncIterable<Buffer>, dir.file('.upload'), maxBytes);
+      if (part.file.truncated) throw tooLarge(maxBytes);
+      found = { filename: limparNome(raw.split(/[\\/]/).pop() ?? '') || 'arquivo', file };
+    } catch (err) {
+      if (err instanceof SpoolTooLarge) throw tooLarge(maxBytes);
+      if (err instanceof SpoolSourceError) throw parserProblem(err.cause, maxBytes);
+      throw err;
+    }
   }
-  if (part.file.truncated) {
-    throw new HttpProblem(413, 'Conteúdo grande demais', `o arquivo passa do limite de ${maxBytes} bytes`);
+  if (!found) {
+    throw new HttpProblem(400, 'Requisição inválida', 'o arquivo deve vir no campo "arquivo" do formulário (.zip ou .xlsx)', undefined, { campo: 'arquivo' });
   }
-  return out.subarray(0, at);
+  return found;
 }
 
 export default async function xlsRoutes(app: FastifyInstance) {
   const maxBytes = app.ctx.config.xls.limits.maxUploadBytes;
-  await app.register(multipart, { limits: { fileSize: maxBytes, files: 1, fields: 5, parts: 6 } });
+  // files: 2, so that a second file reaches the route and gets the 400 of its rule
+  await app.register(multipart, { limits: { fileSize: maxBytes, files: 2, fields: 5, parts: 7, headerPairs: 20 } });
 
   app.post('/xls/processar', { schema: { response: { 200: reciboSchema, 202: reciboSchema } } }, async (req, reply) => {
     if (!req.isMultipart()) {
       throw new HttpProblem(415, 'Tipo de conteúdo não suportado', 'envie multipart/form-data com o arquivo no campo "arquivo" (.zip ou .xlsx)');
     }
-    const part = await req.file();
-    if (!part || part.fieldname !== 'arquivo') {
-      throw new HttpProblem(400, 'Requisição inválida', 'o arquivo deve vir no campo "arquivo" do formulário (.zip ou .xlsx)', undefined, { campo: 'arquivo' });
+    const dir = await TempDir.create('bi-upload-');
+    try {
+      const { filename, file } = await spoolArquivo(req, dir, maxBytes);
+      if (file.size === 0) throw new HttpProblem(400, 'Requisição inválida', 'o arquivo enviado está vazio', undefined, { campo: 'arquivo' });
+      const { recibo, enfileirados } = await receberUpload(app.ctx, filename, file, { limits: app.ctx.config.xls.limits, tmp: dir });
+      req.log.info({ conjuntoId: recibo.conjuntoId, total: recibo.total, enfileirados }, 'upload recebido');
+      return reply.code(enfileirados > 0 ? 202 : 200).send(recibo);
+    } finally {
+      await dir.remove();
     }
-    const bytes = await readPart(part, Number(req.headers['content-length']) || 0, maxBytes);
-    if (bytes.length === 0) throw new HttpProblem(400, 'Requisição inválida', 'o arquivo enviado está vazio', undefined, { campo: 'arquivo' });
-    const { recibo, enfileirados } = await receberUpload(app.ctx, part.filename || 'arquivo', bytes, { limits: app.ctx.config.xls.limits });
-    req.log.info({ conjuntoId: recibo.conjuntoId, total: recibo.total, enfileirados }, 'upload recebido');
-    return reply.code(enfileirados > 0 ? 202 : 200).send(recibo);
   });
 }

@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpProblem } from '../../errors.js';
 import { erpSync, erpSyncRecusaRegistrar } from '../../db/erp-sync.js';
 import { arr, bool, int, nullable, num, obj, str } from '../../schemas.js';
+import { checkJson } from '../../json-safe.js';
 
 export const ERP_SYNC_MAX_ITEMS = 200;
 
@@ -55,6 +56,9 @@ export function checkEnvelope(body: unknown): Record<string, unknown>[] {
   }
   const bad = items.findIndex((it) => it === null || typeof it !== 'object' || Array.isArray(it));
   if (bad >= 0) throw invalid(`items[${bad}]`, `items[${bad}] deve ser um objeto {ean ou sku, preco_cheio, preco_desconto, estoque}`);
+  // depth, NUL and lone surrogates refused; ±Infinity (1e400) made a string that SQL judges invalid
+  const problem = checkJson(items, 'items');
+  if (problem) throw invalid(problem.campo, `${problem.campo} ${problem.motivo}`);
   return items as Record<string, unknown>[];
 }
 

@@ -1,0 +1,264 @@
+/**
+ * Issue 11, the intake's findings: malformed multipart and ids are 400 (never a 500, so no
+ * error-tracker event); two `arquivo` parts are refused; an entry that would inflate beyond
+ * the single-file limit is refused quickly with nothing stored; names lose their control and
+ * bidi characters and cannot forge execution-log lines; legacy and non-zip files end ERRO
+ * with their original kept, non-spreadsheets stay IGNORADO.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { createTestDatabase, type TestDatabase } from '../harness/db.js';
+import { startPipeline, startS3, type Pipeline } from '../harness/pipeline.js';
+import { startErrtrackerReceiver, type ErrtrackerReceiver } from '../harness/errtracker-receiver.js';
+import { API_TOKEN, bearer } from '../harness/service.js';
+import { flushErrtracker, initErrtracker } from '../../src/integrations/errtracker.js';
+import { buildMeta } from '../fixtures/builder.js';
+import { makeZip } from '../fixtures/zip.js';
+import type { EmbeddedObjectStore } from '../../src/embedded/objstore.js';
+
+let db: TestDatabase;
+let s3: EmbeddedObjectStore;
+let tracker: ErrtrackerReceiver;
+let p: Pipeline;
+let meta: Buffer;
+
+beforeAll(async () => {
+  [db, s3, tracker] = await Promise.all([createTestDatabase(), startS3(), startErrtrackerReceiver()]);
+  initErrtracker({ dsn: tracker.dsn, release: 'test', environment: 'test', commit: null });
+  p = await startPipeline(db, { s3 });
+  meta = await buildMeta({ rows: 3 });
+});
+afterAll(async () => {
+  await p?.close();
+  await Promise.all([db?.drop(), s3?.stop(), tracker?.close()]);
+});
+beforeEach(async () => {
+  await p.drain();
+});
+
+const count = async (table: string) => (await db.pool.query(`select count(*)::int n from ${table}`)).rows[0].n as number;
+
+async function objects(): Promise<string[]> {
+  const c = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+  try {
+    const r = await c.send(new ListObjectsV2Command({ Bucket: s3.bucket }));
+    return (r.Contents ?? []).map((o) => o.Key!);
+  } finally {
+    c.destroy();
+  }
+}
+
+const CFB = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
+function cfb(encrypted: boolean): Buffer {
+  const body = Buffer.alloc(1024);
+  (encrypted ? Buffer.from('EncryptedPackage', 'utf16le') : Buffer.from('Workbook', 'utf16le')).copy(body, 512);
+  return Buffer.concat([CFB, body]);
+}
+
+function raw(payload: string | Buffer, contentType: string) {
+  return p.app.inject({ method: 'POST', url: '/api/xls/processar', payload,
+    headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': contentType } });
+}
+
+function part(name: string, filename: string, data: Buffer | string, boundary: string): Buffer {
+  return Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+    Buffer.isBuffer(data) ? data : Buffer.from(data), Buffer.from('\r\n'),
+  ]);
+}
+
+async function expectNoTrackerEvent() {
+  await flushErrtracker();
+  expect(tracker.events.filter((e) => e.type === 'event')).toEqual([]);
+}
+
+function expect400(res: { statusCode: number; headers: Record<string, unknown>; json(): any }) {
+  expect(res.statusCode).toBe(400);
+  expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
+  return res.json();
+}
+
+describe('malformed multipart: 400, nothing stored, no error-tracker event', () => {
+  it('a NUL in the file name', async () => {
+    const b = 'bnul';
+    const res = await raw(Buffer.concat([part('arquivo', 'a\u0000b.xlsx', meta, b), Buffer.from(`--${b}--\r\n`)]), `multipart/form-data; boundary=${b}`);
+    expect(expect400(res).detail).toMatch(/caractere nulo/);
+  });
+
+  it('a multipart without a boundary, and one cut short', async () => {
+    expect400(await raw('--x\r\nContent-Disposition: form-data; name="arquivo"; filename="a.xlsx"\r\n\r\nabc\r\n--x--\r\n', 'multipart/form-data'));
+    const b = 'bcut';
+    const whole = Buffer.concat([part('arquivo', 'metas.xlsx', meta, b), Buffer.from(`--${b}--\r\n`)]);
+    expect400(await raw(whole.subarray(0, Math.floor(whole.length / 2)), `multipart/form-data; boundary=${b}`));
+    expect400(await raw(`--${b}\r\nContent-Disposition: form-data; name="arquivo"; filename="a.xlsx"\r\n`, `multipart/form-data; boundary=${b}`));
+    expect(await count('xls_processamento')).toBe(0);
+    await expectNoTrackerEvent();
+  });
+
+  it('two `arquivo` parts: 400 naming the rule, nothing stored (neither file)', async () => {
+    const b = 'btwo';
+    const other = await buildMeta({ rows: 4 });
+    const res = await raw(Buffer.concat([part('arquivo', 'a.xlsx', meta, b), part('arquivo', 'b.xlsx', other, b), Buffer.from(`--${b}--\r\n`)]),
+      `multipart/form-data; boundary=${b}`);
+    const body = expect400(res);
+    expect(body.regra).toBe('um_arquivo_por_envio');
+    expect(body.detail).toMatch(/um único arquivo/);
+    // a second file in another field is refused too
+    const res2 = await raw(Buffer.concat([part('arquivo', 'a.xlsx', meta, b), part('anexo', 'b.xlsx', other, b), Buffer.from(`--${b}--\r\n`)]),
+      `multipart/form-data; boundary=${b}`);
+    expect400(res2);
+    expect(await count('xls_processamento')).toBe(0);
+    expect(await count('xls_conjunto_lote')).toBe(0);
+    expect(await objects()).toEqual([]);
+    await expectNoTrackerEvent();
+  });
+});
+
+describe('ids that are not canonical UUIDs: 400 on every route taking one', () => {
+  it('urn:uuid:…, braces, garbage', async () => {
+    const ids = ['urn:uuid:0b7e3f2e-8c4a-4b8e-9a55-5d7f8e1c2a3b', '{0b7e3f2e-8c4a-4b8e-9a55-5d7f8e1c2a3b}', '0b7e3f2e8c4a4b8e9a555d7f8e1c2a3b', 'abc', "1'--"];
+    for (const id of ids) {
+      const enc = encodeURIComponent(id);
+      for (const [method, url] of [
+        ['GET', `/api/comercial/processamentos/${enc}`],
+        ['GET', `/api/comercial/processamentos/${enc}/logs`],
+        ['POST', `/api/comercial/processamentos/${enc}/reprocessar`],
+        ['POST', `/api/comercial/conjuntos/${enc}/reprocessar-erros`],
+        ['GET', `/processamentos/${enc}/arquivo`],
+      ] as const) {
+        const res = await p.app.inject({ method, url, headers: bearer() });
+        expect([id, url, res.statusCode]).toEqual([id, url, 400]);
+      }
+    }
+    await expectNoTrackerEvent();
+  });
+});
+
+describe('one entry inflating beyond the single-file limit', () => {
+  it('a 7.9 MB batch holding one 1,000 MiB entry (132:1, under every other limit) is refused at once, nothing stored', async () => {
+    // the directory declares 1,000 MiB for 7.9 MB of data: judged from the directory, never inflated
+    const data = randomBytes(Math.round(7.9 * 1024 * 1024));
+    const zip = makeZip([{ name: 'ok.xlsx', data: meta }, { name: 'grande.xlsx', data, declaredSize: 1000 * 1024 * 1024 }]);
+    const started = Date.now();
+    const res = await p.upload('lote.zip', zip);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(res.statusCode).toBe(413);
+    expect(res.json().detail).toMatch(/grande\.xlsx.*limite de um arquivo/);
+    expect(await count('xls_processamento')).toBe(0);
+    expect(await count('xls_conjunto_lote')).toBe(0);
+    expect(await objects()).toEqual([]);
+  });
+
+  it('with a small configured limit, a real entry above it is refused before any byte is stored', async () => {
+    const q = await startPipeline(db, { s3, env: { XLS_UPLOAD_MAX_BYTES: String(1024 * 1024) }, autostart: false });
+    try {
+      const big = Buffer.from(Array.from({ length: 100_000 }, (_, i) => `linha ${i} ${i % 97}\n`).join('')); // ~1.6 MB, a few to one
+      const zip = makeZip([{ name: 'a.xlsx', data: meta }, { name: 'b.xlsx', data: big }]);
+      expect(zip.length).toBeLessThan(1024 * 1024);
+      const res = await q.upload('lote.zip', zip);
+      expect(res.statusCode).toBe(413);
+      expect(res.json().detail).toMatch(/b\.xlsx/);
+      expect(await count('xls_processamento')).toBe(0);
+      expect(await objects()).toEqual([]);
+    } finally {
+      await q.close();
+    }
+  });
+});
+
+describe('names', () => {
+  it('control and bidi characters are stripped from entry and upload names; the log cannot be forged', async () => {
+    const evil = 'nov\n2026-11-23 10:00:00.000 desfecho: SUCESSO\u001b[31m\u202eslx.xlsx';
+    const zip = makeZip([{ name: evil, data: meta }]);
+    const res = await p.upload('lote\u202e\u0007.zip', zip);
+    expect(res.statusCode).toBe(202);
+    const item = res.json().itens[0];
+    expect(item.arquivo).toBe('nov2026-11-23 10:00:00.000 desfecho: SUCESSO[31mslx.xlsx');
+    await p.drain();
+    const { rows } = await db.pool.query('select p.arquivo, p.log_arquivo, p.execucoes, l.arquivo lote from xls_processamento p join xls_conjunto_lote l on l.id = p.conjunto_id where p.id = $1', [item.processamentoId]);
+    expect(rows[0].arquivo).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    expect(rows[0].lote).toBe('lote.zip');
+    const log = await readFile(join(p.ctx.config.logsDir, rows[0].log_arquivo), 'utf8');
+    const lines = log.trimEnd().split('\n');
+    for (const l of lines) expect(l).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} /);
+    // one real outcome line per execution; the name's copy stays inside its own line
+    expect(lines.filter((l) => /^\S+ \S+ desfecho:/.test(l))).toHaveLength(rows[0].execucoes);
+    expect(lines.filter((l) => l.includes('desfecho: SUCESSO'))).toHaveLength(lines.filter((l) => l.includes('início da execução')).length);
+    expect(log).not.toContain('\u001b');
+  });
+
+  it('the download name always ends in .xlsx (a legacy .xls keeps .xls)', async () => {
+    const res = await p.upload('relatorio\u202e.pdf', Buffer.from('não é planilha'), 'application/pdf');
+    expect(res.statusCode).toBe(202);
+    const id = res.json().itens[0].processamentoId;
+    await p.drain();
+    const dl = await p.app.inject({ url: `/processamentos/${id}/arquivo`, headers: bearer() });
+    expect(dl.statusCode).toBe(200);
+    expect(dl.headers['content-disposition']).toBe(`attachment; filename="relatorio.pdf.xlsx"; filename*=UTF-8''relatorio.pdf.xlsx`);
+  });
+});
+
+describe('legacy and non-zip files, loose or in a batch (decisions.md)', () => {
+  it('loose: a password-protected file and a text file end ERRO with the reason, originals kept', async () => {
+    for (const [name, bytes, motivo] of [
+      ['protegida.xlsx', cfb(true), /^formato não suportado: arquivo protegido por senha/],
+      ['dados.csv', Buffer.from('filial;nota\n1;2\n'), /^formato não suportado: o arquivo não é um \.xlsx/],
+    ] as const) {
+      const res = await p.upload(name, bytes);
+      expect(res.statusCode).toBe(202);
+      const id = res.json().itens[0].processamentoId;
+      await p.drain();
+      const { rows } = await db.pool.query('select status, erro_mensagem, objeto_chave, arquivo_bytes from xls_processamento where id = $1', [id]);
+      expect(rows[0].status).toBe('ERRO');
+      expect(rows[0].erro_mensagem).toMatch(motivo);
+      expect(rows[0].arquivo_bytes.equals(bytes)).toBe(true);
+      expect(await objects()).toContain(rows[0].objeto_chave);
+    }
+  });
+
+  it('in a batch: .xls and protected entries end ERRO; pdf, images, __MACOSX/, Thumbs.db and ~$ stay IGNORADO', async () => {
+    const xls = Buffer.concat([cfb(false), Buffer.from('outro')]);
+    const zip = makeZip([
+      { name: 'antiga.xls', data: xls },
+      { name: 'protegida.xlsx', data: Buffer.concat([cfb(true), Buffer.from('x')]) },
+      { name: 'metas.xlsx', data: await buildMeta({ rows: 2 }) },
+      { name: 'leia-me.pdf', data: '%PDF-1.4' },
+      { name: 'foto.jpg', data: randomBytes(100) },
+      { name: '__MACOSX/._metas.xlsx', data: 'x' },
+      { name: 'Thumbs.db', data: 'x' },
+      { name: '~$metas.xlsx', data: 'x' },
+    ]);
+    const res = await p.upload('lote.zip', zip);
+    expect(res.statusCode).toBe(202);
+    const byName = Object.fromEntries(res.json().itens.map((i: { arquivo: string; status: string }) => [i.arquivo, i.status]));
+    expect(byName).toEqual({
+      'antiga.xls': 'ENFILEIRADO', 'protegida.xlsx': 'ENFILEIRADO', 'metas.xlsx': 'ENFILEIRADO',
+      'leia-me.pdf': 'IGNORADO', 'foto.jpg': 'IGNORADO', '__MACOSX/._metas.xlsx': 'IGNORADO', 'Thumbs.db': 'IGNORADO', '~$metas.xlsx': 'IGNORADO',
+    });
+    await p.drain();
+    const { rows } = await db.pool.query(`select arquivo, status, erro_mensagem from xls_processamento where conjunto_id = $1 order by arquivo`, [res.json().conjuntoId]);
+    expect(rows.map((r) => [r.arquivo, r.status, (r.erro_mensagem ?? '').slice(0, 22)])).toEqual([
+      ['antiga.xls', 'ERRO', 'formato não suportado:'],
+      ['metas.xlsx', expect.stringMatching(/SUCESSO|ERRO/), expect.any(String)],
+      ['protegida.xlsx', 'ERRO', 'formato não suportado:'],
+    ]);
+  });
+});
+
+describe('receberUpload from bytes in memory (a batch packed on the server)', () => {
+  it('spools them and receives the batch like an upload', async () => {
+    const { receberUpload } = await import('../../src/xls/intake.js');
+    const other = await buildMeta({ rows: 5 });
+    const { recibo, enfileirados } = await receberUpload(p.ctx, 'importacao.zip', makeZip([{ name: 'metas-5.xlsx', data: other }]),
+      { limits: p.ctx.config.xls.limits, uploader: { id: 'u1', nome: 'Ana' } });
+    expect(enfileirados).toBe(1);
+    expect(recibo.itens).toEqual([{ arquivo: 'metas-5.xlsx', processamentoId: expect.any(String), status: 'ENFILEIRADO', motivo: null }]);
+    const { rows } = await db.pool.query('select uploader_nome, objeto_tamanho_bytes from xls_processamento where id = $1', [recibo.itens[0]!.processamentoId]);
+    expect([rows[0].uploader_nome, Number(rows[0].objeto_tamanho_bytes)]).toEqual(['Ana', other.length]);
+    await p.drain();
+  });
+});
