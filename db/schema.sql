@@ -888,6 +888,612 @@ COMMENT ON FUNCTION app.worker_timeout() IS 'How long a worker may go without a 
 
 
 --
+-- Name: xls_merge_chunk(text, jsonb, boolean); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean DEFAULT false) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET work_mem TO '64MB'
+    AS $$
+-- One chunk of a declarative merge: for every target of the type (app.xls_alvo, in order),
+-- the rows staged so far are normalised, rows without a required value set aside, a key
+-- repeated in the chunk settled (the last row wins), foreign keys checked (XL424), and the
+-- target written diff-aware in key order (new keys inserted, changed rows upserted); the
+-- staging is emptied. The statements were generated once by app.xls_merge_preparar.
+declare
+  -- time-ordered ids for new rows: 48-bit ms timestamp, version 7, rand_a 0, variant 10, xls_id_seq
+  v_id_prefixo text := lpad(to_hex((extract(epoch from clock_timestamp()) * 1000)::bigint), 12, '0') || '70008';
+  e record;
+  v_n integer;
+  v_total integer := 0;
+  v_dif integer;
+  v_fk text;
+  v_falta record;
+begin
+  perform public.xls_staging_exigir(p_tipo);
+  if to_regclass('pg_temp.xls_merge_estado') is null then
+    perform app.xls_merge_preparar(p_tipo, p_meta);
+  elsif exists (select from pg_temp.xls_merge_estado x where x.tipo <> p_tipo) then
+    raise exception 'outro merge (%) em andamento nesta transação: chame xls_staging_preparar antes', (select x.tipo from pg_temp.xls_merge_estado x limit 1)
+      using errcode = 'XL409';
+  elsif exists (select from pg_temp.xls_merge_estado x where x.meta is distinct from coalesce(p_meta, '{}') - 'linhas_rejeitadas') then
+    raise exception 'parâmetros % diferentes dos chunks anteriores deste merge (%)', coalesce(p_meta, '{}') - 'linhas_rejeitadas',
+      (select x.meta from pg_temp.xls_merge_estado x limit 1) using errcode = 'XL409';
+  end if;
+
+  for e in select x.* from pg_temp.xls_merge_estado x order by x.ordem loop
+    execute format('truncate pg_temp.%I', 'xls_chunk_' || e.staging);
+    execute format('insert into pg_temp.%I %s', 'xls_chunk_' || e.staging, e.sql_select);
+    get diagnostics v_n = row_count;
+    if v_n = 0 then continue; end if;
+    execute format('truncate pg_temp.%I', 'xls_stg_' || e.staging);
+    perform app.xls_merge_hook(p_tipo, 'normalizado', e.staging, p_meta);
+    if e.sql_rejeitar is not null then
+      execute e.sql_rejeitar using e.aba, e.staging;
+    end if;
+    execute e.sql_dedup using e.aba, e.staging;
+    foreach v_fk in array e.sql_fk loop
+      execute v_fk into v_falta;
+      if v_falta.n > 0 then
+        raise exception '%', v_falta.rotulo || ': ' || v_falta.faltam || case when v_falta.n > 20 then format(' e mais %s', v_falta.n - 20) else '' end
+          using errcode = 'XL424',
+                hint = 'o cadastro é criado pelo relatório mestre; dentro de um lote o arquivo é refeito depois que o relatório mestre concluir';
+      end if;
+    end loop;
+    perform app.xls_merge_hook(p_tipo, 'aceito', e.staging, p_meta);
+    execute format('truncate pg_temp.%I', 'xls_dif_' || e.staging);
+    execute e.sql_dif;
+    get diagnostics v_dif = row_count;
+    if v_dif > 0 then
+      execute e.sql_inserir using v_id_prefixo;
+      if e.sql_atualizar is not null then
+        execute e.sql_atualizar;
+      end if;
+    end if;
+    execute e.sql_aceitar;
+    -- the hashes are needed only when another chunk of the target came or may come
+    if not p_final or e.chunks > 0 then
+      execute e.sql_hash;
+    end if;
+    update pg_temp.xls_merge_estado x set enviadas = x.enviadas + v_n, efetivas = x.efetivas + v_dif, chunks = x.chunks + 1
+     where x.staging = e.staging;
+    v_total := v_total + v_n;
+  end loop;
+  return v_total;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean) IS 'Internal, one chunk of the declarative merge of a type (called by xls_merge_chunk while the edge reads, and by xls_merge for what is left): per target of app.xls_alvo, normalises the staged rows (trimmed, empty -> NULL, expressions, cut to the column length), sets aside rows with an empty NOT NULL column (xls_ocorrencia; a readable key stays protected from deletion), lets the last row of a key repeated in the chunk win, checks the foreign keys (XL424 naming the missing codes and rows), writes the target diff-aware in key order and keeps key, scope column and retained columns of the accepted rows (xls_aceitas_<staging>) for the end; the staging is emptied. The first call of a transaction prepares the merge (app.xls_merge_preparar); every chunk must carry the same parameters (else XL409). Returns the rows taken.';
+
+
+--
+-- Name: xls_merge_fim(text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_merge_fim(p_tipo text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET work_mem TO '64MB'
+    AS $_$
+-- The end of a declarative merge: the rows still staged as a last chunk, keys repeated across
+-- chunks, the type's hook (phase fim), rejected rows (protect their key or suspend the
+-- deletes of their tab), the scope deletes, the metrics.
+declare
+  e record;
+  v_n_alvos integer;
+  v_bool boolean;
+  v_n integer;
+  v_rm_t integer;
+  v_env integer := 0;
+  v_ef integer := 0;
+  v_rm integer := 0;
+  v_hook jsonb;
+  v_rej_leitor jsonb := public.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
+  v_rejeitadas jsonb;
+  v_avisos jsonb := '[]';
+  v_remocoes jsonb := '[]';
+  v_tabelas jsonb := '{}';
+  v_aux jsonb;
+  v_legiveis integer[];
+  v_ilegiveis integer[];
+  v_abas text;
+begin
+  perform app.xls_merge_chunk(p_tipo, p_meta, true);
+  select count(*) into v_n_alvos from pg_temp.xls_merge_estado;
+
+  -- a key repeated across chunks: its last row stays (the chunks wrote it last, so it is what
+  -- the target holds), the earlier rows give way; a key written by several chunks counts once
+  for e in select x.* from pg_temp.xls_merge_estado x where x.chunks > 1 order by x.ordem loop
+    execute format('select exists (select from pg_temp.%I group by h having count(*) > 1)', 'xls_hash_' || e.staging) into v_bool;
+    if v_bool then
+      execute e.sql_rep;
+      execute format($q$
+        with d as (delete from pg_temp.%1$I s using pg_temp.%2$I t where %3$s and s.linha < t.ultima returning s.linha)
+        insert into pg_temp.xls_ocorrencia select 'duplicada', $1, d.linha, null, $2, true from d$q$,
+        'xls_aceitas_' || e.staging, 'xls_rep_' || e.staging, e.sql_on_key_t) using e.aba, e.staging;
+      execute format('select coalesce(sum(greatest(escritas - 1, 0)), 0)::integer from pg_temp.%I', 'xls_rep_' || e.staging) into v_n;
+      update pg_temp.xls_merge_estado x set efetivas = x.efetivas - v_n, refeito = true where x.staging = e.staging;
+    end if;
+  end loop;
+
+  -- what belongs to one type only (reference tables, defences): {avisos, tabelas, resultado}
+  v_hook := app.xls_merge_hook(p_tipo, 'fim', null, p_meta);
+  v_avisos := v_avisos || coalesce(v_hook -> 'avisos', '[]');
+
+  -- rows set aside by SQL (an empty NOT NULL column; the reader normally catches them)
+  select coalesce(jsonb_agg(jsonb_build_object('aba', o.aba, 'linha', o.linha, 'campo', o.campo, 'valor', '',
+                                               'mensagem', format('linha %s: %s '''' inválido', o.linha, o.campo))
+                            order by o.aba, o.linha), '[]')
+    into v_aux from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada';
+  v_rejeitadas := public.xls_rejeitadas_normalizar(v_rej_leitor || v_aux);
+
+  select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
+           'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
+           'quantidade', count(*),
+           'linhas', jsonb_agg(jsonb_build_object('aba', o.aba, 'linha', o.linha, 'valor', null) order by o.aba, o.linha))) end
+    into v_aux from pg_temp.xls_ocorrencia o where o.tipo = 'duplicada';
+  v_avisos := v_avisos || v_aux;
+
+  -- the reader's rejected rows, per target: the staging they were read for, else their tab
+  -- (a tab no target names, or none, counts for every target)
+  drop table if exists pg_temp.xls_rej_leitor;
+  create temp table xls_rej_leitor on commit drop as
+  select r.linha, r.aba, r.staging, r.valores
+    from (select (x ->> 'linha')::integer as linha, x ->> 'aba' as aba, x ->> 'staging' as staging,
+                 (array_agg(x -> 'valores') filter (where jsonb_typeof(x -> 'valores') = 'object'))[1] as valores
+            from jsonb_array_elements(case when jsonb_typeof(p_meta -> 'linhas_rejeitadas') = 'array' then p_meta -> 'linhas_rejeitadas' else '[]' end) x
+           group by 1, 2, 3) r;
+
+  for e in select x.* from pg_temp.xls_merge_estado x order by x.ordem loop
+    -- which of this target's rejected rows have a readable key: their values go through the
+    -- same normalisation as accepted rows; a readable key is protected from the scope delete
+    v_legiveis := '{}';
+    if exists (select from pg_temp.xls_rej_leitor r
+                where r.valores is not null
+                  and (r.staging = e.staging or (r.staging is null and (r.aba is null or v_n_alvos = 1 or r.aba = e.aba
+                        or not exists (select from pg_temp.xls_merge_estado y where y.aba = r.aba))))) then
+      begin
+        execute format('insert into pg_temp.%1$I select * from jsonb_populate_recordset(null::pg_temp.%1$I, $1)', 'xls_stg_' || e.staging)
+          using (select jsonb_agg(r.valores || jsonb_build_object('linha', r.linha)) from pg_temp.xls_rej_leitor r
+                  where r.valores is not null
+                    and (r.staging = e.staging or (r.staging is null and (r.aba is null or v_n_alvos = 1 or r.aba = e.aba
+                          or not exists (select from pg_temp.xls_merge_estado y where y.aba = r.aba)))));
+        execute format($q$
+          with n as (select * from (%1$s) z where %2$s),
+          p as (insert into pg_temp.%3$I select %4$s from n)
+          select coalesce(array_agg(n.linha), '{}') from n$q$,
+          e.sql_select,
+          (select string_agg(format('z.%I is not null', k), ' and ') from unnest(e.chave) k),
+          'xls_protegidas_' || e.staging, e.sql_key_list) into v_legiveis;
+      exception when data_exception or invalid_text_representation then
+        v_legiveis := '{}'; -- values that do not even cast: the key is not readable
+      end;
+      execute format('truncate pg_temp.%I', 'xls_stg_' || e.staging);
+    end if;
+    select array_agg(distinct u.linha order by u.linha), string_agg(distinct u.aba, ', ')
+      into v_ilegiveis, v_abas
+      from (select r.linha, coalesce(e.aba, r.aba) as aba from pg_temp.xls_rej_leitor r
+             where (r.staging = e.staging or (r.staging is null and (r.aba is null or v_n_alvos = 1 or r.aba = e.aba
+                     or not exists (select from pg_temp.xls_merge_estado y where y.aba = r.aba))))
+               and not r.linha = any(v_legiveis)
+            union all
+            select o.linha, o.aba from pg_temp.xls_ocorrencia o
+             where o.tipo = 'rejeitada' and o.staging = e.staging and not o.chave_legivel) u;
+
+    v_rm_t := 0;
+    if e.enviadas = 0 then
+      v_remocoes := v_remocoes || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
+        'motivo', format('envio vazio%s: nada removido de %s', ' na aba ' || e.aba, e.tabela)));
+    elsif v_ilegiveis is not null then
+      v_remocoes := v_remocoes || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', cardinality(v_ilegiveis),
+        'linhas', (select jsonb_agg(jsonb_build_object('aba', coalesce(e.aba, v_abas), 'linha', l, 'valor', null) order by l) from unnest(v_ilegiveis[1:1000]) l),
+        'motivo', format('há linhas rejeitadas sem chave legível%s (%s %s): remoções de %s suspensas; corrija e reenvie',
+                         ' na aba ' || v_abas, case when cardinality(v_ilegiveis) = 1 then 'linha' else 'linhas' end,
+                         array_to_string(v_ilegiveis[1:10], ', ') || case when cardinality(v_ilegiveis) > 10 then ', …' else '' end, e.tabela)));
+    elsif not coalesce(e.vazio, false) then
+      -- every key of the file is now stored with the file's values: when the scope holds as
+      -- many rows as the file has in it, none is absent and the anti-join is skipped
+      execute format('select (select count(*) from public.%I t where %s) <> (select count(*) from pg_temp.%I s where %s)',
+                     e.tabela, e.sql_escopo_t, 'xls_aceitas_' || e.staging, e.sql_escopo_s) into v_bool;
+      if v_bool then
+        execute format($q$
+          with alvo as (
+            select t.id from public.%1$I t
+             where %2$s
+               and not exists (select from pg_temp.%3$I s where %4$s)
+               and not exists (select from pg_temp.%5$I s where %4$s)
+             order by %6$s
+             for update of t)
+          delete from public.%1$I t using alvo where t.id = alvo.id$q$,
+          e.tabela, e.sql_escopo_t, 'xls_aceitas_' || e.staging, e.sql_on_key_t, 'xls_protegidas_' || e.staging, e.sql_key_list);
+        get diagnostics v_rm_t = row_count;
+      end if;
+    end if;
+    v_env := v_env + e.enviadas;
+    v_ef := v_ef + e.efetivas;
+    v_rm := v_rm + v_rm_t;
+    v_tabelas := v_tabelas || jsonb_build_object(e.tabela, jsonb_build_object('enviadas', e.enviadas, 'efetivas', e.efetivas, 'removidas', v_rm_t));
+  end loop;
+
+  return jsonb_build_object(
+    'linhas_enviadas', v_env,
+    'linhas_efetivas', v_ef,
+    'linhas_removidas', v_rm,
+    'avisos', public.xls_avisos_normalizar(v_avisos || v_remocoes),
+    'linhas_rejeitadas', v_rejeitadas,
+    'tabelas', v_tabelas || coalesce(v_hook -> 'tabelas', '{}')) || coalesce(v_hook -> 'resultado', '{}');
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_merge_fim(p_tipo text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_merge_fim(p_tipo text, p_meta jsonb) IS 'Internal, the end of the declarative merge of a type (called by xls_merge): takes what is still staged as a last chunk, settles keys repeated across chunks (the last row stays; linhas_efetivas counts such a key once), calls the type hook (phase fim: reference tables, defences), then per target: a rejected row with a readable key (its values normalised as accepted rows) protects that key from deletion; a row whose key cannot be read suspends the deletes of its own target (tab), with a warning naming the rows; otherwise deletes the rows of the scope absent from the file in key order (skipped when the scope was empty before the merge or holds exactly the file''s rows). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas} plus the hook''s resultado.';
+
+
+--
+-- Name: xls_merge_hook(text, text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_merge_hook(p_tipo text, p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  v_hook text;
+  v_res jsonb;
+begin
+  select t.hook into v_hook from app.xls_tipo t where t.tipo = p_tipo;
+  if v_hook is null then
+    return '{}';
+  end if;
+  execute format('select %s($1, $2, $3)', v_hook::regproc) into v_res using p_fase, p_staging, coalesce(p_meta, '{}');
+  return coalesce(v_res, '{}');
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_merge_hook(p_tipo text, p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_merge_hook(p_tipo text, p_fase text, p_staging text, p_meta jsonb) IS 'Internal: calls the hook of a spreadsheet type (app.xls_tipo.hook), if it has one, at a phase of the generic merge: inicio (first chunk, p_staging null), normalizado (the chunk of target p_staging normalised, before rejections), aceito (after rejections and repeated keys, before writing), fim (after keys repeated across chunks, before the scope deletes, p_staging null; returns {avisos, tabelas, resultado}). Returns the hook''s jsonb ({} without hook).';
+
+
+--
+-- Name: xls_merge_preparar(text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+-- First chunk of a merge in this transaction: reads the type's description (app.xls_alvo,
+-- app.xls_staging_coluna) and the targets' catalog (UNIQUE constraint = natural key,
+-- varchar(n) = length, NOT NULL without default = required, foreign keys), generates the
+-- statements of every step once with format('%I') and keeps them in pg_temp.xls_merge_estado,
+-- one row per target, with the counters; creates the work tables; takes the merge lock.
+declare
+  a record;
+  v_tabela regclass;
+  v_stg text;
+  v_chunk text;
+  v_aceitas text;
+  v_dif text;
+  v_cols record;
+  v_written text[];
+  v_tipos text[];
+  v_lens integer[];
+  v_notnull boolean[];
+  v_chave text[];
+  v_naochave text[];
+  v_comparar text[];
+  v_extras text[];
+  v_obrig text[];
+  v_reter text[];
+  v_norm text;
+  v_select text;
+  v_expr text;
+  v_i integer;
+  v_fk record;
+  v_sql_fk text[] := '{}';
+  v_on_key text;
+  v_on_key_t text;
+  v_key_list text;
+  v_escopo_t text;
+  v_escopo_s text;
+  v_inicio date;
+  v_fim date;
+  v_vazio boolean;
+  v_tabelas text[];
+begin
+  if not exists (select from app.xls_alvo x where x.tipo = p_tipo) then
+    raise exception 'o tipo % ainda não tem importação', p_tipo using errcode = 'XL422';
+  end if;
+  select array_agg(x.tabela order by x.tabela) into v_tabelas from app.xls_alvo x where x.tipo = p_tipo;
+  perform public.xls_travar(v_tabelas);
+  -- what belongs to one type only: checks of p_meta (its own messages first), its own work tables
+  perform app.xls_merge_hook(p_tipo, 'inicio', null, p_meta);
+
+  create temp table xls_merge_estado (
+    tipo text not null, staging text not null, tabela text not null, ordem integer not null, aba text,
+    escopo text not null, escopo_coluna text, chave text[] not null, meta jsonb not null,
+    inicio date, fim date, vazio boolean,
+    enviadas integer not null default 0, efetivas integer not null default 0, chunks integer not null default 0,
+    refeito boolean not null default false,
+    sql_select text not null, sql_rejeitar text, sql_dedup text not null, sql_fk text[] not null,
+    sql_dif text not null, sql_inserir text not null, sql_atualizar text, sql_aceitar text not null, sql_hash text not null,
+    sql_rep text not null, sql_escopo_t text not null, sql_escopo_s text not null, sql_on_key_t text not null,
+    sql_key_list text not null
+  ) on commit drop;
+  -- rows rejected by SQL (chave_legivel: the natural key could be read) and rows that gave way
+  -- to a later one with the same key
+  create temp table xls_ocorrencia (tipo text, aba text, linha integer, campo text, staging text, chave_legivel boolean) on commit drop;
+
+  for a in select x.* from app.xls_alvo x where x.tipo = p_tipo order by x.ordem loop
+    v_tabela := to_regclass('public.' || quote_ident(a.tabela));
+    if v_tabela is null then
+      raise exception 'descrição de %: tabela % não existe', p_tipo, a.tabela using errcode = 'XL500';
+    end if;
+    v_stg := format('pg_temp.%I', 'xls_stg_' || a.staging);
+    v_chunk := format('pg_temp.%I', 'xls_chunk_' || a.staging);
+    v_aceitas := format('pg_temp.%I', 'xls_aceitas_' || a.staging);
+    v_dif := format('pg_temp.%I', 'xls_dif_' || a.staging);
+
+    -- the staging columns, normalised: text trimmed, empty -> NULL
+    select string_agg(case when c.tipo_sql = 'text' then format('nullif(btrim(%1$I), %2$L) as %1$I', c.coluna, '') else quote_ident(c.coluna) end,
+                      ', ' order by c.ordem)
+      into v_norm
+      from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1;
+    if v_norm is null then
+      raise exception 'descrição de %: staging % sem colunas em app.xls_staging_coluna', p_tipo, a.staging using errcode = 'XL500';
+    end if;
+
+    -- written columns: the target's columns fed by a staging column of the same name or an expression
+    select array_agg(t.attname::text order by t.attnum), array_agg(format_type(t.atttypid, t.atttypmod) order by t.attnum),
+           array_agg(case when t.atttypid in ('varchar'::regtype, 'bpchar'::regtype) and t.atttypmod > 4 then t.atttypmod - 4 end order by t.attnum),
+           array_agg(t.attnotnull and not t.atthasdef order by t.attnum)
+      into v_written, v_tipos, v_lens, v_notnull
+      from pg_catalog.pg_attribute t
+     where t.attrelid = v_tabela and t.attnum > 0 and not t.attisdropped and t.attgenerated = ''
+       and t.attname not in ('id', 'atualizado_em')
+       and (a.expressoes ? t.attname::text
+            or exists (select from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.coluna = t.attname::text and c.ordem > 1));
+
+    -- natural key: the target's UNIQUE constraint
+    select array_agg(k.attname::text order by u.ord) into v_chave
+      from (select con.conkey from pg_catalog.pg_constraint con where con.conrelid = v_tabela and con.contype = 'u') c0
+      cross join lateral unnest(c0.conkey) with ordinality u (attnum, ord)
+      join pg_catalog.pg_attribute k on k.attrelid = v_tabela and k.attnum = u.attnum;
+    if (select count(*) from pg_catalog.pg_constraint con where con.conrelid = v_tabela and con.contype = 'u') <> 1 then
+      raise exception 'descrição de %: % precisa de exatamente uma restrição UNIQUE (a chave natural)', p_tipo, a.tabela using errcode = 'XL500';
+    end if;
+    if not v_chave <@ coalesce(v_written, '{}') then
+      raise exception 'descrição de %: a chave natural de % (%) não vem toda do staging %', p_tipo, a.tabela, array_to_string(v_chave, ', '), a.staging
+        using errcode = 'XL500';
+    end if;
+    if a.escopo_coluna is not null and not a.escopo_coluna = any(v_written) then
+      raise exception 'descrição de %: coluna de escopo % não é gravada em %', p_tipo, a.escopo_coluna, a.tabela using errcode = 'XL500';
+    end if;
+    select coalesce(array_agg(w order by o), '{}') into v_naochave from unnest(v_written) with ordinality x (w, o) where not w = any(v_chave);
+    v_comparar := coalesce(a.comparar, v_naochave);
+    if not v_comparar <@ v_naochave then
+      raise exception 'descrição de %: comparar (%) deve listar colunas gravadas fora da chave de %', p_tipo, array_to_string(v_comparar, ', '), a.tabela
+        using errcode = 'XL500';
+    end if;
+    select coalesce(array_agg(w order by o), '{}') into v_obrig from unnest(v_written, v_notnull) with ordinality x (w, nn, o) where nn;
+    -- extra columns: staging columns not written, and expressions naming no target column
+    select coalesce(array_agg(e), '{}') into v_extras
+      from (select c.coluna as e from app.xls_staging_coluna c
+             where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1 and not c.coluna = any(v_written)
+               and not exists (select from jsonb_object_keys(a.expressoes) k where k = c.coluna)
+            union
+            select k from jsonb_object_keys(a.expressoes) k where not k = any(v_written)) x;
+    v_reter := a.reter;
+    if not v_reter <@ (v_extras || v_written) then
+      raise exception 'descrição de %: reter (%) nomeia colunas que o chunk não tem', p_tipo, array_to_string(v_reter, ', ') using errcode = 'XL500';
+    end if;
+
+    -- the chunk's select list: target columns cut to their length and cast to their type, extras as they are
+    v_select := 's.linha';
+    for v_i in 1 .. cardinality(v_written) loop
+      v_expr := coalesce(a.expressoes ->> v_written[v_i], quote_ident(v_written[v_i]));
+      v_select := v_select || ', ' || case
+        when v_lens[v_i] is not null then format('left((%s)::text, %s)::%s as %I', v_expr, v_lens[v_i], v_tipos[v_i], v_written[v_i])
+        else format('(%s)::%s as %I', v_expr, v_tipos[v_i], v_written[v_i]) end;
+    end loop;
+    for v_i in 1 .. coalesce(cardinality(v_extras), 0) loop
+      v_select := v_select || ', ' || format('%s as %I', coalesce(a.expressoes ->> v_extras[v_i], quote_ident(v_extras[v_i])), v_extras[v_i]);
+    end loop;
+    v_select := format('select %s from (select linha, %s from %s) s', v_select, v_norm, v_stg);
+
+    execute format('create temp table %I on commit drop as %s limit 0', 'xls_chunk_' || a.staging, v_select);
+    execute format('create temp table %I on commit drop as select %s, true as novo from %s limit 0', 'xls_dif_' || a.staging,
+                   (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)), v_chunk);
+    execute format('create temp table %I on commit drop as select linha, %s, true as gravada from %s limit 0', 'xls_aceitas_' || a.staging,
+                   (select string_agg(quote_ident(w), ', ') from (select distinct on (w) w, o from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) with ordinality x (w, o) order by w, o) y),
+                   v_chunk);
+    execute format('create temp table %I (h bigint) on commit drop', 'xls_hash_' || a.staging);
+    execute format('create temp table %I on commit drop as select %s from %s limit 0', 'xls_protegidas_' || a.staging,
+                   (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)), v_chunk);
+
+    v_on_key := (select string_agg(format('%1$s.%2$I = %3$s.%2$I', '%1$s', w, '%2$s'), ' and ' order by o) from unnest(v_chave) with ordinality x (w, o));
+    v_on_key_t := format(v_on_key, 't', 's');
+    v_key_list := (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o));
+
+    -- foreign keys of the target: a referenced code missing is a transient failure (XL424)
+    v_sql_fk := '{}';
+    for v_fk in
+      select con.confrelid::regclass as ref,
+             array_agg(ca.attname::text order by u.ord) as cols, array_agg(ra.attname::text order by u.ord) as refcols
+        from pg_catalog.pg_constraint con
+       cross join lateral unnest(con.conkey, con.confkey) with ordinality u (ck, rk, ord)
+        join pg_catalog.pg_attribute ca on ca.attrelid = con.conrelid and ca.attnum = u.ck
+        join pg_catalog.pg_attribute ra on ra.attrelid = con.confrelid and ra.attnum = u.rk
+       where con.conrelid = v_tabela and con.contype = 'f'
+       group by con.oid, con.confrelid
+    loop
+      if not v_fk.cols <@ v_written then continue; end if;
+      v_sql_fk := v_sql_fk || format($q$
+        select count(*)::integer as n,
+               string_agg(format('%%s (%%s %%s)', f.v, case when f.n = 1 then 'linha' else 'linhas' end, f.linhas), ', ' order by f.v)
+                 filter (where f.ordem <= 20) as faltam,
+               %1$L as rotulo
+          from (select concat_ws('/', %2$s) as v, count(*) as n,
+                       array_to_string((array_agg(c.linha order by c.linha))[1:10], ', ') || case when count(*) > 10 then ', …' else '' end as linhas,
+                       row_number() over (order by concat_ws('/', %2$s)) as ordem
+                  from %3$s c
+                 where %4$s and not exists (select from %5$s r where %6$s)
+                 group by %2$s) f$q$,
+        format('%s não cadastrado em %s', array_to_string(v_fk.cols, '/'), v_fk.ref),
+        (select string_agg(format('c.%I', w), ', ' order by o) from unnest(v_fk.cols) with ordinality x (w, o)),
+        v_chunk,
+        (select string_agg(format('c.%I is not null', w), ' and ' order by o) from unnest(v_fk.cols) with ordinality x (w, o)),
+        v_fk.ref,
+        (select string_agg(format('r.%I = c.%I', r, w), ' and ' order by o) from unnest(v_fk.cols, v_fk.refcols) with ordinality x (w, r, o)));
+    end loop;
+
+    -- scope
+    v_vazio := null;
+    if a.escopo = 'periodo' then
+      begin
+        v_inicio := (p_meta ->> 'periodo_inicio')::date;
+        v_fim := (p_meta ->> 'periodo_fim')::date;
+      exception when data_exception then
+        v_inicio := null;
+      end;
+      if v_inicio is null or v_fim is null or v_fim < v_inicio then
+        raise exception 'período ausente ou inválido (periodo_inicio, periodo_fim): % a %',
+          coalesce(p_meta ->> 'periodo_inicio', '?'), coalesce(p_meta ->> 'periodo_fim', '?') using errcode = 'XL422';
+      end if;
+      v_escopo_t := format('t.%I between %L::date and %L::date', a.escopo_coluna, v_inicio, v_fim);
+      v_escopo_s := format('s.%I between %L::date and %L::date', a.escopo_coluna, v_inicio, v_fim);
+      execute format('select not exists (select from %s t where %s)', v_tabela, v_escopo_t) into v_vazio;
+    elsif a.escopo = 'valores' then
+      v_escopo_t := format('t.%1$I in (select distinct s.%1$I from %2$s s)', a.escopo_coluna, v_aceitas);
+      v_escopo_s := 'true';
+    elsif a.escopo = 'meses' then
+      v_escopo_t := format('exists (select from (select distinct date_trunc(''month'', s.%1$I)::date as m from %2$s s) m where t.%1$I >= m.m and t.%1$I < (m.m + interval ''1 month'')::date)',
+                           a.escopo_coluna, v_aceitas);
+      v_escopo_s := 'true';
+    else
+      v_escopo_t := 'true';
+      v_escopo_s := 'true';
+      execute format('select not exists (select from %s t)', v_tabela) into v_vazio;
+    end if;
+
+    insert into pg_temp.xls_merge_estado (tipo, staging, tabela, ordem, aba, escopo, escopo_coluna, chave, meta, inicio, fim, vazio,
+      sql_select, sql_rejeitar, sql_dedup, sql_fk, sql_dif, sql_inserir, sql_atualizar, sql_aceitar, sql_hash, sql_rep,
+      sql_escopo_t, sql_escopo_s, sql_on_key_t, sql_key_list)
+    values (p_tipo, a.staging, a.tabela, a.ordem, a.aba, a.escopo, a.escopo_coluna, v_chave, coalesce(p_meta, '{}') - 'linhas_rejeitadas',
+      v_inicio, v_fim, v_vazio,
+      v_select,
+      -- rows a NOT NULL column (key or not) of which is empty: set aside; their key, when readable, stays protected
+      case when cardinality(v_obrig) > 0 then format($q$
+        with r as (
+          delete from %1$s c where %2$s
+          returning c.linha, case %3$s end as campo, (%4$s) as legivel, %5$s)
+        , p as (insert into %6$s select %7$s from r where r.legivel)
+        insert into pg_temp.xls_ocorrencia select 'rejeitada', $1, r.linha, r.campo, $2, r.legivel from r$q$,
+        v_chunk,
+        (select string_agg(format('c.%I is null', w), ' or ' order by o) from unnest(v_obrig) with ordinality x (w, o)),
+        (select string_agg(format('when c.%1$I is null then %1$L', w), ' ' order by o) from unnest(v_obrig) with ordinality x (w, o)),
+        (select string_agg(format('c.%I is not null', w), ' and ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        (select string_agg(format('c.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        format('pg_temp.%I', 'xls_protegidas_' || a.staging),
+        (select string_agg(format('r.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o))) end,
+      -- a key repeated in the chunk: its last row wins (a hash aggregate finds the repeated keys; only their rows are sorted)
+      format($q$
+        with dup as (select %1$s from %2$s group by %1$s having count(*) > 1),
+        d as (
+          delete from %2$s c
+           using (select s.ctid, row_number() over (partition by %3$s order by s.linha desc, s.ctid desc) as rn
+                    from %2$s s join dup t on %4$s) x
+           where c.ctid = x.ctid and x.rn > 1
+          returning c.linha)
+        insert into pg_temp.xls_ocorrencia select 'duplicada', $1, d.linha, null, $2, true from d$q$,
+        v_key_list, v_chunk,
+        (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        v_on_key_t),
+      v_sql_fk,
+      -- one probe of the natural-key index per row keeps the new (novo) and changed rows
+      format($q$
+        insert into %1$s
+        select %2$s, t.id is null
+          from %3$s s
+          left join lateral (select t.id%4$s from %5$s t where %6$s limit 1) t on true
+         where t.id is null%7$s$q$,
+        v_dif,
+        (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
+        v_chunk,
+        (select coalesce(string_agg(format(', t.%I', w), '' order by o), '') from unnest(v_comparar) with ordinality x (w, o)),
+        v_tabela,
+        v_on_key_t,
+        case when cardinality(v_comparar) > 0 then format(' or (%s) is distinct from (%s)',
+          (select string_agg(format('t.%I', w), ', ' order by o) from unnest(v_comparar) with ordinality x (w, o)) || case when cardinality(v_comparar) = 1 then ', null' else '' end,
+          (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_comparar) with ordinality x (w, o)) || case when cardinality(v_comparar) = 1 then ', null' else '' end)
+        else '' end),
+      -- new keys: plain INSERT in key order with time-ordered ids (the merge lock excludes a concurrent writer)
+      format($q$
+        insert into %1$s (id, %2$s)
+        select ($1 || lpad(to_hex(nextval('public.xls_id_seq')), 15, '0'))::uuid, o.*
+          from (select %2$s from %3$s s where s.novo order by %4$s) o$q$,
+        v_tabela,
+        (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
+        v_dif, v_key_list),
+      -- changed rows: the diff-aware upsert in key order
+      case when cardinality(v_naochave) > 0 then format($q$
+        insert into %1$s as t (%2$s)
+        select %2$s from %3$s s where not s.novo order by %4$s
+        on conflict (%4$s) do update set %5$s
+         where (%6$s) is distinct from (%7$s)$q$,
+        v_tabela,
+        (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
+        v_dif, v_key_list,
+        (select string_agg(format('%1$I = excluded.%1$I', w), ', ' order by o) from unnest(v_naochave) with ordinality x (w, o)),
+        (select string_agg(format('t.%I', w), ', ' order by o) from unnest(coalesce(nullif(v_comparar, '{}'), v_naochave)) with ordinality x (w, o)) || ', null',
+        (select string_agg(format('excluded.%I', w), ', ' order by o) from unnest(coalesce(nullif(v_comparar, '{}'), v_naochave)) with ordinality x (w, o)) || ', null') end,
+      -- what the end needs of every accepted row: key, scope column, retained columns, written or not
+      format($q$
+        insert into %1$s (linha, %2$s, gravada)
+        select c.linha, %3$s, d.novo is not null from %4$s c left join %5$s d on %6$s$q$,
+        v_aceitas,
+        (select string_agg(quote_ident(w), ', ' order by w) from (select distinct w from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) w) y),
+        (select string_agg(format('c.%I', w), ', ' order by w) from (select distinct w from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) w) y),
+        v_chunk, v_dif, format(v_on_key, 'd', 'c')),
+      -- the hash of each accepted key: a key repeated across chunks is looked for only when a hash repeats
+      format($q$insert into %1$s select hashtextextended(concat_ws(chr(31), %2$s), 0) from %3$s c$q$,
+        format('pg_temp.%I', 'xls_hash_' || a.staging),
+        (select string_agg(format('c.%I::text', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        v_chunk),
+      -- keys repeated across chunks: the last row stays (the chunks wrote it last)
+      format($q$
+        create temp table %1$I on commit drop as
+        select %2$s, max(linha) as ultima, count(*) filter (where gravada) as escritas from %3$s group by %2$s having count(*) > 1$q$,
+        'xls_rep_' || a.staging, v_key_list, v_aceitas),
+      v_escopo_t, v_escopo_s, v_on_key_t, v_key_list);
+  end loop;
+
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_merge_preparar(p_tipo text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb) IS 'Internal, first chunk of a merge (called by app.xls_merge_chunk): takes the merge lock of the type''s target tables, reads the description (app.xls_alvo, app.xls_staging_coluna) and the targets'' catalog (UNIQUE constraint = natural key, varchar(n) = length, NOT NULL without default = required, foreign keys = XL424 checks), generates every statement once with format(%I) into pg_temp.xls_merge_estado and creates the work tables pg_temp.xls_chunk_<staging>, xls_dif_, xls_aceitas_, xls_hash_, xls_protegidas_ and xls_ocorrencia. A description the catalog contradicts raises XL500; a periodo scope without a valid period XL422. Calls the type hook''s phase inicio.';
+
+
+--
 -- Name: apos_minutos_comerciais(timestamp with time zone, numeric); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -2945,12 +3551,13 @@ begin
   if p_meta is not null and jsonb_typeof(p_meta) <> 'object' then
     raise exception 'p_meta deve ser um objeto JSON' using errcode = 'XL400';
   end if;
-  if v_tipo = 'RELATORIO18' then
-    v_res := public.xls_merge_relatorio18(coalesce(p_meta, '{}'));
-  elsif v_tipo = 'META' then
-    v_res := public.xls_merge_meta(coalesce(p_meta, '{}'));
-  elsif v_tipo is null then
+  if v_tipo is null then
     raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
+  elsif exists (select from app.xls_alvo a where a.tipo = v_tipo) then
+    -- the type is described in app.xls_alvo: the declarative merge applies its description
+    v_res := app.xls_merge_fim(v_tipo, coalesce(p_meta, '{}'));
+  elsif v_tipo = 'RELATORIO18' then
+    v_res := public.xls_merge_relatorio18(coalesce(p_meta, '{}'));
   else
     raise exception 'o tipo % ainda não tem importação', v_tipo using errcode = 'XL422';
   end if;
@@ -2971,7 +3578,7 @@ $$;
 -- Name: FUNCTION xls_merge(p_processamento_id uuid, p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_merge(p_processamento_id uuid, p_meta jsonb) IS 'Merge of a PROCESSANDO processing, dispatched by its tipo (xls_merge_relatorio18, xls_merge_meta), from the staging tables filled in this transaction. Records linhas_enviadas, linhas_efetivas, linhas_removidas, metricas, avisos and linhas_rejeitadas on the processing and returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Pass the reader''s row errors in p_meta.linhas_rejeitadas. Errors: XL404, XL409 (not PROCESSANDO / no tipo), XL422 (type without import, invalid period), XL424 (seller missing: transient FK), XL500 (staging not prepared).';
+COMMENT ON FUNCTION public.xls_merge(p_processamento_id uuid, p_meta jsonb) IS 'Merge of a PROCESSANDO processing, dispatched by looking its tipo up in app.xls_alvo (the declarative merge: app.xls_merge_chunk / app.xls_merge_fim), from the staging tables filled in this transaction. Records linhas_enviadas, linhas_efetivas, linhas_removidas, metricas, avisos and linhas_rejeitadas on the processing and returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Pass the reader''s row errors in p_meta.linhas_rejeitadas. Errors: XL404, XL409 (not PROCESSANDO / no tipo), XL422 (type without import, invalid period), XL424 (seller missing: transient FK), XL500 (staging not prepared).';
 
 
 --
@@ -2997,10 +3604,12 @@ begin
   if p_meta is not null and jsonb_typeof(p_meta) <> 'object' then
     raise exception 'p_meta deve ser um objeto JSON' using errcode = 'XL400';
   end if;
-  if v_tipo = 'RELATORIO18' then
-    return public.xls_r18_lote(coalesce(p_meta, '{}'));
-  elsif v_tipo is null then
+  if v_tipo is null then
     raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
+  elsif exists (select from app.xls_alvo a where a.tipo = v_tipo) then
+    return app.xls_merge_chunk(v_tipo, coalesce(p_meta, '{}'));
+  elsif v_tipo = 'RELATORIO18' then
+    return public.xls_r18_lote(coalesce(p_meta, '{}'));
   end if;
   return 0; -- a type without lots: its rows stay staged for xls_merge
 end;
@@ -3011,7 +3620,7 @@ $$;
 -- Name: FUNCTION xls_merge_lote(p_processamento_id uuid, p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_merge_lote(p_processamento_id uuid, p_meta jsonb) IS 'Optional, while the staging tables are being filled: merges the rows staged so far and empties the staging, so the database writes one lot while the edge reads the next (same transaction, before xls_merge). p_meta as for xls_merge (RELATORIO18 needs its period). Types without lots (META) keep their rows staged and return 0. The end result is the same as one xls_merge of every row; xls_merge then finishes (reference tables, scope deletes, metrics). Returns the rows taken. Errors as xls_merge.';
+COMMENT ON FUNCTION public.xls_merge_lote(p_processamento_id uuid, p_meta jsonb) IS 'Optional, while the staging tables are being filled: merges the rows staged so far and empties the staging, so the database writes one lot while the edge reads the next (same transaction, before xls_merge). p_meta as for xls_merge (RELATORIO18 needs its period). Types described in app.xls_alvo (META) go through the declarative merge (app.xls_merge_chunk). The end result is the same as one xls_merge of every row; xls_merge then finishes (reference tables, scope deletes, metrics). Returns the rows taken. Errors as xls_merge.';
 
 
 --
@@ -4238,49 +4847,13 @@ COMMENT ON FUNCTION public.xls_requeue(p_id uuid, p_de text[]) IS 'Internal tran
 --
 
 CREATE FUNCTION public.xls_staging_definicao(p_tipo text) RETURNS TABLE(staging text, ordem integer, coluna text, tipo_sql text)
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select d.staging, d.ordem, d.coluna, d.tipo_sql
-    from (values
-      ('RELATORIO18', 'faturamento', 1, 'linha', 'integer'),
-      ('RELATORIO18', 'faturamento', 2, 'filial', 'text'),
-      ('RELATORIO18', 'faturamento', 3, 'nota_fiscal', 'text'),
-      ('RELATORIO18', 'faturamento', 4, 'serie', 'text'),
-      ('RELATORIO18', 'faturamento', 5, 'item', 'text'),
-      ('RELATORIO18', 'faturamento', 6, 'emissao', 'date'),
-      ('RELATORIO18', 'faturamento', 7, 'cliente', 'text'),
-      ('RELATORIO18', 'faturamento', 8, 'nome_cliente', 'text'),
-      ('RELATORIO18', 'faturamento', 9, 'vendedor', 'text'),
-      ('RELATORIO18', 'faturamento', 10, 'nome_vendedor', 'text'),
-      ('RELATORIO18', 'faturamento', 11, 'produto', 'text'),
-      ('RELATORIO18', 'faturamento', 12, 'descricao_produto', 'text'),
-      ('RELATORIO18', 'faturamento', 13, 'quantidade', 'numeric'),
-      ('RELATORIO18', 'faturamento', 14, 'valor_unitario', 'numeric'),
-      ('RELATORIO18', 'faturamento', 15, 'valor_total', 'numeric'),
-      ('RELATORIO18', 'faturamento', 16, 'placa', 'text'),
-      ('RELATORIO18', 'faturamento', 17, 'ano_veiculo', 'text'),
-      ('RELATORIO18', 'faturamento', 18, 'modelo_veiculo', 'text'),
-      ('RELATORIO18', 'movimento', 1, 'linha', 'integer'),
-      ('RELATORIO18', 'movimento', 2, 'filial', 'text'),
-      ('RELATORIO18', 'movimento', 3, 'data', 'date'),
-      ('RELATORIO18', 'movimento', 4, 'lancamento', 'text'),
-      ('RELATORIO18', 'movimento', 5, 'conta', 'text'),
-      ('RELATORIO18', 'movimento', 6, 'descricao_conta', 'text'),
-      ('RELATORIO18', 'movimento', 7, 'historico', 'text'),
-      ('RELATORIO18', 'movimento', 8, 'debito', 'numeric'),
-      ('RELATORIO18', 'movimento', 9, 'credito', 'numeric'),
-      ('RELATORIO18', 'movimento', 10, 'placa', 'text'),
-      ('RELATORIO18', 'movimento', 11, 'ano_veiculo', 'text'),
-      ('META', 'meta', 1, 'linha', 'integer'),
-      ('META', 'meta', 2, 'competencia', 'date'),
-      ('META', 'meta', 3, 'vendedor', 'text'),
-      ('META', 'meta', 4, 'produto', 'text'),
-      ('META', 'meta', 5, 'meta_volume', 'numeric'),
-      ('META', 'meta', 6, 'meta_margem', 'numeric')
-    ) d (tipo, staging, ordem, coluna, tipo_sql)
-   where d.tipo = p_tipo
-   order by d.staging, d.ordem;
+  select c.staging, c.ordem, c.coluna, c.tipo_sql
+    from app.xls_staging_coluna c
+   where c.tipo = p_tipo
+   order by c.staging, c.ordem;
 $$;
 
 
@@ -4288,7 +4861,7 @@ $$;
 -- Name: FUNCTION xls_staging_definicao(p_tipo text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_staging_definicao(p_tipo text) IS 'The staging tables of a spreadsheet type and their typed columns, in COPY order (the contract between the reader and the merges; field names = normalised headers). Every table starts with linha, the sheet''s own 1-based row number.';
+COMMENT ON FUNCTION public.xls_staging_definicao(p_tipo text) IS 'The staging tables of a spreadsheet type and their typed columns, in COPY order, as described in app.xls_staging_coluna (the contract between the reader and the merges; field names = normalised headers). Every table starts with linha, the sheet''s own 1-based row number.';
 
 
 --
@@ -4395,16 +4968,16 @@ COMMENT ON FUNCTION public.xls_suspender_remocoes(p_rejeitadas jsonb, p_aba text
 --
 
 CREATE FUNCTION public.xls_tipo_mestre(p_tipo text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$ select p_tipo is not distinct from 'RELATORIO18' $$;
+    AS $$ select coalesce((select t.mestre from app.xls_tipo t where t.tipo = p_tipo), false) $$;
 
 
 --
 -- Name: FUNCTION xls_tipo_mestre(p_tipo text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_tipo_mestre(p_tipo text) IS 'True for the master report type (RELATORIO18): the one that creates branches, sellers, customers, products and vehicles that the other types reference; its success closes its batch.';
+COMMENT ON FUNCTION public.xls_tipo_mestre(p_tipo text) IS 'True for the master report type (app.xls_tipo.mestre: RELATORIO18): the one that creates branches, sellers, customers, products and vehicles that the other types reference; its success closes its batch.';
 
 
 --
@@ -4551,6 +5124,94 @@ CREATE TABLE app.worker (
 --
 
 COMMENT ON TABLE app.worker IS 'One row per live application process (replica). Workers heartbeat; a worker silent for longer than app.worker_timeout() is dead and its claimed jobs return to the queue.';
+
+
+--
+-- Name: xls_alvo; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.xls_alvo (
+    tipo text NOT NULL,
+    staging text NOT NULL,
+    tabela text NOT NULL,
+    ordem integer DEFAULT 1 NOT NULL,
+    aba text,
+    escopo text NOT NULL,
+    escopo_coluna text,
+    comparar text[],
+    expressoes jsonb DEFAULT '{}'::jsonb NOT NULL,
+    reter text[] DEFAULT '{}'::text[] NOT NULL,
+    CONSTRAINT xls_alvo_check CHECK (((escopo = 'tudo'::text) = (escopo_coluna IS NULL))),
+    CONSTRAINT xls_alvo_escopo_check CHECK ((escopo = ANY (ARRAY['periodo'::text, 'valores'::text, 'meses'::text, 'tudo'::text]))),
+    CONSTRAINT xls_alvo_escopo_coluna_check CHECK ((escopo_coluna ~ '^[a-z][a-z0-9_]*$'::text)),
+    CONSTRAINT xls_alvo_expressoes_check CHECK ((jsonb_typeof(expressoes) = 'object'::text)),
+    CONSTRAINT xls_alvo_ordem_check CHECK ((ordem > 0)),
+    CONSTRAINT xls_alvo_staging_check CHECK ((staging ~ '^[a-z][a-z0-9_]*$'::text)),
+    CONSTRAINT xls_alvo_tabela_check CHECK ((tabela ~ '^bi_[a-z0-9_]+$'::text))
+);
+
+
+--
+-- Name: TABLE xls_alvo; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.xls_alvo IS 'One row per target table of a spreadsheet type: staging table pg_temp.xls_stg_<staging> feeds public.<tabela>. The natural key is the target''s UNIQUE constraint, string lengths its varchar(n). escopo: which stored rows one file may delete — periodo (escopo_coluna between p_meta periodo_inicio and periodo_fim), valores (the values of escopo_coluna present in the file), meses (the calendar months the dates of escopo_coluna cover), tudo (the whole table). comparar: the columns whose change rewrites a row (null: every written non-key column). expressoes: target or extra column -> SQL expression over the normalised staging columns (trimmed, empty -> NULL), applied before the cut to the column length. reter: extra columns of accepted rows kept until the end of the merge for the type''s hook. aba: the tab named in messages and matched by rejected rows. Applied by app.xls_merge_chunk / app.xls_merge_fim; see docs/xls-merge.md.';
+
+
+--
+-- Name: COLUMN xls_alvo.ordem; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alvo.ordem IS 'Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).';
+
+
+--
+-- Name: xls_staging_coluna; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.xls_staging_coluna (
+    tipo text NOT NULL,
+    staging text NOT NULL,
+    ordem integer NOT NULL,
+    coluna text NOT NULL,
+    tipo_sql text NOT NULL,
+    CONSTRAINT xls_staging_coluna_check CHECK (((ordem = 1) = (coluna = 'linha'::text))),
+    CONSTRAINT xls_staging_coluna_check1 CHECK (((coluna <> 'linha'::text) OR (tipo_sql = 'integer'::text))),
+    CONSTRAINT xls_staging_coluna_coluna_check CHECK ((coluna ~ '^[a-z][a-z0-9_]*$'::text)),
+    CONSTRAINT xls_staging_coluna_ordem_check CHECK ((ordem > 0)),
+    CONSTRAINT xls_staging_coluna_staging_check CHECK ((staging ~ '^[a-z][a-z0-9_]*$'::text)),
+    CONSTRAINT xls_staging_coluna_tipo_sql_check CHECK ((tipo_sql = ANY (ARRAY['integer'::text, 'text'::text, 'date'::text, 'numeric'::text, 'boolean'::text])))
+);
+
+
+--
+-- Name: TABLE xls_staging_coluna; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.xls_staging_coluna IS 'The staging tables of each spreadsheet type and their typed columns, in COPY order: the contract between the reader (src/xlsx/readers, field = column) and the merge. Column 1 is always linha, the sheet''s own 1-based row number. xls_staging_preparar creates pg_temp.xls_stg_<staging> from these rows; a test checks every reader''s fields against them.';
+
+
+--
+-- Name: xls_tipo; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.xls_tipo (
+    tipo text NOT NULL,
+    ordem integer NOT NULL,
+    mestre boolean DEFAULT false NOT NULL,
+    hook text,
+    descricao text NOT NULL,
+    CONSTRAINT xls_tipo_hook_check CHECK ((hook ~ '^app\.[a-z_][a-z0-9_]*$'::text)),
+    CONSTRAINT xls_tipo_ordem_check CHECK ((ordem > 0)),
+    CONSTRAINT xls_tipo_tipo_check CHECK (public.xls_tipo_valido(tipo))
+);
+
+
+--
+-- Name: TABLE xls_tipo; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.xls_tipo IS 'The spreadsheet types of formats.md, in detection order (ordem). mestre: the batch''s master report (its success closes the batch). hook: optional function app.<name>(p_fase text, p_staging text, p_meta jsonb) returns jsonb, called by the generic merge at its phases (docs/xls-merge.md) for what belongs to one type only. Checked against TIPOS_PLANILHA (TypeScript) and public.xls_tipo_valido by the tests.';
 
 
 --
@@ -5846,6 +6507,54 @@ ALTER TABLE ONLY app.worker
 
 
 --
+-- Name: xls_alvo xls_alvo_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_alvo
+    ADD CONSTRAINT xls_alvo_pkey PRIMARY KEY (tipo, staging);
+
+
+--
+-- Name: xls_alvo xls_alvo_tipo_ordem_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_alvo
+    ADD CONSTRAINT xls_alvo_tipo_ordem_key UNIQUE (tipo, ordem);
+
+
+--
+-- Name: xls_staging_coluna xls_staging_coluna_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_staging_coluna
+    ADD CONSTRAINT xls_staging_coluna_pkey PRIMARY KEY (tipo, staging, ordem);
+
+
+--
+-- Name: xls_staging_coluna xls_staging_coluna_tipo_staging_coluna_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_staging_coluna
+    ADD CONSTRAINT xls_staging_coluna_tipo_staging_coluna_key UNIQUE (tipo, staging, coluna);
+
+
+--
+-- Name: xls_tipo xls_tipo_ordem_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_tipo
+    ADD CONSTRAINT xls_tipo_ordem_key UNIQUE (ordem);
+
+
+--
+-- Name: xls_tipo xls_tipo_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_tipo
+    ADD CONSTRAINT xls_tipo_pkey PRIMARY KEY (tipo);
+
+
+--
 -- Name: bi_cliente bi_cliente_codigo_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -6202,6 +6911,13 @@ CREATE INDEX xls_job_processamento_idx ON app.job USING btree (((payload ->> 'id
 
 
 --
+-- Name: xls_tipo_um_mestre; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE UNIQUE INDEX xls_tipo_um_mestre ON app.xls_tipo USING btree (mestre) WHERE mestre;
+
+
+--
 -- Name: bi_faturamento_emissao_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -6496,6 +7212,22 @@ CREATE TRIGGER _900_notify AFTER INSERT OR DELETE OR UPDATE ON public.bi_configu
 
 
 --
+-- Name: xls_alvo xls_alvo_tipo_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_alvo
+    ADD CONSTRAINT xls_alvo_tipo_fkey FOREIGN KEY (tipo) REFERENCES app.xls_tipo(tipo);
+
+
+--
+-- Name: xls_staging_coluna xls_staging_coluna_tipo_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_staging_coluna
+    ADD CONSTRAINT xls_staging_coluna_tipo_fkey FOREIGN KEY (tipo) REFERENCES app.xls_tipo(tipo);
+
+
+--
 -- Name: bi_meta bi_meta_vendedor_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -6623,4 +7355,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261122400000'),
     ('20261122400100'),
     ('20261123100000'),
-    ('20261124100000');
+    ('20261124100000'),
+    ('20261124170000');
