@@ -1,5 +1,5 @@
 /**
- * `npm run bench:xls-merge [-- <rows>] [--lote N]`: times the RELATORIO18 merge (xls_merge) on a
+ * `npm run bench:xls-merge [-- <rows>] [--chunk N]`: times the RELATORIO18 merge (xls_merge) on a
  * throwaway Postgres and prints its figures: first import, identical re-import, 1% changed,
  * scope deletes, and — for comparison — a bare `INSERT … ON CONFLICT DO UPDATE WHERE … IS
  * DISTINCT FROM` of the same identical rows. WAL = bytes of WAL the statement generated.
@@ -10,11 +10,12 @@ import { Readable } from 'node:stream';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { startTestCluster, prepareDatabases, recreateDatabase, TEMPLATE_DB } from '../test/harness/cluster.js';
-import { xlsConcluir, xlsDefinirTipo, xlsIniciar, xlsMerge, xlsMergeLote, xlsReceber, xlsStagingPreparar } from '../src/db/xls.js';
+import { xlsConcluir, xlsDefinirTipo, xlsIniciar, xlsMerge, xlsMergeChunk, xlsReceber, xlsStagingPreparar } from '../src/db/xls.js';
 
 const ROWS = Number(process.argv[2] ?? 200_000);
-/** --lote N: COPY in lots of N rows, each followed by xls_merge_lote (as the service does, without the reader alongside). */
-const LOTE = process.argv.includes('--lote') ? Number(process.argv[process.argv.indexOf('--lote') + 1]) : 0;
+/** --chunk N: COPY in lots of N rows, each followed by xls_merge_chunk (as the service does, without the reader alongside). */
+const flag = process.argv.includes('--chunk') ? '--chunk' : '--lote'; // --lote: the legacy name
+const LOTE = process.argv.includes(flag) ? Number(process.argv[process.argv.indexOf(flag) + 1]) : 0;
 const MOV = Math.round(ROWS / 10);
 const WORKER = 'bench';
 
@@ -64,7 +65,7 @@ async function importar(pool: pg.Pool, label: string, fat: string[][], mov: stri
       if (!LOTE) { await copy(c, t.tabela, t.colunas, rows); continue; }
       for (let i = 0; i < rows.length; i += LOTE) {
         await copy(c, t.tabela, t.colunas, rows.slice(i, i + LOTE));
-        await xlsMergeLote(c, r.processamentoId!, meta);
+        await xlsMergeChunk(c, r.processamentoId!, meta);
       }
     }
     const tCopy = performance.now() - t0;
@@ -74,7 +75,7 @@ async function importar(pool: pg.Pool, label: string, fat: string[][], mov: stri
     const wal = await walSince(c, lsn);
     await xlsConcluir(c, r.processamentoId!, WORKER);
     await c.query('commit');
-    console.log(`${label.padEnd(36)} COPY${LOTE ? '+lots' : ''} ${(tCopy / 1000).toFixed(2)} s   merge ${(tMerge / 1000).toFixed(2)} s   WAL ${mb(wal).padStart(8)}   `
+    console.log(`${label.padEnd(36)} COPY${LOTE ? '+chunks' : ''} ${(tCopy / 1000).toFixed(2)} s   merge ${(tMerge / 1000).toFixed(2)} s   WAL ${mb(wal).padStart(8)}   `
       + `enviadas ${m.linhasEnviadas}  efetivas ${m.linhasEfetivas}  removidas ${m.linhasRemovidas}`);
   } finally {
     c.release();
