@@ -83,7 +83,7 @@ export interface Config {
    * of the merge (the database merges one lot while the reader parses the next); most
    * characters one cell or shared string keeps when a workbook is read (XLS_CELL_MAX_CHARS).
    */
-  xls: { limits: ArchiveLimits; loteLinhas: number; maxCellChars: number };
+  xls: { limits: ArchiveLimits; chunkLinhas: number; maxCellChars: number };
   /**
    * TRUST_PROXY: addresses/CIDRs of the reverse proxies whose X-Forwarded-For is believed
    * (fastify's trustProxy). Empty: no proxy is trusted, req.ip is the socket's peer.
@@ -118,6 +118,13 @@ function bool(env: Env, name: string, def: boolean): boolean {
   if (/^(true|1|yes|sim)$/i.test(raw)) return true;
   if (/^(false|0|no|não|nao)$/i.test(raw)) return false;
   throw new ConfigError(`${name} deve ser true ou false (recebido '${raw}')`);
+}
+
+/** The variable to read: `name`, or else `legacy` when only it is set (with a warning naming the replacement). */
+function legacyName(env: Env, name: string, legacy: string, warnings: string[]): string {
+  if (str(env, name) !== undefined || str(env, legacy) === undefined) return name;
+  warnings.push(`a variável ${legacy} está obsoleta; use ${name}`);
+  return legacy;
 }
 
 /** Reads `name`, or else a legacy name (with a warning naming the replacement). */
@@ -227,7 +234,8 @@ export function loadConfig(env: Env = process.env): ConfigResult {
           maxRatio: int(env, 'XLS_ZIP_MAX_RATIO', 200, 1),
         },
         maxCellChars: int(env, 'XLS_CELL_MAX_CHARS', 32_767, 1, 10_000_000),
-        loteLinhas: int(env, 'XLS_MERGE_LOTE_LINHAS', 25_000, 1, 10_000_000),
+        // rows per chunk; XLS_MERGE_LOTE_LINHAS is the legacy name ("lote" also meant the zip batch)
+        chunkLinhas: int(env, legacyName(env, 'XLS_MERGE_CHUNK_LINHAS', 'XLS_MERGE_LOTE_LINHAS', warnings), 25_000, 1, 10_000_000),
       },
       trustProxy: trustProxyList(env),
     },

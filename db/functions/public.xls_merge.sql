@@ -19,12 +19,11 @@ begin
   if p_meta is not null and jsonb_typeof(p_meta) <> 'object' then
     raise exception 'p_meta deve ser um objeto JSON' using errcode = 'XL400';
   end if;
-  if v_tipo = 'RELATORIO18' then
-    v_res := public.xls_merge_relatorio18(coalesce(p_meta, '{}'));
-  elsif v_tipo = 'META' then
-    v_res := public.xls_merge_meta(coalesce(p_meta, '{}'));
-  elsif v_tipo is null then
+  if v_tipo is null then
     raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
+  elsif exists (select from app.xls_alvo a where a.tipo = v_tipo) then
+    -- the type is described in app.xls_alvo: the declarative merge applies its description
+    v_res := app.xls_merge_fim(v_tipo, coalesce(p_meta, '{}'));
   else
     raise exception 'o tipo % ainda não tem importação', v_tipo using errcode = 'XL422';
   end if;
@@ -41,4 +40,4 @@ end;
 $function$
 ;
 
-comment on function public.xls_merge(uuid,jsonb) is 'Merge of a PROCESSANDO processing, dispatched by its tipo (xls_merge_relatorio18, xls_merge_meta), from the staging tables filled in this transaction. Records linhas_enviadas, linhas_efetivas, linhas_removidas, metricas, avisos and linhas_rejeitadas on the processing and returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Pass the reader''s row errors in p_meta.linhas_rejeitadas. Errors: XL404, XL409 (not PROCESSANDO / no tipo), XL422 (type without import, invalid period), XL424 (seller missing: transient FK), XL500 (staging not prepared).';
+comment on function public.xls_merge(uuid,jsonb) is 'Merge of a PROCESSANDO processing, dispatched by looking its tipo up in app.xls_alvo (the declarative merge: app.xls_merge_chunk / app.xls_merge_fim), from the staging tables filled in this transaction. Records linhas_enviadas, linhas_efetivas, linhas_removidas, metricas, avisos and linhas_rejeitadas on the processing and returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Pass the reader''s row errors in p_meta.linhas_rejeitadas. Errors: XL404, XL409 (not PROCESSANDO / no tipo), XL422 (type without import, invalid period), XL424 (seller missing: transient FK), XL500 (staging not prepared).';

@@ -24,7 +24,7 @@ export function testEnv(db: Pick<TestDatabase, 'url'>, extra: Record<string, str
     // test databases are clones: pg_cron serves the cluster's bi_cron database only
     PG_CRON_OBRIGATORIO: 'false',
     // small lots, so that the pipeline tests' files are merged in several lots
-    XLS_MERGE_LOTE_LINHAS: '64',
+    XLS_MERGE_CHUNK_LINHAS: '64',
     ...extra,
   };
 }
