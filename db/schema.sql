@@ -792,7 +792,7 @@ $$;
 -- Name: FUNCTION sweep_jobs(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.sweep_jobs() IS 'Run every minute by pg_cron: returns jobs of dead workers to the queue, purges done jobs older than 7 days, and re-sends the wake-up for every kind with due work (covers lost notifications and delayed retries). Returns how many jobs were rescued.';
+COMMENT ON FUNCTION app.sweep_jobs() IS 'Run every minute by pg_cron (job app_sweep_jobs), every 10 s by each live replica of the service (JOBS_SWEEP_MS) and at boot: returns jobs of dead workers to the queue, purges done jobs older than 7 days, and re-sends the wake-up for every kind with due work (covers lost notifications and delayed retries). Returns how many jobs were rescued.';
 
 
 --
@@ -851,6 +851,31 @@ COMMENT ON FUNCTION app.unschedule(p_job_name text) IS 'Removes a named pg_cron 
 
 
 --
+-- Name: worker_esquecer(text[]); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.worker_esquecer(p_workers text[]) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_n integer;
+begin
+  delete from app.worker w where w.id = any (p_workers);
+  get diagnostics v_n = row_count;
+  return v_n;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION worker_esquecer(p_workers text[]); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.worker_esquecer(p_workers text[]) IS 'Forgets workers known to be dead without waiting for app.worker_timeout(): at boot, the service passes the workers of its own host whose process no longer runs (a previous process of this host: a restart, a crash, a container restarted with the same pid). Their running jobs then go back to the queue (app.sweep_jobs) and their PROCESSANDO to ERRO (xls_recuperar) at once. Returns how many were forgotten.';
+
+
+--
 -- Name: worker_heartbeat(text, text, integer); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -877,14 +902,14 @@ COMMENT ON FUNCTION app.worker_heartbeat(p_worker text, p_hostname text, p_pid i
 CREATE FUNCTION app.worker_timeout() RETURNS interval
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$ select interval '2 minutes' $$;
+    AS $$ select interval '20 seconds' $$;
 
 
 --
 -- Name: FUNCTION worker_timeout(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.worker_timeout() IS 'How long a worker may go without a heartbeat before it counts as dead.';
+COMMENT ON FUNCTION app.worker_timeout() IS 'How long a worker may go without a heartbeat before it counts as dead: 20 s (workers heartbeat every 5 s, JOBS_HEARTBEAT_MS). With app.sweep_jobs and xls_recuperar run every 10 s by each live replica (pg_cron 1.4 schedules by the minute only), the jobs and PROCESSANDO of a replica that died silently are recovered within 30 s.';
 
 
 --
@@ -2109,17 +2134,25 @@ begin
   v_hash := encode(sha256(convert_to(p_items::text, 'UTF8')), 'hex');
 
   -- idempotency: calls with the same key are serialised; a key seen in the last 24 h
-  -- answers the stored response (same items) or 422 (other items), applying nothing
+  -- answers the stored response (same items, same mode) or 422 (other items or mode), applying nothing
   if p_idempotency_key is not null then
     perform pg_advisory_xact_lock(hashtextextended('erp_sync:' || p_idempotency_key, 0));
-    select a.id, a.request_sha256, a.response into v_prev
+    select a.id, a.request_sha256, a.dry_run, a.response into v_prev
       from public.erp_sync_audit a
-     where a.idempotency_key = p_idempotency_key and a.replay_of is null and a.called_at > now() - interval '24 hours'
+     where a.idempotency_key = p_idempotency_key and a.replay_of is null and a.recusa_status is null
+       and a.called_at > now() - interval '24 hours'
      order by a.id desc limit 1;
     if found then
+      -- the fingerprint is the items and the mode: a dry-run answer is never replayed
+      -- for a call made after the switch to real writes (nor the reverse)
       if v_prev.request_sha256 <> v_hash then
         raise exception 'a Idempotency-Key % já foi usada nas últimas 24 h com outro corpo (chamada %); use uma chave nova para outra requisição',
           p_idempotency_key, v_prev.id using errcode = 'ES422';
+      end if;
+      if v_prev.dry_run <> p_dry_run then
+        raise exception 'a Idempotency-Key % já foi usada nas últimas 24 h em modo %, e o serviço agora está em modo % (chamada %); use uma chave nova',
+          p_idempotency_key, case when v_prev.dry_run then 'simulação (dry run)' else 'real' end,
+          case when p_dry_run then 'simulação (dry run)' else 'real' end, v_prev.id using errcode = 'ES422';
       end if;
       insert into public.erp_sync_audit (dry_run, recebidos, casados, atualizados, nao_encontrados, ambiguos, erros,
                                          request_sha256, idempotency_key, replay_of, response)
@@ -2254,7 +2287,42 @@ $_$;
 -- Name: FUNCTION erp_sync(p_items jsonb, p_dry_run boolean, p_idempotency_key text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.erp_sync(p_items jsonb, p_dry_run boolean, p_idempotency_key text) IS 'The decision of POST /sync/erp. p_items: the request''s items (1 to 200 objects {ean | sku, preco_cheio, preco_desconto, estoque}); p_dry_run (default true): report only, write nothing but the audit row; false: apply every change in this transaction, locking the matched variants in id order, rewriting only variants whose values differ, with their before/after in erp_sync_audit_variante. Matching: by EAN against variante.ean, else by sku; never creates a variant. p_idempotency_key: a key seen in the last 24 h answers the stored response (same items) or raises ES422 (other items). Returns the whole response {dry_run, recebidos, casados, atualizados, nao_encontrados, ambiguos, erros, itens}. Errors: ES400 malformed items, ES413 more than 200 items, ES422 key reused with another body. Every answered call leaves a row in erp_sync_audit.';
+COMMENT ON FUNCTION public.erp_sync(p_items jsonb, p_dry_run boolean, p_idempotency_key text) IS 'The decision of POST /sync/erp. p_items: the request''s items (1 to 200 objects {ean | sku, preco_cheio, preco_desconto, estoque}); p_dry_run (default true): report only, write nothing but the audit row; false: apply every change in this transaction, locking the matched variants in id order, rewriting only variants whose values differ, with their before/after in erp_sync_audit_variante. Matching: by EAN against variante.ean, else by sku; never creates a variant. p_idempotency_key: a key seen in the last 24 h answers the stored response (same items and same mode) or raises ES422 (other items, or the other mode: a dry-run answer is never replayed after the switch to real writes). Returns the whole response {dry_run, recebidos, casados, atualizados, nao_encontrados, ambiguos, erros, itens}. Errors: ES400 malformed items, ES413 more than 200 items, ES422 key reused with another body or mode. A refused HTTP call is audited by erp_sync_recusa_registrar. Every answered call leaves a row in erp_sync_audit.';
+
+
+--
+-- Name: erp_sync_recusa_registrar(integer, text, jsonb, text, boolean); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.erp_sync_recusa_registrar(p_status integer, p_detalhe text, p_items jsonb, p_idempotency_key text, p_dry_run boolean) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  v_id bigint;
+begin
+  if p_status is null or p_status not in (400, 413, 422) then
+    raise exception 'recusa de POST /sync/erp com status % : só 400, 413 e 422 são auditados', p_status using errcode = 'ES400';
+  end if;
+  insert into public.erp_sync_audit (dry_run, recebidos, casados, atualizados, nao_encontrados, ambiguos, erros,
+                                     request_sha256, idempotency_key, response, recusa_status, recusa_detalhe)
+  values (coalesce(p_dry_run, true),
+          case when jsonb_typeof(p_items) = 'array' then jsonb_array_length(p_items) else 0 end, 0, 0, 0, 0, 0,
+          case when jsonb_typeof(p_items) = 'array' then encode(sha256(convert_to(p_items::text, 'UTF8')), 'hex') end,
+          -- a malformed key is not kept as a key (the detail names it)
+          case when p_idempotency_key ~ '^[\x20-\x7e]{1,255}$' then p_idempotency_key end,
+          null, p_status, left(p_detalhe, 2000))
+  returning id into v_id;
+  return v_id;
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION erp_sync_recusa_registrar(p_status integer, p_detalhe text, p_items jsonb, p_idempotency_key text, p_dry_run boolean); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.erp_sync_recusa_registrar(p_status integer, p_detalhe text, p_items jsonb, p_idempotency_key text, p_dry_run boolean) IS 'Audits a call of POST /sync/erp refused with 400, 413 or 422 (the edge calls it after answering the refusal, the failed erp_sync() transaction being rolled back): one erp_sync_audit row with recusa_status, recusa_detalhe, the mode, the items received and their SHA-256 when the body had an items list, and the Idempotency-Key when well formed. Returns the row id.';
 
 
 --
@@ -4204,7 +4272,7 @@ $$;
 -- Name: FUNCTION xls_recuperar(); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_recuperar() IS 'Orphan recovery, at application startup and every minute (pg_cron job xls_recuperar): PROCESSANDO held by a dead worker (app.worker heartbeat older than app.worker_timeout(), or no running job of its own) -> ERRO (alarmar); PENDENTE without a queued job -> queued again; open batches that can close are closed (with their FK retry). With several replicas only dead workers'' processings are touched. Returns what it did.';
+COMMENT ON FUNCTION public.xls_recuperar() IS 'Orphan recovery, at application startup (after the workers of previous processes of the host are forgotten: app.worker_esquecer) every minute (pg_cron job xls_recuperar) and every 10 s by each live replica (JOBS_SWEEP_MS): PROCESSANDO held by a dead worker (app.worker heartbeat older than app.worker_timeout(), or no running job of its own) -> ERRO (alarmar); PENDENTE without a queued job -> queued again; open batches that can close are closed (with their FK retry). With several replicas only dead workers'' processings are touched. Returns what it did.';
 
 
 --
@@ -4994,12 +5062,15 @@ CREATE TABLE public.erp_sync_audit (
     nao_encontrados integer NOT NULL,
     ambiguos integer NOT NULL,
     erros integer NOT NULL,
-    request_sha256 text NOT NULL,
+    request_sha256 text,
     idempotency_key text,
     replay_of bigint,
     application_name text DEFAULT NULLIF(current_setting('application_name'::text, true), ''::text),
     response jsonb,
-    CONSTRAINT erp_sync_audit_response_check CHECK (((replay_of IS NULL) = (response IS NOT NULL))),
+    recusa_status smallint,
+    recusa_detalhe text,
+    CONSTRAINT erp_sync_audit_recusa_check CHECK (((recusa_status IS NULL) OR ((recusa_status = ANY (ARRAY[400, 413, 422])) AND (replay_of IS NULL)))),
+    CONSTRAINT erp_sync_audit_response_check CHECK ((((replay_of IS NULL) AND (recusa_status IS NULL)) = (response IS NOT NULL))),
     CONSTRAINT erp_sync_audit_sha256_check CHECK ((request_sha256 ~ '^[0-9a-f]{64}$'::text))
 );
 
@@ -5008,7 +5079,7 @@ CREATE TABLE public.erp_sync_audit (
 -- Name: TABLE erp_sync_audit; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON TABLE public.erp_sync_audit IS 'One row per answered call of erp_sync() (POST /sync/erp or psql), in either mode: when, mode, the response counts, the SHA-256 of the request items (canonical jsonb text), the Idempotency-Key and the full response. A replay of an idempotent call is a row with replay_of = the original and response null; its counts repeat the original''s (sum atualizados over replay_of is null). Calls refused before the decision (401, 400, 413, 422) leave no row. Rows are kept until a DBA deletes them (changes cascade).';
+COMMENT ON TABLE public.erp_sync_audit IS 'One row per call of erp_sync() (POST /sync/erp or psql), in either mode: when, mode, the response counts, the SHA-256 of the request items (canonical jsonb text), the Idempotency-Key and the full response. A replay of an idempotent call is a row with replay_of = the original and response null; its counts repeat the original''s (sum atualizados over replay_of is null). A call refused with 400, 413 or 422 is a row with recusa_status and recusa_detalhe (erp_sync_recusa_registrar), counts 0 and response null; a 401 leaves no row. Rows are kept until a DBA deletes them (changes cascade).';
 
 
 --
@@ -5057,7 +5128,7 @@ COMMENT ON COLUMN public.erp_sync_audit.erros IS 'Items refused by validation (a
 -- Name: COLUMN erp_sync_audit.request_sha256; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON COLUMN public.erp_sync_audit.request_sha256 IS 'Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter).';
+COMMENT ON COLUMN public.erp_sync_audit.request_sha256 IS 'Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter); null for a refused call whose body had no readable items.';
 
 
 --
@@ -5065,6 +5136,20 @@ COMMENT ON COLUMN public.erp_sync_audit.request_sha256 IS 'Hex SHA-256 of the it
 --
 
 COMMENT ON COLUMN public.erp_sync_audit.application_name IS 'application_name of the calling session: bi-comercial for the HTTP endpoint, psql for a DBA.';
+
+
+--
+-- Name: COLUMN erp_sync_audit.recusa_status; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.erp_sync_audit.recusa_status IS 'HTTP status of a refused call (400 envelope or body invalid, 413 more than 200 items or a body over 1 MiB, 422 Idempotency-Key reused with another body or mode); null for an answered call. A refused call applies nothing; its counts are 0 but recebidos (the items it carried, when they could be read).';
+
+
+--
+-- Name: COLUMN erp_sync_audit.recusa_detalhe; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.erp_sync_audit.recusa_detalhe IS 'The detail of the refusal, as the caller received it (problem+json detail).';
 
 
 --
@@ -6890,5 +6975,6 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261122400100'),
     ('20261123100000'),
     ('20261124100000'),
+    ('20261124140100'),
     ('20261124170000'),
     ('20261124170100');
