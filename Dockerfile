@@ -6,9 +6,8 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 # npm ci needs only the manifest and the lock (complete for every platform: npm run
-# lock:refresh); its postinstall (patch-package) applies patches/
+# lock:refresh); nothing is patched after install
 COPY package.json package-lock.json ./
-COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src

@@ -43,8 +43,24 @@ export async function erpSyncRecusaRegistrar(q: db.Queryable, status: number, de
   idempotencyKey: string | null, dryRun: boolean): Promise<number> {
   const [row] = await db.sql<db.SQL, Array<{ id: number }>>`
     select public.erp_sync_recusa_registrar(${db.param(status)}::integer, ${db.param(detalhe)}::text,
-      ${db.param(items === null ? null : JSON.stringify(items))}::jsonb, ${db.param(idempotencyKey)}::text, ${db.param(dryRun)}::boolean) as id`.run(q);
+      ${db.param(auditableItems(items))}::jsonb, ${db.param(idempotencyKey)}::text, ${db.param(dryRun)}::boolean) as id`.run(q);
   return Number(row!.id);
+}
+
+/**
+ * The refused items as jsonb text, or null when the body is what was refused for being
+ * unstorable: nested too deep to serialise, a NUL (jsonb refuses it) or a lone surrogate.
+ * The refusal is audited all the same, with its detail and without items.
+ */
+function auditableItems(items: unknown[] | null): string | null {
+  if (items === null) return null;
+  let text: string;
+  try {
+    text = JSON.stringify(items);
+  } catch {
+    return null;
+  }
+  return text.includes('\\u0000') || !text.isWellFormed() ? null : text;
 }
 
 export interface CatalogoCarga {
