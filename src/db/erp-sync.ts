@@ -49,7 +49,7 @@ export async function erpSyncRecusaRegistrar(q: db.Queryable, status: number, de
 
 /**
  * The refused items as jsonb text, or null when the body is what was refused for being
- * unstorable: nested too deep to serialise, a NUL (jsonb refuses it) or a lone surrogate.
+ * unstorable: nested too deep to serialise, a NUL or a lone surrogate (jsonb refuses both).
  * The refusal is audited all the same, with its detail and without items.
  */
 function auditableItems(items: unknown[] | null): string | null {
@@ -60,7 +60,8 @@ function auditableItems(items: unknown[] | null): string | null {
   } catch {
     return null;
   }
-  return text.includes('\\u0000') || !text.isWellFormed() ? null : text;
+  // JSON.stringify escapes NUL and lone surrogates (\\u0000, \\ud800): jsonb refuses both
+  return /\\u(0000|[dD][89abAB])/.test(text) ? null : text;
 }
 
 export interface CatalogoCarga {
