@@ -7,7 +7,9 @@
  *   RUN lines find first on the PATH, with npm);
  * - absolute paths of the image outside the system directories (`/app`, `/data`) are
  *   mapped into the stage's directory, in RUN lines and in ENV values;
- * - the image's users are the current user (`chown node:node` changes nothing).
+ * - the image's users are the current user (`chown node:node` changes nothing);
+ * - RUN lines get the host's network settings (hostNetwork: CA bundle, proxies, npm's
+ *   configuration files), as a build on this machine gets them.
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -79,6 +81,24 @@ export function dockerignore(context: string): (rel: string) => boolean {
     : [];
   const res = patterns.map((p) => new RegExp(`^${p.replace(/^\//, '').replace(/\/$/, '').replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}(/|$)`));
   return (rel) => res.some((r) => r.test(rel));
+}
+
+/**
+ * The host's network settings, passed to RUN lines as a build on this machine would get
+ * them (build args): CA bundle, proxies, and npm's configuration files (registry, cafile).
+ * Nothing else of the host's environment leaks in (no npm_config_local_prefix, which would
+ * point npm at the repository).
+ */
+export function hostNetwork(): Record<string, string> {
+  const keep = /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|https?_proxy|no_proxy|npm_config_(globalconfig|userconfig|cafile|registry))$/i;
+  const out = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => keep.test(k) && v !== undefined)) as Record<string, string>;
+  // npm run on another Node binary looks for its global npmrc next to that binary: name the host's
+  // (an npm run by the Node 24 of node_modules looks for it under node_modules/node/etc)
+  if (!out.npm_config_globalconfig) {
+    const found = ['/usr/etc/npmrc', '/etc/npmrc', '/usr/local/etc/npmrc'].find((f) => existsSync(f));
+    if (found) out.npm_config_globalconfig = found;
+  }
+  return out;
 }
 
 const SYSTEM_DIRS = new Set(['bin', 'dev', 'etc', 'lib', 'lib64', 'opt', 'proc', 'sbin', 'sys', 'tmp', 'usr', 'var', 'root', 'home', 'run']);
@@ -167,7 +187,7 @@ export function replayDockerfile(opts: ReplayOptions): ReplayedStage[] {
           try {
             execFileSync('sh', ['-c', cmd], {
               cwd: st.workdir,
-              env: { HOME: process.env.HOME, ...st.env, ...args, PATH: st.env.PATH ?? opts.basePath },
+              env: { ...hostNetwork(), HOME: process.env.HOME, ...st.env, ...args, PATH: st.env.PATH ?? opts.basePath },
               stdio: ['ignore', 'pipe', 'pipe'],
               maxBuffer: 64 * 1024 * 1024,
             });
