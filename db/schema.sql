@@ -4515,6 +4515,25 @@ ALTER TABLE app.job ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
 
 
 --
+-- Name: repeatable_file; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.repeatable_file (
+    arquivo text NOT NULL,
+    sha256 text NOT NULL,
+    aplicado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT repeatable_file_sha256_check CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text))
+);
+
+
+--
+-- Name: TABLE repeatable_file; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.repeatable_file IS 'Functions and views applied from db/functions/*.sql and db/views/*.sql: the file (relative to db/), the SHA-256 of the text applied and when. A file whose text differs (or is absent here) is applied again at the next migrate; every file is applied again after any dbmate migration. Delete a row to force one file to be re-applied.';
+
+
+--
 -- Name: worker; Type: TABLE; Schema: app; Owner: -
 --
 
@@ -5811,6 +5830,14 @@ ALTER TABLE ONLY app.job
 
 
 --
+-- Name: repeatable_file repeatable_file_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.repeatable_file
+    ADD CONSTRAINT repeatable_file_pkey PRIMARY KEY (arquivo);
+
+
+--
 -- Name: worker worker_pkey; Type: CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -6595,4 +6622,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261122300500'),
     ('20261122400000'),
     ('20261122400100'),
-    ('20261123100000');
+    ('20261123100000'),
+    ('20261124100000');

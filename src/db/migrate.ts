@@ -10,6 +10,7 @@ import { projectRoot } from '../paths.js';
 import pg from 'pg';
 import { resolveBinary } from 'dbmate';
 import { findPgBinDir } from '../embedded/postgres.js';
+import { applyRepeatables, type RepeatableResult } from './repeatable.js';
 
 const run = promisify(execFile);
 export { projectRoot };
@@ -31,12 +32,25 @@ export async function dbmate(databaseUrl: string, args: string[]): Promise<strin
   return stdout;
 }
 
-export async function migrate(databaseUrl: string): Promise<void> {
+async function appliedMigrations(client: pg.Client): Promise<number> {
+  const exists = (await client.query(`select to_regclass('public.schema_migrations') is not null e`)).rows[0].e as boolean;
+  if (!exists) return 0;
+  return (await client.query<{ n: number }>('select count(*)::int n from public.schema_migrations')).rows[0]!.n;
+}
+
+/**
+ * Pending dbmate migrations, then the repeatable definitions of db/functions and db/views
+ * (every file after a migration ran, else the files whose text changed), under one lock.
+ */
+export async function migrate(databaseUrl: string): Promise<RepeatableResult> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const before = await appliedMigrations(client);
     await dbmate(databaseUrl, ['migrate']);
+    const ran = (await appliedMigrations(client)) !== before;
+    return await applyRepeatables(client, { all: ran });
   } finally {
     await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     await client.end();

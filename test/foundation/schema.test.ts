@@ -7,6 +7,7 @@ import { inject } from 'vitest';
 import { adminQuery, urlFor, createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { generateArtifacts } from '../harness/artifacts.js';
 import { dbmate, migrate, projectRoot } from '../../src/db/migrate.js';
+import { listRepeatables } from '../../src/db/repeatable.js';
 
 let db: TestDatabase;
 beforeAll(async () => { db = await createTestDatabase(); });
@@ -37,6 +38,12 @@ describe('migrations', () => {
       for (let i = 0; i < files; i += 1) await dbmate(url, ['rollback']);
       const c = new pg.Client({ connectionString: url });
       await c.connect();
+      // functions that only db/functions defines (no migration created them) are not any
+      // migration's to drop: drop them here, and only them
+      const own = new Set(listRepeatables().map((f) => f.arquivo));
+      const extra = await c.query<{ f: string; sig: string }>(`select format('functions/%s.%s.sql', n.nspname, p.proname) f, p.oid::regprocedure::text sig
+        from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname in ('public', 'app')`);
+      for (const r of extra.rows.filter((r) => own.has(r.f))) await c.query(`drop function ${r.sig}`);
       const left = await c.query(`select count(*)::int n from pg_class c join pg_namespace n on n.oid = c.relnamespace
         where n.nspname in ('public', 'app') and c.relname <> 'schema_migrations' and c.relkind in ('r', 'v', 'm', 'S')`);
       const fns = await c.query(`select count(*)::int n from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname in ('public', 'app')`);

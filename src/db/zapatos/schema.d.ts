@@ -10668,6 +10668,119 @@ declare module 'zapatos/schema' {
     }
   
     /**
+     * **app.repeatable_file**
+     * - Table in database
+     */
+    export namespace repeatable_file {
+      export type Table = 'app.repeatable_file';
+      export interface Selectable {
+        /**
+        * **app.repeatable_file.aplicado_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        aplicado_em: Date;
+        /**
+        * **app.repeatable_file.arquivo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        arquivo: string;
+        /**
+        * **app.repeatable_file.sha256**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        sha256: string;
+      }
+      export interface JSONSelectable {
+        /**
+        * **app.repeatable_file.aplicado_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        aplicado_em: db.TimestampTzString;
+        /**
+        * **app.repeatable_file.arquivo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        arquivo: string;
+        /**
+        * **app.repeatable_file.sha256**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        sha256: string;
+      }
+      export interface Whereable {
+        /**
+        * **app.repeatable_file.aplicado_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        aplicado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.repeatable_file.arquivo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        arquivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.repeatable_file.sha256**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        sha256?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      }
+      export interface Insertable {
+        /**
+        * **app.repeatable_file.aplicado_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        aplicado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.repeatable_file.arquivo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        arquivo: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.repeatable_file.sha256**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        sha256: string | db.Parameter<string> | db.SQLFragment;
+      }
+      export interface Updatable {
+        /**
+        * **app.repeatable_file.aplicado_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        aplicado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.repeatable_file.arquivo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        arquivo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.repeatable_file.sha256**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        sha256?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      }
+      export type UniqueIndex = 'repeatable_file_pkey';
+      export type Column = keyof Selectable;
+      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+      export type SQL = SQLExpression | SQLExpression[];
+    }
+  
+    /**
      * **app.worker**
      * - Table in database
      */
@@ -10842,20 +10955,20 @@ declare module 'zapatos/schema' {
   
     /* --- aggregate types --- */
   
-    export type Table = job.Table | worker.Table;
-    export type Selectable = job.Selectable | worker.Selectable;
-    export type JSONSelectable = job.JSONSelectable | worker.JSONSelectable;
-    export type Whereable = job.Whereable | worker.Whereable;
-    export type Insertable = job.Insertable | worker.Insertable;
-    export type Updatable = job.Updatable | worker.Updatable;
-    export type UniqueIndex = job.UniqueIndex | worker.UniqueIndex;
-    export type Column = job.Column | worker.Column;
+    export type Table = job.Table | repeatable_file.Table | worker.Table;
+    export type Selectable = job.Selectable | repeatable_file.Selectable | worker.Selectable;
+    export type JSONSelectable = job.JSONSelectable | repeatable_file.JSONSelectable | worker.JSONSelectable;
+    export type Whereable = job.Whereable | repeatable_file.Whereable | worker.Whereable;
+    export type Insertable = job.Insertable | repeatable_file.Insertable | worker.Insertable;
+    export type Updatable = job.Updatable | repeatable_file.Updatable | worker.Updatable;
+    export type UniqueIndex = job.UniqueIndex | repeatable_file.UniqueIndex | worker.UniqueIndex;
+    export type Column = job.Column | repeatable_file.Column | worker.Column;
   
-    export type AllBaseTables = [job.Table, worker.Table];
+    export type AllBaseTables = [job.Table, repeatable_file.Table, worker.Table];
     export type AllForeignTables = [];
     export type AllViews = [];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [job.Table, worker.Table];
+    export type AllTablesAndViews = [job.Table, repeatable_file.Table, worker.Table];
   }
 
 
@@ -10913,6 +11026,7 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.Selectable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Selectable;
     "app.job": app.job.Selectable;
+    "app.repeatable_file": app.repeatable_file.Selectable;
     "app.worker": app.worker.Selectable;
   }[T];
 
@@ -10948,6 +11062,7 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.JSONSelectable;
     "xls_v_resumo_diario": xls_v_resumo_diario.JSONSelectable;
     "app.job": app.job.JSONSelectable;
+    "app.repeatable_file": app.repeatable_file.JSONSelectable;
     "app.worker": app.worker.JSONSelectable;
   }[T];
 
@@ -10983,6 +11098,7 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.Whereable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Whereable;
     "app.job": app.job.Whereable;
+    "app.repeatable_file": app.repeatable_file.Whereable;
     "app.worker": app.worker.Whereable;
   }[T];
 
@@ -11018,6 +11134,7 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.Insertable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Insertable;
     "app.job": app.job.Insertable;
+    "app.repeatable_file": app.repeatable_file.Insertable;
     "app.worker": app.worker.Insertable;
   }[T];
 
@@ -11053,6 +11170,7 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.Updatable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Updatable;
     "app.job": app.job.Updatable;
+    "app.repeatable_file": app.repeatable_file.Updatable;
     "app.worker": app.worker.Updatable;
   }[T];
 
@@ -11088,6 +11206,7 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.UniqueIndex;
     "xls_v_resumo_diario": xls_v_resumo_diario.UniqueIndex;
     "app.job": app.job.UniqueIndex;
+    "app.repeatable_file": app.repeatable_file.UniqueIndex;
     "app.worker": app.worker.UniqueIndex;
   }[T];
 
@@ -11123,6 +11242,7 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.Column;
     "xls_v_resumo_diario": xls_v_resumo_diario.Column;
     "app.job": app.job.Column;
+    "app.repeatable_file": app.repeatable_file.Column;
     "app.worker": app.worker.Column;
   }[T];
 
@@ -11158,6 +11278,7 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.SQL;
     "xls_v_resumo_diario": xls_v_resumo_diario.SQL;
     "app.job": app.job.SQL;
+    "app.repeatable_file": app.repeatable_file.SQL;
     "app.worker": app.worker.SQL;
   }[T];
 

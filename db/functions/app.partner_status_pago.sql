@@ -1,0 +1,9 @@
+CREATE OR REPLACE FUNCTION app.partner_status_pago(p_status text)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$ select p_status in ('received', 'invoiced', 'shipped', 'delivered') $function$
+;
+
+comment on function app.partner_status_pago(text) is 'The platform status says the order is paid (received or a later stage).';

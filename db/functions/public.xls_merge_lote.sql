@@ -1,0 +1,31 @@
+CREATE OR REPLACE FUNCTION public.xls_merge_lote(p_processamento_id uuid, p_meta jsonb DEFAULT '{}'::jsonb)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+AS $function$
+declare
+  v_tipo text;
+  v_status text;
+begin
+  select p.tipo, p.status into v_tipo, v_status from public.xls_processamento p where p.id = p_processamento_id for update;
+  if not found then
+    raise exception 'processamento % não existe', p_processamento_id using errcode = 'XL404';
+  end if;
+  if v_status <> 'PROCESSANDO' then
+    raise exception 'processamento % está em %: só se importa um processamento em PROCESSANDO', p_processamento_id, v_status
+      using errcode = 'XL409';
+  end if;
+  if p_meta is not null and jsonb_typeof(p_meta) <> 'object' then
+    raise exception 'p_meta deve ser um objeto JSON' using errcode = 'XL400';
+  end if;
+  if v_tipo = 'RELATORIO18' then
+    return public.xls_r18_lote(coalesce(p_meta, '{}'));
+  elsif v_tipo is null then
+    raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
+  end if;
+  return 0; -- a type without lots: its rows stay staged for xls_merge
+end;
+$function$
+;
+
+comment on function public.xls_merge_lote(uuid,jsonb) is 'Optional, while the staging tables are being filled: merges the rows staged so far and empties the staging, so the database writes one lot while the edge reads the next (same transaction, before xls_merge). p_meta as for xls_merge (RELATORIO18 needs its period). Types without lots (META) keep their rows staged and return 0. The end result is the same as one xls_merge of every row; xls_merge then finishes (reference tables, scope deletes, metrics). Returns the rows taken. Errors as xls_merge.';

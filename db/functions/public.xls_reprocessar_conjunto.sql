@@ -1,0 +1,27 @@
+CREATE OR REPLACE FUNCTION public.xls_reprocessar_conjunto(p_conjunto_id uuid)
+ RETURNS uuid[]
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+AS $function$
+declare
+  v_ids uuid[] := '{}';
+  v_id uuid;
+begin
+  if not exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id) then
+    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+  end if;
+  for v_id in
+    select p.id from public.xls_processamento p
+     where p.conjunto_id = p_conjunto_id and p.status = 'ERRO'
+     order by p.recebido_em, p.id for update skip locked
+  loop
+    if public.xls_requeue(v_id) then
+      v_ids := v_ids || v_id;
+    end if;
+  end loop;
+  return v_ids;
+end;
+$function$
+;
+
+comment on function public.xls_reprocessar_conjunto(uuid) is 'Reprocess button, the errors of a batch: every processing of the batch in ERRO -> PENDENTE. Returns the ids reprocessed (possibly none). XL404 unknown batch.';

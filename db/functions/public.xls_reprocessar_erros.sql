@@ -1,0 +1,27 @@
+CREATE OR REPLACE FUNCTION public.xls_reprocessar_erros(p_tipo text DEFAULT NULL::text)
+ RETURNS uuid[]
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+AS $function$
+declare
+  v_ids uuid[] := '{}';
+  v_id uuid;
+begin
+  if p_tipo is not null and not public.xls_tipo_valido(p_tipo) then
+    raise exception 'tipo de planilha desconhecido: %', p_tipo using errcode = 'XL400';
+  end if;
+  for v_id in
+    select p.id from public.xls_processamento p
+     where p.status = 'ERRO' and (p_tipo is null or p.tipo = p_tipo)
+     order by p.recebido_em, p.id for update skip locked
+  loop
+    if public.xls_requeue(v_id) then
+      v_ids := v_ids || v_id;
+    end if;
+  end loop;
+  return v_ids;
+end;
+$function$
+;
+
+comment on function public.xls_reprocessar_erros(text) is 'Reprocess button of the list filtered by ERRO: every processing in ERRO (of type p_tipo when given) -> PENDENTE. Returns the ids reprocessed (possibly none). XL400 unknown type.';
