@@ -21,6 +21,8 @@ import type { ParseWorkerData } from './parse-worker.js';
 export interface IsolatedParseOptions extends Omit<ParseWorkerData, 'input'> {
   /** Old-generation heap of the parse thread, in MB (XLS_LEITURA_HEAP_MB). */
   heapMb: number;
+  /** Young generation of the parse thread, in MB (default: a quarter of heapMb, 4 to 16). */
+  youngMb?: number;
 }
 
 type Outbound =
@@ -59,14 +61,24 @@ export class IsolatedParse {
   private rejeitadas = 0;
   private closed = false;
 
+  /**
+   * Starts the parse of `input`: a file path (the worker opens it), or the bytes — moved to
+   * the worker when the Buffer owns its whole ArrayBuffer (it is then detached here).
+   */
   constructor(input: string | Buffer, private readonly options: IsolatedParseOptions) {
     const { script, eval: isEval } = workerEntry();
-    const { heapMb, ...rest } = options;
-    const data: ParseWorkerData = { ...rest, input: typeof input === 'string' ? input : new Uint8Array(input.buffer, input.byteOffset, input.byteLength) };
+    const { heapMb, youngMb, ...rest } = options;
+    const bytes = typeof input === 'string' ? null : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+    const data: ParseWorkerData = { ...rest, input: bytes ?? (input as string) };
+    // Bytes that own their whole memory are moved to the worker (the caller's Buffer is
+    // detached: do not use it afterwards); a view into shared memory is copied.
+    const owned = bytes !== null && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+      && !(bytes.buffer instanceof SharedArrayBuffer) && bytes.byteLength > 4096;
     this.worker = new Worker(script, {
       eval: isEval,
       workerData: data,
-      resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(32, Math.max(4, Math.floor(heapMb / 4))), stackSizeMb: 4 },
+      transferList: owned ? [bytes.buffer as ArrayBuffer] : [],
+      resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: youngMb ?? Math.min(16, Math.max(4, Math.floor(heapMb / 4))), stackSizeMb: 4 },
       stdout: false,
       stderr: false,
     });
