@@ -81,9 +81,10 @@ export interface Config {
   /**
    * Spreadsheet uploads: limits of every archive (the batch zip and each xlsx); rows per lot
    * of the merge (the database merges one lot while the reader parses the next); most
-   * characters one cell or shared string keeps when a workbook is read (XLS_CELL_MAX_CHARS).
+   * characters one cell or shared string keeps when a workbook is read (XLS_CELL_MAX_CHARS);
+   * heap of the worker thread a spreadsheet is parsed in (XLS_LEITURA_HEAP_MB).
    */
-  xls: { limits: ArchiveLimits; chunkLinhas: number; maxCellChars: number };
+  xls: { limits: ArchiveLimits; chunkLinhas: number; maxCellChars: number; leituraHeapMb: number };
   /**
    * TRUST_PROXY: addresses/CIDRs of the reverse proxies whose X-Forwarded-For is believed
    * (fastify's trustProxy). Empty: no proxy is trusted, req.ip is the socket's peer.
@@ -233,7 +234,8 @@ export function loadConfig(env: Env = process.env): ConfigResult {
           maxTotalUncompressedBytes: int(env, 'XLS_ZIP_MAX_UNCOMPRESSED_BYTES', 1024 * 1024 * 1024, 1024),
           maxRatio: int(env, 'XLS_ZIP_MAX_RATIO', 200, 1),
         },
-        maxCellChars: int(env, 'XLS_CELL_MAX_CHARS', 32_767, 1, 10_000_000),
+        maxCellChars: int(env, 'XLS_CELL_MAX_CHARS', 32_767, 1, 100_000_000),
+        leituraHeapMb: int(env, 'XLS_LEITURA_HEAP_MB', 128, 16, 16_384),
         // rows per chunk; XLS_MERGE_LOTE_LINHAS is the legacy name ("lote" also meant the zip batch)
         chunkLinhas: int(env, legacyName(env, 'XLS_MERGE_CHUNK_LINHAS', 'XLS_MERGE_LOTE_LINHAS', warnings), 25_000, 1, 10_000_000),
       },

@@ -6,91 +6,60 @@
 import type pg from 'pg';
 import type { AppContext } from '../context.js';
 import type { JobHandler } from '../jobs/runner.js';
-import { CopyBuffer, copyLines, copyText } from '../db/copy.js';
 import {
   xlsConcluir, xlsDefinirTipo, xlsFalhar, xlsIgnorar, xlsIniciar, xlsMerge, xlsMergeChunk, xlsStagingPreparar,
   type Aviso, type Desfecho, type ProcessamentoIniciado, type StagingTabela,
 } from '../db/xls.js';
 import { reportWarning } from '../integrations/errtracker.js';
-import { detectType, openWorkbook, readRows, type StagingRow, type Workbook } from '../xlsx/index.js';
+import type { StagingRow } from '../xlsx/index.js';
 import { ExecLog } from './execlog.js';
+import { IsolatedParse } from './isolated-parse.js';
+import { gravarChunks, chunksCopia } from './chunks.js';
 import { readOriginalToFile } from './storage.js';
 import { TempDir } from '../xlsx/spool.js';
 
 /**
  * COPYs the reader's rows into their staging tables in chunks of `chunkLinhas` rows, and after
  * each COPY starts `mergeChunk()` without waiting for it: the database merges one chunk while
- * the reader parses the next. Before the next COPY the previous merge is awaited (one query
- * at a time on the connection; one chunk of COPY text held, outside the JS heap). Readers emit a
- * tab's rows together, so a chunk never mixes staging tables. The first chunk is a fifth of the
- * others, so that the database starts merging sooner. Returns the rows copied per table.
+ * the reader parses the next (chunks.ts). In the service the two halves run in different
+ * threads (the parse worker cuts the chunks, the job COPYs them: isolated-parse.ts); this
+ * one-thread form is the same contract. Returns the rows copied per table.
  */
-export async function copyStagingEmChunks(client: pg.PoolClient, tabelas: StagingTabela[], rows: AsyncIterable<StagingRow>,
+export function copyStagingEmChunks(client: pg.PoolClient, tabelas: StagingTabela[], rows: AsyncIterable<StagingRow>,
   chunkLinhas: number, mergeChunk: () => Promise<unknown>): Promise<Map<string, number>> {
-  const byStaging = new Map(tabelas.map((t) => [t.staging, { ...t, campos: t.colunas.filter((c) => c !== 'linha') }]));
-  if ([...byStaging.values()].some((t) => t.colunas[0] !== 'linha')) throw new Error('staging: a primeira coluna deve ser linha');
-  const copied = new Map<string, number>();
-  let pending: Promise<unknown> | null = null;
-  let current = null as (StagingTabela & { campos: string[] }) | null;
-  const lot = new CopyBuffer();
-  let inLot = 0;
-
-  async function flush(): Promise<void> {
-    const n = inLot;
-    inLot = 0;
-    const target = current;
-    if (n === 0 || !target) return;
-    if (pending) await pending;
-    pending = null;
-    await copyLines(client, target.tabela, target.colunas, lot.bytes());
-    lot.reset(); // the COPY has completed: the server has every byte
-    copied.set(target.staging, (copied.get(target.staging) ?? 0) + n);
-    const p = mergeChunk();
-    p.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
-    pending = p;
-  }
-
-  for await (const row of rows) {
-    if (current?.staging !== row.staging) {
-      await flush();
-      current = byStaging.get(row.staging) ?? null;
-      if (!current) throw new Error(`o leitor produziu linhas para a tabela de staging desconhecida '${row.staging}'`);
-    }
-    const campos = current.campos;
-    const values = row.values;
-    let line = String(row.linha);
-    for (let i = 0; i < campos.length; i++) line += '\t' + copyText(values[campos[i]!]);
-    lot.push(line + '\n');
-    // the first chunk is a fifth of the others: the database starts merging sooner
-    if (++inLot >= (copied.size === 0 && pending === null ? Math.max(1, Math.ceil(chunkLinhas / 5)) : chunkLinhas)) await flush();
-  }
-  await flush();
-  if (pending) await pending;
-  return copied;
+  return gravarChunks(client, tabelas, chunksCopia(tabelas, rows, chunkLinhas), mergeChunk);
 }
 
 function errMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-async function merge(ctx: AppContext, p: ProcessamentoIniciado, workerId: string, log: ExecLog, original: string | Buffer): Promise<Desfecho> {
-  const wb = await openWorkbook(original);
+/**
+ * The original is opened, detected and read in a worker thread (isolated-parse.ts): a file
+ * that kills the parse ends this processing in ERRO (WorkbookError), nothing else.
+ */
+async function merge(ctx: AppContext, p: ProcessamentoIniciado, workerId: string, log: ExecLog, original: Buffer | string): Promise<Desfecho> {
+  const reader = new IsolatedParse(original, {
+    tipo: p.tipo,
+    limits: { ...ctx.config.xls.limits, maxCellChars: ctx.config.xls.maxCellChars },
+    chunkLinhas: ctx.config.xls.chunkLinhas,
+    heapMb: ctx.config.xls.leituraHeapMb,
+  });
   try {
-    return await mergeWorkbook(ctx, p, workerId, log, wb);
+    return await mergeIsolated(ctx, p, workerId, log, reader);
   } finally {
-    await wb.close().catch(() => undefined);
+    await reader.close();
   }
 }
 
-async function mergeWorkbook(ctx: AppContext, p: ProcessamentoIniciado, workerId: string, log: ExecLog, wb: Workbook): Promise<Desfecho> {
-  const tipo = p.tipo ?? (await detectType(wb));
+async function mergeIsolated(ctx: AppContext, p: ProcessamentoIniciado, workerId: string, log: ExecLog, reader: IsolatedParse): Promise<Desfecho> {
+  const tipo = await reader.tipo();
   if (!tipo) {
     log.line('tipo não reconhecido: nenhuma assinatura de formats.md casou');
     return xlsIgnorar(ctx.pool, p.id, workerId, 'tipo não reconhecido');
   }
   if (!p.tipo) await xlsDefinirTipo(ctx.pool, p.id, workerId, tipo);
   log.line(`tipo ${tipo}`);
-  const reader = readRows(wb, tipo);
   const meta = await reader.meta();
   const client = await ctx.pool.connect();
   try {
@@ -98,7 +67,7 @@ async function mergeWorkbook(ctx: AppContext, p: ProcessamentoIniciado, workerId
     const tabelas = await xlsStagingPreparar(client, tipo);
     const started = Date.now();
     let chunks = 0;
-    const copied = await copyStagingEmChunks(client, tabelas, reader.rows(), ctx.config.xls.chunkLinhas, () => {
+    const copied = await gravarChunks(client, tabelas, reader.chunks(tabelas), () => {
       chunks += 1;
       return xlsMergeChunk(client, p.id, meta);
     });
@@ -120,7 +89,6 @@ async function mergeWorkbook(ctx: AppContext, p: ProcessamentoIniciado, workerId
     throw err;
   } finally {
     client.release();
-    await reader.close().catch(() => undefined);
   }
 }
 

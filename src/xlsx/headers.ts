@@ -21,11 +21,33 @@ export function snakeCase(header: string): string {
     .replace(/^_+|_+$/g, '');
 }
 
-/** Normalised texts of a row's cells, by column (index 0 = column A). */
+/** Past this many columns a row is walked by its present cells only (a sparse row). */
+export const SPARSE_ROW_COLUMNS = 64;
+
+/**
+ * Calls `fn` for the cells present in a row, in column order. A sparse row (a cell far to
+ * the right) is walked by its present cells, never up to the column number the file gave.
+ * `fn` returns true to stop.
+ */
+export function forEachCell(values: readonly unknown[], fn: (value: unknown, index: number) => boolean | void): void {
+  if (values.length <= SPARSE_ROW_COLUMNS) {
+    for (let c = 0; c < values.length; c++) if (fn(values[c], c) === true) return;
+    return;
+  }
+  // for-in gives an array's present indices in ascending order
+  for (const key in values) {
+    const c = Number(key);
+    if (Number.isInteger(c) && fn(values[c], c) === true) return;
+  }
+}
+
+/** Normalised texts of a row's cells, by column (index 0 = column A; holes are ''). */
 export function rowTexts(row: SheetRow): string[] {
   const out: string[] = [];
-  const values = row.values;
-  for (let c = 0; c < values.length; c++) out.push(normalizeHeader(displayValue(values[c])));
+  forEachCell(row.values, (v, c) => {
+    while (out.length < c) out.push('');
+    out.push(normalizeHeader(displayValue(v)));
+  });
   return out;
 }
 

@@ -6,7 +6,7 @@
  */
 import { INVALID, type CellParser, type ParseContext, displayValue, isEmptyValue, unwrap } from '../cells.js';
 import { WorkbookError } from '../errors.js';
-import { HEADER_SCAN_ROWS, hasAll, locate, normalizeHeader, rowTexts, snakeCase } from '../headers.js';
+import { HEADER_SCAN_ROWS, forEachCell, hasAll, locate, normalizeHeader, rowTexts, snakeCase } from '../headers.js';
 import { MAX_ROW_ERRORS, type RowError, type StagingRow, type TipoPlanilha, type TypeReader } from '../types.js';
 import type { SheetInfo, SheetPass, SheetRow, Workbook } from '../workbook.js';
 
@@ -20,6 +20,12 @@ export interface ColumnSpec {
   required?: boolean;
   /** The header may be absent from the sheet (the field is then null). */
   optional?: boolean;
+  /**
+   * Most characters the value may have (the width of its column in the database). A longer
+   * value is a row error instead of a value the database would cut (a cut key or code
+   * names another record). Leave it out for free text (descriptions, names).
+   */
+  maxLength?: number;
 }
 
 export interface TableSpec {
@@ -45,7 +51,7 @@ export interface TypeSpec {
   anySheet?: TableSpec;
 }
 
-interface CompiledColumn { field: string; header: string; parse: CellParser; required: boolean; optional: boolean; norm: string }
+interface CompiledColumn { field: string; header: string; parse: CellParser; required: boolean; optional: boolean; norm: string; maxLength: number }
 
 function compile(table: TableSpec): CompiledColumn[] {
   return table.columns.map((c) => ({
@@ -55,6 +61,7 @@ function compile(table: TableSpec): CompiledColumn[] {
     required: c.required ?? false,
     optional: c.optional ?? false,
     norm: normalizeHeader(c.header),
+    maxLength: c.maxLength ?? Infinity,
   }));
 }
 
@@ -70,14 +77,14 @@ const TOTAL = /^total/i;
 
 /** Empty row, or a row whose first non-empty cell starts with `Total`. */
 export function isSkippedRow(row: SheetRow): boolean {
-  const values = row.values;
-  for (let c = 0; c < values.length; c++) {
-    const raw = values[c];
-    if (isEmptyValue(raw)) continue;
+  let skipped = true;
+  forEachCell(row.values, (raw) => {
+    if (isEmptyValue(raw)) return false;
     const v = unwrap(raw);
-    return typeof v === 'string' && TOTAL.test(v.trim());
-  }
-  return true;
+    skipped = typeof v === 'string' && TOTAL.test(v.trim());
+    return true;
+  });
+  return skipped;
 }
 
 function quote(s: string): string {
@@ -282,7 +289,7 @@ class TableReader {
         const at = cols[i];
         const raw = at === undefined ? undefined : cells[at - 1];
         const p = col.parse(raw, ctx);
-        if (p === INVALID || (p === null && col.required)) {
+        if (p === INVALID || (p === null && col.required) || (p !== null && p.length > col.maxLength)) {
           const e = this.sink.fail(row.number, col.field, displayValue(raw), !bad, this.sheet.name, staging);
           if (!bad) first = e;
           bad = true;
