@@ -1,0 +1,180 @@
+/**
+ * The merges of the eight types of issue 12 at the SQL level: rows go straight to staging
+ * (as the reader would COPY them), xls_merge runs, the bi_* tables are checked by value.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../harness/db.js';
+import type { TipoPlanilha } from '../../src/db/xls.js';
+import { completeJobs, processarNovo, type Row } from './helpers.js';
+
+let db: TestDatabase;
+beforeAll(async () => { db = await createTestDatabase(); });
+afterAll(async () => { await db?.drop(); });
+
+let n = 0;
+const importar = (tipo: TipoPlanilha, staging: Record<string, Row[]>, meta: Record<string, unknown> = {}) =>
+  processarNovo(db.pool, `${tipo}-${++n}`, tipo, { staging, meta });
+const rows = async (sql: string, params: unknown[] = []) => (await db.pool.query(sql, params)).rows;
+
+describe('MARGEM_CONSOLIDADA', () => {
+  const mc = (linha: number, o: Row = {}): Row => ({
+    linha, competencia: '2026-11-01', filial: '01', produto: 'P1', volume: '1000', receita_liquida: '5000.5', cmv: '4000',
+    margem_total: '1000.5', margem_por_litro: '1.0005', ...o,
+  });
+
+  it('upserts per (competência, filial, produto), creates branches by code only, and replaces the competências present', async () => {
+    await db.pool.query(`insert into bi_filial (codigo, municipio, uf) values ('01', 'Cuiabá', 'MT')`);
+    const a = await importar('MARGEM_CONSOLIDADA', { margem_consolidada: [
+      mc(2), mc(3, { produto: 'P2', filial: '02' }), mc(4, { competencia: '2026-10-01' }),
+    ] });
+    expect(a.merge).toMatchObject({ linhasEnviadas: 3, linhasEfetivas: 3, linhasRemovidas: 0 });
+    expect(await rows(`select codigo, municipio, uf from bi_filial order by codigo`)).toEqual([
+      { codigo: '01', municipio: 'Cuiabá', uf: 'MT' }, { codigo: '02', municipio: null, uf: null },
+    ]);
+    // November again: P2/02 gone, P1 changed; October is outside the scope and stays
+    const b = await importar('MARGEM_CONSOLIDADA', { margem_consolidada: [mc(2, { margem_total: '999' })] });
+    expect(b.merge).toMatchObject({ linhasEnviadas: 1, linhasEfetivas: 1, linhasRemovidas: 1 });
+    expect(await rows(`select to_char(competencia, 'YYYY-MM') c, filial, produto, margem_total::text m from bi_margem_consolidada order by 1, 2, 3`)).toEqual([
+      { c: '2026-10', filial: '01', produto: 'P1', m: '1000.5' },
+      { c: '2026-11', filial: '01', produto: 'P1', m: '999' },
+    ]);
+    // identical re-import writes nothing
+    const c = await importar('MARGEM_CONSOLIDADA', { margem_consolidada: [mc(2, { margem_total: '999' })] });
+    expect(c.merge).toMatchObject({ linhasEnviadas: 1, linhasEfetivas: 0, linhasRemovidas: 0 });
+  });
+});
+
+describe('MARGEM_DIA', () => {
+  const md = (linha: number, o: Row = {}): Row => ({
+    linha, data: '2026-11-10', filial: '01', cliente: 'C1', nome_cliente: 'Posto Um', vendedor: 'V1', produto: 'P1',
+    volume: '100', preco_medio: '6.1', custo_medio: '5.5', margem: '60', cnpj_cpf: null, classe: null, municipio: null, uf: null, prazo: null, ...o,
+  });
+
+  it('keeps the stored CNPJ/CPF, classe, município and UF of bi_cliente when the sheet lacks them; empty Prazo is NULL', async () => {
+    await db.pool.query(`insert into bi_cliente (codigo, nome, cnpj_cpf, classe, municipio, uf) values ('C1', 'Antigo', '12345678000190', 'A', 'Sinop', 'MT')`);
+    const a = await importar('MARGEM_DIA', { margem_dia: [
+      md(2), md(3, { cliente: 'C2', nome_cliente: 'Novo', cnpj_cpf: '98765432000110', classe: 'B', municipio: 'Sorriso', uf: 'MT', prazo: '28' }),
+    ] });
+    expect(a.merge).toMatchObject({ linhasEnviadas: 2, linhasEfetivas: 2, linhasRemovidas: 0 });
+    expect(await rows(`select codigo, nome, cnpj_cpf, classe, municipio, uf from bi_cliente where codigo in ('C1', 'C2') order by codigo`)).toEqual([
+      { codigo: 'C1', nome: 'Posto Um', cnpj_cpf: '12345678000190', classe: 'A', municipio: 'Sinop', uf: 'MT' },
+      { codigo: 'C2', nome: 'Novo', cnpj_cpf: '98765432000110', classe: 'B', municipio: 'Sorriso', uf: 'MT' },
+    ]);
+    expect(await rows(`select cliente, prazo::text from bi_margem_dia order by cliente`)).toEqual([
+      { cliente: 'C1', prazo: null }, { cliente: 'C2', prazo: '28' },
+    ]);
+    // a value given replaces the stored one; the dates present are the scope
+    const b = await importar('MARGEM_DIA', { margem_dia: [md(2, { classe: 'C', uf: 'GO' })] });
+    expect(b.merge).toMatchObject({ linhasEnviadas: 1, linhasEfetivas: 0, linhasRemovidas: 1 });
+    expect(await rows(`select classe, uf, cnpj_cpf from bi_cliente where codigo = 'C1'`)).toEqual([{ classe: 'C', uf: 'GO', cnpj_cpf: '12345678000190' }]);
+    expect(await rows(`select cliente from bi_margem_dia`)).toEqual([{ cliente: 'C1' }]);
+  });
+});
+
+describe('META_CARTEIRA', () => {
+  it('needs the customer (XL424 naming it, nothing written), then upserts and replaces the competências present', async () => {
+    await db.pool.query(`insert into bi_cliente (codigo, nome) values ('K1', 'Cliente K1') on conflict do nothing`);
+    const err = await importar('META_CARTEIRA', { meta_carteira: [
+      { linha: 2, competencia: '2026-11-01', cliente: 'K1', produto: 'P1', meta_volume: '10' },
+      { linha: 3, competencia: '2026-11-01', cliente: 'K9', produto: 'P1', meta_volume: '10' },
+    ] }).catch((e) => e);
+    expect(err).toMatchObject({ code: 'XL424' });
+    expect(err.message).toContain('K9 (linha 3)');
+    await completeJobs(db.pool, 'w-teste');
+    expect(await rows('select count(*)::int n from bi_meta_carteira')).toEqual([{ n: 0 }]);
+    const a = await importar('META_CARTEIRA', { meta_carteira: [
+      { linha: 2, competencia: '2026-11-01', cliente: 'K1', produto: 'P1', meta_volume: '10' },
+      { linha: 3, competencia: '2026-11-01', cliente: 'K1', produto: 'P2', meta_volume: '20' },
+      { linha: 4, competencia: '2026-11-01', cliente: 'K1', produto: 'P1', meta_volume: '15' },
+    ] });
+    expect(a.merge.linhasEfetivas).toBe(2);
+    expect(a.merge.avisos).toEqual([expect.objectContaining({ categoria: 'duplicada', quantidade: 1, linhas: [{ aba: null, linha: 2, valor: null }] })]);
+    expect(await rows(`select produto, meta_volume::text v from bi_meta_carteira order by produto`)).toEqual([
+      { produto: 'P1', v: '15' }, { produto: 'P2', v: '20' },
+    ]);
+  });
+});
+
+describe('POSTOS and TRR: the whole table is the scope', () => {
+  it('POSTOS replaces the registry; truncates strings to the column; an empty send deletes nothing', async () => {
+    const posto = (linha: number, cnpj: string, o: Row = {}): Row => ({
+      linha, cnpj, razao_social: 'Auto Posto', nome_fantasia: 'Posto', bandeira: 'Ipiranga', endereco: 'Av. 1', bairro: 'Centro',
+      municipio: 'Cuiabá', uf: 'MT', cep: '78000000', tipo_instalacao: null, ...o,
+    });
+    await importar('POSTOS', { posto: [posto(2, '11111111000111'), posto(3, '22222222000122', { bandeira: 'B'.repeat(80) })] });
+    expect(await rows(`select cnpj, length(bandeira) l from bi_posto order by cnpj`)).toEqual([
+      { cnpj: '11111111000111', l: 8 }, { cnpj: '22222222000122', l: 60 },
+    ]);
+    const b = await importar('POSTOS', { posto: [posto(2, '11111111000111', { tipo_instalacao: 'Posto revendedor' })] });
+    expect(b.merge).toMatchObject({ linhasEnviadas: 1, linhasEfetivas: 1, linhasRemovidas: 1 });
+    const c = await importar('POSTOS', { posto: [] });
+    expect(c.merge).toMatchObject({ linhasEnviadas: 0, linhasEfetivas: 0, linhasRemovidas: 0 });
+    expect(c.merge.avisos.map((a) => a.motivo)).toEqual(['envio vazio: nada removido']);
+    expect(await rows(`select cnpj, tipo_instalacao from bi_posto`)).toEqual([{ cnpj: '11111111000111', tipo_instalacao: 'Posto revendedor' }]);
+  });
+
+  it('TRR: rejected rows suspend the deletes (warning), the valid rows are written', async () => {
+    const trr = (linha: number, cnpj: string, o: Row = {}): Row => ({
+      linha, cnpj, razao_social: 'TRR', municipio: 'Sinop', uf: 'MT', tipo_instalacao: null, qualificacao_empresa: 'TRR', capacidade_m3: '30', ...o,
+    });
+    await importar('TRR', { trr: [trr(2, '33333333000133'), trr(3, '44444444000144')] });
+    const b = await importar('TRR', { trr: [trr(2, '33333333000133', { capacidade_m3: '45.5' })] },
+      { linhas_rejeitadas: [{ linha: 3, campo: 'cnpj', valor: 'x', mensagem: "linha 3: cnpj 'x' inválido" }] });
+    expect(b.merge).toMatchObject({ linhasEfetivas: 1, linhasRemovidas: 0 });
+    expect(b.merge.avisos.map((a) => a.categoria)).toEqual(['remocao']);
+    expect(await rows(`select cnpj, capacidade_m3::text c from bi_trr order by cnpj`)).toEqual([
+      { cnpj: '33333333000133', c: '45.5' }, { cnpj: '44444444000144', c: '30' },
+    ]);
+  });
+});
+
+describe('COMPRAS', () => {
+  const compra = (linha: number, o: Row = {}): Row => ({
+    linha, data: '2026-11-05', cnpj_fornecedor: '55555555000155', fornecedor: 'Distribuidora', nota_fiscal: String(900 + linha),
+    produto: 'Diesel S10', codigo_onu: '1202', quantidade: '5000', valor_total: '29500.5', ...o,
+  });
+
+  it('only fuels enter (others counted, not errors); suppliers upserted; a file replaces the calendar months its dates cover', async () => {
+    await db.pool.query(`insert into bi_fornecedor (cnpj, nome) values ('55555555000155', 'Nome Antigo')`);
+    const a = await importar('COMPRAS', { compra: [
+      compra(2), compra(3, { data: '2026-10-20', codigo_onu: '1203', produto: 'Gasolina C' }),
+      compra(4, { codigo_onu: '1830', produto: 'Ácido' }), compra(5, { codigo_onu: null, produto: 'Lubrificante' }),
+      compra(6, { cnpj_fornecedor: '66666666000166', fornecedor: null, data: '2026-09-30', codigo_onu: '3475' }),
+    ] });
+    expect(a.merge).toMatchObject({ linhasEnviadas: 3, linhasEfetivas: 3, linhasRemovidas: 0, linhasRejeitadas: [] });
+    expect(a.merge.avisos).toEqual([expect.objectContaining({ categoria: 'filtrada', quantidade: 2,
+      linhas: [{ aba: 'Compras', linha: 4, valor: '1830' }, { aba: 'Compras', linha: 5, valor: null }] })]);
+    expect(a.merge.tabelas).toMatchObject({ bi_compra: { filtradas: 2 } });
+    expect(await rows(`select cnpj, nome from bi_fornecedor order by cnpj`)).toEqual([
+      { cnpj: '55555555000155', nome: 'Distribuidora' }, { cnpj: '66666666000166', nome: null },
+    ]);
+    // a corrected November: the November rows absent are deleted, October and September untouched
+    await importar('COMPRAS', { compra: [compra(2, { nota_fiscal: '777', data: '2026-11-28' })] });
+    expect(await rows(`select to_char(data, 'YYYY-MM-DD') d, nota_fiscal, codigo_onu, quantidade::text q, valor_total::text v from bi_compra order by data`)).toEqual([
+      { d: '2026-09-30', nota_fiscal: '906', codigo_onu: 3475, q: '5000', v: '29500.5' },
+      { d: '2026-10-20', nota_fiscal: '903', codigo_onu: 1203, q: '5000', v: '29500.5' },
+      { d: '2026-11-28', nota_fiscal: '777', codigo_onu: 1202, q: '5000', v: '29500.5' },
+    ]);
+  });
+});
+
+describe('COTA_FORNECEDOR', () => {
+  const cota = (linha: number, aba: string, mes: number, quantidade: string, o: Row = {}): Row => ({ linha, aba, polo: 'Paulínia', produto: 'Diesel R5', mes, quantidade, ...o });
+
+  it('each send replaces the whole matrix; Diesel R5 accepted; a send without rows deletes nothing and warns', async () => {
+    const a = await importar('COTA_FORNECEDOR', { cota: [
+      cota(2, '2026', 1, '100'), cota(2, '2026', 2, '110'), cota(3, '2026', 1, '50', { produto: 'Gasolina' }), cota(2, '2025', 12, '90'),
+    ] });
+    expect(a.merge).toMatchObject({ linhasEnviadas: 4, linhasEfetivas: 4 });
+    const b = await importar('COTA_FORNECEDOR', { cota: [cota(2, '2027', 3, '70')] });
+    expect(b.merge).toMatchObject({ linhasEfetivas: 1, linhasRemovidas: 4 });
+    expect(await rows(`select ano, polo, produto, mes, quantidade::text q from bi_cota_fornecedor`)).toEqual([
+      { ano: 2027, polo: 'Paulínia', produto: 'Diesel R5', mes: 3, q: '70' },
+    ]);
+    const c = await importar('COTA_FORNECEDOR', { cota: [] });
+    expect(c.desfecho.status).toBe('SUCESSO');
+    expect(c.merge).toMatchObject({ linhasEnviadas: 0, linhasRemovidas: 0 });
+    expect(c.merge.avisos.map((x) => x.motivo)).toEqual(['envio vazio: nada removido']);
+    expect(await rows(`select count(*)::int n from bi_cota_fornecedor`)).toEqual([{ n: 1 }]);
+  });
+});
