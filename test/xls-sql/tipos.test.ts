@@ -178,3 +178,120 @@ describe('COTA_FORNECEDOR', () => {
     expect(await rows(`select count(*)::int n from bi_cota_fornecedor`)).toEqual([{ n: 1 }]);
   });
 });
+
+describe('FLUXO_PAGAR_RECEBER', () => {
+  const tit = (linha: number, o: Row = {}): Row => ({
+    linha, tipo: 'RECEBER', documento: `D${linha}`, parcela: '1', pessoa: 'Cliente', cnpj_cpf: '12345678000190', emissao: '2026-10-01',
+    vencimento: '2026-11-20', valor: '100', saldo: '100', centro_custo: 'CC1', descricao_centro_custo: 'Vendas', ...o,
+  });
+  const fluxo = (posicao: string | null, titulo: Row[], extra: Record<string, unknown> = {}) =>
+    importar('FLUXO_PAGAR_RECEBER', { titulo }, { ...(posicao ? { posicao } : {}), total_receber_grupo: null, grupo_problema: 'aba Grupo sem a linha Total', ...extra });
+  const titulos = () => rows(`select to_char(posicao, 'YYYY-MM-DD') p, tipo, documento, parcela, saldo::text s, atual from bi_titulo order by posicao, tipo, documento`);
+  const resumo = async (id: string) => rows(`select tipo, to_char(posicao, 'YYYY-MM-DD') p, atual, titulos, total::text, titulos_vencidos, vencido::text
+    from xls_fluxo_resumo($1)`, [id]);
+
+  it('history per position; only the newest is atual; a re-import replaces its position; an older one enters the history only', async () => {
+    const a = await fluxo('2026-11-15', [tit(2), tit(3, { tipo: 'PAGAR', vencimento: '2026-11-01', saldo: '40' }), tit(4, { vencimento: '2026-11-10', saldo: '0' })],
+      { total_receber_grupo: '100' });
+    expect(a.merge.avisos).toEqual([]);
+    expect(await resumo(a.id)).toEqual([
+      { tipo: 'PAGAR', p: '2026-11-15', atual: true, titulos: 1, total: '40', titulos_vencidos: 1, vencido: '40' },
+      { tipo: 'RECEBER', p: '2026-11-15', atual: true, titulos: 2, total: '100', titulos_vencidos: 0, vencido: '0' },
+    ]);
+    expect(await rows(`select codigo, descricao from bi_centro_custo`)).toEqual([{ codigo: 'CC1', descricao: 'Vendas' }]);
+    // a newer position becomes current; the older stays as history
+    const b = await fluxo('2026-11-22', [tit(2, { saldo: '60' }), tit(5, { tipo: 'P', documento: 'X', vencimento: '2026-11-21', saldo: '10' })]);
+    expect(b.merge.tabelas).toMatchObject({ bi_titulo: { posicao: '2026-11-22', atual: true, deixaram_de_ser_atuais: 3 } });
+    expect(b.merge.avisos.map((x) => x.motivo)).toEqual(['aba Grupo sem a linha Total: o total a receber não foi conferido']);
+    // re-import of 15/11 replaces that position and leaves it out of the current one
+    const c = await fluxo('2026-11-15', [tit(2, { saldo: '90' })]);
+    expect(c.merge).toMatchObject({ linhasEfetivas: 1, linhasRemovidas: 2 });
+    expect(c.merge.avisos.map((x) => x.motivo)).toContain('posição 15/11/2026 anterior à atual (22/11/2026): entra no histórico sem se tornar a atual');
+    // an older position never imported before: history only
+    await fluxo('2026-11-01', [tit(2, { saldo: '5' })]);
+    expect(await titulos()).toEqual([
+      { p: '2026-11-01', tipo: 'RECEBER', documento: 'D2', parcela: '1', s: '5', atual: false },
+      { p: '2026-11-15', tipo: 'RECEBER', documento: 'D2', parcela: '1', s: '90', atual: false },
+      { p: '2026-11-22', tipo: 'PAGAR', documento: 'X', parcela: '1', s: '10', atual: true },
+      { p: '2026-11-22', tipo: 'RECEBER', documento: 'D2', parcela: '1', s: '60', atual: true },
+    ]);
+    expect(await resumo(b.id)).toEqual([
+      { tipo: 'PAGAR', p: '2026-11-22', atual: true, titulos: 1, total: '10', titulos_vencidos: 1, vencido: '10' },
+      { tipo: 'RECEBER', p: '2026-11-22', atual: true, titulos: 1, total: '60', titulos_vencidos: 1, vencido: '60' },
+    ]);
+    // the partial index serves the sync stream's `where atual`
+    const plan = await rows(`explain (costs off) select * from bi_titulo where atual and tipo = 'RECEBER'`);
+    expect(JSON.stringify(plan)).toMatch(/bi_titulo_atual_idx|Seq Scan/);
+    const idx = await rows(`select pg_get_indexdef('bi_titulo_atual_idx'::regclass) d`);
+    expect(idx[0].d).toContain('WHERE atual');
+  });
+
+  it('receivable sum of Saldo against the Grupo Total: more than 0,01 apart → written, with a warning naming both figures', async () => {
+    const a = await fluxo('2026-12-01', [tit(2, { saldo: '1234.56' }), tit(3, { saldo: '1000' }), tit(4, { tipo: 'PAGAR', saldo: '999' })],
+      { total_receber_grupo: '2234.57' });
+    expect(a.merge.avisos).toEqual([]); // 0,01 apart: no warning
+    const b = await fluxo('2026-12-01', [tit(2, { saldo: '1234.56' }), tit(3, { saldo: '1000' })], { total_receber_grupo: '2234.58' });
+    expect(b.merge.avisos.map((x) => x.motivo)).toEqual(['total a receber difere da aba Grupo: soma do Saldo 2.234,56, Total da aba Grupo 2.234,58']);
+    expect(b.desfecho.status).toBe('SUCESSO');
+    expect(await rows(`select count(*)::int n from bi_titulo where posicao = '2026-12-01'`)).toEqual([{ n: 2 }]);
+    const c = await fluxo('2026-12-01', [tit(2, { saldo: '1' })], { total_receber_grupo: undefined, grupo_problema: undefined });
+    expect(c.merge.avisos.map((x) => x.motivo)).toEqual(['aba Grupo ausente: o total a receber não foi conferido']);
+  });
+
+  it('total refusal: no position date, or any invalid row → XL422, nothing written, every invalid row listed', async () => {
+    const antes = await rows('select count(*)::int n from bi_titulo');
+    await expect(fluxo(null, [tit(2)])).rejects.toMatchObject({ code: 'XL422', message: expect.stringContaining('data de posição') });
+    await completeJobs(db.pool, 'w-teste');
+    const err = await fluxo('2027-01-10', [tit(2), tit(3), tit(4)], {
+      linhas_rejeitadas: [
+        { linha: 9, campo: 'saldo', valor: 'abc', mensagem: "linha 9: saldo 'abc' inválido" },
+        { linha: 5, campo: 'vencimento', valor: '31/02/2026', mensagem: "linha 5: vencimento '31/02/2026' inválido" },
+      ],
+      linhas_rejeitadas_total: 2,
+    }).catch((e) => e);
+    await completeJobs(db.pool, 'w-teste');
+    expect(err).toMatchObject({ code: 'XL422' });
+    expect(err.message).toBe("FLUXO_PAGAR_RECEBER recusado, nada gravado: 2 linha(s) inválida(s): linha 5: vencimento '31/02/2026' inválido; linha 9: saldo 'abc' inválido");
+    expect(await rows('select count(*)::int n from bi_titulo')).toEqual(antes);
+    expect(await rows(`select count(*)::int n from bi_titulo where posicao = '2027-01-10'`)).toEqual([{ n: 0 }]);
+  });
+
+  it('simultaneous imports are serialised: the second waits for the first to commit, and atual ends on the newest', async () => {
+    const { receberAvulso, iniciar, importar: importarTx } = await import('./helpers.js');
+    const rA = await receberAvulso(db.pool, `fluxo-conc-a-${++n}`);
+    const rB = await receberAvulso(db.pool, `fluxo-conc-b-${++n}`);
+    await iniciar(db.pool, rA.processamentoId!, 'w-a', 'FLUXO_PAGAR_RECEBER');
+    await iniciar(db.pool, rB.processamentoId!, 'w-b', 'FLUXO_PAGAR_RECEBER');
+    // A holds the lock: it merges inside an open transaction that we keep open
+    const holder = await db.pool.connect();
+    await holder.query('begin');
+    await holder.query('select public.xls_travar(array[$1])', ['bi_titulo']);
+    const pidHolder = (await holder.query('select pg_backend_pid() p')).rows[0].p;
+    const b = importarTx(db.pool, rB.processamentoId!, 'w-b', 'FLUXO_PAGAR_RECEBER', {
+      staging: { titulo: [tit(2, { documento: 'B' })] }, meta: { posicao: '2027-03-01', total_receber_grupo: '100' } });
+    // B is waiting on the advisory lock held by the other transaction
+    let waiting = 0;
+    for (let i = 0; i < 100 && waiting === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      waiting = (await rows(`select count(*)::int n from pg_locks l where l.locktype = 'advisory' and not l.granted
+        and exists (select from pg_locks h where h.pid = $1 and h.locktype = 'advisory' and h.granted and h.objid = l.objid)`, [pidHolder]))[0].n;
+    }
+    expect(waiting).toBe(1);
+    expect(await rows(`select count(*)::int n from bi_titulo where posicao = '2027-03-01'`)).toEqual([{ n: 0 }]);
+    // A merges a newer position in the lock-holding transaction, then commits
+    const a = importarTx(db.pool, rA.processamentoId!, 'w-a', 'FLUXO_PAGAR_RECEBER', {
+      staging: { titulo: [tit(2, { documento: 'A' })] }, meta: { posicao: '2027-03-05', total_receber_grupo: '100' } });
+    await new Promise((r) => setTimeout(r, 200));
+    await holder.query('commit');
+    holder.release();
+    const [ra, rb] = await Promise.all([a, b]);
+    await completeJobs(db.pool, 'w-a');
+    await completeJobs(db.pool, 'w-b');
+    expect([ra.desfecho.status, rb.desfecho.status]).toEqual(['SUCESSO', 'SUCESSO']);
+    expect(await rows(`select to_char(posicao, 'YYYY-MM-DD') p, documento, atual from bi_titulo where posicao >= '2027-03-01' order by posicao`)).toEqual([
+      { p: '2027-03-01', documento: 'B', atual: false },
+      { p: '2027-03-05', documento: 'A', atual: true },
+    ]);
+    expect(await rows(`select count(*)::int n from bi_titulo where atual and posicao <> '2027-03-05'`)).toEqual([{ n: 0 }]);
+  });
+});
