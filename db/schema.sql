@@ -3322,7 +3322,7 @@ begin
   select count(distinct (e ->> 'linha')::integer) into v_listadas from jsonb_array_elements(v_rejeitadas) e;
   v_total_rejeitadas := greatest(v_listadas, coalesce((p_meta ->> 'linhas_rejeitadas_total')::integer, 0));
   if v_total_rejeitadas > 0 then
-    select string_agg(e ->> 'mensagem', '; ' order by (e ->> 'linha')::integer) into v_motivo from jsonb_array_elements(v_rejeitadas) e;
+    select string_agg(e ->> 'mensagem', '; ' order by (e ->> 'linha')::integer, e ->> 'campo') into v_motivo from jsonb_array_elements(v_rejeitadas) e;
     v_motivo := coalesce(v_motivo, '') || case when v_total_rejeitadas > v_listadas
       then format(' (e mais %s linhas inválidas não listadas)', v_total_rejeitadas - v_listadas) else '' end;
     raise exception 'FLUXO_PAGAR_RECEBER recusado, nada gravado: % linha(s) inválida(s): %', v_total_rejeitadas, v_motivo
