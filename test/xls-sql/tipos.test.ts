@@ -295,3 +295,49 @@ describe('FLUXO_PAGAR_RECEBER', () => {
     expect(await rows(`select count(*)::int n from bi_titulo where atual and posicao <> '2027-03-05'`)).toEqual([{ n: 0 }]);
   });
 });
+
+describe('contracts and refusals', () => {
+  it('the TS list of types is the SQL one, and each reader stages exactly the columns of xls_staging_definicao', async () => {
+    const { TIPOS_PLANILHA } = await import('../../src/xlsx/types.js');
+    const { READERS } = await import('../../src/xlsx/readers/index.js');
+    const { snakeCase } = await import('../../src/xlsx/headers.js');
+    for (const t of TIPOS_PLANILHA) expect((await rows('select xls_tipo_valido($1) ok', [t]))[0].ok).toBe(true);
+    expect((await rows(`select xls_tipo_valido('OUTRO') ok`))[0].ok).toBe(false);
+    for (const t of TIPOS_PLANILHA) {
+      const spec = READERS[t]!;
+      const tables = [...(spec.tabs ?? []), ...(spec.anySheet ? [spec.anySheet] : [])];
+      const doLeitor = tables.map((tb) => {
+        const unpivoted = new Set(tb.unpivot?.fields.map((f) => f.field) ?? []);
+        const fields = tb.columns.map((c) => c.field ?? snakeCase(c.header)).filter((f) => !unpivoted.has(f));
+        if (tb.sheetField) fields.push(tb.sheetField);
+        if (tb.unpivot) fields.push(tb.unpivot.key, tb.unpivot.value);
+        return { staging: tb.staging, colunas: [...fields].sort() };
+      }).sort((a, b) => a.staging.localeCompare(b.staging));
+      const doSql = (await rows(`select staging, array_agg(coluna order by coluna) colunas from xls_staging_definicao($1)
+        where coluna <> 'linha' group by staging order by staging`, [t])).map((r) => ({ staging: r.staging, colunas: r.colunas }));
+      expect({ tipo: t, staging: doLeitor }).toEqual({ tipo: t, staging: doSql });
+    }
+  });
+
+  it('xls_fluxo_resumo refusals: unknown processing XL404, another type XL422', async () => {
+    await expect(db.pool.query(`select * from xls_fluxo_resumo('00000000-0000-4000-8000-000000000000')`)).rejects.toMatchObject({ code: 'XL404' });
+    const a = await importar('TRR', { trr: [] });
+    await expect(db.pool.query('select * from xls_fluxo_resumo($1)', [a.id])).rejects.toMatchObject({ code: 'XL422' });
+  });
+
+  it('app.xls_aplicar refuses an unknown scope (XL400) and a source without the key (XL500)', async () => {
+    const c = await db.pool.connect();
+    try {
+      await c.query('begin');
+      await c.query('create temp table src (linha int, cnpj text)');
+      await expect(c.query(`select app.xls_aplicar('bi_trr', 'pg_temp.src', 'tudo')`)).rejects.toMatchObject({ code: 'XL400' });
+      await c.query('rollback');
+      await c.query('begin');
+      await c.query('create temp table src (linha int, polo text)');
+      await expect(c.query(`select app.xls_aplicar('bi_cota_fornecedor', 'pg_temp.src', 'tabela')`)).rejects.toMatchObject({ code: 'XL500' });
+      await c.query('rollback');
+    } finally {
+      c.release();
+    }
+  });
+});
