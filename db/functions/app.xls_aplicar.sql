@@ -3,6 +3,7 @@ CREATE OR REPLACE FUNCTION app.xls_aplicar(p_alvo regclass, p_origem regclass, p
  RETURNS jsonb
  LANGUAGE plpgsql
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+ SET work_mem TO '64MB'
 AS $function$
 declare
   v_chave text[];
@@ -19,6 +20,7 @@ declare
   v_avisos jsonb := '[]';
   v_aux jsonb;
   v_null text;
+  v_repetida boolean;
   v_escopo text;
   v_t text := replace(p_alvo::text, 'public.', '');
   i integer;
@@ -62,8 +64,11 @@ begin
     into v_aux;
   v_rejeitadas := public.xls_rejeitadas_normalizar(v_rejeitadas || v_aux);
 
-  -- a key repeated in the file: its last row wins
+  -- a key repeated in the file: its last row wins (the window runs only when a key repeats)
   select string_agg(v_expr[n], ', ') into v_k from generate_subscripts(v_cols, 1) n where v_cols[n] = any (v_chave);
+  execute format('analyze %s', p_origem);
+  execute format('select exists (select from %s s group by %s having count(*) > 1)', p_origem, v_k) into v_repetida;
+  if v_repetida then
   execute format($q$
     with d as (
       delete from %1$s m
@@ -77,6 +82,7 @@ begin
     p_origem, v_k)
     into v_aux;
   v_avisos := v_avisos || v_aux;
+  end if;
 
   -- insert new rows, update changed rows only (diff-aware), in key order
   select string_agg(format('t.%I = %s', v_cols[n], v_expr[n]), ' and ') into v_on
