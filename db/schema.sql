@@ -912,6 +912,7 @@ declare
   v_aux jsonb;
   v_null text;
   v_repetida boolean;
+  v_n integer;
   v_escopo text;
   v_t text := replace(p_alvo::text, 'public.', '');
   i integer;
@@ -975,30 +976,36 @@ begin
   v_avisos := v_avisos || v_aux;
   end if;
 
-  -- insert new rows, update changed rows only (diff-aware), in key order
+  -- update changed rows only, then insert new keys (diff-aware). No speculative insertion:
+  -- the caller's xls_travar lock excludes a concurrent merge of the same table.
   select string_agg(format('t.%I = %s', v_cols[n], v_expr[n]), ' and ') into v_on
     from generate_subscripts(v_cols, 1) n where v_cols[n] = any (v_chave);
+  if cardinality(v_cmp) > 0 then
+    execute format($q$
+      update %1$s as t set (%2$s) = row(%3$s)
+        from %4$s s
+       where %5$s and (%6$s) is distinct from (%3$s)$q$,
+      p_alvo,
+      (select string_agg(format('%I', c), ', ') from unnest(v_cmp) c),
+      (select string_agg(v_expr[n], ', ') from generate_subscripts(v_cols, 1) n where v_cols[n] = any (v_cmp)),
+      p_origem,
+      v_on,
+      (select string_agg(format('t.%I', c), ', ') from unnest(v_cmp) c));
+    get diagnostics v_ef = row_count;
+  end if;
   execute format($q$
-    insert into %1$s as t (%2$s)
+    insert into %1$s (%2$s)
     select %3$s from %4$s s
-     where not exists (select from %1$s t where %5$s %6$s)
-     order by %7$s
-    on conflict (%8$s) do %9$s$q$,
+     where not exists (select from %1$s t where %5$s)
+     order by %6$s$q$,
     p_alvo,
     (select string_agg(format('%I', c), ', ') from unnest(v_cols) c),
     array_to_string(v_expr, ', '),
     p_origem,
     v_on,
-    case when cardinality(v_cmp) = 0 then '' else format('and (%s) is not distinct from (%s)',
-      (select string_agg(format('t.%I', c), ', ') from unnest(v_cmp) c),
-      (select string_agg(v_expr[n], ', ') from generate_subscripts(v_cols, 1) n where v_cols[n] = any (v_cmp))) end,
-    v_k,
-    (select string_agg(format('%I', c), ', ') from unnest(v_chave) c),
-    case when cardinality(v_cmp) = 0 then 'nothing' else format('update set %s where (%s) is distinct from (%s)',
-      (select string_agg(format('%I = excluded.%I', c, c), ', ') from unnest(v_cmp) c),
-      (select string_agg(format('t.%I', c), ', ') from unnest(v_cmp) c),
-      (select string_agg(format('excluded.%I', c), ', ') from unnest(v_cmp) c)) end);
-  get diagnostics v_ef = row_count;
+    v_k);
+  get diagnostics v_n = row_count;
+  v_ef := v_ef + v_n;
 
   -- delete what the scope lost
   if v_env = 0 then
@@ -1040,7 +1047,7 @@ $_$;
 -- Name: FUNCTION xls_aplicar(p_alvo regclass, p_origem regclass, p_escopo text, p_escopo_coluna text, p_rejeitadas jsonb, p_escopo_origem regclass); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_aplicar(p_alvo regclass, p_origem regclass, p_escopo text, p_escopo_coluna text, p_rejeitadas jsonb, p_escopo_origem regclass) IS 'Interim generic merge of one source table (a temp table whose columns are named as the target''s, plus linha) into one bi_* table: the key is the target''s UNIQUE constraint, the compared columns are the other columns both tables have, strings are truncated to the varchar length. Rejects rows without a key, keeps the last row of a repeated key (warning), inserts new rows and updates changed rows only in key order, then deletes the rows of the scope the file no longer has: p_escopo tabela (the whole table), valores (the values of p_escopo_coluna present), meses (the calendar months of the dates of p_escopo_coluna present); the scope values come from p_escopo_origem when given. An empty source deletes nothing (warning ''envio vazio: nada removido''); rejected rows suspend the deletes (warning). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Used by the merges of the eight types of issue 12 until the declarative merge replaces it.';
+COMMENT ON FUNCTION app.xls_aplicar(p_alvo regclass, p_origem regclass, p_escopo text, p_escopo_coluna text, p_rejeitadas jsonb, p_escopo_origem regclass) IS 'Interim generic merge of one source table (a temp table whose columns are named as the target''s, plus linha) into one bi_* table: the key is the target''s UNIQUE constraint, the compared columns are the other columns both tables have, strings are truncated to the varchar length. Rejects rows without a key, keeps the last row of a repeated key (warning), updates changed rows only and inserts new keys (plain statements: the caller''s xls_travar lock excludes a concurrent merge of the table), then deletes the rows of the scope the file no longer has: p_escopo tabela (the whole table), valores (the values of p_escopo_coluna present), meses (the calendar months of the dates of p_escopo_coluna present); the scope values come from p_escopo_origem when given. An empty source deletes nothing (warning ''envio vazio: nada removido''); rejected rows suspend the deletes (warning). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Used by the merges of the eight types of issue 12 until the declarative merge replaces it.';
 
 
 --
@@ -3238,6 +3245,7 @@ begin
     from (select distinct on (left(s.cnpj_fornecedor, 14)) left(s.cnpj_fornecedor, 14) as cnpj, left(s.fornecedor, 150) as nome
             from pg_temp.xls_src_compra s where s.cnpj_fornecedor is not null
            order by left(s.cnpj_fornecedor, 14), s.linha desc) c
+   where not exists (select from public.bi_fornecedor t where t.cnpj = c.cnpj and t.nome is not distinct from coalesce(c.nome, t.nome))
    order by c.cnpj
   on conflict (cnpj) do update set nome = coalesce(excluded.nome, f.nome)
    where f.nome is distinct from coalesce(excluded.nome, f.nome);
@@ -3366,6 +3374,7 @@ begin
     from (select distinct on (left(s.centro_custo, 20)) left(s.centro_custo, 20) as codigo, left(s.descricao_centro_custo, 120) as descricao
             from pg_temp.xls_src_titulo s where s.centro_custo is not null
            order by left(s.centro_custo, 20), s.linha desc) x
+   where not exists (select from public.bi_centro_custo t where t.codigo = x.codigo and t.descricao is not distinct from coalesce(x.descricao, t.descricao))
    order by x.codigo
   on conflict (codigo) do update set descricao = coalesce(excluded.descricao, c.descricao)
    where c.descricao is distinct from coalesce(excluded.descricao, c.descricao);
@@ -3475,7 +3484,8 @@ begin
     from pg_temp.xls_stg_margem_consolidada s;
   -- hook: branches by code only (município and UF are manual registry data)
   insert into public.bi_filial (codigo)
-  select distinct left(s.filial, 20) from pg_temp.xls_src_margem_consolidada s where s.filial is not null order by 1
+  select distinct left(s.filial, 20) from pg_temp.xls_src_margem_consolidada s
+   where s.filial is not null and not exists (select from public.bi_filial f where f.codigo = left(s.filial, 20)) order by 1
   on conflict (codigo) do nothing;
   return app.xls_aplicar('public.bi_margem_consolidada', 'pg_temp.xls_src_margem_consolidada', 'valores', 'competencia',
                          p_meta -> 'linhas_rejeitadas');
@@ -3521,6 +3531,10 @@ begin
                  left(s.cnpj_cpf, 14) as cnpj_cpf, left(s.classe, 40) as classe, left(s.municipio, 100) as municipio, left(s.uf, 2) as uf
             from pg_temp.xls_src_margem_dia s
            order by left(s.cliente, 20), s.linha desc) c
+   where not exists (select from public.bi_cliente t where t.codigo = c.codigo
+                       and (t.nome, t.cnpj_cpf, t.classe, t.municipio, t.uf) is not distinct from
+                           (coalesce(c.nome, t.nome), coalesce(c.cnpj_cpf, t.cnpj_cpf), coalesce(c.classe, t.classe),
+                            coalesce(c.municipio, t.municipio), coalesce(c.uf, t.uf)))
    order by c.codigo
   on conflict (codigo) do update
      set nome = coalesce(excluded.nome, t.nome), cnpj_cpf = coalesce(excluded.cnpj_cpf, t.cnpj_cpf),

@@ -21,6 +21,7 @@ declare
   v_aux jsonb;
   v_null text;
   v_repetida boolean;
+  v_n integer;
   v_escopo text;
   v_t text := replace(p_alvo::text, 'public.', '');
   i integer;
@@ -84,30 +85,36 @@ begin
   v_avisos := v_avisos || v_aux;
   end if;
 
-  -- insert new rows, update changed rows only (diff-aware), in key order
+  -- update changed rows only, then insert new keys (diff-aware). No speculative insertion:
+  -- the caller's xls_travar lock excludes a concurrent merge of the same table.
   select string_agg(format('t.%I = %s', v_cols[n], v_expr[n]), ' and ') into v_on
     from generate_subscripts(v_cols, 1) n where v_cols[n] = any (v_chave);
+  if cardinality(v_cmp) > 0 then
+    execute format($q$
+      update %1$s as t set (%2$s) = row(%3$s)
+        from %4$s s
+       where %5$s and (%6$s) is distinct from (%3$s)$q$,
+      p_alvo,
+      (select string_agg(format('%I', c), ', ') from unnest(v_cmp) c),
+      (select string_agg(v_expr[n], ', ') from generate_subscripts(v_cols, 1) n where v_cols[n] = any (v_cmp)),
+      p_origem,
+      v_on,
+      (select string_agg(format('t.%I', c), ', ') from unnest(v_cmp) c));
+    get diagnostics v_ef = row_count;
+  end if;
   execute format($q$
-    insert into %1$s as t (%2$s)
+    insert into %1$s (%2$s)
     select %3$s from %4$s s
-     where not exists (select from %1$s t where %5$s %6$s)
-     order by %7$s
-    on conflict (%8$s) do %9$s$q$,
+     where not exists (select from %1$s t where %5$s)
+     order by %6$s$q$,
     p_alvo,
     (select string_agg(format('%I', c), ', ') from unnest(v_cols) c),
     array_to_string(v_expr, ', '),
     p_origem,
     v_on,
-    case when cardinality(v_cmp) = 0 then '' else format('and (%s) is not distinct from (%s)',
-      (select string_agg(format('t.%I', c), ', ') from unnest(v_cmp) c),
-      (select string_agg(v_expr[n], ', ') from generate_subscripts(v_cols, 1) n where v_cols[n] = any (v_cmp))) end,
-    v_k,
-    (select string_agg(format('%I', c), ', ') from unnest(v_chave) c),
-    case when cardinality(v_cmp) = 0 then 'nothing' else format('update set %s where (%s) is distinct from (%s)',
-      (select string_agg(format('%I = excluded.%I', c, c), ', ') from unnest(v_cmp) c),
-      (select string_agg(format('t.%I', c), ', ') from unnest(v_cmp) c),
-      (select string_agg(format('excluded.%I', c), ', ') from unnest(v_cmp) c)) end);
-  get diagnostics v_ef = row_count;
+    v_k);
+  get diagnostics v_n = row_count;
+  v_ef := v_ef + v_n;
 
   -- delete what the scope lost
   if v_env = 0 then
@@ -145,5 +152,5 @@ end;
 $function$
 ;
 
-comment on function app.xls_aplicar(regclass,regclass,text,text,jsonb,regclass) is 'Interim generic merge of one source table (a temp table whose columns are named as the target''s, plus linha) into one bi_* table: the key is the target''s UNIQUE constraint, the compared columns are the other columns both tables have, strings are truncated to the varchar length. Rejects rows without a key, keeps the last row of a repeated key (warning), inserts new rows and updates changed rows only in key order, then deletes the rows of the scope the file no longer has: p_escopo tabela (the whole table), valores (the values of p_escopo_coluna present), meses (the calendar months of the dates of p_escopo_coluna present); the scope values come from p_escopo_origem when given. An empty source deletes nothing (warning ''envio vazio: nada removido''); rejected rows suspend the deletes (warning). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Used by the merges of the eight types of issue 12 until the declarative merge replaces it.';
+comment on function app.xls_aplicar(regclass,regclass,text,text,jsonb,regclass) is 'Interim generic merge of one source table (a temp table whose columns are named as the target''s, plus linha) into one bi_* table: the key is the target''s UNIQUE constraint, the compared columns are the other columns both tables have, strings are truncated to the varchar length. Rejects rows without a key, keeps the last row of a repeated key (warning), updates changed rows only and inserts new keys (plain statements: the caller''s xls_travar lock excludes a concurrent merge of the table), then deletes the rows of the scope the file no longer has: p_escopo tabela (the whole table), valores (the values of p_escopo_coluna present), meses (the calendar months of the dates of p_escopo_coluna present); the scope values come from p_escopo_origem when given. An empty source deletes nothing (warning ''envio vazio: nada removido''); rejected rows suspend the deletes (warning). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Used by the merges of the eight types of issue 12 until the declarative merge replaces it.';
 revoke execute on function app.xls_aplicar(regclass,regclass,text,text,jsonb,regclass) from public;

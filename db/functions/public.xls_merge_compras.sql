@@ -36,6 +36,7 @@ begin
     from (select distinct on (left(s.cnpj_fornecedor, 14)) left(s.cnpj_fornecedor, 14) as cnpj, left(s.fornecedor, 150) as nome
             from pg_temp.xls_src_compra s where s.cnpj_fornecedor is not null
            order by left(s.cnpj_fornecedor, 14), s.linha desc) c
+   where not exists (select from public.bi_fornecedor t where t.cnpj = c.cnpj and t.nome is not distinct from coalesce(c.nome, t.nome))
    order by c.cnpj
   on conflict (cnpj) do update set nome = coalesce(excluded.nome, f.nome)
    where f.nome is distinct from coalesce(excluded.nome, f.nome);

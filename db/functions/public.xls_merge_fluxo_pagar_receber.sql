@@ -69,6 +69,7 @@ begin
     from (select distinct on (left(s.centro_custo, 20)) left(s.centro_custo, 20) as codigo, left(s.descricao_centro_custo, 120) as descricao
             from pg_temp.xls_src_titulo s where s.centro_custo is not null
            order by left(s.centro_custo, 20), s.linha desc) x
+   where not exists (select from public.bi_centro_custo t where t.codigo = x.codigo and t.descricao is not distinct from coalesce(x.descricao, t.descricao))
    order by x.codigo
   on conflict (codigo) do update set descricao = coalesce(excluded.descricao, c.descricao)
    where c.descricao is distinct from coalesce(excluded.descricao, c.descricao);

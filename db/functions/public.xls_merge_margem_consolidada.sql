@@ -14,7 +14,8 @@ begin
     from pg_temp.xls_stg_margem_consolidada s;
   -- hook: branches by code only (município and UF are manual registry data)
   insert into public.bi_filial (codigo)
-  select distinct left(s.filial, 20) from pg_temp.xls_src_margem_consolidada s where s.filial is not null order by 1
+  select distinct left(s.filial, 20) from pg_temp.xls_src_margem_consolidada s
+   where s.filial is not null and not exists (select from public.bi_filial f where f.codigo = left(s.filial, 20)) order by 1
   on conflict (codigo) do nothing;
   return app.xls_aplicar('public.bi_margem_consolidada', 'pg_temp.xls_src_margem_consolidada', 'valores', 'competencia',
                          p_meta -> 'linhas_rejeitadas');

@@ -26,6 +26,10 @@ begin
                  left(s.cnpj_cpf, 14) as cnpj_cpf, left(s.classe, 40) as classe, left(s.municipio, 100) as municipio, left(s.uf, 2) as uf
             from pg_temp.xls_src_margem_dia s
            order by left(s.cliente, 20), s.linha desc) c
+   where not exists (select from public.bi_cliente t where t.codigo = c.codigo
+                       and (t.nome, t.cnpj_cpf, t.classe, t.municipio, t.uf) is not distinct from
+                           (coalesce(c.nome, t.nome), coalesce(c.cnpj_cpf, t.cnpj_cpf), coalesce(c.classe, t.classe),
+                            coalesce(c.municipio, t.municipio), coalesce(c.uf, t.uf)))
    order by c.codigo
   on conflict (codigo) do update
      set nome = coalesce(excluded.nome, t.nome), cnpj_cpf = coalesce(excluded.cnpj_cpf, t.cnpj_cpf),
