@@ -888,169 +888,6 @@ COMMENT ON FUNCTION app.worker_timeout() IS 'How long a worker may go without a 
 
 
 --
--- Name: xls_aplicar(regclass, regclass, text, text, jsonb, regclass); Type: FUNCTION; Schema: app; Owner: -
---
-
-CREATE FUNCTION app.xls_aplicar(p_alvo regclass, p_origem regclass, p_escopo text, p_escopo_coluna text DEFAULT NULL::text, p_rejeitadas jsonb DEFAULT '[]'::jsonb, p_escopo_origem regclass DEFAULT NULL::regclass) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    SET work_mem TO '64MB'
-    AS $_$
-declare
-  v_chave text[];
-  v_cols text[];
-  v_cmp text[];
-  v_expr text[];
-  v_tam integer[];
-  v_k text;
-  v_on text;
-  v_env integer;
-  v_ef integer := 0;
-  v_rm integer := 0;
-  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_rejeitadas);
-  v_avisos jsonb := '[]';
-  v_aux jsonb;
-  v_null text;
-  v_repetida boolean;
-  v_n integer;
-  v_escopo text;
-  v_t text := replace(p_alvo::text, 'public.', '');
-  i integer;
-begin
-  if p_escopo is null or p_escopo not in ('tabela', 'valores', 'meses') or (p_escopo <> 'tabela' and p_escopo_coluna is null) then
-    raise exception 'escopo inválido: % %', coalesce(p_escopo, 'null'), coalesce(p_escopo_coluna, '') using errcode = 'XL400';
-  end if;
-  -- the natural key: the table's UNIQUE constraint
-  select array_agg(a.attname::text order by k.ord) into v_chave
-    from pg_catalog.pg_constraint c
-    cross join unnest(c.conkey) with ordinality k (attnum, ord)
-    join pg_catalog.pg_attribute a on a.attrelid = c.conrelid and a.attnum = k.attnum
-   where c.conrelid = p_alvo and c.contype = 'u';
-  if v_chave is null then
-    raise exception '% sem chave natural (UNIQUE)', p_alvo using errcode = 'XL500';
-  end if;
-  -- the columns written: those of the target the source also has; strings truncated to the column's length
-  select array_agg(a.attname::text order by a.attnum),
-         array_agg(case when a.atttypid = 'varchar'::regtype and a.atttypmod > 4 then a.atttypmod - 4 end order by a.attnum)
-    into v_cols, v_tam
-    from pg_catalog.pg_attribute a
-   where a.attrelid = p_alvo and a.attnum > 0 and not a.attisdropped and a.attname not in ('id', 'atualizado_em')
-     and exists (select from pg_catalog.pg_attribute o where o.attrelid = p_origem and o.attname = a.attname and o.attnum > 0 and not o.attisdropped);
-  if not v_chave <@ v_cols then
-    raise exception 'a origem % não tem toda a chave de % (%)', p_origem, p_alvo, array_to_string(v_chave, ', ') using errcode = 'XL500';
-  end if;
-  v_expr := array(select case when v_tam[n] is null then format('s.%I', v_cols[n]) else format('left(s.%I, %s)', v_cols[n], v_tam[n]) end
-                    from generate_subscripts(v_cols, 1) n order by n);
-  v_cmp := array(select c from unnest(v_cols) c where c <> all (v_chave));
-
-  execute format('select count(*) from %s', p_origem) into v_env;
-
-  -- rows without a readable key are rejected
-  select string_agg(format('s.%I is null', c), ' or ') into v_null from unnest(v_chave) c;
-  execute format($q$
-    with d as (delete from %s s where %s returning s.linha, %s as campo)
-    select coalesce(jsonb_agg(jsonb_build_object('aba', null, 'linha', d.linha, 'campo', d.campo, 'valor', '',
-                    'mensagem', format('linha %%s: %%s '''' inválido', d.linha, d.campo)) order by d.linha), '[]') from d$q$,
-    p_origem, v_null,
-    (select 'case ' || string_agg(format('when s.%I is null then %L', c, c), ' ') || ' end' from unnest(v_chave) c))
-    into v_aux;
-  v_rejeitadas := public.xls_rejeitadas_normalizar(v_rejeitadas || v_aux);
-
-  -- a key repeated in the file: its last row wins (the window runs only when a key repeats)
-  select string_agg(v_expr[n], ', ') into v_k from generate_subscripts(v_cols, 1) n where v_cols[n] = any (v_chave);
-  execute format('analyze %s', p_origem);
-  execute format('select exists (select from %s s group by %s having count(*) > 1)', p_origem, v_k) into v_repetida;
-  if v_repetida then
-  execute format($q$
-    with d as (
-      delete from %1$s m
-       using (select s.ctid, row_number() over (partition by %2$s order by s.linha desc) as rn from %1$s s) x
-       where m.ctid = x.ctid and x.rn > 1
-      returning m.linha)
-    select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
-             'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
-             'quantidade', count(*),
-             'linhas', jsonb_agg(jsonb_build_object('aba', null, 'linha', linha, 'valor', null) order by linha))) end from d$q$,
-    p_origem, v_k)
-    into v_aux;
-  v_avisos := v_avisos || v_aux;
-  end if;
-
-  -- update changed rows only, then insert new keys (diff-aware). No speculative insertion:
-  -- the caller's xls_travar lock excludes a concurrent merge of the same table.
-  select string_agg(format('t.%I = %s', v_cols[n], v_expr[n]), ' and ') into v_on
-    from generate_subscripts(v_cols, 1) n where v_cols[n] = any (v_chave);
-  if cardinality(v_cmp) > 0 then
-    execute format($q$
-      update %1$s as t set (%2$s) = row(%3$s)
-        from %4$s s
-       where %5$s and (%6$s) is distinct from (%3$s)$q$,
-      p_alvo,
-      (select string_agg(format('%I', c), ', ') from unnest(v_cmp) c),
-      (select string_agg(v_expr[n], ', ') from generate_subscripts(v_cols, 1) n where v_cols[n] = any (v_cmp)),
-      p_origem,
-      v_on,
-      (select string_agg(format('t.%I', c), ', ') from unnest(v_cmp) c));
-    get diagnostics v_ef = row_count;
-  end if;
-  execute format($q$
-    insert into %1$s (%2$s)
-    select %3$s from %4$s s
-     where not exists (select from %1$s t where %5$s)
-     order by %6$s$q$,
-    p_alvo,
-    (select string_agg(format('%I', c), ', ') from unnest(v_cols) c),
-    array_to_string(v_expr, ', '),
-    p_origem,
-    v_on,
-    v_k);
-  get diagnostics v_n = row_count;
-  v_ef := v_ef + v_n;
-
-  -- delete what the scope lost
-  if v_env = 0 then
-    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
-      'motivo', 'envio vazio: nada removido'));
-  elsif public.xls_suspender_remocoes(v_rejeitadas, null) then
-    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
-      'motivo', format('há linhas rejeitadas: remoções de %s suspensas; corrija e reenvie', v_t)));
-  else
-    v_escopo := case p_escopo
-      when 'tabela' then 'true'
-      when 'valores' then format('t.%1$I in (select distinct e.%1$I from %2$s e)', p_escopo_coluna, coalesce(p_escopo_origem, p_origem))
-      else format('date_trunc(''month'', t.%1$I) in (select distinct date_trunc(''month'', e.%1$I) from %2$s e)',
-                  p_escopo_coluna, coalesce(p_escopo_origem, p_origem)) end;
-    execute format($q$
-      with alvo as (
-        select t.id from %1$s t
-         where %2$s and not exists (select from %3$s s where %4$s)
-         order by %5$s
-         for update of t)
-      delete from %1$s t using alvo where t.id = alvo.id$q$,
-      p_alvo, v_escopo, p_origem, v_on,
-      (select string_agg(format('t.%I', c), ', ') from unnest(v_chave) c));
-    get diagnostics v_rm = row_count;
-  end if;
-
-  return jsonb_build_object(
-    'linhas_enviadas', v_env,
-    'linhas_efetivas', v_ef,
-    'linhas_removidas', v_rm,
-    'avisos', v_avisos,
-    'linhas_rejeitadas', v_rejeitadas,
-    'tabelas', jsonb_build_object(v_t, jsonb_build_object('enviadas', v_env, 'efetivas', v_ef, 'removidas', v_rm)));
-end;
-$_$;
-
-
---
--- Name: FUNCTION xls_aplicar(p_alvo regclass, p_origem regclass, p_escopo text, p_escopo_coluna text, p_rejeitadas jsonb, p_escopo_origem regclass); Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON FUNCTION app.xls_aplicar(p_alvo regclass, p_origem regclass, p_escopo text, p_escopo_coluna text, p_rejeitadas jsonb, p_escopo_origem regclass) IS 'Interim generic merge of one source table (a temp table whose columns are named as the target''s, plus linha) into one bi_* table: the key is the target''s UNIQUE constraint, the compared columns are the other columns both tables have, strings are truncated to the varchar length. Rejects rows without a key, keeps the last row of a repeated key (warning), updates changed rows only and inserts new keys (plain statements: the caller''s xls_travar lock excludes a concurrent merge of the table), then deletes the rows of the scope the file no longer has: p_escopo tabela (the whole table), valores (the values of p_escopo_coluna present), meses (the calendar months of the dates of p_escopo_coluna present); the scope values come from p_escopo_origem when given. An empty source deletes nothing (warning ''envio vazio: nada removido''); rejected rows suspend the deletes (warning). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Used by the merges of the eight types of issue 12 until the declarative merge replaces it.';
-
-
---
 -- Name: xls_brl(numeric); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1068,6 +905,860 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_brl(p_valor numeric) IS 'A value in Brazilian form for messages: 1234567.891 → ''1.234.567,89''.';
+
+
+--
+-- Name: xls_hook_compras(text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_hook_compras(p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_n integer;
+  v_linhas jsonb;
+begin
+  if p_fase = 'inicio' then
+    drop table if exists pg_temp.xls_compras_filtradas;
+    create temp table xls_compras_filtradas (linha integer, codigo text) on commit drop;
+    drop table if exists pg_temp.xls_compras_fornecedores;
+    create temp table xls_compras_fornecedores (n integer) on commit drop;
+  elsif p_fase = 'normalizado' then
+    -- only fuels enter: the other rows leave the chunk, counted (they are not errors)
+    with f as (
+      delete from pg_temp.xls_chunk_compra c
+       where c.codigo_onu is null or c.codigo_onu not in (1170, 1202, 1203, 1223, 1863, 3475)
+      returning c.linha, c.onu_texto)
+    insert into pg_temp.xls_compras_filtradas select f.linha, f.onu_texto from f;
+    -- the suppliers before the foreign-key check of bi_compra; an empty name keeps the stored one
+    insert into public.bi_fornecedor as t (cnpj, nome)
+    select s.cnpj, s.nome
+      from (select distinct on (c.cnpj_fornecedor) c.cnpj_fornecedor as cnpj, left(c.fornecedor, 150) as nome
+              from pg_temp.xls_chunk_compra c where c.cnpj_fornecedor is not null
+             order by c.cnpj_fornecedor, c.linha desc) s
+     where not exists (select from public.bi_fornecedor t where t.cnpj = s.cnpj and t.nome is not distinct from coalesce(s.nome, t.nome))
+     order by s.cnpj
+    on conflict (cnpj) do update set nome = coalesce(excluded.nome, t.nome);
+    get diagnostics v_n = row_count;
+    insert into pg_temp.xls_compras_fornecedores values (v_n);
+  elsif p_fase = 'fim' then
+    select count(*), jsonb_agg(jsonb_build_object('aba', 'Compras', 'linha', f.linha, 'valor', f.codigo) order by f.linha)
+      into v_n, v_linhas
+      from pg_temp.xls_compras_filtradas f;
+    return jsonb_build_object(
+      'avisos', case when v_n = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
+        'categoria', 'filtrada', 'quantidade', v_n, 'linhas', v_linhas,
+        'motivo', 'código ONU fora dos combustíveis (1170, 1202, 1203, 1223, 1863, 3475): linha não importada')) end,
+      'tabelas', jsonb_build_object(
+        'bi_fornecedor', jsonb_build_object('efetivas', (select coalesce(sum(n), 0) from pg_temp.xls_compras_fornecedores)),
+        'filtradas_onu', jsonb_build_object('linhas', v_n)));
+  end if;
+  return '{}';
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_hook_compras(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_hook_compras(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of COMPRAS in the declarative merge. normalizado: rows whose Código ONU is not a fuel (1170, 1202, 1203, 1223, 1863, 3475; an empty code included) leave the chunk and are counted, not rejected; the suppliers of the remaining rows are upserted into bi_fornecedor (an empty name keeps the stored one) before bi_compra''s foreign-key check. fim: a warning of category filtrada listing the rows and their codes, tabelas.filtradas_onu and tabelas.bi_fornecedor.';
+
+
+--
+-- Name: xls_hook_fluxo(text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_posicao date;
+  v_max date;
+  v_atual boolean;
+  v_rej jsonb;
+  v_n integer;
+  v_motivo text;
+  v_cc integer;
+  v_saiu integer := 0;
+  v_soma numeric;
+  v_grupo numeric;
+  v_avisos jsonb := '[]';
+  v_aviso text;
+begin
+  if p_fase = 'inicio' then
+    -- the position date (the reader found it in tab Fluxo Pagar-Receber)
+    begin
+      v_posicao := (p_meta ->> 'posicao')::date;
+    exception when data_exception then
+      v_posicao := null;
+    end;
+    if v_posicao is null then
+      raise exception 'FLUXO_PAGAR_RECEBER recusado: data de posição ausente ou inválida (%)', coalesce(p_meta ->> 'posicao', 'ausente')
+        using errcode = 'XL422';
+    end if;
+    -- rule 2: only the newest position is current (read under the merge lock on bi_titulo)
+    select max(t.posicao) into v_max from public.bi_titulo t;
+    drop table if exists pg_temp.xls_fluxo_estado;
+    create temp table xls_fluxo_estado on commit drop as
+    select v_posicao as posicao, (v_max is null or v_posicao >= v_max) as atual, v_max as anterior;
+    return '{}';
+  elsif p_fase <> 'fim' then
+    return '{}';
+  end if;
+
+  -- rule 4, total refusal: any invalid row (the reader's, or a row SQL set aside) writes nothing
+  select coalesce(jsonb_agg(e), '[]') into v_rej
+    from (select e from jsonb_array_elements(case when jsonb_typeof(p_meta -> 'linhas_rejeitadas') = 'array' then p_meta -> 'linhas_rejeitadas' else '[]' end) e
+          union all
+          select jsonb_build_object('linha', o.linha, 'campo', o.campo, 'mensagem', format('linha %s: %s '''' inválido', o.linha, o.campo))
+            from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada') x;
+  if jsonb_array_length(v_rej) > 0 then
+    select count(distinct (e ->> 'linha')::integer),
+           string_agg(coalesce(e ->> 'mensagem', format('linha %s: %s ''%s'' inválido', e ->> 'linha', e ->> 'campo', e ->> 'valor')), '; '
+                      order by (e ->> 'linha')::integer, e ->> 'campo')
+      into v_n, v_motivo
+      from jsonb_array_elements(v_rej) e;
+    raise exception 'FLUXO_PAGAR_RECEBER recusado, nada gravado: % linha(s) inválida(s): %', v_n, v_motivo using errcode = 'XL422';
+  end if;
+
+  select e.posicao, e.atual, e.anterior into v_posicao, v_atual, v_max from pg_temp.xls_fluxo_estado e;
+  -- rule 2: a newer position takes the flag from the older ones (the partial index serves this)
+  if v_atual and v_max is not null and v_posicao > v_max then
+    update public.bi_titulo t set atual = false where t.atual and t.posicao < v_posicao;
+    get diagnostics v_saiu = row_count;
+  elsif not v_atual then
+    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'posicao', 'quantidade', 1, 'linhas', '[]'::jsonb,
+      'motivo', format('posição %s anterior à atual (%s): entra no histórico sem se tornar a atual',
+                       to_char(v_posicao, 'DD/MM/YYYY'), to_char(v_max, 'DD/MM/YYYY'))));
+  end if;
+
+  -- rule 1: cost centres (never deleted); an empty description keeps the stored one
+  insert into public.bi_centro_custo as c (codigo, descricao)
+  select x.codigo, x.descricao
+    from (select distinct on (left(a.centro_custo, 20)) left(a.centro_custo, 20) as codigo, left(a.descricao_centro_custo, 120) as descricao
+            from pg_temp.xls_aceitas_titulo a where a.centro_custo is not null
+           order by left(a.centro_custo, 20), a.linha desc) x
+   where not exists (select from public.bi_centro_custo t where t.codigo = x.codigo and t.descricao is not distinct from coalesce(x.descricao, t.descricao))
+   order by x.codigo
+  on conflict (codigo) do update set descricao = coalesce(excluded.descricao, c.descricao);
+  get diagnostics v_cc = row_count;
+
+  -- rule 5: the receivable sum of Saldo against the Total of tab Grupo
+  select coalesce(sum(a.saldo), 0) into v_soma from pg_temp.xls_aceitas_titulo a where a.tipo = 'RECEBER';
+  if not (p_meta ? 'total_receber_grupo') then
+    v_aviso := 'aba Grupo ausente: o total a receber não foi conferido';
+  elsif p_meta ->> 'total_receber_grupo' is null then
+    v_aviso := coalesce(p_meta ->> 'grupo_problema', 'aba Grupo sem total') || ': o total a receber não foi conferido';
+  else
+    v_grupo := (p_meta ->> 'total_receber_grupo')::numeric;
+    if abs(v_soma - v_grupo) > 0.01 then
+      v_aviso := format('total a receber difere da aba Grupo: soma do Saldo %s, Total da aba Grupo %s', app.xls_brl(v_soma), app.xls_brl(v_grupo));
+    end if;
+  end if;
+  if v_aviso is not null then
+    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'total', 'quantidade', 1, 'linhas', '[]'::jsonb, 'motivo', v_aviso));
+  end if;
+
+  return jsonb_build_object('avisos', v_avisos, 'tabelas', jsonb_build_object(
+    'bi_centro_custo', jsonb_build_object('efetivas', v_cc),
+    'fluxo', jsonb_build_object('posicao', v_posicao, 'atual', v_atual, 'deixaram_de_ser_atuais', v_saiu, 'soma_saldo_receber', v_soma)));
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio (under the merge lock on bi_titulo, which serialises simultaneous imports): the position date of p_meta.posicao (missing or invalid: XL422, nothing written) and whether it is the newest (pg_temp.xls_fluxo_estado, read by the expressions of posicao and atual). fim: total refusal (XL422) when any row is invalid, the reason listing every one as ''linha <n>: <campo> ''''<valor>'''' inválido''; a newer position takes atual from the older ones, an older one enters the history only (warning); cost centres upserted into bi_centro_custo; the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
+
+
+--
+-- Name: xls_hook_margem_consolidada(text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_hook_margem_consolidada(p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_n integer;
+begin
+  if p_fase <> 'fim' then
+    return '{}';
+  end if;
+  -- branches by code only (município and UF are manual registry data)
+  insert into public.bi_filial (codigo)
+  select distinct a.filial from pg_temp.xls_aceitas_margem_consolidada a
+   where not exists (select from public.bi_filial f where f.codigo = a.filial)
+   order by 1
+  on conflict (codigo) do nothing;
+  get diagnostics v_n = row_count;
+  return jsonb_build_object('tabelas', jsonb_build_object('bi_filial', jsonb_build_object('efetivas', v_n)));
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_hook_margem_consolidada(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_hook_margem_consolidada(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of MARGEM_CONSOLIDADA in the declarative merge (phase fim): new branch codes of the accepted rows go to bi_filial, code only (município and UF are manual registry data).';
+
+
+--
+-- Name: xls_hook_margem_dia(text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_hook_margem_dia(p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_n integer;
+begin
+  if p_fase <> 'fim' then
+    return '{}';
+  end if;
+  -- bi_cliente keeps the stored name, CNPJ/CPF, classe, município and UF when the sheet lacks
+  -- the field (column absent or cell empty); a customer's last row wins; unchanged rows are
+  -- left alone (ON CONFLICT DO UPDATE would lock and log them)
+  insert into public.bi_cliente as t (codigo, nome, cnpj_cpf, classe, municipio, uf)
+  select c.codigo, c.nome, c.cnpj_cpf, c.classe, c.municipio, c.uf
+    from (select distinct on (a.cliente) a.cliente as codigo, left(a.nome_cliente, 150) as nome,
+                 left(nullif(regexp_replace(a.cnpj_cpf, '\D', '', 'g'), ''), 14) as cnpj_cpf, left(a.classe, 40) as classe,
+                 left(a.municipio, 100) as municipio, left(upper(a.uf), 2) as uf
+            from pg_temp.xls_aceitas_margem_dia a
+           order by a.cliente, a.linha desc) c
+   where not exists (select from public.bi_cliente t where t.codigo = c.codigo
+                       and (t.nome, t.cnpj_cpf, t.classe, t.municipio, t.uf) is not distinct from
+                           (coalesce(c.nome, t.nome), coalesce(c.cnpj_cpf, t.cnpj_cpf), coalesce(c.classe, t.classe),
+                            coalesce(c.municipio, t.municipio), coalesce(c.uf, t.uf)))
+   order by c.codigo
+  on conflict (codigo) do update
+     set nome = coalesce(excluded.nome, t.nome), cnpj_cpf = coalesce(excluded.cnpj_cpf, t.cnpj_cpf),
+         classe = coalesce(excluded.classe, t.classe), municipio = coalesce(excluded.municipio, t.municipio),
+         uf = coalesce(excluded.uf, t.uf);
+  get diagnostics v_n = row_count;
+  return jsonb_build_object('tabelas', jsonb_build_object('bi_cliente', jsonb_build_object('efetivas', v_n)));
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_hook_margem_dia(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_hook_margem_dia(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of MARGEM_DIA in the declarative merge (phase fim): upserts bi_cliente (codigo, nome, cnpj_cpf, classe, municipio, uf) from the accepted rows (retained columns), keeping each stored value when the sheet lacks the field (column absent or cell empty); a customer''s last row wins.';
+
+
+--
+-- Name: xls_merge_chunk(text, jsonb, boolean); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean DEFAULT false) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET work_mem TO '64MB'
+    AS $$
+-- One chunk of a declarative merge: for every target of the type (app.xls_alvo, in order),
+-- the rows staged so far are normalised, rows without a required value set aside, a key
+-- repeated in the chunk settled (the last row wins), foreign keys checked (XL424), and the
+-- target written diff-aware in key order (new keys inserted, changed rows upserted); the
+-- staging is emptied. The statements were generated once by app.xls_merge_preparar.
+declare
+  -- time-ordered ids for new rows: 48-bit ms timestamp, version 7, rand_a 0, variant 10, xls_id_seq
+  v_id_prefixo text := lpad(to_hex((extract(epoch from clock_timestamp()) * 1000)::bigint), 12, '0') || '70008';
+  e record;
+  v_n integer;
+  v_total integer := 0;
+  v_dif integer;
+  v_fk text;
+  v_falta record;
+begin
+  perform public.xls_staging_exigir(p_tipo);
+  if to_regclass('pg_temp.xls_merge_estado') is null then
+    perform app.xls_merge_preparar(p_tipo, p_meta);
+  elsif exists (select from pg_temp.xls_merge_estado x where x.tipo <> p_tipo) then
+    raise exception 'outro merge (%) em andamento nesta transação: chame xls_staging_preparar antes', (select x.tipo from pg_temp.xls_merge_estado x limit 1)
+      using errcode = 'XL409';
+  elsif exists (select from pg_temp.xls_merge_estado x where x.meta is distinct from coalesce(p_meta, '{}') - 'linhas_rejeitadas') then
+    raise exception 'parâmetros % diferentes dos chunks anteriores deste merge (%)', coalesce(p_meta, '{}') - 'linhas_rejeitadas',
+      (select x.meta from pg_temp.xls_merge_estado x limit 1) using errcode = 'XL409';
+  end if;
+
+  for e in select x.* from pg_temp.xls_merge_estado x order by x.ordem loop
+    execute format('truncate pg_temp.%I', 'xls_chunk_' || e.staging);
+    execute format('insert into pg_temp.%I %s', 'xls_chunk_' || e.staging, e.sql_select);
+    get diagnostics v_n = row_count;
+    if v_n = 0 then continue; end if;
+    execute format('truncate pg_temp.%I', 'xls_stg_' || e.staging);
+    perform app.xls_merge_hook(p_tipo, 'normalizado', e.staging, p_meta);
+    if e.sql_rejeitar is not null then
+      execute e.sql_rejeitar using e.aba, e.staging;
+    end if;
+    execute e.sql_dedup using e.aba, e.staging;
+    foreach v_fk in array e.sql_fk loop
+      execute v_fk into v_falta;
+      if v_falta.n > 0 then
+        raise exception '%', v_falta.rotulo || ': ' || v_falta.faltam || case when v_falta.n > 20 then format(' e mais %s', v_falta.n - 20) else '' end
+          using errcode = 'XL424',
+                hint = 'o cadastro é criado pelo relatório mestre; dentro de um lote o arquivo é refeito depois que o relatório mestre concluir';
+      end if;
+    end loop;
+    perform app.xls_merge_hook(p_tipo, 'aceito', e.staging, p_meta);
+    execute format('truncate pg_temp.%I', 'xls_dif_' || e.staging);
+    execute e.sql_dif;
+    get diagnostics v_dif = row_count;
+    if v_dif > 0 then
+      execute e.sql_inserir using v_id_prefixo;
+      if e.sql_atualizar is not null then
+        execute e.sql_atualizar;
+      end if;
+    end if;
+    execute e.sql_aceitar;
+    -- the hashes are needed only when another chunk of the target came or may come
+    if not p_final or e.chunks > 0 then
+      execute e.sql_hash;
+    end if;
+    update pg_temp.xls_merge_estado x set enviadas = x.enviadas + v_n, efetivas = x.efetivas + v_dif, chunks = x.chunks + 1
+     where x.staging = e.staging;
+    v_total := v_total + v_n;
+  end loop;
+  return v_total;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean) IS 'Internal, one chunk of the declarative merge of a type (called by xls_merge_chunk while the edge reads, and by xls_merge for what is left): per target of app.xls_alvo, normalises the staged rows (trimmed, empty -> NULL, expressions, cut to the column length), sets aside rows with an empty NOT NULL column (xls_ocorrencia; a readable key stays protected from deletion), lets the last row of a key repeated in the chunk win, checks the foreign keys (XL424 naming the missing codes and rows), writes the target diff-aware in key order and keeps key, scope column and retained columns of the accepted rows (xls_aceitas_<staging>) for the end; the staging is emptied. The first call of a transaction prepares the merge (app.xls_merge_preparar); every chunk must carry the same parameters (else XL409). Returns the rows taken.';
+
+
+--
+-- Name: xls_merge_fim(text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_merge_fim(p_tipo text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET work_mem TO '64MB'
+    AS $_$
+-- The end of a declarative merge: the rows still staged as a last chunk, keys repeated across
+-- chunks, the type's hook (phase fim), rejected rows (protect their key or suspend the
+-- deletes of their tab), the scope deletes, the metrics.
+declare
+  e record;
+  v_n_alvos integer;
+  v_bool boolean;
+  v_n integer;
+  v_rm_t integer;
+  v_env integer := 0;
+  v_ef integer := 0;
+  v_rm integer := 0;
+  v_hook jsonb;
+  v_rej_leitor jsonb := public.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
+  v_rejeitadas jsonb;
+  v_avisos jsonb := '[]';
+  v_remocoes jsonb := '[]';
+  v_tabelas jsonb := '{}';
+  v_aux jsonb;
+  v_legiveis integer[];
+  v_ilegiveis integer[];
+  v_abas text;
+begin
+  perform app.xls_merge_chunk(p_tipo, p_meta, true);
+  select count(*) into v_n_alvos from pg_temp.xls_merge_estado;
+
+  -- a key repeated across chunks: its last row stays (the chunks wrote it last, so it is what
+  -- the target holds), the earlier rows give way; a key written by several chunks counts once
+  for e in select x.* from pg_temp.xls_merge_estado x where x.chunks > 1 order by x.ordem loop
+    execute format('select exists (select from pg_temp.%I group by h having count(*) > 1)', 'xls_hash_' || e.staging) into v_bool;
+    if v_bool then
+      execute e.sql_rep;
+      execute format($q$
+        with d as (delete from pg_temp.%1$I s using pg_temp.%2$I t where %3$s and s.linha < t.ultima returning s.linha)
+        insert into pg_temp.xls_ocorrencia select 'duplicada', $1, d.linha, null, $2, true from d$q$,
+        'xls_aceitas_' || e.staging, 'xls_rep_' || e.staging, e.sql_on_key_t) using e.aba, e.staging;
+      execute format('select coalesce(sum(greatest(escritas - 1, 0)), 0)::integer from pg_temp.%I', 'xls_rep_' || e.staging) into v_n;
+      update pg_temp.xls_merge_estado x set efetivas = x.efetivas - v_n, refeito = true where x.staging = e.staging;
+    end if;
+  end loop;
+
+  -- what belongs to one type only (reference tables, defences): {avisos, tabelas, resultado}
+  v_hook := app.xls_merge_hook(p_tipo, 'fim', null, p_meta);
+  v_avisos := v_avisos || coalesce(v_hook -> 'avisos', '[]');
+
+  -- rows set aside by SQL (an empty NOT NULL column; the reader normally catches them)
+  select coalesce(jsonb_agg(jsonb_build_object('aba', o.aba, 'linha', o.linha, 'campo', o.campo, 'valor', '',
+                                               'mensagem', format('linha %s: %s '''' inválido', o.linha, o.campo))
+                            order by o.aba, o.linha), '[]')
+    into v_aux from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada';
+  v_rejeitadas := public.xls_rejeitadas_normalizar(v_rej_leitor || v_aux);
+
+  select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
+           'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
+           'quantidade', count(*),
+           'linhas', jsonb_agg(jsonb_build_object('aba', o.aba, 'linha', o.linha, 'valor', null) order by o.aba, o.linha))) end
+    into v_aux from pg_temp.xls_ocorrencia o where o.tipo = 'duplicada';
+  v_avisos := v_avisos || v_aux;
+
+  -- the reader's rejected rows, per target: the staging they were read for, else their tab
+  -- (a tab no target names, or none, counts for every target)
+  drop table if exists pg_temp.xls_rej_leitor;
+  create temp table xls_rej_leitor on commit drop as
+  select r.linha, r.aba, r.staging, r.valores
+    from (select (x ->> 'linha')::integer as linha, x ->> 'aba' as aba, x ->> 'staging' as staging,
+                 (array_agg(x -> 'valores') filter (where jsonb_typeof(x -> 'valores') = 'object'))[1] as valores
+            from jsonb_array_elements(case when jsonb_typeof(p_meta -> 'linhas_rejeitadas') = 'array' then p_meta -> 'linhas_rejeitadas' else '[]' end) x
+           group by 1, 2, 3) r;
+
+  for e in select x.* from pg_temp.xls_merge_estado x order by x.ordem loop
+    -- which of this target's rejected rows have a readable key: their values go through the
+    -- same normalisation as accepted rows; a readable key is protected from the scope delete
+    v_legiveis := '{}';
+    if exists (select from pg_temp.xls_rej_leitor r
+                where r.valores is not null
+                  and (r.staging = e.staging or (r.staging is null and (r.aba is null or v_n_alvos = 1 or r.aba = e.aba
+                        or not exists (select from pg_temp.xls_merge_estado y where y.aba = r.aba))))) then
+      begin
+        execute format('insert into pg_temp.%1$I select * from jsonb_populate_recordset(null::pg_temp.%1$I, $1)', 'xls_stg_' || e.staging)
+          using (select jsonb_agg(r.valores || jsonb_build_object('linha', r.linha)) from pg_temp.xls_rej_leitor r
+                  where r.valores is not null
+                    and (r.staging = e.staging or (r.staging is null and (r.aba is null or v_n_alvos = 1 or r.aba = e.aba
+                          or not exists (select from pg_temp.xls_merge_estado y where y.aba = r.aba)))));
+        execute format($q$
+          with n as (select * from (%1$s) z where %2$s),
+          p as (insert into pg_temp.%3$I select %4$s from n)
+          select coalesce(array_agg(n.linha), '{}') from n$q$,
+          e.sql_select,
+          (select string_agg(format('z.%I is not null', k), ' and ') from unnest(e.chave) k),
+          'xls_protegidas_' || e.staging, e.sql_key_list) into v_legiveis;
+      exception when data_exception or invalid_text_representation then
+        v_legiveis := '{}'; -- values that do not even cast: the key is not readable
+      end;
+      execute format('truncate pg_temp.%I', 'xls_stg_' || e.staging);
+    end if;
+    select array_agg(distinct u.linha order by u.linha), string_agg(distinct u.aba, ', ')
+      into v_ilegiveis, v_abas
+      from (select r.linha, coalesce(e.aba, r.aba) as aba from pg_temp.xls_rej_leitor r
+             where (r.staging = e.staging or (r.staging is null and (r.aba is null or v_n_alvos = 1 or r.aba = e.aba
+                     or not exists (select from pg_temp.xls_merge_estado y where y.aba = r.aba))))
+               and not r.linha = any(v_legiveis)
+            union all
+            select o.linha, o.aba from pg_temp.xls_ocorrencia o
+             where o.tipo = 'rejeitada' and o.staging = e.staging and not o.chave_legivel) u;
+
+    v_rm_t := 0;
+    if e.enviadas = 0 then
+      v_remocoes := v_remocoes || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
+        'motivo', format('envio vazio%s: nada removido de %s', ' na aba ' || e.aba, e.tabela)));
+    elsif v_ilegiveis is not null then
+      v_remocoes := v_remocoes || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', cardinality(v_ilegiveis),
+        'linhas', (select jsonb_agg(jsonb_build_object('aba', coalesce(e.aba, v_abas), 'linha', l, 'valor', null) order by l) from unnest(v_ilegiveis[1:1000]) l),
+        'motivo', format('há linhas rejeitadas sem chave legível%s (%s %s): remoções de %s suspensas; corrija e reenvie',
+                         ' na aba ' || v_abas, case when cardinality(v_ilegiveis) = 1 then 'linha' else 'linhas' end,
+                         array_to_string(v_ilegiveis[1:10], ', ') || case when cardinality(v_ilegiveis) > 10 then ', …' else '' end, e.tabela)));
+    elsif not coalesce(e.vazio, false) then
+      -- every key of the file is now stored with the file's values: when the scope holds as
+      -- many rows as the file has in it, none is absent and the anti-join is skipped
+      execute format('select (select count(*) from public.%I t where %s) <> (select count(*) from pg_temp.%I s where %s)',
+                     e.tabela, e.sql_escopo_t, 'xls_aceitas_' || e.staging, e.sql_escopo_s) into v_bool;
+      if v_bool then
+        execute format($q$
+          with alvo as (
+            select t.id from public.%1$I t
+             where %2$s
+               and not exists (select from pg_temp.%3$I s where %4$s)
+               and not exists (select from pg_temp.%5$I s where %4$s)
+             order by %6$s
+             for update of t)
+          delete from public.%1$I t using alvo where t.id = alvo.id$q$,
+          e.tabela, e.sql_escopo_t, 'xls_aceitas_' || e.staging, e.sql_on_key_t, 'xls_protegidas_' || e.staging, e.sql_key_list);
+        get diagnostics v_rm_t = row_count;
+      end if;
+    end if;
+    v_env := v_env + e.enviadas;
+    v_ef := v_ef + e.efetivas;
+    v_rm := v_rm + v_rm_t;
+    v_tabelas := v_tabelas || jsonb_build_object(e.tabela, jsonb_build_object('enviadas', e.enviadas, 'efetivas', e.efetivas, 'removidas', v_rm_t));
+  end loop;
+
+  return jsonb_build_object(
+    'linhas_enviadas', v_env,
+    'linhas_efetivas', v_ef,
+    'linhas_removidas', v_rm,
+    'avisos', public.xls_avisos_normalizar(v_avisos || v_remocoes),
+    'linhas_rejeitadas', v_rejeitadas,
+    'tabelas', v_tabelas || coalesce(v_hook -> 'tabelas', '{}')) || coalesce(v_hook -> 'resultado', '{}');
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_merge_fim(p_tipo text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_merge_fim(p_tipo text, p_meta jsonb) IS 'Internal, the end of the declarative merge of a type (called by xls_merge): takes what is still staged as a last chunk, settles keys repeated across chunks (the last row stays; linhas_efetivas counts such a key once), calls the type hook (phase fim: reference tables, defences), then per target: a rejected row with a readable key (its values normalised as accepted rows) protects that key from deletion; a row whose key cannot be read suspends the deletes of its own target (tab), with a warning naming the rows; otherwise deletes the rows of the scope absent from the file in key order (skipped when the scope was empty before the merge or holds exactly the file''s rows). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas} plus the hook''s resultado.';
+
+
+--
+-- Name: xls_merge_hook(text, text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_merge_hook(p_tipo text, p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  v_hook text;
+  v_res jsonb;
+begin
+  select t.hook into v_hook from app.xls_tipo t where t.tipo = p_tipo;
+  if v_hook is null then
+    return '{}';
+  end if;
+  execute format('select %s($1, $2, $3)', v_hook::regproc) into v_res using p_fase, p_staging, coalesce(p_meta, '{}');
+  return coalesce(v_res, '{}');
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_merge_hook(p_tipo text, p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_merge_hook(p_tipo text, p_fase text, p_staging text, p_meta jsonb) IS 'Internal: calls the hook of a spreadsheet type (app.xls_tipo.hook), if it has one, at a phase of the generic merge: inicio (first chunk, p_staging null), normalizado (the chunk of target p_staging normalised, before rejections), aceito (after rejections and repeated keys, before writing), fim (after keys repeated across chunks, before the scope deletes, p_staging null; returns {avisos, tabelas, resultado}). Returns the hook''s jsonb ({} without hook).';
+
+
+--
+-- Name: xls_merge_preparar(text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+-- First chunk of a merge in this transaction: reads the type's description (app.xls_alvo,
+-- app.xls_staging_coluna) and the targets' catalog (UNIQUE constraint = natural key,
+-- varchar(n) = length, NOT NULL without default = required, foreign keys), generates the
+-- statements of every step once with format('%I') and keeps them in pg_temp.xls_merge_estado,
+-- one row per target, with the counters; creates the work tables; takes the merge lock.
+declare
+  a record;
+  v_tabela regclass;
+  v_stg text;
+  v_chunk text;
+  v_aceitas text;
+  v_dif text;
+  v_cols record;
+  v_written text[];
+  v_tipos text[];
+  v_lens integer[];
+  v_notnull boolean[];
+  v_chave text[];
+  v_naochave text[];
+  v_comparar text[];
+  v_extras text[];
+  v_obrig text[];
+  v_reter text[];
+  v_norm text;
+  v_select text;
+  v_expr text;
+  v_i integer;
+  v_fk record;
+  v_sql_fk text[] := '{}';
+  v_on_key text;
+  v_on_key_t text;
+  v_key_list text;
+  v_escopo_t text;
+  v_escopo_s text;
+  v_inicio date;
+  v_fim date;
+  v_vazio boolean;
+  v_tabelas text[];
+begin
+  if not exists (select from app.xls_alvo x where x.tipo = p_tipo) then
+    raise exception 'o tipo % ainda não tem importação', p_tipo using errcode = 'XL422';
+  end if;
+  select array_agg(x.tabela order by x.tabela) into v_tabelas from app.xls_alvo x where x.tipo = p_tipo;
+  perform public.xls_travar(v_tabelas);
+  -- what belongs to one type only: checks of p_meta (its own messages first), its own work tables
+  perform app.xls_merge_hook(p_tipo, 'inicio', null, p_meta);
+
+  create temp table xls_merge_estado (
+    tipo text not null, staging text not null, tabela text not null, ordem integer not null, aba text,
+    escopo text not null, escopo_coluna text, chave text[] not null, meta jsonb not null,
+    inicio date, fim date, vazio boolean,
+    enviadas integer not null default 0, efetivas integer not null default 0, chunks integer not null default 0,
+    refeito boolean not null default false,
+    sql_select text not null, sql_rejeitar text, sql_dedup text not null, sql_fk text[] not null,
+    sql_dif text not null, sql_inserir text not null, sql_atualizar text, sql_aceitar text not null, sql_hash text not null,
+    sql_rep text not null, sql_escopo_t text not null, sql_escopo_s text not null, sql_on_key_t text not null,
+    sql_key_list text not null
+  ) on commit drop;
+  -- rows rejected by SQL (chave_legivel: the natural key could be read) and rows that gave way
+  -- to a later one with the same key
+  create temp table xls_ocorrencia (tipo text, aba text, linha integer, campo text, staging text, chave_legivel boolean) on commit drop;
+
+  for a in select x.* from app.xls_alvo x where x.tipo = p_tipo order by x.ordem loop
+    v_tabela := to_regclass('public.' || quote_ident(a.tabela));
+    if v_tabela is null then
+      raise exception 'descrição de %: tabela % não existe', p_tipo, a.tabela using errcode = 'XL500';
+    end if;
+    v_stg := format('pg_temp.%I', 'xls_stg_' || a.staging);
+    v_chunk := format('pg_temp.%I', 'xls_chunk_' || a.staging);
+    v_aceitas := format('pg_temp.%I', 'xls_aceitas_' || a.staging);
+    v_dif := format('pg_temp.%I', 'xls_dif_' || a.staging);
+
+    -- the staging columns, normalised: text trimmed, empty -> NULL
+    select string_agg(case when c.tipo_sql = 'text' then format('nullif(btrim(%1$I), %2$L) as %1$I', c.coluna, '') else quote_ident(c.coluna) end,
+                      ', ' order by c.ordem)
+      into v_norm
+      from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1;
+    if v_norm is null then
+      raise exception 'descrição de %: staging % sem colunas em app.xls_staging_coluna', p_tipo, a.staging using errcode = 'XL500';
+    end if;
+
+    -- written columns: the target's columns fed by a staging column of the same name or an expression
+    select array_agg(t.attname::text order by t.attnum), array_agg(format_type(t.atttypid, t.atttypmod) order by t.attnum),
+           array_agg(case when t.atttypid in ('varchar'::regtype, 'bpchar'::regtype) and t.atttypmod > 4 then t.atttypmod - 4 end order by t.attnum),
+           array_agg(t.attnotnull and not t.atthasdef order by t.attnum)
+      into v_written, v_tipos, v_lens, v_notnull
+      from pg_catalog.pg_attribute t
+     where t.attrelid = v_tabela and t.attnum > 0 and not t.attisdropped and t.attgenerated = ''
+       and t.attname not in ('id', 'atualizado_em')
+       and (a.expressoes ? t.attname::text
+            or exists (select from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.coluna = t.attname::text and c.ordem > 1));
+
+    -- natural key: the target's UNIQUE constraint
+    select array_agg(k.attname::text order by u.ord) into v_chave
+      from (select con.conkey from pg_catalog.pg_constraint con where con.conrelid = v_tabela and con.contype = 'u') c0
+      cross join lateral unnest(c0.conkey) with ordinality u (attnum, ord)
+      join pg_catalog.pg_attribute k on k.attrelid = v_tabela and k.attnum = u.attnum;
+    if (select count(*) from pg_catalog.pg_constraint con where con.conrelid = v_tabela and con.contype = 'u') <> 1 then
+      raise exception 'descrição de %: % precisa de exatamente uma restrição UNIQUE (a chave natural)', p_tipo, a.tabela using errcode = 'XL500';
+    end if;
+    if not v_chave <@ coalesce(v_written, '{}') then
+      raise exception 'descrição de %: a chave natural de % (%) não vem toda do staging %', p_tipo, a.tabela, array_to_string(v_chave, ', '), a.staging
+        using errcode = 'XL500';
+    end if;
+    if a.escopo_coluna is not null and not a.escopo_coluna = any(v_written) then
+      raise exception 'descrição de %: coluna de escopo % não é gravada em %', p_tipo, a.escopo_coluna, a.tabela using errcode = 'XL500';
+    end if;
+    select coalesce(array_agg(w order by o), '{}') into v_naochave from unnest(v_written) with ordinality x (w, o) where not w = any(v_chave);
+    v_comparar := coalesce(a.comparar, v_naochave);
+    if not v_comparar <@ v_naochave then
+      raise exception 'descrição de %: comparar (%) deve listar colunas gravadas fora da chave de %', p_tipo, array_to_string(v_comparar, ', '), a.tabela
+        using errcode = 'XL500';
+    end if;
+    select coalesce(array_agg(w order by o), '{}') into v_obrig from unnest(v_written, v_notnull) with ordinality x (w, nn, o) where nn;
+    -- extra columns: staging columns not written, and expressions naming no target column
+    select coalesce(array_agg(e), '{}') into v_extras
+      from (select c.coluna as e from app.xls_staging_coluna c
+             where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1 and not c.coluna = any(v_written)
+               and not exists (select from jsonb_object_keys(a.expressoes) k where k = c.coluna)
+            union
+            select k from jsonb_object_keys(a.expressoes) k where not k = any(v_written)) x;
+    v_reter := a.reter;
+    if not v_reter <@ (v_extras || v_written) then
+      raise exception 'descrição de %: reter (%) nomeia colunas que o chunk não tem', p_tipo, array_to_string(v_reter, ', ') using errcode = 'XL500';
+    end if;
+
+    -- the chunk's select list: target columns cut to their length and cast to their type, extras as they are
+    v_select := 's.linha';
+    for v_i in 1 .. cardinality(v_written) loop
+      v_expr := coalesce(a.expressoes ->> v_written[v_i], quote_ident(v_written[v_i]));
+      v_select := v_select || ', ' || case
+        when v_lens[v_i] is not null then format('left((%s)::text, %s)::%s as %I', v_expr, v_lens[v_i], v_tipos[v_i], v_written[v_i])
+        else format('(%s)::%s as %I', v_expr, v_tipos[v_i], v_written[v_i]) end;
+    end loop;
+    for v_i in 1 .. coalesce(cardinality(v_extras), 0) loop
+      v_select := v_select || ', ' || format('%s as %I', coalesce(a.expressoes ->> v_extras[v_i], quote_ident(v_extras[v_i])), v_extras[v_i]);
+    end loop;
+    v_select := format('select %s from (select linha, %s from %s) s', v_select, v_norm, v_stg);
+
+    execute format('create temp table %I on commit drop as %s limit 0', 'xls_chunk_' || a.staging, v_select);
+    execute format('create temp table %I on commit drop as select %s, true as novo from %s limit 0', 'xls_dif_' || a.staging,
+                   (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)), v_chunk);
+    execute format('create temp table %I on commit drop as select linha, %s, true as gravada from %s limit 0', 'xls_aceitas_' || a.staging,
+                   (select string_agg(quote_ident(w), ', ') from (select distinct on (w) w, o from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) with ordinality x (w, o) order by w, o) y),
+                   v_chunk);
+    execute format('create temp table %I (h bigint) on commit drop', 'xls_hash_' || a.staging);
+    execute format('create temp table %I on commit drop as select %s from %s limit 0', 'xls_protegidas_' || a.staging,
+                   (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)), v_chunk);
+
+    v_on_key := (select string_agg(format('%1$s.%2$I = %3$s.%2$I', '%1$s', w, '%2$s'), ' and ' order by o) from unnest(v_chave) with ordinality x (w, o));
+    v_on_key_t := format(v_on_key, 't', 's');
+    v_key_list := (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o));
+
+    -- foreign keys of the target: a referenced code missing is a transient failure (XL424)
+    v_sql_fk := '{}';
+    for v_fk in
+      select con.confrelid::regclass as ref,
+             array_agg(ca.attname::text order by u.ord) as cols, array_agg(ra.attname::text order by u.ord) as refcols
+        from pg_catalog.pg_constraint con
+       cross join lateral unnest(con.conkey, con.confkey) with ordinality u (ck, rk, ord)
+        join pg_catalog.pg_attribute ca on ca.attrelid = con.conrelid and ca.attnum = u.ck
+        join pg_catalog.pg_attribute ra on ra.attrelid = con.confrelid and ra.attnum = u.rk
+       where con.conrelid = v_tabela and con.contype = 'f'
+       group by con.oid, con.confrelid
+    loop
+      if not v_fk.cols <@ v_written then continue; end if;
+      v_sql_fk := v_sql_fk || format($q$
+        select count(*)::integer as n,
+               string_agg(format('%%s (%%s %%s)', f.v, case when f.n = 1 then 'linha' else 'linhas' end, f.linhas), ', ' order by f.v)
+                 filter (where f.ordem <= 20) as faltam,
+               %1$L as rotulo
+          from (select concat_ws('/', %2$s) as v, count(*) as n,
+                       array_to_string((array_agg(c.linha order by c.linha))[1:10], ', ') || case when count(*) > 10 then ', …' else '' end as linhas,
+                       row_number() over (order by concat_ws('/', %2$s)) as ordem
+                  from %3$s c
+                 where %4$s and not exists (select from %5$s r where %6$s)
+                 group by %2$s) f$q$,
+        format('%s não cadastrado em %s', array_to_string(v_fk.cols, '/'), v_fk.ref),
+        (select string_agg(format('c.%I', w), ', ' order by o) from unnest(v_fk.cols) with ordinality x (w, o)),
+        v_chunk,
+        (select string_agg(format('c.%I is not null', w), ' and ' order by o) from unnest(v_fk.cols) with ordinality x (w, o)),
+        v_fk.ref,
+        (select string_agg(format('r.%I = c.%I', r, w), ' and ' order by o) from unnest(v_fk.cols, v_fk.refcols) with ordinality x (w, r, o)));
+    end loop;
+
+    -- scope
+    v_vazio := null;
+    if a.escopo = 'periodo' then
+      begin
+        v_inicio := (p_meta ->> 'periodo_inicio')::date;
+        v_fim := (p_meta ->> 'periodo_fim')::date;
+      exception when data_exception then
+        v_inicio := null;
+      end;
+      if v_inicio is null or v_fim is null or v_fim < v_inicio then
+        raise exception 'período ausente ou inválido (periodo_inicio, periodo_fim): % a %',
+          coalesce(p_meta ->> 'periodo_inicio', '?'), coalesce(p_meta ->> 'periodo_fim', '?') using errcode = 'XL422';
+      end if;
+      v_escopo_t := format('t.%I between %L::date and %L::date', a.escopo_coluna, v_inicio, v_fim);
+      v_escopo_s := format('s.%I between %L::date and %L::date', a.escopo_coluna, v_inicio, v_fim);
+      execute format('select not exists (select from %s t where %s)', v_tabela, v_escopo_t) into v_vazio;
+    elsif a.escopo = 'valores' then
+      v_escopo_t := format('t.%1$I in (select distinct s.%1$I from %2$s s)', a.escopo_coluna, v_aceitas);
+      v_escopo_s := 'true';
+    elsif a.escopo = 'meses' then
+      v_escopo_t := format('exists (select from (select distinct date_trunc(''month'', s.%1$I)::date as m from %2$s s) m where t.%1$I >= m.m and t.%1$I < (m.m + interval ''1 month'')::date)',
+                           a.escopo_coluna, v_aceitas);
+      v_escopo_s := 'true';
+    else
+      v_escopo_t := 'true';
+      v_escopo_s := 'true';
+      execute format('select not exists (select from %s t)', v_tabela) into v_vazio;
+    end if;
+
+    insert into pg_temp.xls_merge_estado (tipo, staging, tabela, ordem, aba, escopo, escopo_coluna, chave, meta, inicio, fim, vazio,
+      sql_select, sql_rejeitar, sql_dedup, sql_fk, sql_dif, sql_inserir, sql_atualizar, sql_aceitar, sql_hash, sql_rep,
+      sql_escopo_t, sql_escopo_s, sql_on_key_t, sql_key_list)
+    values (p_tipo, a.staging, a.tabela, a.ordem, a.aba, a.escopo, a.escopo_coluna, v_chave, coalesce(p_meta, '{}') - 'linhas_rejeitadas',
+      v_inicio, v_fim, v_vazio,
+      v_select,
+      -- rows a NOT NULL column (key or not) of which is empty: set aside; their key, when readable, stays protected
+      case when cardinality(v_obrig) > 0 then format($q$
+        with r as (
+          delete from %1$s c where %2$s
+          returning c.linha, case %3$s end as campo, (%4$s) as legivel, %5$s)
+        , p as (insert into %6$s select %7$s from r where r.legivel)
+        insert into pg_temp.xls_ocorrencia select 'rejeitada', $1, r.linha, r.campo, $2, r.legivel from r$q$,
+        v_chunk,
+        (select string_agg(format('c.%I is null', w), ' or ' order by o) from unnest(v_obrig) with ordinality x (w, o)),
+        (select string_agg(format('when c.%1$I is null then %1$L', w), ' ' order by o) from unnest(v_obrig) with ordinality x (w, o)),
+        (select string_agg(format('c.%I is not null', w), ' and ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        (select string_agg(format('c.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        format('pg_temp.%I', 'xls_protegidas_' || a.staging),
+        (select string_agg(format('r.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o))) end,
+      -- a key repeated in the chunk: its last row wins (a hash aggregate finds the repeated keys; only their rows are sorted)
+      format($q$
+        with dup as (select %1$s from %2$s group by %1$s having count(*) > 1),
+        d as (
+          delete from %2$s c
+           using (select s.ctid, row_number() over (partition by %3$s order by s.linha desc, s.ctid desc) as rn
+                    from %2$s s join dup t on %4$s) x
+           where c.ctid = x.ctid and x.rn > 1
+          returning c.linha)
+        insert into pg_temp.xls_ocorrencia select 'duplicada', $1, d.linha, null, $2, true from d$q$,
+        v_key_list, v_chunk,
+        (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        v_on_key_t),
+      v_sql_fk,
+      -- one probe of the natural-key index per row keeps the new (novo) and changed rows
+      format($q$
+        insert into %1$s
+        select %2$s, t.id is null
+          from %3$s s
+          left join lateral (select t.id%4$s from %5$s t where %6$s limit 1) t on true
+         where t.id is null%7$s$q$,
+        v_dif,
+        (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
+        v_chunk,
+        (select coalesce(string_agg(format(', t.%I', w), '' order by o), '') from unnest(v_comparar) with ordinality x (w, o)),
+        v_tabela,
+        v_on_key_t,
+        case when cardinality(v_comparar) > 0 then format(' or (%s) is distinct from (%s)',
+          (select string_agg(format('t.%I', w), ', ' order by o) from unnest(v_comparar) with ordinality x (w, o)) || case when cardinality(v_comparar) = 1 then ', null' else '' end,
+          (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_comparar) with ordinality x (w, o)) || case when cardinality(v_comparar) = 1 then ', null' else '' end)
+        else '' end),
+      -- new keys: plain INSERT in key order with time-ordered ids (the merge lock excludes a concurrent writer)
+      format($q$
+        insert into %1$s (id, %2$s)
+        select ($1 || lpad(to_hex(nextval('public.xls_id_seq')), 15, '0'))::uuid, o.*
+          from (select %2$s from %3$s s where s.novo order by %4$s) o$q$,
+        v_tabela,
+        (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
+        v_dif, v_key_list),
+      -- changed rows: the diff-aware upsert in key order
+      case when cardinality(v_naochave) > 0 then format($q$
+        insert into %1$s as t (%2$s)
+        select %2$s from %3$s s where not s.novo order by %4$s
+        on conflict (%4$s) do update set %5$s
+         where (%6$s) is distinct from (%7$s)$q$,
+        v_tabela,
+        (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
+        v_dif, v_key_list,
+        (select string_agg(format('%1$I = excluded.%1$I', w), ', ' order by o) from unnest(v_naochave) with ordinality x (w, o)),
+        (select string_agg(format('t.%I', w), ', ' order by o) from unnest(coalesce(nullif(v_comparar, '{}'), v_naochave)) with ordinality x (w, o)) || ', null',
+        (select string_agg(format('excluded.%I', w), ', ' order by o) from unnest(coalesce(nullif(v_comparar, '{}'), v_naochave)) with ordinality x (w, o)) || ', null') end,
+      -- what the end needs of every accepted row: key, scope column, retained columns, written or not
+      format($q$
+        insert into %1$s (linha, %2$s, gravada)
+        select c.linha, %3$s, d.novo is not null from %4$s c left join %5$s d on %6$s$q$,
+        v_aceitas,
+        (select string_agg(quote_ident(w), ', ' order by w) from (select distinct w from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) w) y),
+        (select string_agg(format('c.%I', w), ', ' order by w) from (select distinct w from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) w) y),
+        v_chunk, v_dif, format(v_on_key, 'd', 'c')),
+      -- the hash of each accepted key: a key repeated across chunks is looked for only when a hash repeats
+      format($q$insert into %1$s select hashtextextended(concat_ws(chr(31), %2$s), 0) from %3$s c$q$,
+        format('pg_temp.%I', 'xls_hash_' || a.staging),
+        (select string_agg(format('c.%I::text', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        v_chunk),
+      -- keys repeated across chunks: the last row stays (the chunks wrote it last)
+      format($q$
+        create temp table %1$I on commit drop as
+        select %2$s, max(linha) as ultima, count(*) filter (where gravada) as escritas from %3$s group by %2$s having count(*) > 1$q$,
+        'xls_rep_' || a.staging, v_key_list, v_aceitas),
+      v_escopo_t, v_escopo_s, v_on_key_t, v_key_list);
+  end loop;
+
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_merge_preparar(p_tipo text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb) IS 'Internal, first chunk of a merge (called by app.xls_merge_chunk): takes the merge lock of the type''s target tables, reads the description (app.xls_alvo, app.xls_staging_coluna) and the targets'' catalog (UNIQUE constraint = natural key, varchar(n) = length, NOT NULL without default = required, foreign keys = XL424 checks), generates every statement once with format(%I) into pg_temp.xls_merge_estado and creates the work tables pg_temp.xls_chunk_<staging>, xls_dif_, xls_aceitas_, xls_hash_, xls_protegidas_ and xls_ocorrencia. A description the catalog contradicts raises XL500; a periodo scope without a valid period XL422. Calls the type hook''s phase inicio.';
 
 
 --
@@ -2990,7 +3681,7 @@ declare
   v_tipo text;
   v_pos date;
 begin
-  select p.tipo, (p.metricas #>> '{bi_titulo,posicao}')::date into v_tipo, v_pos
+  select p.tipo, (p.metricas #>> '{fluxo,posicao}')::date into v_tipo, v_pos
     from public.xls_processamento p where p.id = p_processamento_id;
   if not found then
     raise exception 'processamento % não existe', p_processamento_id using errcode = 'XL404';
@@ -3157,12 +3848,11 @@ COMMENT ON FUNCTION public.xls_mensagem_bot(p_id uuid) IS 'The pt-BR messaging-b
 CREATE FUNCTION public.xls_merge(p_processamento_id uuid, p_meta jsonb DEFAULT '{}'::jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $_$
+    AS $$
 declare
   v_tipo text;
   v_status text;
   v_res jsonb;
-  v_fn regprocedure;
 begin
   select p.tipo, p.status into v_tipo, v_status from public.xls_processamento p where p.id = p_processamento_id for update;
   if not found then
@@ -3177,13 +3867,14 @@ begin
   end if;
   if v_tipo is null then
     raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
-  end if;
-  -- dispatch by name: the merge of type T is public.xls_merge_<lower(T)>(jsonb)
-  v_fn := pg_catalog.to_regprocedure(format('public.%I(jsonb)', 'xls_merge_' || lower(v_tipo)));
-  if v_fn is null then
+  elsif exists (select from app.xls_alvo a where a.tipo = v_tipo) then
+    -- the type is described in app.xls_alvo: the declarative merge applies its description
+    v_res := app.xls_merge_fim(v_tipo, coalesce(p_meta, '{}'));
+  elsif v_tipo = 'RELATORIO18' then
+    v_res := public.xls_merge_relatorio18(coalesce(p_meta, '{}'));
+  else
     raise exception 'o tipo % ainda não tem importação', v_tipo using errcode = 'XL422';
   end if;
-  execute format('select %s($1)', v_fn::regproc) into v_res using coalesce(p_meta, '{}');
   update public.xls_processamento p
      set linhas_enviadas = (v_res ->> 'linhas_enviadas')::integer,
          linhas_efetivas = (v_res ->> 'linhas_efetivas')::integer,
@@ -3194,235 +3885,14 @@ begin
    where p.id = p_processamento_id;
   return v_res;
 end;
-$_$;
+$$;
 
 
 --
 -- Name: FUNCTION xls_merge(p_processamento_id uuid, p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_merge(p_processamento_id uuid, p_meta jsonb) IS 'Merge of a PROCESSANDO processing, dispatched by its tipo to public.xls_merge_<lower(tipo)>(jsonb) (xls_merge_relatorio18, xls_merge_meta, xls_merge_margem_consolidada, xls_merge_margem_dia, xls_merge_meta_carteira, xls_merge_postos, xls_merge_trr, xls_merge_compras, xls_merge_cota_fornecedor, xls_merge_fluxo_pagar_receber), from the staging tables filled in this transaction. Records linhas_enviadas, linhas_efetivas, linhas_removidas, metricas, avisos and linhas_rejeitadas on the processing and returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Pass the reader''s row errors in p_meta.linhas_rejeitadas. Errors: XL404, XL409 (not PROCESSANDO / no tipo), XL422 (type without import, invalid period, FLUXO_PAGAR_RECEBER refused), XL424 (seller or customer missing: transient FK), XL500 (staging not prepared).';
-
-
---
--- Name: xls_merge_compras(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_compras(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $_$
-declare
-  v_res jsonb;
-  v_forn integer;
-  v_filtro jsonb;
-  v_n integer;
-begin
-  perform public.xls_staging_exigir('COMPRAS');
-  perform public.xls_travar(array['bi_compra']);
-  drop table if exists pg_temp.xls_src_compra_todas;
-  create temp table xls_src_compra_todas on commit drop as
-  select s.linha, s.data, nullif(regexp_replace(s.cnpj_fornecedor, '\D', '', 'g'), '') as cnpj_fornecedor,
-         nullif(btrim(s.fornecedor), '') as fornecedor, nullif(btrim(s.nota_fiscal), '') as nota_fiscal,
-         nullif(btrim(s.produto), '') as produto, s.codigo_onu as onu_texto,
-         case when regexp_replace(coalesce(s.codigo_onu, ''), '\D', '', 'g') ~ '^\d{1,4}$'
-              then regexp_replace(s.codigo_onu, '\D', '', 'g')::smallint end as codigo_onu,
-         s.quantidade, s.valor_total
-    from pg_temp.xls_stg_compra s;
-  -- only fuels enter; the other rows are counted (not errors)
-  select count(*), jsonb_agg(jsonb_build_object('aba', 'Compras', 'linha', t.linha, 'valor', t.onu_texto) order by t.linha)
-    into v_n, v_filtro
-    from pg_temp.xls_src_compra_todas t
-   where t.codigo_onu is null or t.codigo_onu not in (1170, 1202, 1203, 1223, 1863, 3475);
-  drop table if exists pg_temp.xls_src_compra;
-  create temp table xls_src_compra on commit drop as
-  select t.linha, t.data, t.cnpj_fornecedor, t.fornecedor, t.nota_fiscal, t.produto, t.codigo_onu, t.quantidade, t.valor_total
-    from pg_temp.xls_src_compra_todas t
-   where t.codigo_onu in (1170, 1202, 1203, 1223, 1863, 3475);
-  -- hook: the suppliers first (bi_compra references them); an empty name keeps the stored one
-  insert into public.bi_fornecedor as f (cnpj, nome)
-  select c.cnpj, c.nome
-    from (select distinct on (left(s.cnpj_fornecedor, 14)) left(s.cnpj_fornecedor, 14) as cnpj, left(s.fornecedor, 150) as nome
-            from pg_temp.xls_src_compra s where s.cnpj_fornecedor is not null
-           order by left(s.cnpj_fornecedor, 14), s.linha desc) c
-   where not exists (select from public.bi_fornecedor t where t.cnpj = c.cnpj and t.nome is not distinct from coalesce(c.nome, t.nome))
-   order by c.cnpj
-  on conflict (cnpj) do update set nome = coalesce(excluded.nome, f.nome)
-   where f.nome is distinct from coalesce(excluded.nome, f.nome);
-  get diagnostics v_forn = row_count;
-  -- scope: the calendar months covered by the dates of every row of the file (fuel or not)
-  v_res := app.xls_aplicar('public.bi_compra', 'pg_temp.xls_src_compra', 'meses', 'data', p_meta -> 'linhas_rejeitadas',
-                           'pg_temp.xls_src_compra_todas');
-  if v_n > 0 then
-    v_res := jsonb_set(v_res, '{avisos}', (v_res -> 'avisos') || jsonb_build_array(jsonb_build_object(
-      'categoria', 'filtrada', 'quantidade', v_n, 'linhas', v_filtro,
-      'motivo', 'código ONU fora dos combustíveis (1170, 1202, 1203, 1223, 1863, 3475): linha não importada')));
-  end if;
-  v_res := jsonb_set(v_res, '{tabelas,bi_compra,filtradas}', to_jsonb(v_n));
-  return jsonb_set(v_res, '{tabelas,bi_fornecedor}', jsonb_build_object('efetivas', v_forn));
-end;
-$_$;
-
-
---
--- Name: FUNCTION xls_merge_compras(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_compras(p_meta jsonb) IS 'Merge of COMPRAS from the staging table compra. Only fuels enter (Código ONU in 1170, 1202, 1203, 1223, 1863, 3475): the other rows are counted in a warning (categoria filtrada) and in tabelas.bi_compra.filtradas, not as errors. Hook: bi_fornecedor upsert by CNPJ (an empty name keeps the stored one). bi_compra through app.xls_aplicar; scope: the calendar months covered by the file''s dates. p_meta = {linhas_rejeitadas}.';
-
-
---
--- Name: xls_merge_cota_fornecedor(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_cota_fornecedor(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $_$
-begin
-  perform public.xls_staging_exigir('COTA_FORNECEDOR');
-  perform public.xls_travar(array['bi_cota_fornecedor']);
-  drop table if exists pg_temp.xls_src_cota;
-  create temp table xls_src_cota on commit drop as
-  select s.linha, case when btrim(s.aba) ~ '^\d{4}$' then btrim(s.aba)::smallint end as ano,
-         nullif(btrim(s.polo), '') as polo, nullif(btrim(s.produto), '') as produto,
-         case when s.mes between 1 and 12 then s.mes::smallint end as mes, s.quantidade
-    from pg_temp.xls_stg_cota s;
-  return app.xls_aplicar('public.bi_cota_fornecedor', 'pg_temp.xls_src_cota', 'tabela', null, p_meta -> 'linhas_rejeitadas');
-end;
-$_$;
-
-
---
--- Name: FUNCTION xls_merge_cota_fornecedor(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_cota_fornecedor(p_meta jsonb) IS 'Merge of COTA_FORNECEDOR from the staging table cota (unpivoted by the reader: aba = the year tab, mes 1..12) into bi_cota_fornecedor (app.xls_aplicar; scope: the whole table, each send replaces the whole matrix; a send without data rows deletes nothing and warns ''envio vazio: nada removido''). p_meta = {linhas_rejeitadas}.';
-
-
---
--- Name: xls_merge_fluxo_pagar_receber(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_fluxo_pagar_receber(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_posicao date;
-  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
-  v_total_rejeitadas integer;
-  v_listadas integer;
-  v_motivo text;
-  v_max date;
-  v_res jsonb;
-  v_cc integer;
-  v_atual integer := 0;
-  v_soma numeric;
-  v_grupo numeric;
-  v_aviso text;
-begin
-  -- rule 4, total refusal: no position date, or any invalid row → nothing written, every row listed
-  begin
-    v_posicao := (p_meta ->> 'posicao')::date;
-  exception when others then
-    v_posicao := null;
-  end;
-  if v_posicao is null then
-    raise exception 'FLUXO_PAGAR_RECEBER recusado: data de posição ausente ou inválida (%)', coalesce(p_meta ->> 'posicao', 'ausente')
-      using errcode = 'XL422';
-  end if;
-  perform public.xls_staging_exigir('FLUXO_PAGAR_RECEBER');
-  select count(distinct (e ->> 'linha')::integer) into v_listadas from jsonb_array_elements(v_rejeitadas) e;
-  v_total_rejeitadas := greatest(v_listadas, coalesce((p_meta ->> 'linhas_rejeitadas_total')::integer, 0));
-  if v_total_rejeitadas > 0 then
-    select string_agg(e ->> 'mensagem', '; ' order by (e ->> 'linha')::integer, e ->> 'campo') into v_motivo from jsonb_array_elements(v_rejeitadas) e;
-    v_motivo := coalesce(v_motivo, '') || case when v_total_rejeitadas > v_listadas
-      then format(' (e mais %s linhas inválidas não listadas)', v_total_rejeitadas - v_listadas) else '' end;
-    raise exception 'FLUXO_PAGAR_RECEBER recusado, nada gravado: % linha(s) inválida(s): %', v_total_rejeitadas, v_motivo
-      using errcode = 'XL422';
-  end if;
-
-  -- rule 3: simultaneous imports are serialised (the lock is held until commit)
-  perform public.xls_travar(array['bi_titulo']);
-  select max(t.posicao) into v_max from public.bi_titulo t;
-
-  drop table if exists pg_temp.xls_src_titulo;
-  create temp table xls_src_titulo on commit drop as
-  select s.linha, v_posicao as posicao,
-         case upper(btrim(s.tipo)) when 'P' then 'PAGAR' when 'PAGAR' then 'PAGAR' when 'R' then 'RECEBER' when 'RECEBER' then 'RECEBER' end as tipo,
-         nullif(btrim(s.documento), '') as documento, coalesce(btrim(s.parcela), '') as parcela,
-         nullif(btrim(s.pessoa), '') as pessoa, nullif(regexp_replace(s.cnpj_cpf, '\D', '', 'g'), '') as cnpj_cpf,
-         s.emissao, s.vencimento, s.valor, s.saldo, nullif(btrim(s.centro_custo), '') as centro_custo,
-         nullif(btrim(s.descricao_centro_custo), '') as descricao_centro_custo,
-         -- rule 2: only the newest position is current; an older one enters the history only
-         (v_max is null or v_posicao >= v_max) as atual
-    from pg_temp.xls_stg_titulo s;
-  select string_agg(format('linha %s: %s ''%s'' inválido', x.linha, x.campo, ''), '; ' order by x.linha), count(*)
-    into v_motivo, v_total_rejeitadas
-    from (select s.linha, case when s.tipo is null then 'tipo' when s.documento is null then 'documento'
-                                when s.vencimento is null then 'vencimento' else 'saldo' end as campo
-            from pg_temp.xls_src_titulo s
-           where s.tipo is null or s.documento is null or s.vencimento is null or s.saldo is null) x;
-  if v_total_rejeitadas > 0 then
-    raise exception 'FLUXO_PAGAR_RECEBER recusado, nada gravado: % linha(s) inválida(s): %', v_total_rejeitadas, v_motivo using errcode = 'XL422';
-  end if;
-
-  -- hook: cost centres (never deleted); an empty description keeps the stored one
-  insert into public.bi_centro_custo as c (codigo, descricao)
-  select x.codigo, x.descricao
-    from (select distinct on (left(s.centro_custo, 20)) left(s.centro_custo, 20) as codigo, left(s.descricao_centro_custo, 120) as descricao
-            from pg_temp.xls_src_titulo s where s.centro_custo is not null
-           order by left(s.centro_custo, 20), s.linha desc) x
-   where not exists (select from public.bi_centro_custo t where t.codigo = x.codigo and t.descricao is not distinct from coalesce(x.descricao, t.descricao))
-   order by x.codigo
-  on conflict (codigo) do update set descricao = coalesce(excluded.descricao, c.descricao)
-   where c.descricao is distinct from coalesce(excluded.descricao, c.descricao);
-  get diagnostics v_cc = row_count;
-
-  -- the position's titles: a re-import replaces that position (scope: this position)
-  v_res := app.xls_aplicar('public.bi_titulo', 'pg_temp.xls_src_titulo', 'valores', 'posicao', v_rejeitadas);
-  if v_max is null or v_posicao > v_max then
-    update public.bi_titulo t set atual = false where t.atual and t.posicao < v_posicao;
-    get diagnostics v_atual = row_count;
-  end if;
-
-  -- rule 5: receivable sum of Saldo against the Total of tab Grupo
-  select coalesce(sum(s.saldo), 0) into v_soma from pg_temp.xls_src_titulo s where s.tipo = 'RECEBER';
-  if not (p_meta ? 'total_receber_grupo') then
-    v_aviso := 'aba Grupo ausente: o total a receber não foi conferido';
-  elsif p_meta ->> 'total_receber_grupo' is null then
-    v_aviso := coalesce(p_meta ->> 'grupo_problema', 'aba Grupo sem total') || ': o total a receber não foi conferido';
-  else
-    v_grupo := (p_meta ->> 'total_receber_grupo')::numeric;
-    if abs(v_soma - v_grupo) > 0.01 then
-      v_aviso := format('total a receber difere da aba Grupo: soma do Saldo %s, Total da aba Grupo %s',
-                        app.xls_brl(v_soma), app.xls_brl(v_grupo));
-    end if;
-  end if;
-  if v_aviso is not null then
-    v_res := jsonb_set(v_res, '{avisos}', (v_res -> 'avisos') || jsonb_build_array(jsonb_build_object(
-      'categoria', 'total', 'quantidade', 1, 'linhas', '[]'::jsonb, 'motivo', v_aviso)));
-  end if;
-  if not (v_max is null or v_posicao >= v_max) then
-    v_res := jsonb_set(v_res, '{avisos}', (v_res -> 'avisos') || jsonb_build_array(jsonb_build_object(
-      'categoria', 'posicao', 'quantidade', 1, 'linhas', '[]'::jsonb,
-      'motivo', format('posição %s anterior à atual (%s): entra no histórico sem se tornar a atual', to_char(v_posicao, 'DD/MM/YYYY'), to_char(v_max, 'DD/MM/YYYY')))));
-  end if;
-  v_res := jsonb_set(v_res, '{tabelas,bi_titulo,posicao}', to_jsonb(v_posicao));
-  v_res := jsonb_set(v_res, '{tabelas,bi_titulo,atual}', to_jsonb(v_max is null or v_posicao >= v_max));
-  v_res := jsonb_set(v_res, '{tabelas,bi_titulo,deixaram_de_ser_atuais}', to_jsonb(v_atual));
-  v_res := jsonb_set(v_res, '{tabelas,bi_titulo,soma_saldo_receber}', to_jsonb(v_soma));
-  return jsonb_set(v_res, '{tabelas,bi_centro_custo}', jsonb_build_object('efetivas', v_cc));
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_merge_fluxo_pagar_receber(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_fluxo_pagar_receber(p_meta jsonb) IS 'Merge of FLUXO_PAGAR_RECEBER (service-spec rules 1-5) from the staging table titulo; p_meta = {posicao, total_receber_grupo, grupo_problema, linhas_rejeitadas, linhas_rejeitadas_total} (the reader finds the position and the Grupo total). Total refusal (XL422, nothing written): no position date, or any invalid row, the reason listing every row as ''linha <n>: <campo> ''''<valor>'''' inválido''. Serialised by a transaction lock on bi_titulo. The position''s titles replace that position (history per position); only the newest position carries atual (an older one enters the history without becoming current). Cost centres upserted into bi_centro_custo. Warns when the receivable sum of Saldo differs from the Grupo Total by more than 0,01, naming both figures. tabelas.bi_titulo.posicao records the position (xls_fluxo_resumo reads it).';
+COMMENT ON FUNCTION public.xls_merge(p_processamento_id uuid, p_meta jsonb) IS 'Merge of a PROCESSANDO processing, dispatched by looking its tipo up in app.xls_alvo (the declarative merge: app.xls_merge_chunk / app.xls_merge_fim), from the staging tables filled in this transaction. Records linhas_enviadas, linhas_efetivas, linhas_removidas, metricas, avisos and linhas_rejeitadas on the processing and returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Pass the reader''s row errors in p_meta.linhas_rejeitadas. Errors: XL404, XL409 (not PROCESSANDO / no tipo), XL422 (type without import, invalid period), XL424 (seller missing: transient FK), XL500 (staging not prepared).';
 
 
 --
@@ -3448,10 +3918,12 @@ begin
   if p_meta is not null and jsonb_typeof(p_meta) <> 'object' then
     raise exception 'p_meta deve ser um objeto JSON' using errcode = 'XL400';
   end if;
-  if v_tipo = 'RELATORIO18' then
-    return public.xls_r18_lote(coalesce(p_meta, '{}'));
-  elsif v_tipo is null then
+  if v_tipo is null then
     raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
+  elsif exists (select from app.xls_alvo a where a.tipo = v_tipo) then
+    return app.xls_merge_chunk(v_tipo, coalesce(p_meta, '{}'));
+  elsif v_tipo = 'RELATORIO18' then
+    return public.xls_r18_lote(coalesce(p_meta, '{}'));
   end if;
   return 0; -- a type without lots: its rows stay staged for xls_merge
 end;
@@ -3462,98 +3934,7 @@ $$;
 -- Name: FUNCTION xls_merge_lote(p_processamento_id uuid, p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_merge_lote(p_processamento_id uuid, p_meta jsonb) IS 'Optional, while the staging tables are being filled: merges the rows staged so far and empties the staging, so the database writes one lot while the edge reads the next (same transaction, before xls_merge). p_meta as for xls_merge (RELATORIO18 needs its period). Types without lots (META) keep their rows staged and return 0. The end result is the same as one xls_merge of every row; xls_merge then finishes (reference tables, scope deletes, metrics). Returns the rows taken. Errors as xls_merge.';
-
-
---
--- Name: xls_merge_margem_consolidada(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_margem_consolidada(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-begin
-  perform public.xls_staging_exigir('MARGEM_CONSOLIDADA');
-  perform public.xls_travar(array['bi_margem_consolidada']);
-  drop table if exists pg_temp.xls_src_margem_consolidada;
-  create temp table xls_src_margem_consolidada on commit drop as
-  select s.linha, date_trunc('month', s.competencia)::date as competencia,
-         nullif(btrim(s.filial), '') as filial, nullif(btrim(s.produto), '') as produto,
-         s.volume, s.receita_liquida, s.cmv, s.margem_total, s.margem_por_litro
-    from pg_temp.xls_stg_margem_consolidada s;
-  -- hook: branches by code only (município and UF are manual registry data)
-  insert into public.bi_filial (codigo)
-  select distinct left(s.filial, 20) from pg_temp.xls_src_margem_consolidada s
-   where s.filial is not null and not exists (select from public.bi_filial f where f.codigo = left(s.filial, 20)) order by 1
-  on conflict (codigo) do nothing;
-  return app.xls_aplicar('public.bi_margem_consolidada', 'pg_temp.xls_src_margem_consolidada', 'valores', 'competencia',
-                         p_meta -> 'linhas_rejeitadas');
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_merge_margem_consolidada(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_margem_consolidada(p_meta jsonb) IS 'Merge of MARGEM_CONSOLIDADA from the staging table margem_consolidada into bi_margem_consolidada (app.xls_aplicar; scope: the competências present in the file). New branch codes go to bi_filial, code only. p_meta = {linhas_rejeitadas}. Returns the metrics; xls_merge records them.';
-
-
---
--- Name: xls_merge_margem_dia(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_margem_dia(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_res jsonb;
-  v_cli integer;
-begin
-  perform public.xls_staging_exigir('MARGEM_DIA');
-  perform public.xls_travar(array['bi_margem_dia']);
-  drop table if exists pg_temp.xls_src_margem_dia;
-  create temp table xls_src_margem_dia on commit drop as
-  select s.linha, s.data, nullif(btrim(s.filial), '') as filial, nullif(btrim(s.cliente), '') as cliente,
-         nullif(btrim(s.produto), '') as produto, nullif(btrim(s.vendedor), '') as vendedor,
-         s.volume, s.preco_medio, s.custo_medio, s.margem, s.prazo,
-         nullif(btrim(s.nome_cliente), '') as nome_cliente, nullif(regexp_replace(s.cnpj_cpf, '\D', '', 'g'), '') as cnpj_cpf,
-         nullif(btrim(s.classe), '') as classe, nullif(btrim(s.municipio), '') as municipio, nullif(upper(btrim(s.uf)), '') as uf
-    from pg_temp.xls_stg_margem_dia s;
-  v_res := app.xls_aplicar('public.bi_margem_dia', 'pg_temp.xls_src_margem_dia', 'valores', 'data', p_meta -> 'linhas_rejeitadas');
-  -- hook: bi_cliente keeps the stored name, CNPJ/CPF, classe, município and UF when the sheet
-  -- lacks the field (column absent or cell empty); the last row of a customer wins
-  insert into public.bi_cliente as t (codigo, nome, cnpj_cpf, classe, municipio, uf)
-  select c.codigo, c.nome, c.cnpj_cpf, c.classe, c.municipio, c.uf
-    from (select distinct on (left(s.cliente, 20)) left(s.cliente, 20) as codigo, left(s.nome_cliente, 150) as nome,
-                 left(s.cnpj_cpf, 14) as cnpj_cpf, left(s.classe, 40) as classe, left(s.municipio, 100) as municipio, left(s.uf, 2) as uf
-            from pg_temp.xls_src_margem_dia s
-           order by left(s.cliente, 20), s.linha desc) c
-   where not exists (select from public.bi_cliente t where t.codigo = c.codigo
-                       and (t.nome, t.cnpj_cpf, t.classe, t.municipio, t.uf) is not distinct from
-                           (coalesce(c.nome, t.nome), coalesce(c.cnpj_cpf, t.cnpj_cpf), coalesce(c.classe, t.classe),
-                            coalesce(c.municipio, t.municipio), coalesce(c.uf, t.uf)))
-   order by c.codigo
-  on conflict (codigo) do update
-     set nome = coalesce(excluded.nome, t.nome), cnpj_cpf = coalesce(excluded.cnpj_cpf, t.cnpj_cpf),
-         classe = coalesce(excluded.classe, t.classe), municipio = coalesce(excluded.municipio, t.municipio),
-         uf = coalesce(excluded.uf, t.uf)
-   where (t.nome, t.cnpj_cpf, t.classe, t.municipio, t.uf) is distinct from
-         (coalesce(excluded.nome, t.nome), coalesce(excluded.cnpj_cpf, t.cnpj_cpf), coalesce(excluded.classe, t.classe),
-          coalesce(excluded.municipio, t.municipio), coalesce(excluded.uf, t.uf));
-  get diagnostics v_cli = row_count;
-  return jsonb_set(v_res, '{tabelas,bi_cliente}', jsonb_build_object('efetivas', v_cli));
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_merge_margem_dia(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_margem_dia(p_meta jsonb) IS 'Merge of MARGEM_DIA from the staging table margem_dia into bi_margem_dia (app.xls_aplicar; scope: the dates present in the file; an empty Prazo stays NULL). Hook: bi_cliente upsert of codigo, nome, cnpj_cpf, classe, municipio, uf that keeps each stored value when the sheet lacks the field (column absent or cell empty). p_meta = {linhas_rejeitadas}. Returns the metrics; xls_merge records them.';
+COMMENT ON FUNCTION public.xls_merge_lote(p_processamento_id uuid, p_meta jsonb) IS 'Optional, while the staging tables are being filled: merges the rows staged so far and empties the staging, so the database writes one lot while the edge reads the next (same transaction, before xls_merge). p_meta as for xls_merge (RELATORIO18 needs its period). Types described in app.xls_alvo (META) go through the declarative merge (app.xls_merge_chunk). The end result is the same as one xls_merge of every row; xls_merge then finishes (reference tables, scope deletes, metrics). Returns the rows taken. Errors as xls_merge.';
 
 
 --
@@ -3678,88 +4059,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_merge_meta(p_meta jsonb) IS 'Merge of META from the staging table meta; p_meta = {linhas_rejeitadas}. Every seller must exist in bi_vendedor, else XL424 (transient FK failure: the batch logic retries it once after the master report) naming the sellers and rows. Upserts bi_meta diff-aware in key order, then deletes rows of the competências present in the file that the file no longer has. Returns the metrics; xls_merge records them.';
-
-
---
--- Name: xls_merge_meta_carteira(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_meta_carteira(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_faltam text;
-  v_n integer;
-begin
-  perform public.xls_staging_exigir('META_CARTEIRA');
-  perform public.xls_travar(array['bi_meta_carteira']);
-  drop table if exists pg_temp.xls_src_meta_carteira;
-  create temp table xls_src_meta_carteira on commit drop as
-  select s.linha, date_trunc('month', s.competencia)::date as competencia,
-         left(nullif(btrim(s.cliente), ''), 20) as cliente, nullif(btrim(s.produto), '') as produto, s.meta_volume
-    from pg_temp.xls_stg_meta_carteira s;
-  -- hook: the customer must exist (created by the batch's master report), XL424 as META's seller
-  select count(*), string_agg(format('%s (%s %s)', f.cliente, case when f.n = 1 then 'linha' else 'linhas' end, f.linhas), ', ' order by f.cliente)
-                     filter (where f.ordem <= 20)
-    into v_n, v_faltam
-    from (select s.cliente, count(*) as n,
-                 array_to_string((array_agg(s.linha order by s.linha))[1:10], ', ') || case when count(*) > 10 then ', …' else '' end as linhas,
-                 row_number() over (order by s.cliente) as ordem
-            from pg_temp.xls_src_meta_carteira s
-           where s.cliente is not null and not exists (select from public.bi_cliente c where c.codigo = s.cliente)
-           group by s.cliente) f;
-  if v_n > 0 then
-    v_faltam := v_faltam || case when v_n > 20 then format(' e mais %s', v_n - 20) else '' end;
-    raise exception 'cliente não cadastrado em bi_cliente: %', v_faltam
-      using errcode = 'XL424',
-            hint = 'o cliente é criado pelo RELATORIO18; dentro de um lote a META_CARTEIRA é refeita depois que o relatório mestre concluir';
-  end if;
-  begin
-    return app.xls_aplicar('public.bi_meta_carteira', 'pg_temp.xls_src_meta_carteira', 'valores', 'competencia', p_meta -> 'linhas_rejeitadas');
-  exception when foreign_key_violation then
-    raise exception 'cliente não cadastrado em bi_cliente (%)', sqlerrm using errcode = 'XL424';
-  end;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_merge_meta_carteira(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_meta_carteira(p_meta jsonb) IS 'Merge of META_CARTEIRA from the staging table meta_carteira into bi_meta_carteira (app.xls_aplicar; scope: the competências present). Hook: every customer must exist in bi_cliente, else XL424 naming the customers and rows (transient FK failure: the batch logic retries it once after the master report, as META). p_meta = {linhas_rejeitadas}.';
-
-
---
--- Name: xls_merge_postos(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_postos(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-begin
-  perform public.xls_staging_exigir('POSTOS');
-  perform public.xls_travar(array['bi_posto']);
-  drop table if exists pg_temp.xls_src_posto;
-  create temp table xls_src_posto on commit drop as
-  select s.linha, nullif(regexp_replace(s.cnpj, '\D', '', 'g'), '') as cnpj, nullif(btrim(s.razao_social), '') as razao_social,
-         nullif(btrim(s.nome_fantasia), '') as nome_fantasia, nullif(btrim(s.bandeira), '') as bandeira,
-         nullif(btrim(s.endereco), '') as endereco, nullif(btrim(s.bairro), '') as bairro, nullif(btrim(s.municipio), '') as municipio,
-         nullif(upper(btrim(s.uf)), '') as uf, nullif(regexp_replace(s.cep, '\D', '', 'g'), '') as cep,
-         nullif(btrim(s.tipo_instalacao), '') as tipo_instalacao
-    from pg_temp.xls_stg_posto s;
-  return app.xls_aplicar('public.bi_posto', 'pg_temp.xls_src_posto', 'tabela', null, p_meta -> 'linhas_rejeitadas');
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_merge_postos(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_postos(p_meta jsonb) IS 'Merge of POSTOS from the staging table posto into bi_posto (app.xls_aplicar; scope: the whole table, the file is the full registry; an empty file deletes nothing). p_meta = {linhas_rejeitadas}.';
 
 
 --
@@ -3986,36 +4285,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_merge_relatorio18(p_meta jsonb) IS 'Merge of RELATORIO18 from the staging tables faturamento (tab 20) and movimento (tab 30); p_meta = {periodo_inicio, periodo_fim (tab 10, E1/F1), linhas_rejeitadas (the reader''s row errors)}. Takes what is still staged through xls_r18_lote (bi_faturamento and bi_movimento written diff-aware in key order, lot by lot when the edge called xls_merge_lote while reading), then upserts bi_filial (codigo only), bi_vendedor, bi_cliente (codigo, nome), bi_produto, bi_veiculo (valid plates; a missing year or model keeps the stored one) from the last row that has each value (the candidates the lots kept, rebuilt from the surviving rows when a key repeated across lots), then deletes the rows of the period absent from the file (not when a tab came empty or had rejected rows). Vehicle-registry defence reasons go to avisos with row numbers and counts. linhas_efetivas counts the keys written (a key repeated across lots counts once). Returns the metrics; xls_merge records them. XL422 missing or invalid period.';
-
-
---
--- Name: xls_merge_trr(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_trr(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-begin
-  perform public.xls_staging_exigir('TRR');
-  perform public.xls_travar(array['bi_trr']);
-  drop table if exists pg_temp.xls_src_trr;
-  create temp table xls_src_trr on commit drop as
-  select s.linha, nullif(regexp_replace(s.cnpj, '\D', '', 'g'), '') as cnpj, nullif(btrim(s.razao_social), '') as razao_social,
-         nullif(btrim(s.municipio), '') as municipio, nullif(upper(btrim(s.uf)), '') as uf,
-         nullif(btrim(s.tipo_instalacao), '') as tipo_instalacao, nullif(btrim(s.qualificacao_empresa), '') as qualificacao_empresa,
-         s.capacidade_m3
-    from pg_temp.xls_stg_trr s;
-  return app.xls_aplicar('public.bi_trr', 'pg_temp.xls_src_trr', 'tabela', null, p_meta -> 'linhas_rejeitadas');
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_merge_trr(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_trr(p_meta jsonb) IS 'Merge of TRR from the staging table trr into bi_trr (app.xls_aplicar; scope: the whole table; an empty file deletes nothing). p_meta = {linhas_rejeitadas}.';
 
 
 --
@@ -4892,125 +5161,13 @@ COMMENT ON FUNCTION public.xls_requeue(p_id uuid, p_de text[]) IS 'Internal tran
 --
 
 CREATE FUNCTION public.xls_staging_definicao(p_tipo text) RETURNS TABLE(staging text, ordem integer, coluna text, tipo_sql text)
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select d.staging, d.ordem, d.coluna, d.tipo_sql
-    from (values
-      ('RELATORIO18', 'faturamento', 1, 'linha', 'integer'),
-      ('RELATORIO18', 'faturamento', 2, 'filial', 'text'),
-      ('RELATORIO18', 'faturamento', 3, 'nota_fiscal', 'text'),
-      ('RELATORIO18', 'faturamento', 4, 'serie', 'text'),
-      ('RELATORIO18', 'faturamento', 5, 'item', 'text'),
-      ('RELATORIO18', 'faturamento', 6, 'emissao', 'date'),
-      ('RELATORIO18', 'faturamento', 7, 'cliente', 'text'),
-      ('RELATORIO18', 'faturamento', 8, 'nome_cliente', 'text'),
-      ('RELATORIO18', 'faturamento', 9, 'vendedor', 'text'),
-      ('RELATORIO18', 'faturamento', 10, 'nome_vendedor', 'text'),
-      ('RELATORIO18', 'faturamento', 11, 'produto', 'text'),
-      ('RELATORIO18', 'faturamento', 12, 'descricao_produto', 'text'),
-      ('RELATORIO18', 'faturamento', 13, 'quantidade', 'numeric'),
-      ('RELATORIO18', 'faturamento', 14, 'valor_unitario', 'numeric'),
-      ('RELATORIO18', 'faturamento', 15, 'valor_total', 'numeric'),
-      ('RELATORIO18', 'faturamento', 16, 'placa', 'text'),
-      ('RELATORIO18', 'faturamento', 17, 'ano_veiculo', 'text'),
-      ('RELATORIO18', 'faturamento', 18, 'modelo_veiculo', 'text'),
-      ('RELATORIO18', 'movimento', 1, 'linha', 'integer'),
-      ('RELATORIO18', 'movimento', 2, 'filial', 'text'),
-      ('RELATORIO18', 'movimento', 3, 'data', 'date'),
-      ('RELATORIO18', 'movimento', 4, 'lancamento', 'text'),
-      ('RELATORIO18', 'movimento', 5, 'conta', 'text'),
-      ('RELATORIO18', 'movimento', 6, 'descricao_conta', 'text'),
-      ('RELATORIO18', 'movimento', 7, 'historico', 'text'),
-      ('RELATORIO18', 'movimento', 8, 'debito', 'numeric'),
-      ('RELATORIO18', 'movimento', 9, 'credito', 'numeric'),
-      ('RELATORIO18', 'movimento', 10, 'placa', 'text'),
-      ('RELATORIO18', 'movimento', 11, 'ano_veiculo', 'text'),
-      ('META', 'meta', 1, 'linha', 'integer'),
-      ('META', 'meta', 2, 'competencia', 'date'),
-      ('META', 'meta', 3, 'vendedor', 'text'),
-      ('META', 'meta', 4, 'produto', 'text'),
-      ('META', 'meta', 5, 'meta_volume', 'numeric'),
-      ('META', 'meta', 6, 'meta_margem', 'numeric'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 1, 'linha', 'integer'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 2, 'competencia', 'date'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 3, 'filial', 'text'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 4, 'produto', 'text'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 5, 'volume', 'numeric'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 6, 'receita_liquida', 'numeric'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 7, 'cmv', 'numeric'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 8, 'margem_total', 'numeric'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 9, 'margem_por_litro', 'numeric'),
-      ('MARGEM_DIA', 'margem_dia', 1, 'linha', 'integer'),
-      ('MARGEM_DIA', 'margem_dia', 2, 'data', 'date'),
-      ('MARGEM_DIA', 'margem_dia', 3, 'filial', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 4, 'cliente', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 5, 'nome_cliente', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 6, 'vendedor', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 7, 'produto', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 8, 'volume', 'numeric'),
-      ('MARGEM_DIA', 'margem_dia', 9, 'preco_medio', 'numeric'),
-      ('MARGEM_DIA', 'margem_dia', 10, 'custo_medio', 'numeric'),
-      ('MARGEM_DIA', 'margem_dia', 11, 'margem', 'numeric'),
-      ('MARGEM_DIA', 'margem_dia', 12, 'cnpj_cpf', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 13, 'classe', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 14, 'municipio', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 15, 'uf', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 16, 'prazo', 'numeric'),
-      ('META_CARTEIRA', 'meta_carteira', 1, 'linha', 'integer'),
-      ('META_CARTEIRA', 'meta_carteira', 2, 'competencia', 'date'),
-      ('META_CARTEIRA', 'meta_carteira', 3, 'cliente', 'text'),
-      ('META_CARTEIRA', 'meta_carteira', 4, 'produto', 'text'),
-      ('META_CARTEIRA', 'meta_carteira', 5, 'meta_volume', 'numeric'),
-      ('POSTOS', 'posto', 1, 'linha', 'integer'),
-      ('POSTOS', 'posto', 2, 'cnpj', 'text'),
-      ('POSTOS', 'posto', 3, 'razao_social', 'text'),
-      ('POSTOS', 'posto', 4, 'nome_fantasia', 'text'),
-      ('POSTOS', 'posto', 5, 'bandeira', 'text'),
-      ('POSTOS', 'posto', 6, 'endereco', 'text'),
-      ('POSTOS', 'posto', 7, 'bairro', 'text'),
-      ('POSTOS', 'posto', 8, 'municipio', 'text'),
-      ('POSTOS', 'posto', 9, 'uf', 'text'),
-      ('POSTOS', 'posto', 10, 'cep', 'text'),
-      ('POSTOS', 'posto', 11, 'tipo_instalacao', 'text'),
-      ('TRR', 'trr', 1, 'linha', 'integer'),
-      ('TRR', 'trr', 2, 'cnpj', 'text'),
-      ('TRR', 'trr', 3, 'razao_social', 'text'),
-      ('TRR', 'trr', 4, 'municipio', 'text'),
-      ('TRR', 'trr', 5, 'uf', 'text'),
-      ('TRR', 'trr', 6, 'tipo_instalacao', 'text'),
-      ('TRR', 'trr', 7, 'qualificacao_empresa', 'text'),
-      ('TRR', 'trr', 8, 'capacidade_m3', 'numeric'),
-      ('COMPRAS', 'compra', 1, 'linha', 'integer'),
-      ('COMPRAS', 'compra', 2, 'data', 'date'),
-      ('COMPRAS', 'compra', 3, 'cnpj_fornecedor', 'text'),
-      ('COMPRAS', 'compra', 4, 'fornecedor', 'text'),
-      ('COMPRAS', 'compra', 5, 'nota_fiscal', 'text'),
-      ('COMPRAS', 'compra', 6, 'produto', 'text'),
-      ('COMPRAS', 'compra', 7, 'codigo_onu', 'text'),
-      ('COMPRAS', 'compra', 8, 'quantidade', 'numeric'),
-      ('COMPRAS', 'compra', 9, 'valor_total', 'numeric'),
-      ('COTA_FORNECEDOR', 'cota', 1, 'linha', 'integer'),
-      ('COTA_FORNECEDOR', 'cota', 2, 'aba', 'text'),
-      ('COTA_FORNECEDOR', 'cota', 3, 'polo', 'text'),
-      ('COTA_FORNECEDOR', 'cota', 4, 'produto', 'text'),
-      ('COTA_FORNECEDOR', 'cota', 5, 'mes', 'integer'),
-      ('COTA_FORNECEDOR', 'cota', 6, 'quantidade', 'numeric'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 1, 'linha', 'integer'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 2, 'tipo', 'text'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 3, 'documento', 'text'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 4, 'parcela', 'text'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 5, 'pessoa', 'text'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 6, 'cnpj_cpf', 'text'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 7, 'emissao', 'date'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 8, 'vencimento', 'date'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 9, 'valor', 'numeric'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 10, 'saldo', 'numeric'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 11, 'centro_custo', 'text'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 12, 'descricao_centro_custo', 'text')
-    ) d (tipo, staging, ordem, coluna, tipo_sql)
-   where d.tipo = p_tipo
-   order by d.staging, d.ordem;
+  select c.staging, c.ordem, c.coluna, c.tipo_sql
+    from app.xls_staging_coluna c
+   where c.tipo = p_tipo
+   order by c.staging, c.ordem;
 $$;
 
 
@@ -5018,7 +5175,7 @@ $$;
 -- Name: FUNCTION xls_staging_definicao(p_tipo text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_staging_definicao(p_tipo text) IS 'The staging tables of a spreadsheet type and their typed columns, in COPY order (the contract between the reader and the merges; field names = normalised headers; COTA_FORNECEDOR''s aba is the year tab''s name, mes 1..12 of the unpivoted month columns). Every table starts with linha, the sheet''s own 1-based row number.';
+COMMENT ON FUNCTION public.xls_staging_definicao(p_tipo text) IS 'The staging tables of a spreadsheet type and their typed columns, in COPY order, as described in app.xls_staging_coluna (the contract between the reader and the merges; field names = normalised headers). Every table starts with linha, the sheet''s own 1-based row number.';
 
 
 --
@@ -5125,16 +5282,16 @@ COMMENT ON FUNCTION public.xls_suspender_remocoes(p_rejeitadas jsonb, p_aba text
 --
 
 CREATE FUNCTION public.xls_tipo_mestre(p_tipo text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$ select p_tipo is not distinct from 'RELATORIO18' $$;
+    AS $$ select coalesce((select t.mestre from app.xls_tipo t where t.tipo = p_tipo), false) $$;
 
 
 --
 -- Name: FUNCTION xls_tipo_mestre(p_tipo text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_tipo_mestre(p_tipo text) IS 'True for the master report type (RELATORIO18): the one that creates branches, sellers, customers, products and vehicles that the other types reference; its success closes its batch.';
+COMMENT ON FUNCTION public.xls_tipo_mestre(p_tipo text) IS 'True for the master report type (app.xls_tipo.mestre: RELATORIO18): the one that creates branches, sellers, customers, products and vehicles that the other types reference; its success closes its batch.';
 
 
 --
@@ -5281,6 +5438,94 @@ CREATE TABLE app.worker (
 --
 
 COMMENT ON TABLE app.worker IS 'One row per live application process (replica). Workers heartbeat; a worker silent for longer than app.worker_timeout() is dead and its claimed jobs return to the queue.';
+
+
+--
+-- Name: xls_alvo; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.xls_alvo (
+    tipo text NOT NULL,
+    staging text NOT NULL,
+    tabela text NOT NULL,
+    ordem integer DEFAULT 1 NOT NULL,
+    aba text,
+    escopo text NOT NULL,
+    escopo_coluna text,
+    comparar text[],
+    expressoes jsonb DEFAULT '{}'::jsonb NOT NULL,
+    reter text[] DEFAULT '{}'::text[] NOT NULL,
+    CONSTRAINT xls_alvo_check CHECK (((escopo = 'tudo'::text) = (escopo_coluna IS NULL))),
+    CONSTRAINT xls_alvo_escopo_check CHECK ((escopo = ANY (ARRAY['periodo'::text, 'valores'::text, 'meses'::text, 'tudo'::text]))),
+    CONSTRAINT xls_alvo_escopo_coluna_check CHECK ((escopo_coluna ~ '^[a-z][a-z0-9_]*$'::text)),
+    CONSTRAINT xls_alvo_expressoes_check CHECK ((jsonb_typeof(expressoes) = 'object'::text)),
+    CONSTRAINT xls_alvo_ordem_check CHECK ((ordem > 0)),
+    CONSTRAINT xls_alvo_staging_check CHECK ((staging ~ '^[a-z][a-z0-9_]*$'::text)),
+    CONSTRAINT xls_alvo_tabela_check CHECK ((tabela ~ '^bi_[a-z0-9_]+$'::text))
+);
+
+
+--
+-- Name: TABLE xls_alvo; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.xls_alvo IS 'One row per target table of a spreadsheet type: staging table pg_temp.xls_stg_<staging> feeds public.<tabela>. The natural key is the target''s UNIQUE constraint, string lengths its varchar(n). escopo: which stored rows one file may delete — periodo (escopo_coluna between p_meta periodo_inicio and periodo_fim), valores (the values of escopo_coluna present in the file), meses (the calendar months the dates of escopo_coluna cover), tudo (the whole table). comparar: the columns whose change rewrites a row (null: every written non-key column). expressoes: target or extra column -> SQL expression over the normalised staging columns (trimmed, empty -> NULL), applied before the cut to the column length. reter: extra columns of accepted rows kept until the end of the merge for the type''s hook. aba: the tab named in messages and matched by rejected rows. Applied by app.xls_merge_chunk / app.xls_merge_fim; see docs/xls-merge.md.';
+
+
+--
+-- Name: COLUMN xls_alvo.ordem; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alvo.ordem IS 'Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).';
+
+
+--
+-- Name: xls_staging_coluna; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.xls_staging_coluna (
+    tipo text NOT NULL,
+    staging text NOT NULL,
+    ordem integer NOT NULL,
+    coluna text NOT NULL,
+    tipo_sql text NOT NULL,
+    CONSTRAINT xls_staging_coluna_check CHECK (((ordem = 1) = (coluna = 'linha'::text))),
+    CONSTRAINT xls_staging_coluna_check1 CHECK (((coluna <> 'linha'::text) OR (tipo_sql = 'integer'::text))),
+    CONSTRAINT xls_staging_coluna_coluna_check CHECK ((coluna ~ '^[a-z][a-z0-9_]*$'::text)),
+    CONSTRAINT xls_staging_coluna_ordem_check CHECK ((ordem > 0)),
+    CONSTRAINT xls_staging_coluna_staging_check CHECK ((staging ~ '^[a-z][a-z0-9_]*$'::text)),
+    CONSTRAINT xls_staging_coluna_tipo_sql_check CHECK ((tipo_sql = ANY (ARRAY['integer'::text, 'text'::text, 'date'::text, 'numeric'::text, 'boolean'::text])))
+);
+
+
+--
+-- Name: TABLE xls_staging_coluna; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.xls_staging_coluna IS 'The staging tables of each spreadsheet type and their typed columns, in COPY order: the contract between the reader (src/xlsx/readers, field = column) and the merge. Column 1 is always linha, the sheet''s own 1-based row number. xls_staging_preparar creates pg_temp.xls_stg_<staging> from these rows; a test checks every reader''s fields against them.';
+
+
+--
+-- Name: xls_tipo; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.xls_tipo (
+    tipo text NOT NULL,
+    ordem integer NOT NULL,
+    mestre boolean DEFAULT false NOT NULL,
+    hook text,
+    descricao text NOT NULL,
+    CONSTRAINT xls_tipo_hook_check CHECK ((hook ~ '^app\.[a-z_][a-z0-9_]*$'::text)),
+    CONSTRAINT xls_tipo_ordem_check CHECK ((ordem > 0)),
+    CONSTRAINT xls_tipo_tipo_check CHECK (public.xls_tipo_valido(tipo))
+);
+
+
+--
+-- Name: TABLE xls_tipo; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.xls_tipo IS 'The spreadsheet types of formats.md, in detection order (ordem). mestre: the batch''s master report (its success closes the batch). hook: optional function app.<name>(p_fase text, p_staging text, p_meta jsonb) returns jsonb, called by the generic merge at its phases (docs/xls-merge.md) for what belongs to one type only. Checked against TIPOS_PLANILHA (TypeScript) and public.xls_tipo_valido by the tests.';
 
 
 --
@@ -6847,6 +7092,54 @@ ALTER TABLE ONLY app.worker
 
 
 --
+-- Name: xls_alvo xls_alvo_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_alvo
+    ADD CONSTRAINT xls_alvo_pkey PRIMARY KEY (tipo, staging);
+
+
+--
+-- Name: xls_alvo xls_alvo_tipo_ordem_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_alvo
+    ADD CONSTRAINT xls_alvo_tipo_ordem_key UNIQUE (tipo, ordem);
+
+
+--
+-- Name: xls_staging_coluna xls_staging_coluna_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_staging_coluna
+    ADD CONSTRAINT xls_staging_coluna_pkey PRIMARY KEY (tipo, staging, ordem);
+
+
+--
+-- Name: xls_staging_coluna xls_staging_coluna_tipo_staging_coluna_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_staging_coluna
+    ADD CONSTRAINT xls_staging_coluna_tipo_staging_coluna_key UNIQUE (tipo, staging, coluna);
+
+
+--
+-- Name: xls_tipo xls_tipo_ordem_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_tipo
+    ADD CONSTRAINT xls_tipo_ordem_key UNIQUE (ordem);
+
+
+--
+-- Name: xls_tipo xls_tipo_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_tipo
+    ADD CONSTRAINT xls_tipo_pkey PRIMARY KEY (tipo);
+
+
+--
 -- Name: bi_centro_custo bi_centro_custo_codigo_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -7363,6 +7656,13 @@ CREATE INDEX xls_job_processamento_idx ON app.job USING btree (((payload ->> 'id
 
 
 --
+-- Name: xls_tipo_um_mestre; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE UNIQUE INDEX xls_tipo_um_mestre ON app.xls_tipo USING btree (mestre) WHERE mestre;
+
+
+--
 -- Name: bi_compra_data_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -7748,6 +8048,22 @@ CREATE TRIGGER _900_notify AFTER INSERT OR DELETE OR UPDATE ON public.bi_configu
 
 
 --
+-- Name: xls_alvo xls_alvo_tipo_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_alvo
+    ADD CONSTRAINT xls_alvo_tipo_fkey FOREIGN KEY (tipo) REFERENCES app.xls_tipo(tipo);
+
+
+--
+-- Name: xls_staging_coluna xls_staging_coluna_tipo_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_staging_coluna
+    ADD CONSTRAINT xls_staging_coluna_tipo_fkey FOREIGN KEY (tipo) REFERENCES app.xls_tipo(tipo);
+
+
+--
 -- Name: bi_compra bi_compra_cnpj_fornecedor_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -7892,4 +8208,6 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261122400100'),
     ('20261123100000'),
     ('20261124100000'),
-    ('20261124180000');
+    ('20261124170000'),
+    ('20261124180000'),
+    ('20261124180100');

@@ -18,14 +18,16 @@ begin
   if p_meta is not null and jsonb_typeof(p_meta) <> 'object' then
     raise exception 'p_meta deve ser um objeto JSON' using errcode = 'XL400';
   end if;
-  if v_tipo = 'RELATORIO18' then
-    return public.xls_r18_lote(coalesce(p_meta, '{}'));
-  elsif v_tipo is null then
+  if v_tipo is null then
     raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
+  elsif exists (select from app.xls_alvo a where a.tipo = v_tipo) then
+    return app.xls_merge_chunk(v_tipo, coalesce(p_meta, '{}'));
+  elsif v_tipo = 'RELATORIO18' then
+    return public.xls_r18_lote(coalesce(p_meta, '{}'));
   end if;
   return 0; -- a type without lots: its rows stay staged for xls_merge
 end;
 $function$
 ;
 
-comment on function public.xls_merge_lote(uuid,jsonb) is 'Optional, while the staging tables are being filled: merges the rows staged so far and empties the staging, so the database writes one lot while the edge reads the next (same transaction, before xls_merge). p_meta as for xls_merge (RELATORIO18 needs its period). Types without lots (META) keep their rows staged and return 0. The end result is the same as one xls_merge of every row; xls_merge then finishes (reference tables, scope deletes, metrics). Returns the rows taken. Errors as xls_merge.';
+comment on function public.xls_merge_lote(uuid,jsonb) is 'Optional, while the staging tables are being filled: merges the rows staged so far and empties the staging, so the database writes one lot while the edge reads the next (same transaction, before xls_merge). p_meta as for xls_merge (RELATORIO18 needs its period). Types described in app.xls_alvo (META) go through the declarative merge (app.xls_merge_chunk). The end result is the same as one xls_merge of every row; xls_merge then finishes (reference tables, scope deletes, metrics). Returns the rows taken. Errors as xls_merge.';

@@ -82,7 +82,7 @@ describe.each(ESCRITORES)('written by %s', (escritor) => {
     ]) }];
     const bytes = await escrever(sheets, escritor); // the same bytes twice (exceljs stamps the time it wrote)
     const c = await enviar(`compras-${escritor}.xlsx`, bytes, escritor);
-    expect(c).toMatchObject({ tipo: 'COMPRAS', status: 'SUCESSO', linhas_enviadas: 1, linhas_efetivas: 1, linhas_rejeitadas: [] });
+    expect(c).toMatchObject({ tipo: 'COMPRAS', status: 'SUCESSO', linhas_enviadas: 2, linhas_efetivas: 1, linhas_rejeitadas: [] });
     expect(c.avisos).toEqual([expect.objectContaining({ categoria: 'filtrada', quantidade: 1, linhas: [{ aba: 'Compras', linha: 5, valor: '1830' }] })]);
     expect(await rows(`select nota_fiscal, codigo_onu, quantidade::text q from bi_compra where extract(month from data) = $1`, [mes]))
       .toEqual([{ nota_fiscal: '9001', codigo_onu: 1202, q: '5000' }]);
@@ -105,7 +105,7 @@ describe.each(ESCRITORES)('written by %s', (escritor) => {
     ]);
     const vazio = await enviar(`cota-vazia-${escritor}.xlsx`, [{ name: '2028', rows: tabela(H.COTA, [], { total: escritor === 'handmade' }) }], escritor);
     expect(vazio).toMatchObject({ tipo: 'COTA_FORNECEDOR', status: 'SUCESSO', linhas_enviadas: 0, linhas_removidas: 0 });
-    expect(vazio.avisos.map((a: { motivo: string }) => a.motivo)).toEqual(['envio vazio: nada removido']);
+    expect(vazio.avisos.map((a: { motivo: string }) => a.motivo)).toEqual(['envio vazio: nada removido de bi_cota_fornecedor']);
     expect(await rows(`select count(*)::int n from bi_cota_fornecedor`)).toEqual([{ n: 4 }]);
   });
 

@@ -239,7 +239,8 @@ describe('xls_merge_lote', () => {
     }
   });
 
-  it('META has no lots: xls_merge_lote returns 0 and the rows stay staged for xls_merge', async () => {
+  it('META gets chunks from the declarative merge: each lot is written and the staging emptied; the end adds the scope deletes', async () => {
+    await lots.pool.query(`insert into bi_vendedor (codigo) values ('V1') on conflict do nothing`);
     const r = await receberAvulso(lots.pool, `meta-${++n}`);
     await iniciar(lots.pool, r.processamentoId!, 'w-l', 'META');
     const client = await lots.pool.connect();
@@ -247,9 +248,14 @@ describe('xls_merge_lote', () => {
       await client.query('begin');
       const [tm] = await xlsStagingPreparar(client, 'META');
       await copyStaging(client, tm!.tabela, tm!.colunas, [{ linha: 2, competencia: '2026-11-01', vendedor: 'V1', produto: 'P1', meta_volume: '10', meta_margem: '1' }]);
-      expect(await xlsMergeLote(client, r.processamentoId!)).toBe(0);
-      expect((await client.query('select count(*)::int n from pg_temp.xls_stg_meta')).rows[0].n).toBe(1);
-      expect((await xlsMerge(client, r.processamentoId!)).linhasEnviadas).toBe(1);
+      expect(await xlsMergeLote(client, r.processamentoId!)).toBe(1);
+      expect((await client.query('select count(*)::int n from pg_temp.xls_stg_meta')).rows[0].n).toBe(0);
+      expect((await client.query(`select meta_volume from bi_meta where vendedor = 'V1' and produto = 'P1'`)).rows).toEqual([{ meta_volume: '10' }]);
+      await copyStaging(client, tm!.tabela, tm!.colunas, [{ linha: 3, competencia: '2026-11-01', vendedor: 'V1', produto: 'P1', meta_volume: '12', meta_margem: '1' }]);
+      const m = await xlsMerge(client, r.processamentoId!);
+      expect([m.linhasEnviadas, m.linhasEfetivas]).toEqual([2, 1]);
+      expect(m.avisos).toContainEqual(expect.objectContaining({ categoria: 'duplicada', linhas: [{ aba: null, linha: 2, valor: null }] }));
+      expect((await client.query(`select meta_volume from bi_meta where vendedor = 'V1' and produto = 'P1'`)).rows).toEqual([{ meta_volume: '12' }]);
     } finally {
       await client.query('rollback');
       client.release();
