@@ -24,8 +24,6 @@ begin
   elsif exists (select from app.xls_alvo a where a.tipo = v_tipo) then
     -- the type is described in app.xls_alvo: the declarative merge applies its description
     v_res := app.xls_merge_fim(v_tipo, coalesce(p_meta, '{}'));
-  elsif v_tipo = 'RELATORIO18' then
-    v_res := public.xls_merge_relatorio18(coalesce(p_meta, '{}'));
   else
     raise exception 'o tipo % ainda não tem importação', v_tipo using errcode = 'XL422';
   end if;

@@ -196,9 +196,9 @@ export async function xlsMerge(q: db.Queryable, id: string, meta: Record<string,
   };
 }
 
-/** Merges the rows staged so far (one lot, same transaction); types without lots keep them staged. */
-export async function xlsMergeLote(q: db.Queryable, id: string, meta: Record<string, unknown> = {}): Promise<number> {
-  const [r] = await db.sql<db.SQL, Array<{ n: number }>>`select public.xls_merge_lote(${db.param(id)}::uuid, ${json(meta)}::jsonb) as n`.run(q);
+/** Merges the rows staged so far as one chunk (same transaction) and empties the staging; returns the rows taken. */
+export async function xlsMergeChunk(q: db.Queryable, id: string, meta: Record<string, unknown> = {}): Promise<number> {
+  const [r] = await db.sql<db.SQL, Array<{ n: number }>>`select public.xls_merge_chunk(${db.param(id)}::uuid, ${json(meta)}::jsonb) as n`.run(q);
   return r!.n;
 }
 

@@ -9,7 +9,7 @@ import { TIPOS_PLANILHA as TIPOS_DB, xlsStagingPreparar, type TipoPlanilha } fro
 import { TIPOS_PLANILHA } from '../../src/xlsx/types.js';
 import { READERS } from '../../src/xlsx/readers/index.js';
 import { snakeCase } from '../../src/xlsx/headers.js';
-import { completeJobs, iniciar, processarNovo, receberAvulso } from './helpers.js';
+import { completeJobs, fat, iniciar, mov, processarNovo, receberAvulso } from './helpers.js';
 
 let db: TestDatabase;
 beforeAll(async () => { db = await createTestDatabase(); });
@@ -165,5 +165,34 @@ describe('rejected rows in the shared procedure', () => {
     expect(merge.avisos.filter((a) => a.categoria === 'remocao')).toEqual([]);
     const { rows } = await db.pool.query(`select produto, meta_volume from bi_meta where vendedor = 'RV1' and competencia = '2026-10-01' order by produto`);
     expect(rows).toEqual([{ produto: 'A', meta_volume: '1' }, { produto: 'B', meta_volume: '2' }]);
+  });
+
+  it('a rejected row whose key cannot be read suspends the deletes of its own tab only, and says which and why', async () => {
+    const meta = { periodo_inicio: '2026-09-01', periodo_fim: '2026-09-30' };
+    const f = (i: number) => fat(i, { emissao: '2026-09-10', nota_fiscal: String(9000 + i) });
+    const m = (i: number) => mov(i, { data: '2026-09-10', lancamento: String(9000 + i) });
+    await processarNovo(db.pool, `rej-${++n}`, 'RELATORIO18', { staging: { faturamento: [f(1), f(2), f(3)], movimento: [m(1), m(2)] }, meta });
+    const { merge } = await processarNovo(db.pool, `rej-${++n}`, 'RELATORIO18', {
+      staging: { faturamento: [f(1)], movimento: [m(1)] },
+      meta: { ...meta, linhas_rejeitadas: [
+        // tab 20: the key (nota_fiscal) is the invalid field: deletes of bi_faturamento suspended
+        { aba: '20', staging: 'faturamento', linha: 40, campo: 'nota_fiscal', valor: '#N/A', valores: { filial: '01', serie: '1', item: '1', emissao: '2026-09-10' } },
+        // tab 30: a readable key (m(2)'s) protects that row; tab 30 deletes still run
+        { aba: '30', staging: 'movimento', linha: 41, campo: 'debito', valor: '-', valores: { filial: '01', data: '2026-09-10', lancamento: String(9002), conta: m(2).conta } },
+      ] },
+    });
+    expect(merge.tabelas.bi_faturamento).toEqual({ enviadas: 1, efetivas: 0, removidas: 0 });
+    expect(merge.tabelas.bi_movimento).toEqual({ enviadas: 1, efetivas: 0, removidas: 0 });
+    const remocoes = merge.avisos.filter((a) => a.categoria === 'remocao');
+    expect(remocoes).toEqual([{
+      categoria: 'remocao', quantidade: 1, linhas: [{ aba: '20', linha: 40, valor: null }],
+      motivo: 'há linhas rejeitadas sem chave legível na aba 20 (linha 40): remoções de bi_faturamento suspensas; corrija e reenvie',
+    }]);
+    expect((await db.pool.query(`select count(*)::int n from bi_faturamento where emissao between '2026-09-01' and '2026-09-30'`)).rows[0].n).toBe(3);
+    expect((await db.pool.query(`select lancamento from bi_movimento where data between '2026-09-01' and '2026-09-30' order by 1`)).rows)
+      .toEqual([{ lancamento: '9001' }, { lancamento: '9002' }]);
+    // the same file with an unreadable row in tab 30 too: both tabs suspended; without the rejection, tab 30 deletes 9002
+    const sem = await processarNovo(db.pool, `rej-${++n}`, 'RELATORIO18', { staging: { faturamento: [f(1), f(2), f(3)], movimento: [m(1)] }, meta });
+    expect(sem.merge.tabelas.bi_movimento).toEqual({ enviadas: 1, efetivas: 0, removidas: 1 });
   });
 });
