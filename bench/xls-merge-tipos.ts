@@ -118,7 +118,7 @@ export const GERADORES: GeradorTipo[] = [
     // one row in 20 is not a fuel (filtered out and counted)
     gerar: (_s, i, alterada) => ({
       data: diaDe(i % 90), cnpj_fornecedor: cnpj(i % 300), fornecedor: `Fornecedor ${i % 300}`, nota_fiscal: String(100000 + i),
-      produto: i % 2 ? 'Diesel S10' : 'Gasolina C', codigo_onu: i % 20 === 0 ? '1830' : i % 2 ? '1202' : '1203', quantidade: '5000',
+      produto: i % 2 ? 'Diesel S10' : 'Gasolina C', codigo_onu: i % 20 === 7 ? '1830' : i % 2 ? '1202' : '1203', quantidade: '5000',
       valor_total: alterada ? '1.5' : '29500.5',
     }),
   },
