@@ -888,6 +888,60 @@ COMMENT ON FUNCTION app.worker_timeout() IS 'How long a worker may go without a 
 
 
 --
+-- Name: xls_avisos_normalizar(jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_avisos_normalizar(p_avisos jsonb) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_out jsonb := '[]';
+  v_e jsonb;
+  v_linhas jsonb;
+begin
+  if p_avisos is null or jsonb_typeof(p_avisos) = 'null' then
+    return '[]';
+  end if;
+  if jsonb_typeof(p_avisos) <> 'array' then
+    raise exception 'avisos deve ser uma lista JSON' using errcode = 'XL400';
+  end if;
+  for v_e in select e from jsonb_array_elements(p_avisos) e loop
+    if jsonb_typeof(v_e) = 'string' then
+      v_out := v_out || jsonb_build_array(jsonb_build_object(
+        'categoria', 'geral', 'motivo', v_e #>> '{}', 'quantidade', 1, 'linhas', '[]'::jsonb));
+    elsif jsonb_typeof(v_e) = 'object' and coalesce(v_e ->> 'motivo', v_e ->> 'mensagem') is not null then
+      select coalesce(jsonb_agg(jsonb_build_object(
+               'aba', case when jsonb_typeof(l) = 'object' then l ->> 'aba' end,
+               'linha', case when jsonb_typeof(l) = 'object' then (l ->> 'linha')::integer else (l #>> '{}')::integer end,
+               'valor', case when jsonb_typeof(l) = 'object' then l ->> 'valor' end)), '[]')
+        into v_linhas
+        from jsonb_array_elements(case when jsonb_typeof(v_e -> 'linhas') = 'array' then v_e -> 'linhas' else '[]' end) l;
+      v_out := v_out || jsonb_build_array(jsonb_build_object(
+        'categoria', coalesce(v_e ->> 'categoria', 'geral'),
+        'motivo', coalesce(v_e ->> 'motivo', v_e ->> 'mensagem'),
+        'quantidade', coalesce((v_e ->> 'quantidade')::integer, greatest(jsonb_array_length(v_linhas), 1)),
+        'linhas', v_linhas));
+    else
+      raise exception 'aviso inválido: %', left(v_e::text, 200) using errcode = 'XL400';
+    end if;
+  end loop;
+  return v_out;
+exception
+  when invalid_text_representation or numeric_value_out_of_range then
+    raise exception 'aviso com número de linha inválido: %', left(p_avisos::text, 200) using errcode = 'XL400';
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_avisos_normalizar(p_avisos jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_avisos_normalizar(p_avisos jsonb) IS 'Normalises warnings given by the edge to the stored shape [{categoria, motivo, quantidade, linhas: [{aba, linha, valor}]}]; a plain string becomes {categoria: geral, motivo: <string>}. XL400 for anything else.';
+
+
+--
 -- Name: xls_brl(numeric); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -905,6 +959,72 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_brl(p_valor numeric) IS 'A value in Brazilian form for messages: 1234567.891 → ''1.234.567,89''.';
+
+
+--
+-- Name: xls_conjunto_item_registrar(uuid, text, text, uuid, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_ordem integer;
+  v_fechado timestamptz;
+begin
+  update public.xls_conjunto_lote set total = total + 1 where id = p_conjunto_id
+  returning total, fechado_em into v_ordem, v_fechado;
+  if not found then
+    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+  end if;
+  if v_fechado is not null then
+    raise exception 'lote % já foi fechado; envie os arquivos num novo lote', p_conjunto_id using errcode = 'XL409';
+  end if;
+  insert into public.xls_conjunto_item (conjunto_id, ordem, arquivo, status, processamento_id, motivo)
+  values (p_conjunto_id, v_ordem, p_arquivo, p_status, p_processamento_id, p_motivo);
+  return v_ordem;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text) IS 'Internal to the receipt: appends one entry to a batch (ordem = position in the zip) and counts it in total. XL404 unknown batch, XL409 batch already closed.';
+
+
+--
+-- Name: xls_enfileirar(uuid); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_enfileirar(p_id uuid) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_job bigint;
+begin
+  v_job := app.enqueue('xls_processar', jsonb_build_object('id', p_id), now(), p_id::text);
+  if v_job is null and not exists (
+      select from app.job j
+       where j.kind = 'xls_processar' and j.unique_key = p_id::text and j.status = 'pending') then
+    -- The key is held by a running job that is finishing an earlier run of this
+    -- processing (it just failed, or its batch closed meanwhile): queue a follow-up
+    -- without key. A duplicate is harmless: only one job can move PENDENTE -> PROCESSANDO.
+    v_job := app.enqueue('xls_processar', jsonb_build_object('id', p_id), now(), null);
+  end if;
+  return v_job;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_enfileirar(p_id uuid); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_enfileirar(p_id uuid) IS 'Queues the job xls_processar {id} (unique key = id) inside the caller''s transaction; when a running job still holds the key (it is finishing the previous run), queues a follow-up without key. Returns the job id, or null when a pending job already exists.';
 
 
 --
@@ -1202,7 +1322,7 @@ declare
   v_veiculo integer;
 begin
   if p_fase = 'inicio' then
-    perform public.xls_r18_periodo(p_meta);
+    perform app.xls_r18_periodo(p_meta);
     -- vehicle-registry defence, chunk by chunk: every row with any vehicle column, before
     -- rejections and repeated keys (the defence looks at all of them), is classified once per
     -- distinct plate and year; the chunk keeps its problem rows and, per valid plate, only the
@@ -1290,7 +1410,7 @@ begin
   if p_fase <> 'fim' then
     return '{}';
   end if;
-  select * into v_per from public.xls_r18_periodo(p_meta);
+  select * into v_per from app.xls_r18_periodo(p_meta);
 
   -- Vehicle-registry defence: the problem rows the chunks kept (rows are imported anyway).
   select coalesce(jsonb_agg(jsonb_build_object('categoria', 'veiculo', 'motivo', r.motivo, 'quantidade', r.n, 'linhas', r.linhas)
@@ -1415,7 +1535,7 @@ declare
   v_fk text;
   v_falta record;
 begin
-  perform public.xls_staging_exigir(p_tipo);
+  perform app.xls_staging_exigir(p_tipo);
   if to_regclass('pg_temp.xls_merge_estado') is null then
     perform app.xls_merge_preparar(p_tipo, p_meta);
   elsif exists (select from pg_temp.xls_merge_estado x where x.tipo <> p_tipo) then
@@ -1498,7 +1618,7 @@ declare
   v_ef integer := 0;
   v_rm integer := 0;
   v_hook jsonb;
-  v_rej_leitor jsonb := public.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
+  v_rej_leitor jsonb := app.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
   v_rejeitadas jsonb;
   v_avisos jsonb := '[]';
   v_remocoes jsonb := '[]';
@@ -1535,7 +1655,7 @@ begin
                                                'mensagem', format('linha %s: %s '''' inválido', o.linha, o.campo))
                             order by o.aba, o.linha), '[]')
     into v_aux from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada';
-  v_rejeitadas := public.xls_rejeitadas_normalizar(v_rej_leitor || v_aux);
+  v_rejeitadas := app.xls_rejeitadas_normalizar(v_rej_leitor || v_aux);
 
   select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
            'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
@@ -1629,7 +1749,7 @@ begin
     'linhas_enviadas', v_env,
     'linhas_efetivas', v_ef,
     'linhas_removidas', v_rm,
-    'avisos', public.xls_avisos_normalizar(v_avisos || v_remocoes),
+    'avisos', app.xls_avisos_normalizar(v_avisos || v_remocoes),
     'linhas_rejeitadas', v_rejeitadas,
     'tabelas', v_tabelas || coalesce(v_hook -> 'tabelas', '{}')) || coalesce(v_hook -> 'resultado', '{}');
 end;
@@ -1723,7 +1843,7 @@ begin
     raise exception 'o tipo % ainda não tem importação', p_tipo using errcode = 'XL422';
   end if;
   select array_agg(x.tabela order by x.tabela) into v_tabelas from app.xls_alvo x where x.tipo = p_tipo;
-  perform public.xls_travar(v_tabelas);
+  perform app.xls_travar(v_tabelas);
   -- what belongs to one type only: checks of p_meta (its own messages first), its own work tables
   perform app.xls_merge_hook(p_tipo, 'inicio', null, p_meta);
 
@@ -2042,6 +2162,144 @@ COMMENT ON FUNCTION app.xls_r18_candidatos(p_staging text, p_origem regclass) IS
 
 
 --
+-- Name: xls_r18_periodo(jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date) RETURNS record
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  begin
+    inicio := (p_meta ->> 'periodo_inicio')::date;
+    fim := (p_meta ->> 'periodo_fim')::date;
+  exception when data_exception then
+    raise exception 'período do relatório inválido (aba 10, células E1 e F1): % a %',
+      coalesce(p_meta ->> 'periodo_inicio', '?'), coalesce(p_meta ->> 'periodo_fim', '?') using errcode = 'XL422';
+  end;
+  if inicio is null or fim is null then
+    raise exception 'período do relatório ausente (aba 10, células E1 e F1)' using errcode = 'XL422';
+  end if;
+  if fim < inicio then
+    raise exception 'período do relatório inválido: fim % antes do início %', fim, inicio using errcode = 'XL422';
+  end if;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date) IS 'The RELATORIO18 period of p_meta (periodo_inicio, periodo_fim: tab 10, cells E1/F1), checked. XL422 when missing, unreadable or ending before it starts.';
+
+
+--
+-- Name: xls_rejeitadas_normalizar(jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_rejeitadas_normalizar(p_linhas jsonb) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_out jsonb;
+begin
+  if p_linhas is null or jsonb_typeof(p_linhas) = 'null' then
+    return '[]';
+  end if;
+  if jsonb_typeof(p_linhas) <> 'array' then
+    raise exception 'linhas_rejeitadas deve ser uma lista JSON' using errcode = 'XL400';
+  end if;
+  if exists (select from jsonb_array_elements(p_linhas) e
+              where jsonb_typeof(e) <> 'object' or jsonb_typeof(e -> 'linha') <> 'number') then
+    raise exception 'linha rejeitada inválida: cada item precisa de {linha, campo, valor, mensagem}' using errcode = 'XL400';
+  end if;
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'aba', e ->> 'aba',
+           'linha', (e ->> 'linha')::integer,
+           'campo', e ->> 'campo',
+           'valor', e ->> 'valor',
+           'mensagem', coalesce(e ->> 'mensagem',
+                                format('linha %s: %s ''%s'' inválido', e ->> 'linha', e ->> 'campo', coalesce(e ->> 'valor', '')))
+         ) order by e ->> 'aba' nulls first, (e ->> 'linha')::integer), '[]')
+    into v_out
+    from jsonb_array_elements(p_linhas) e;
+  return v_out;
+exception
+  when invalid_text_representation or numeric_value_out_of_range then
+    raise exception 'linha rejeitada com número inválido' using errcode = 'XL400';
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_rejeitadas_normalizar(p_linhas jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_rejeitadas_normalizar(p_linhas jsonb) IS 'Normalises the rows rejected by the reader (RowError: {linha, campo, valor, mensagem}, optional aba) to the stored shape [{aba, linha, campo, valor, mensagem}] ordered by tab and row. XL400 for anything else.';
+
+
+--
+-- Name: xls_requeue(uuid, text[]); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_requeue(p_id uuid, p_de text[] DEFAULT ARRAY['ERRO'::text]) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  update public.xls_processamento
+     set status = 'PENDENTE', iniciado_em = null, finalizado_em = null, worker = null, erro_mensagem = null,
+         avisos = '[]', linhas_rejeitadas = '[]', metricas = null,
+         linhas_enviadas = null, linhas_efetivas = null, linhas_removidas = null,
+         fk_retentar = false, alarmar = false
+   where id = p_id and status = any(p_de);
+  if not found then
+    return false;
+  end if;
+  perform app.xls_enfileirar(p_id);
+  return true;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_requeue(p_id uuid, p_de text[]); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_requeue(p_id uuid, p_de text[]) IS 'Internal transition shared by resend, reprocess buttons and the batch FK retry: puts a processing whose status is in p_de (default ERRO) back to PENDENTE, clears the results of the previous run (metrics, warnings, rejected rows, error) and queues its job. False (nothing done) when the status is not in p_de. Callers check and lock.';
+
+
+--
+-- Name: xls_staging_exigir(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_staging_exigir(p_tipo text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_staging text;
+begin
+  for v_staging in select distinct d.staging from public.xls_staging_definicao(p_tipo) d loop
+    if to_regclass('pg_temp.xls_stg_' || v_staging) is null then
+      raise exception 'staging % ausente: chame xls_staging_preparar(%) e o COPY na mesma transação do merge', v_staging, p_tipo
+        using errcode = 'XL500';
+    end if;
+  end loop;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_staging_exigir(p_tipo text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_staging_exigir(p_tipo text) IS 'Raises XL500 unless every staging temp table of the type exists in this transaction.';
+
+
+--
 -- Name: xls_tamanho(text, text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -2060,6 +2318,60 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_tamanho(p_tabela text, p_coluna text) IS 'The maximum length of public.<p_tabela>.<p_coluna> (its varchar(n) or char(n)), null when unbounded: hooks cut values to it instead of repeating the number (the declarative merge cuts the target columns itself).';
+
+
+--
+-- Name: xls_transicao_recusada(uuid, text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_status text;
+  v_worker text;
+begin
+  select p.status, p.worker into v_status, v_worker from public.xls_processamento p where p.id = p_id;
+  if not found then
+    raise exception 'processamento % não existe', p_id using errcode = 'XL404';
+  end if;
+  raise exception 'processamento % está em % (worker %): o worker % não pode levá-lo a %',
+    p_id, v_status, coalesce(v_worker, '-'), coalesce(p_worker, '-'), p_destino using errcode = 'XL409';
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_transicao_recusada(p_id uuid, p_worker text, p_destino text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text) IS 'Raises the refusal of a transition: XL404 when the processing does not exist, else XL409 naming its current status and worker.';
+
+
+--
+-- Name: xls_travar(text[]); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_travar(p_tabelas text[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_tabela text;
+begin
+  for v_tabela in select distinct t from unnest(p_tabelas) t order by t loop
+    perform pg_advisory_xact_lock(hashtextextended('xls_merge:' || v_tabela, 0));
+  end loop;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_travar(p_tabelas text[]); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_travar(p_tabelas text[]) IS 'Serialises merges that delete within a scope of the same tables: one transaction advisory lock per table name (taken in name order, released at commit). Reading, parsing and COPY of concurrent processings still run in parallel.';
 
 
 --
@@ -3555,60 +3867,6 @@ COMMENT ON FUNCTION public.tg_xls_processamento__notificar_bot() IS 'Queues the 
 
 
 --
--- Name: xls_avisos_normalizar(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_avisos_normalizar(p_avisos jsonb) RETURNS jsonb
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_out jsonb := '[]';
-  v_e jsonb;
-  v_linhas jsonb;
-begin
-  if p_avisos is null or jsonb_typeof(p_avisos) = 'null' then
-    return '[]';
-  end if;
-  if jsonb_typeof(p_avisos) <> 'array' then
-    raise exception 'avisos deve ser uma lista JSON' using errcode = 'XL400';
-  end if;
-  for v_e in select e from jsonb_array_elements(p_avisos) e loop
-    if jsonb_typeof(v_e) = 'string' then
-      v_out := v_out || jsonb_build_array(jsonb_build_object(
-        'categoria', 'geral', 'motivo', v_e #>> '{}', 'quantidade', 1, 'linhas', '[]'::jsonb));
-    elsif jsonb_typeof(v_e) = 'object' and coalesce(v_e ->> 'motivo', v_e ->> 'mensagem') is not null then
-      select coalesce(jsonb_agg(jsonb_build_object(
-               'aba', case when jsonb_typeof(l) = 'object' then l ->> 'aba' end,
-               'linha', case when jsonb_typeof(l) = 'object' then (l ->> 'linha')::integer else (l #>> '{}')::integer end,
-               'valor', case when jsonb_typeof(l) = 'object' then l ->> 'valor' end)), '[]')
-        into v_linhas
-        from jsonb_array_elements(case when jsonb_typeof(v_e -> 'linhas') = 'array' then v_e -> 'linhas' else '[]' end) l;
-      v_out := v_out || jsonb_build_array(jsonb_build_object(
-        'categoria', coalesce(v_e ->> 'categoria', 'geral'),
-        'motivo', coalesce(v_e ->> 'motivo', v_e ->> 'mensagem'),
-        'quantidade', coalesce((v_e ->> 'quantidade')::integer, greatest(jsonb_array_length(v_linhas), 1)),
-        'linhas', v_linhas));
-    else
-      raise exception 'aviso inválido: %', left(v_e::text, 200) using errcode = 'XL400';
-    end if;
-  end loop;
-  return v_out;
-exception
-  when invalid_text_representation or numeric_value_out_of_range then
-    raise exception 'aviso com número de linha inválido: %', left(p_avisos::text, 200) using errcode = 'XL400';
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_avisos_normalizar(p_avisos jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_avisos_normalizar(p_avisos jsonb) IS 'Normalises warnings given by the edge to the stored shape [{categoria, motivo, quantidade, linhas: [{aba, linha, valor}]}]; a plain string becomes {categoria: geral, motivo: <string>}. XL400 for anything else.';
-
-
---
 -- Name: xls_backfill_pendentes(integer, uuid); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -3669,8 +3927,8 @@ CREATE FUNCTION public.xls_concluir(p_id uuid, p_worker text, p_linhas_rejeitada
     AS $$
 #variable_conflict use_column
 declare
-  v_avisos jsonb := public.xls_avisos_normalizar(p_avisos);
-  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
+  v_avisos jsonb := app.xls_avisos_normalizar(p_avisos);
+  v_rejeitadas jsonb := app.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
   v_conjunto uuid;
   v_fechado boolean := false;
   v_ids uuid[] := '{}';
@@ -3681,7 +3939,7 @@ begin
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
   returning p.conjunto_id into v_conjunto;
   if not found then
-    perform public.xls_transicao_recusada(p_id, p_worker, 'SUCESSO');
+    perform app.xls_transicao_recusada(p_id, p_worker, 'SUCESSO');
   end if;
   if v_conjunto is not null then
     select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v_conjunto) a;
@@ -3756,7 +4014,7 @@ begin
      where p.conjunto_id = p_conjunto_id and p.status = 'ERRO' and p.fk_retentar
      order by p.id for update
   loop
-    if public.xls_requeue(v_id) then
+    if app.xls_requeue(v_id) then
       v_ids := v_ids || v_id;
     end if;
   end loop;
@@ -3770,40 +4028,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_conjunto_avaliar(p_conjunto_id uuid) IS 'Closes an open batch when its master report (RELATORIO18) is in SUCESSO, or when none of its processings is PENDENTE or PROCESSANDO any more; on closing, every item in ERRO waiting for it (fk_retentar: first transient FK failure) is reprocessed once. Returns whether this call closed the batch and the ids reprocessed. Called by the transitions; harmless to call by hand.';
-
-
---
--- Name: xls_conjunto_item_registrar(uuid, text, text, uuid, text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text) RETURNS integer
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_ordem integer;
-  v_fechado timestamptz;
-begin
-  update public.xls_conjunto_lote set total = total + 1 where id = p_conjunto_id
-  returning total, fechado_em into v_ordem, v_fechado;
-  if not found then
-    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
-  end if;
-  if v_fechado is not null then
-    raise exception 'lote % já foi fechado; envie os arquivos num novo lote', p_conjunto_id using errcode = 'XL409';
-  end if;
-  insert into public.xls_conjunto_item (conjunto_id, ordem, arquivo, status, processamento_id, motivo)
-  values (p_conjunto_id, v_ordem, p_arquivo, p_status, p_processamento_id, p_motivo);
-  return v_ordem;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text) IS 'Internal to the receipt: appends one entry to a batch (ordem = position in the zip) and counts it in total. XL404 unknown batch, XL409 batch already closed.';
 
 
 --
@@ -3854,7 +4078,7 @@ begin
   update public.xls_processamento p set tipo = p_tipo
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker;
   if not found then
-    perform public.xls_transicao_recusada(p_id, p_worker, 'tipo ' || p_tipo);
+    perform app.xls_transicao_recusada(p_id, p_worker, 'tipo ' || p_tipo);
   end if;
 end;
 $$;
@@ -3868,38 +4092,6 @@ COMMENT ON FUNCTION public.xls_definir_tipo(p_id uuid, p_worker text, p_tipo tex
 
 
 --
--- Name: xls_enfileirar(uuid); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_enfileirar(p_id uuid) RETURNS bigint
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_job bigint;
-begin
-  v_job := app.enqueue('xls_processar', jsonb_build_object('id', p_id), now(), p_id::text);
-  if v_job is null and not exists (
-      select from app.job j
-       where j.kind = 'xls_processar' and j.unique_key = p_id::text and j.status = 'pending') then
-    -- The key is held by a running job that is finishing an earlier run of this
-    -- processing (it just failed, or its batch closed meanwhile): queue a follow-up
-    -- without key. A duplicate is harmless: only one job can move PENDENTE -> PROCESSANDO.
-    v_job := app.enqueue('xls_processar', jsonb_build_object('id', p_id), now(), null);
-  end if;
-  return v_job;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_enfileirar(p_id uuid); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_enfileirar(p_id uuid) IS 'Queues the job xls_processar {id} (unique key = id) inside the caller''s transaction; when a running job still holds the key (it is finishing the previous run), queues a follow-up without key. Returns the job id, or null when a pending job already exists.';
-
-
---
 -- Name: xls_falhar(uuid, text, text, text, jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -3910,8 +4102,8 @@ CREATE FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sql
 #variable_conflict use_column
 declare
   v_fk boolean := coalesce(p_sqlstate in ('XL424', '23503'), false);
-  v_avisos jsonb := public.xls_avisos_normalizar(p_avisos);
-  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
+  v_avisos jsonb := app.xls_avisos_normalizar(p_avisos);
+  v_rejeitadas jsonb := app.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
   v_conjunto uuid;
   v_falhas integer;
   v_fechado_em timestamptz;
@@ -3932,7 +4124,7 @@ begin
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
   returning p.conjunto_id, p.fk_falhas into v_conjunto, v_falhas;
   if not found then
-    perform public.xls_transicao_recusada(p_id, p_worker, 'ERRO');
+    perform app.xls_transicao_recusada(p_id, p_worker, 'ERRO');
   end if;
 
   -- Transient FK policy: inside a batch, the first failure is silent and retried once
@@ -3946,7 +4138,7 @@ begin
       update public.xls_processamento p set alarmar = false, fk_retentar = true, erro_mensagem = v_motivo where p.id = p_id;
     else
       update public.xls_processamento p set alarmar = false where p.id = p_id;
-      perform public.xls_requeue(p_id);
+      perform app.xls_requeue(p_id);
       v_ids := array[p_id];
       v_motivo := p_motivo || ' (falha transitória: nova tentativa automática agora)';
     end if;
@@ -4037,7 +4229,7 @@ begin
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
   returning p.conjunto_id into v_conjunto;
   if not found then
-    perform public.xls_transicao_recusada(p_id, p_worker, 'IGNORADO');
+    perform app.xls_transicao_recusada(p_id, p_worker, 'IGNORADO');
   end if;
   if v_conjunto is not null then
     select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v_conjunto) a;
@@ -4277,39 +4469,6 @@ COMMENT ON FUNCTION public.xls_orfao(p_id uuid, p_worker text) IS 'True when a P
 
 
 --
--- Name: xls_r18_periodo(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date) RETURNS record
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-  begin
-    inicio := (p_meta ->> 'periodo_inicio')::date;
-    fim := (p_meta ->> 'periodo_fim')::date;
-  exception when data_exception then
-    raise exception 'período do relatório inválido (aba 10, células E1 e F1): % a %',
-      coalesce(p_meta ->> 'periodo_inicio', '?'), coalesce(p_meta ->> 'periodo_fim', '?') using errcode = 'XL422';
-  end;
-  if inicio is null or fim is null then
-    raise exception 'período do relatório ausente (aba 10, células E1 e F1)' using errcode = 'XL422';
-  end if;
-  if fim < inicio then
-    raise exception 'período do relatório inválido: fim % antes do início %', fim, inicio using errcode = 'XL422';
-  end if;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date) IS 'The RELATORIO18 period of p_meta (periodo_inicio, periodo_fim: tab 10, cells E1/F1), checked. XL422 when missing, unreadable or ending before it starts.';
-
-
---
 -- Name: xls_receber(text, text, bigint, text, bytea, uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -4367,7 +4526,7 @@ begin
   if v_proc is not null then
     v_status := 'ENFILEIRADO';
     v_armazenar := v_chave is not null;
-    perform public.xls_enfileirar(v_proc);
+    perform app.xls_enfileirar(v_proc);
   else
     select p.id, p.status, p.objeto_chave, p.recebido_em into v_existente
       from public.xls_processamento p where p.checksum = v_checksum for update;
@@ -4397,7 +4556,7 @@ begin
              objeto_tamanho_bytes = coalesce(p.objeto_tamanho_bytes, p_tamanho_bytes),
              arquivo_bytes = case when p.arquivo_bytes is null then p_arquivo_bytes else p.arquivo_bytes end
        where p.id = v_proc;
-      perform public.xls_requeue(v_proc, array['ERRO', 'IGNORADO']);
+      perform app.xls_requeue(v_proc, array['ERRO', 'IGNORADO']);
       v_status := 'REPROCESSANDO';
       v_motivo := format('mesmo arquivo do processamento %s, que estava em %s: reprocessado', v_proc, v_existente.status);
     else
@@ -4409,7 +4568,7 @@ begin
   end if;
 
   if p_conjunto_id is not null then
-    perform public.xls_conjunto_item_registrar(p_conjunto_id, v_arquivo, v_status, v_proc, v_motivo);
+    perform app.xls_conjunto_item_registrar(p_conjunto_id, v_arquivo, v_status, v_proc, v_motivo);
   end if;
 
   return query select v_arquivo, v_proc, v_status, v_motivo, v_chave, v_armazenar;
@@ -4439,7 +4598,7 @@ begin
   if nullif(btrim(p_motivo), '') is null then
     raise exception 'motivo ausente para a entrada ignorada %', p_arquivo using errcode = 'XL400';
   end if;
-  perform public.xls_conjunto_item_registrar(p_conjunto_id, coalesce(nullif(btrim(p_arquivo), ''), '(sem nome)'), 'IGNORADO', null, p_motivo);
+  perform app.xls_conjunto_item_registrar(p_conjunto_id, coalesce(nullif(btrim(p_arquivo), ''), '(sem nome)'), 'IGNORADO', null, p_motivo);
   return query select coalesce(nullif(btrim(p_arquivo), ''), '(sem nome)'), null::uuid, 'IGNORADO'::text, p_motivo;
 end;
 $$;
@@ -4496,7 +4655,7 @@ begin
                           and j.payload ->> 'id' = p.id::text)
      order by p.recebido_em, p.id for update skip locked
   loop
-    perform public.xls_enfileirar(v.id);
+    perform app.xls_enfileirar(v.id);
     v_reenf := v_reenf || v.id;
   end loop;
 
@@ -4522,52 +4681,6 @@ COMMENT ON FUNCTION public.xls_recuperar() IS 'Orphan recovery, at application s
 
 
 --
--- Name: xls_rejeitadas_normalizar(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_rejeitadas_normalizar(p_linhas jsonb) RETURNS jsonb
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_out jsonb;
-begin
-  if p_linhas is null or jsonb_typeof(p_linhas) = 'null' then
-    return '[]';
-  end if;
-  if jsonb_typeof(p_linhas) <> 'array' then
-    raise exception 'linhas_rejeitadas deve ser uma lista JSON' using errcode = 'XL400';
-  end if;
-  if exists (select from jsonb_array_elements(p_linhas) e
-              where jsonb_typeof(e) <> 'object' or jsonb_typeof(e -> 'linha') <> 'number') then
-    raise exception 'linha rejeitada inválida: cada item precisa de {linha, campo, valor, mensagem}' using errcode = 'XL400';
-  end if;
-  select coalesce(jsonb_agg(jsonb_build_object(
-           'aba', e ->> 'aba',
-           'linha', (e ->> 'linha')::integer,
-           'campo', e ->> 'campo',
-           'valor', e ->> 'valor',
-           'mensagem', coalesce(e ->> 'mensagem',
-                                format('linha %s: %s ''%s'' inválido', e ->> 'linha', e ->> 'campo', coalesce(e ->> 'valor', '')))
-         ) order by e ->> 'aba' nulls first, (e ->> 'linha')::integer), '[]')
-    into v_out
-    from jsonb_array_elements(p_linhas) e;
-  return v_out;
-exception
-  when invalid_text_representation or numeric_value_out_of_range then
-    raise exception 'linha rejeitada com número inválido' using errcode = 'XL400';
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_rejeitadas_normalizar(p_linhas jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_rejeitadas_normalizar(p_linhas jsonb) IS 'Normalises the rows rejected by the reader (RowError: {linha, campo, valor, mensagem}, optional aba) to the stored shape [{aba, linha, campo, valor, mensagem}] ordered by tab and row. XL400 for anything else.';
-
-
---
 -- Name: xls_reprocessar(uuid); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -4589,7 +4702,7 @@ begin
   -- waiting for its batch's master report (first transient FK failure): the batch close
   -- reprocesses it; running it now would fail again and use up its one retry
   if app.xls_fk_aguardando(p_id) is null then
-    perform public.xls_requeue(p_id);
+    perform app.xls_requeue(p_id);
   end if;
   return array[p_id];
 end;
@@ -4625,7 +4738,7 @@ begin
   loop
     if app.xls_fk_aguardando(v_id) is not null then
       v_ids := v_ids || v_id; -- keeps waiting for its batch's master report: the batch close reprocesses it
-    elsif public.xls_requeue(v_id) then
+    elsif app.xls_requeue(v_id) then
       v_ids := v_ids || v_id;
     end if;
   end loop;
@@ -4663,7 +4776,7 @@ begin
   loop
     if app.xls_fk_aguardando(v_id) is not null then
       v_ids := v_ids || v_id; -- keeps waiting for its batch's master report: the batch close reprocesses it
-    elsif public.xls_requeue(v_id) then
+    elsif app.xls_requeue(v_id) then
       v_ids := v_ids || v_id;
     end if;
   end loop;
@@ -4677,37 +4790,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_reprocessar_erros(p_tipo text) IS 'Reprocess button of the list filtered by ERRO: every processing in ERRO (of type p_tipo when given) -> PENDENTE. Returns the ids reprocessed (possibly none); one waiting for its open batch after a first transient FK failure (app.xls_fk_aguardando) keeps waiting and is reprocessed by the batch close. XL400 unknown type.';
-
-
---
--- Name: xls_requeue(uuid, text[]); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_requeue(p_id uuid, p_de text[] DEFAULT ARRAY['ERRO'::text]) RETURNS boolean
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-begin
-  update public.xls_processamento
-     set status = 'PENDENTE', iniciado_em = null, finalizado_em = null, worker = null, erro_mensagem = null,
-         avisos = '[]', linhas_rejeitadas = '[]', metricas = null,
-         linhas_enviadas = null, linhas_efetivas = null, linhas_removidas = null,
-         fk_retentar = false, alarmar = false
-   where id = p_id and status = any(p_de);
-  if not found then
-    return false;
-  end if;
-  perform public.xls_enfileirar(p_id);
-  return true;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_requeue(p_id uuid, p_de text[]); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_requeue(p_id uuid, p_de text[]) IS 'Internal transition shared by resend, reprocess buttons and the batch FK retry: puts a processing whose status is in p_de (default ERRO) back to PENDENTE, clears the results of the previous run (metrics, warnings, rejected rows, error) and queues its job. False (nothing done) when the status is not in p_de. Callers check and lock.';
 
 
 --
@@ -4730,34 +4812,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_staging_definicao(p_tipo text) IS 'The staging tables of a spreadsheet type and their typed columns, in COPY order, as described in app.xls_staging_coluna (the contract between the reader and the merges; field names = normalised headers). Every table starts with linha, the sheet''s own 1-based row number.';
-
-
---
--- Name: xls_staging_exigir(text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_staging_exigir(p_tipo text) RETURNS void
-    LANGUAGE plpgsql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_staging text;
-begin
-  for v_staging in select distinct d.staging from public.xls_staging_definicao(p_tipo) d loop
-    if to_regclass('pg_temp.xls_stg_' || v_staging) is null then
-      raise exception 'staging % ausente: chame xls_staging_preparar(%) e o COPY na mesma transação do merge', v_staging, p_tipo
-        using errcode = 'XL500';
-    end if;
-  end loop;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_staging_exigir(p_tipo text); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_staging_exigir(p_tipo text) IS 'Raises XL500 unless every staging temp table of the type exists in this transaction.';
 
 
 --
@@ -4846,60 +4900,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_tipo_valido(p_tipo text) IS 'True when p_tipo is one of the spreadsheet types of formats.md (FLUXO_PAGAR_RECEBER, COMPRAS, RELATORIO18, COTA_FORNECEDOR, POSTOS, TRR, MARGEM_CONSOLIDADA, META_CARTEIRA, META, MARGEM_DIA).';
-
-
---
--- Name: xls_transicao_recusada(uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text) RETURNS void
-    LANGUAGE plpgsql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_status text;
-  v_worker text;
-begin
-  select p.status, p.worker into v_status, v_worker from public.xls_processamento p where p.id = p_id;
-  if not found then
-    raise exception 'processamento % não existe', p_id using errcode = 'XL404';
-  end if;
-  raise exception 'processamento % está em % (worker %): o worker % não pode levá-lo a %',
-    p_id, v_status, coalesce(v_worker, '-'), coalesce(p_worker, '-'), p_destino using errcode = 'XL409';
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_transicao_recusada(p_id uuid, p_worker text, p_destino text); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text) IS 'Raises the refusal of a transition: XL404 when the processing does not exist, else XL409 naming its current status and worker.';
-
-
---
--- Name: xls_travar(text[]); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_travar(p_tabelas text[]) RETURNS void
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_tabela text;
-begin
-  for v_tabela in select distinct t from unnest(p_tabelas) t order by t loop
-    perform pg_advisory_xact_lock(hashtextextended('xls_merge:' || v_tabela, 0));
-  end loop;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_travar(p_tabelas text[]); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_travar(p_tabelas text[]) IS 'Serialises merges that delete within a scope of the same tables: one transaction advisory lock per table name (taken in name order, released at commit). Reading, parsing and COPY of concurrent processings still run in parallel.';
 
 
 --
@@ -7744,5 +7744,6 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261124100000'),
     ('20261124170000'),
     ('20261124170100'),
+    ('20261124170200'),
     ('20261124180000'),
     ('20261124180100');

@@ -19,7 +19,7 @@ declare
   v_fk text;
   v_falta record;
 begin
-  perform public.xls_staging_exigir(p_tipo);
+  perform app.xls_staging_exigir(p_tipo);
   if to_regclass('pg_temp.xls_merge_estado') is null then
     perform app.xls_merge_preparar(p_tipo, p_meta);
   elsif exists (select from pg_temp.xls_merge_estado x where x.tipo <> p_tipo) then

@@ -32,7 +32,7 @@ begin
      where p.conjunto_id = p_conjunto_id and p.status = 'ERRO' and p.fk_retentar
      order by p.id for update
   loop
-    if public.xls_requeue(v_id) then
+    if app.xls_requeue(v_id) then
       v_ids := v_ids || v_id;
     end if;
   end loop;

@@ -10,7 +10,7 @@ begin
   if nullif(btrim(p_motivo), '') is null then
     raise exception 'motivo ausente para a entrada ignorada %', p_arquivo using errcode = 'XL400';
   end if;
-  perform public.xls_conjunto_item_registrar(p_conjunto_id, coalesce(nullif(btrim(p_arquivo), ''), '(sem nome)'), 'IGNORADO', null, p_motivo);
+  perform app.xls_conjunto_item_registrar(p_conjunto_id, coalesce(nullif(btrim(p_arquivo), ''), '(sem nome)'), 'IGNORADO', null, p_motivo);
   return query select coalesce(nullif(btrim(p_arquivo), ''), '(sem nome)'), null::uuid, 'IGNORADO'::text, p_motivo;
 end;
 $function$

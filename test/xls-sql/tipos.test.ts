@@ -264,7 +264,7 @@ describe('FLUXO_PAGAR_RECEBER', () => {
     // A holds the lock: it merges inside an open transaction that we keep open
     const holder = await db.pool.connect();
     await holder.query('begin');
-    await holder.query('select public.xls_travar(array[$1])', ['bi_titulo']);
+    await holder.query('select app.xls_travar(array[$1])', ['bi_titulo']);
     const pidHolder = (await holder.query('select pg_backend_pid() p')).rows[0].p;
     const b = importarTx(db.pool, rB.processamentoId!, 'w-b', 'FLUXO_PAGAR_RECEBER', {
       staging: { titulo: [tit(2, { documento: 'B' })] }, meta: { posicao: '2027-03-01', total_receber_grupo: '100' } });

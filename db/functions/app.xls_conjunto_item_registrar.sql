@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION public.xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text)
+CREATE OR REPLACE FUNCTION app.xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text)
  RETURNS integer
  LANGUAGE plpgsql
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -22,4 +22,4 @@ end;
 $function$
 ;
 
-comment on function public.xls_conjunto_item_registrar(uuid,text,text,uuid,text) is 'Internal to the receipt: appends one entry to a batch (ordem = position in the zip) and counts it in total. XL404 unknown batch, XL409 batch already closed.';
+comment on function app.xls_conjunto_item_registrar(uuid,text,text,uuid,text) is 'Internal to the receipt: appends one entry to a batch (ordem = position in the zip) and counts it in total. XL404 unknown batch, XL409 batch already closed.';
