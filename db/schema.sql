@@ -976,10 +976,10 @@ begin
   update public.xls_conjunto_lote set total = total + 1 where id = p_conjunto_id
   returning total, fechado_em into v_ordem, v_fechado;
   if not found then
-    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+    raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   if v_fechado is not null then
-    raise exception 'lote % já foi fechado; envie os arquivos num novo lote', p_conjunto_id using errcode = 'XL409';
+    raise exception 'conjunto % já foi fechado; envie os arquivos num novo conjunto (zip)', p_conjunto_id using errcode = 'XL409';
   end if;
   insert into public.xls_conjunto_item (conjunto_id, ordem, arquivo, status, processamento_id, motivo)
   values (p_conjunto_id, v_ordem, p_arquivo, p_status, p_processamento_id, p_motivo);
@@ -1562,7 +1562,7 @@ begin
       if v_falta.n > 0 then
         raise exception '%', v_falta.rotulo || ': ' || v_falta.faltam || case when v_falta.n > 20 then format(' e mais %s', v_falta.n - 20) else '' end
           using errcode = 'XL424',
-                hint = 'o cadastro é criado pelo relatório mestre; dentro de um lote o arquivo é refeito depois que o relatório mestre concluir';
+                hint = 'o cadastro é criado pelo relatório mestre; dentro de um conjunto (zip) o arquivo é refeito depois que o relatório mestre concluir';
       end if;
     end loop;
     perform app.xls_merge_hook(p_tipo, 'aceito', e.staging, p_meta);
@@ -4002,7 +4002,7 @@ begin
    order by p.finalizado_em limit 1;
   if v_motivo is null and not exists (select from public.xls_processamento p
                                        where p.conjunto_id = p_conjunto_id and p.status in ('PENDENTE', 'PROCESSANDO')) then
-    v_motivo := 'todos os processamentos do lote terminaram';
+    v_motivo := 'todos os processamentos do conjunto terminaram';
   end if;
   if v_motivo is null then
     return query select false, '{}'::uuid[];
@@ -4042,7 +4042,7 @@ CREATE FUNCTION public.xls_conjunto_recebido(p_conjunto_id uuid) RETURNS TABLE(o
 begin
   perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id for update;
   if not found then
-    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+    raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   -- a batch whose entries generated no processing has nothing to wait for
   update public.xls_conjunto_lote l
@@ -4134,7 +4134,7 @@ begin
     v_alarmar := false;
     select l.fechado_em into v_fechado_em from public.xls_conjunto_lote l where l.id = v_conjunto for update;
     if v_fechado_em is null then
-      v_motivo := p_motivo || ' (falha transitória: nova tentativa automática quando o relatório mestre do lote for concluído)';
+      v_motivo := p_motivo || ' (falha transitória: nova tentativa automática quando o relatório mestre do conjunto for concluído)';
       update public.xls_processamento p set alarmar = false, fk_retentar = true, erro_mensagem = v_motivo where p.id = p_id;
     else
       update public.xls_processamento p set alarmar = false where p.id = p_id;
@@ -4506,10 +4506,10 @@ begin
   if p_conjunto_id is not null then
     perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id;
     if not found then
-      raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+      raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
     end if;
     if exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id and l.fechado_em is not null) then
-      raise exception 'lote % já foi fechado; envie os arquivos num novo lote', p_conjunto_id using errcode = 'XL409';
+      raise exception 'conjunto % já foi fechado; envie os arquivos num novo conjunto (zip)', p_conjunto_id using errcode = 'XL409';
     end if;
   end if;
 
@@ -4540,7 +4540,7 @@ begin
              arquivo_bytes = case when p.arquivo_bytes is null and p.objeto_chave is null then p_arquivo_bytes else p.arquivo_bytes end
        where p.id = v_proc;
       v_status := 'REPROCESSANDO';
-      v_motivo := format('mesmo arquivo do processamento %s, que aguarda o relatório mestre do lote %s (falha transitória de chave estrangeira): será reprocessado quando ele concluir',
+      v_motivo := format('mesmo arquivo do processamento %s, que aguarda o relatório mestre do conjunto %s (falha transitória de chave estrangeira): será reprocessado quando ele concluir',
                          v_proc, app.xls_fk_aguardando(v_proc));
     elsif v_existente.status in ('ERRO', 'IGNORADO') then
       v_proc := v_existente.id;
@@ -4593,7 +4593,7 @@ CREATE FUNCTION public.xls_receber_ignorado(p_conjunto_id uuid, p_arquivo text, 
     AS $$
 begin
   if p_conjunto_id is null then
-    raise exception 'entrada ignorada fora de um lote: recuse o arquivo avulso na borda' using errcode = 'XL400';
+    raise exception 'entrada ignorada fora de um conjunto: recuse o arquivo avulso na borda' using errcode = 'XL400';
   end if;
   if nullif(btrim(p_motivo), '') is null then
     raise exception 'motivo ausente para a entrada ignorada %', p_arquivo using errcode = 'XL400';
@@ -4729,7 +4729,7 @@ declare
   v_id uuid;
 begin
   if not exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id) then
-    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+    raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   for v_id in
     select p.id from public.xls_processamento p

@@ -10,10 +10,10 @@ begin
   update public.xls_conjunto_lote set total = total + 1 where id = p_conjunto_id
   returning total, fechado_em into v_ordem, v_fechado;
   if not found then
-    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+    raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   if v_fechado is not null then
-    raise exception 'lote % já foi fechado; envie os arquivos num novo lote', p_conjunto_id using errcode = 'XL409';
+    raise exception 'conjunto % já foi fechado; envie os arquivos num novo conjunto (zip)', p_conjunto_id using errcode = 'XL409';
   end if;
   insert into public.xls_conjunto_item (conjunto_id, ordem, arquivo, status, processamento_id, motivo)
   values (p_conjunto_id, v_ordem, p_arquivo, p_status, p_processamento_id, p_motivo);

@@ -46,7 +46,7 @@ begin
       if v_falta.n > 0 then
         raise exception '%', v_falta.rotulo || ': ' || v_falta.faltam || case when v_falta.n > 20 then format(' e mais %s', v_falta.n - 20) else '' end
           using errcode = 'XL424',
-                hint = 'o cadastro é criado pelo relatório mestre; dentro de um lote o arquivo é refeito depois que o relatório mestre concluir';
+                hint = 'o cadastro é criado pelo relatório mestre; dentro de um conjunto (zip) o arquivo é refeito depois que o relatório mestre concluir';
       end if;
     end loop;
     perform app.xls_merge_hook(p_tipo, 'aceito', e.staging, p_meta);

@@ -33,10 +33,10 @@ begin
   if p_conjunto_id is not null then
     perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id;
     if not found then
-      raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+      raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
     end if;
     if exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id and l.fechado_em is not null) then
-      raise exception 'lote % já foi fechado; envie os arquivos num novo lote', p_conjunto_id using errcode = 'XL409';
+      raise exception 'conjunto % já foi fechado; envie os arquivos num novo conjunto (zip)', p_conjunto_id using errcode = 'XL409';
     end if;
   end if;
 
@@ -67,7 +67,7 @@ begin
              arquivo_bytes = case when p.arquivo_bytes is null and p.objeto_chave is null then p_arquivo_bytes else p.arquivo_bytes end
        where p.id = v_proc;
       v_status := 'REPROCESSANDO';
-      v_motivo := format('mesmo arquivo do processamento %s, que aguarda o relatório mestre do lote %s (falha transitória de chave estrangeira): será reprocessado quando ele concluir',
+      v_motivo := format('mesmo arquivo do processamento %s, que aguarda o relatório mestre do conjunto %s (falha transitória de chave estrangeira): será reprocessado quando ele concluir',
                          v_proc, app.xls_fk_aguardando(v_proc));
     elsif v_existente.status in ('ERRO', 'IGNORADO') then
       v_proc := v_existente.id;

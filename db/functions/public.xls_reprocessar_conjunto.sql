@@ -8,7 +8,7 @@ declare
   v_id uuid;
 begin
   if not exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id) then
-    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+    raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   for v_id in
     select p.id from public.xls_processamento p

@@ -140,7 +140,7 @@ export function xlsProcessarHandler(ctx: AppContext): JobHandler {
       log.line(`falha: ${errMessage(err)}${typeof sqlstate === 'string' ? ` [${sqlstate}]` : ''}`);
       d = await xlsFalhar(ctx.pool, id, workerId, { motivo: errMessage(err), sqlstate: typeof sqlstate === 'string' ? sqlstate : null });
     }
-    log.line(`desfecho: ${d.status}${d.motivo ? ` — ${d.motivo}` : ''}${d.alarmar ? ' (alarme)' : ''}${d.conjuntoFechado ? '; lote fechado' : ''}`
+    log.line(`desfecho: ${d.status}${d.motivo ? ` — ${d.motivo}` : ''}${d.alarmar ? ' (alarme)' : ''}${d.conjuntoFechado ? '; conjunto fechado' : ''}`
       + (d.reprocessados.length ? `; reprocessando ${d.reprocessados.join(', ')}` : ''));
     await log.close();
     if (d.alarmar) {
