@@ -127,6 +127,7 @@ async function main() {
       const banco = `bench_xls_${g.tipo.toLowerCase()}`;
       await recreateDatabase(cluster.adminUrl, banco, TEMPLATE_DB);
       const pool = new pg.Pool({ connectionString: cluster.urlFor(banco), max: 4 });
+      pool.on('error', () => undefined); // idle connections closed when the cluster stops
       await pool.query(`insert into app.worker (id, hostname, pid) values ($1, 'bench', 0)`, [WORKER]);
       await g.preparar?.(pool, ROWS);
       const tabelas = (await pool.query('select array_agg(tabela) t from app.xls_alvo where tipo = $1', [g.tipo])).rows[0].t as string[];

@@ -913,6 +913,146 @@ COMMENT ON FUNCTION app.worker_timeout() IS 'How long a worker may go without a 
 
 
 --
+-- Name: xls_avisos_normalizar(jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_avisos_normalizar(p_avisos jsonb) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_out jsonb := '[]';
+  v_e jsonb;
+  v_linhas jsonb;
+begin
+  if p_avisos is null or jsonb_typeof(p_avisos) = 'null' then
+    return '[]';
+  end if;
+  if jsonb_typeof(p_avisos) <> 'array' then
+    raise exception 'avisos deve ser uma lista JSON' using errcode = 'XL400';
+  end if;
+  for v_e in select e from jsonb_array_elements(p_avisos) e loop
+    if jsonb_typeof(v_e) = 'string' then
+      v_out := v_out || jsonb_build_array(jsonb_build_object(
+        'categoria', 'geral', 'motivo', v_e #>> '{}', 'quantidade', 1, 'linhas', '[]'::jsonb));
+    elsif jsonb_typeof(v_e) = 'object' and coalesce(v_e ->> 'motivo', v_e ->> 'mensagem') is not null then
+      select coalesce(jsonb_agg(jsonb_build_object(
+               'aba', case when jsonb_typeof(l) = 'object' then l ->> 'aba' end,
+               'linha', case when jsonb_typeof(l) = 'object' then (l ->> 'linha')::integer else (l #>> '{}')::integer end,
+               'valor', case when jsonb_typeof(l) = 'object' then l ->> 'valor' end)), '[]')
+        into v_linhas
+        from jsonb_array_elements(case when jsonb_typeof(v_e -> 'linhas') = 'array' then v_e -> 'linhas' else '[]' end) l;
+      v_out := v_out || jsonb_build_array(jsonb_build_object(
+        'categoria', coalesce(v_e ->> 'categoria', 'geral'),
+        'motivo', coalesce(v_e ->> 'motivo', v_e ->> 'mensagem'),
+        'quantidade', coalesce((v_e ->> 'quantidade')::integer, greatest(jsonb_array_length(v_linhas), 1)),
+        'linhas', v_linhas));
+    else
+      raise exception 'aviso inválido: %', left(v_e::text, 200) using errcode = 'XL400';
+    end if;
+  end loop;
+  return v_out;
+exception
+  when invalid_text_representation or numeric_value_out_of_range then
+    raise exception 'aviso com número de linha inválido: %', left(p_avisos::text, 200) using errcode = 'XL400';
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_avisos_normalizar(p_avisos jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_avisos_normalizar(p_avisos jsonb) IS 'Normalises warnings given by the edge to the stored shape [{categoria, motivo, quantidade, linhas: [{aba, linha, valor}]}]; a plain string becomes {categoria: geral, motivo: <string>}. XL400 for anything else.';
+
+
+--
+-- Name: xls_brl(numeric); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_brl(p_valor numeric) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select case when p_valor is null then null else
+    translate(to_char(round(p_valor, 2), 'FM999,999,999,999,990.00'), ',.', '.,') end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_brl(p_valor numeric); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_brl(p_valor numeric) IS 'A value in Brazilian form for messages: 1234567.891 → ''1.234.567,89''.';
+
+
+--
+-- Name: xls_conjunto_item_registrar(uuid, text, text, uuid, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_ordem integer;
+  v_fechado timestamptz;
+begin
+  update public.xls_conjunto_lote set total = total + 1 where id = p_conjunto_id
+  returning total, fechado_em into v_ordem, v_fechado;
+  if not found then
+    raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
+  end if;
+  if v_fechado is not null then
+    raise exception 'conjunto % já foi fechado; envie os arquivos num novo conjunto (zip)', p_conjunto_id using errcode = 'XL409';
+  end if;
+  insert into public.xls_conjunto_item (conjunto_id, ordem, arquivo, status, processamento_id, motivo)
+  values (p_conjunto_id, v_ordem, p_arquivo, p_status, p_processamento_id, p_motivo);
+  return v_ordem;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text) IS 'Internal to the receipt: appends one entry to a batch (ordem = position in the zip) and counts it in total. XL404 unknown batch, XL409 batch already closed.';
+
+
+--
+-- Name: xls_enfileirar(uuid); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_enfileirar(p_id uuid) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_job bigint;
+begin
+  v_job := app.enqueue('xls_processar', jsonb_build_object('id', p_id), now(), p_id::text);
+  if v_job is null and not exists (
+      select from app.job j
+       where j.kind = 'xls_processar' and j.unique_key = p_id::text and j.status = 'pending') then
+    -- The key is held by a running job that is finishing an earlier run of this
+    -- processing (it just failed, or its batch closed meanwhile): queue a follow-up
+    -- without key. A duplicate is harmless: only one job can move PENDENTE -> PROCESSANDO.
+    v_job := app.enqueue('xls_processar', jsonb_build_object('id', p_id), now(), null);
+  end if;
+  return v_job;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_enfileirar(p_id uuid); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_enfileirar(p_id uuid) IS 'Queues the job xls_processar {id} (unique key = id) inside the caller''s transaction; when a running job still holds the key (it is finishing the previous run), queues a follow-up without key. Returns the job id, or null when a pending job already exists.';
+
+
+--
 -- Name: xls_fk_aguardando(uuid); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -932,6 +1072,254 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_fk_aguardando(p_id uuid) IS 'Internal: the open batch a processing waits for (ERRO by a first transient foreign-key failure, fk_retentar, while its batch''s master report has not concluded), else null. A resend (xls_receber) or a reprocess button (xls_reprocessar*) of such a processing does not run it again at once — it would fail again before the master report commits and use up its one retry — but leaves it waiting: the batch close reprocesses it.';
+
+
+--
+-- Name: xls_hook_compras(text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_hook_compras(p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_n integer;
+  v_linhas jsonb;
+begin
+  if p_fase = 'inicio' then
+    drop table if exists pg_temp.xls_compras_filtradas;
+    create temp table xls_compras_filtradas (linha integer, codigo text) on commit drop;
+    drop table if exists pg_temp.xls_compras_fornecedores;
+    create temp table xls_compras_fornecedores (n integer) on commit drop;
+  elsif p_fase = 'normalizado' then
+    -- only fuels enter: the other rows leave the chunk, counted (they are not errors)
+    with f as (
+      delete from pg_temp.xls_chunk_compra c
+       where c.codigo_onu is null or c.codigo_onu not in (1170, 1202, 1203, 1223, 1863, 3475)
+      returning c.linha, c.onu_texto)
+    insert into pg_temp.xls_compras_filtradas select f.linha, f.onu_texto from f;
+    -- the suppliers before the foreign-key check of bi_compra; an empty name keeps the stored one
+    insert into public.bi_fornecedor as t (cnpj, nome)
+    select s.cnpj, s.nome
+      from (select distinct on (c.cnpj_fornecedor) c.cnpj_fornecedor as cnpj, left(c.fornecedor, 150) as nome
+              from pg_temp.xls_chunk_compra c where c.cnpj_fornecedor is not null
+             order by c.cnpj_fornecedor, c.linha desc) s
+     where not exists (select from public.bi_fornecedor t where t.cnpj = s.cnpj and t.nome is not distinct from coalesce(s.nome, t.nome))
+     order by s.cnpj
+    on conflict (cnpj) do update set nome = coalesce(excluded.nome, t.nome);
+    get diagnostics v_n = row_count;
+    insert into pg_temp.xls_compras_fornecedores values (v_n);
+  elsif p_fase = 'fim' then
+    select count(*), jsonb_agg(jsonb_build_object('aba', 'Compras', 'linha', f.linha, 'valor', f.codigo) order by f.linha)
+      into v_n, v_linhas
+      from pg_temp.xls_compras_filtradas f;
+    return jsonb_build_object(
+      'avisos', case when v_n = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
+        'categoria', 'filtrada', 'quantidade', v_n, 'linhas', v_linhas,
+        'motivo', 'código ONU fora dos combustíveis (1170, 1202, 1203, 1223, 1863, 3475): linha não importada')) end,
+      'tabelas', jsonb_build_object(
+        'bi_fornecedor', jsonb_build_object('efetivas', (select coalesce(sum(n), 0) from pg_temp.xls_compras_fornecedores)),
+        'filtradas_onu', jsonb_build_object('linhas', v_n)));
+  end if;
+  return '{}';
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_hook_compras(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_hook_compras(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of COMPRAS in the declarative merge. normalizado: rows whose Código ONU is not a fuel (1170, 1202, 1203, 1223, 1863, 3475; an empty code included) leave the chunk and are counted, not rejected; the suppliers of the remaining rows are upserted into bi_fornecedor (an empty name keeps the stored one) before bi_compra''s foreign-key check. fim: a warning of category filtrada listing the rows and their codes, tabelas.filtradas_onu and tabelas.bi_fornecedor.';
+
+
+--
+-- Name: xls_hook_fluxo(text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_posicao date;
+  v_max date;
+  v_atual boolean;
+  v_rej jsonb;
+  v_n integer;
+  v_motivo text;
+  v_cc integer;
+  v_saiu integer := 0;
+  v_soma numeric;
+  v_grupo numeric;
+  v_avisos jsonb := '[]';
+  v_aviso text;
+begin
+  if p_fase = 'inicio' then
+    -- the position date (the reader found it in tab Fluxo Pagar-Receber)
+    begin
+      v_posicao := (p_meta ->> 'posicao')::date;
+    exception when data_exception then
+      v_posicao := null;
+    end;
+    if v_posicao is null then
+      raise exception 'FLUXO_PAGAR_RECEBER recusado: data de posição ausente ou inválida (%)', coalesce(p_meta ->> 'posicao', 'ausente')
+        using errcode = 'XL422';
+    end if;
+    -- rule 2: only the newest position is current (read under the merge lock on bi_titulo)
+    select max(t.posicao) into v_max from public.bi_titulo t;
+    drop table if exists pg_temp.xls_fluxo_estado;
+    create temp table xls_fluxo_estado on commit drop as
+    select v_posicao as posicao, (v_max is null or v_posicao >= v_max) as atual, v_max as anterior;
+    return '{}';
+  elsif p_fase <> 'fim' then
+    return '{}';
+  end if;
+
+  -- rule 4, total refusal: any invalid row (the reader's, or a row SQL set aside) writes nothing
+  select coalesce(jsonb_agg(e), '[]') into v_rej
+    from (select e from jsonb_array_elements(case when jsonb_typeof(p_meta -> 'linhas_rejeitadas') = 'array' then p_meta -> 'linhas_rejeitadas' else '[]' end) e
+          union all
+          select jsonb_build_object('linha', o.linha, 'campo', o.campo, 'mensagem', format('linha %s: %s '''' inválido', o.linha, o.campo))
+            from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada') x;
+  if jsonb_array_length(v_rej) > 0 then
+    select count(distinct (e ->> 'linha')::integer),
+           string_agg(coalesce(e ->> 'mensagem', format('linha %s: %s ''%s'' inválido', e ->> 'linha', e ->> 'campo', e ->> 'valor')), '; '
+                      order by (e ->> 'linha')::integer, e ->> 'campo')
+      into v_n, v_motivo
+      from jsonb_array_elements(v_rej) e;
+    raise exception 'FLUXO_PAGAR_RECEBER recusado, nada gravado: % linha(s) inválida(s): %', v_n, v_motivo using errcode = 'XL422';
+  end if;
+
+  select e.posicao, e.atual, e.anterior into v_posicao, v_atual, v_max from pg_temp.xls_fluxo_estado e;
+  -- rule 2: a newer position takes the flag from the older ones (the partial index serves this)
+  if v_atual and v_max is not null and v_posicao > v_max then
+    update public.bi_titulo t set atual = false where t.atual and t.posicao < v_posicao;
+    get diagnostics v_saiu = row_count;
+  elsif not v_atual then
+    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'posicao', 'quantidade', 1, 'linhas', '[]'::jsonb,
+      'motivo', format('posição %s anterior à atual (%s): entra no histórico sem se tornar a atual',
+                       to_char(v_posicao, 'DD/MM/YYYY'), to_char(v_max, 'DD/MM/YYYY'))));
+  end if;
+
+  -- rule 1: cost centres (never deleted); an empty description keeps the stored one
+  insert into public.bi_centro_custo as c (codigo, descricao)
+  select x.codigo, x.descricao
+    from (select distinct on (left(a.centro_custo, 20)) left(a.centro_custo, 20) as codigo, left(a.descricao_centro_custo, 120) as descricao
+            from pg_temp.xls_aceitas_titulo a where a.centro_custo is not null
+           order by left(a.centro_custo, 20), a.linha desc) x
+   where not exists (select from public.bi_centro_custo t where t.codigo = x.codigo and t.descricao is not distinct from coalesce(x.descricao, t.descricao))
+   order by x.codigo
+  on conflict (codigo) do update set descricao = coalesce(excluded.descricao, c.descricao);
+  get diagnostics v_cc = row_count;
+
+  -- rule 5: the receivable sum of Saldo against the Total of tab Grupo
+  select coalesce(sum(a.saldo), 0) into v_soma from pg_temp.xls_aceitas_titulo a where a.tipo = 'RECEBER';
+  if not (p_meta ? 'total_receber_grupo') then
+    v_aviso := 'aba Grupo ausente: o total a receber não foi conferido';
+  elsif p_meta ->> 'total_receber_grupo' is null then
+    v_aviso := coalesce(p_meta ->> 'grupo_problema', 'aba Grupo sem total') || ': o total a receber não foi conferido';
+  else
+    v_grupo := (p_meta ->> 'total_receber_grupo')::numeric;
+    if abs(v_soma - v_grupo) > 0.01 then
+      v_aviso := format('total a receber difere da aba Grupo: soma do Saldo %s, Total da aba Grupo %s', app.xls_brl(v_soma), app.xls_brl(v_grupo));
+    end if;
+  end if;
+  if v_aviso is not null then
+    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'total', 'quantidade', 1, 'linhas', '[]'::jsonb, 'motivo', v_aviso));
+  end if;
+
+  return jsonb_build_object('avisos', v_avisos, 'tabelas', jsonb_build_object(
+    'bi_centro_custo', jsonb_build_object('efetivas', v_cc),
+    'fluxo', jsonb_build_object('posicao', v_posicao, 'atual', v_atual, 'deixaram_de_ser_atuais', v_saiu, 'soma_saldo_receber', v_soma)));
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio (under the merge lock on bi_titulo, which serialises simultaneous imports): the position date of p_meta.posicao (missing or invalid: XL422, nothing written) and whether it is the newest (pg_temp.xls_fluxo_estado, read by the expressions of posicao and atual). fim: total refusal (XL422) when any row is invalid, the reason listing every one as ''linha <n>: <campo> ''''<valor>'''' inválido''; a newer position takes atual from the older ones, an older one enters the history only (warning); cost centres upserted into bi_centro_custo; the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
+
+
+--
+-- Name: xls_hook_margem_consolidada(text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_hook_margem_consolidada(p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_n integer;
+begin
+  if p_fase <> 'fim' then
+    return '{}';
+  end if;
+  -- branches by code only (município and UF are manual registry data)
+  insert into public.bi_filial (codigo)
+  select distinct a.filial from pg_temp.xls_aceitas_margem_consolidada a
+   where not exists (select from public.bi_filial f where f.codigo = a.filial)
+   order by 1
+  on conflict (codigo) do nothing;
+  get diagnostics v_n = row_count;
+  return jsonb_build_object('tabelas', jsonb_build_object('bi_filial', jsonb_build_object('efetivas', v_n)));
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_hook_margem_consolidada(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_hook_margem_consolidada(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of MARGEM_CONSOLIDADA in the declarative merge (phase fim): new branch codes of the accepted rows go to bi_filial, code only (município and UF are manual registry data).';
+
+
+--
+-- Name: xls_hook_margem_dia(text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_hook_margem_dia(p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_n integer;
+begin
+  if p_fase <> 'fim' then
+    return '{}';
+  end if;
+  -- bi_cliente keeps the stored name, CNPJ/CPF, classe, município and UF when the sheet lacks
+  -- the field (column absent or cell empty); a customer's last row wins; unchanged rows are
+  -- left alone (ON CONFLICT DO UPDATE would lock and log them)
+  insert into public.bi_cliente as t (codigo, nome, cnpj_cpf, classe, municipio, uf)
+  select c.codigo, c.nome, c.cnpj_cpf, c.classe, c.municipio, c.uf
+    from (select distinct on (a.cliente) a.cliente as codigo, left(a.nome_cliente, 150) as nome,
+                 left(nullif(regexp_replace(a.cnpj_cpf, '\D', '', 'g'), ''), 14) as cnpj_cpf, left(a.classe, 40) as classe,
+                 left(a.municipio, 100) as municipio, left(upper(a.uf), 2) as uf
+            from pg_temp.xls_aceitas_margem_dia a
+           order by a.cliente, a.linha desc) c
+   where not exists (select from public.bi_cliente t where t.codigo = c.codigo
+                       and (t.nome, t.cnpj_cpf, t.classe, t.municipio, t.uf) is not distinct from
+                           (coalesce(c.nome, t.nome), coalesce(c.cnpj_cpf, t.cnpj_cpf), coalesce(c.classe, t.classe),
+                            coalesce(c.municipio, t.municipio), coalesce(c.uf, t.uf)))
+   order by c.codigo
+  on conflict (codigo) do update
+     set nome = coalesce(excluded.nome, t.nome), cnpj_cpf = coalesce(excluded.cnpj_cpf, t.cnpj_cpf),
+         classe = coalesce(excluded.classe, t.classe), municipio = coalesce(excluded.municipio, t.municipio),
+         uf = coalesce(excluded.uf, t.uf);
+  get diagnostics v_n = row_count;
+  return jsonb_build_object('tabelas', jsonb_build_object('bi_cliente', jsonb_build_object('efetivas', v_n)));
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_hook_margem_dia(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_hook_margem_dia(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of MARGEM_DIA in the declarative merge (phase fim): upserts bi_cliente (codigo, nome, cnpj_cpf, classe, municipio, uf) from the accepted rows (retained columns), keeping each stored value when the sheet lacks the field (column absent or cell empty); a customer''s last row wins.';
 
 
 --
@@ -959,7 +1347,7 @@ declare
   v_veiculo integer;
 begin
   if p_fase = 'inicio' then
-    perform public.xls_r18_periodo(p_meta);
+    perform app.xls_r18_periodo(p_meta);
     -- vehicle-registry defence, chunk by chunk: every row with any vehicle column, before
     -- rejections and repeated keys (the defence looks at all of them), is classified once per
     -- distinct plate and year; the chunk keeps its problem rows and, per valid plate, only the
@@ -1047,7 +1435,7 @@ begin
   if p_fase <> 'fim' then
     return '{}';
   end if;
-  select * into v_per from public.xls_r18_periodo(p_meta);
+  select * into v_per from app.xls_r18_periodo(p_meta);
 
   -- Vehicle-registry defence: the problem rows the chunks kept (rows are imported anyway).
   select coalesce(jsonb_agg(jsonb_build_object('categoria', 'veiculo', 'motivo', r.motivo, 'quantidade', r.n, 'linhas', r.linhas)
@@ -1172,7 +1560,7 @@ declare
   v_fk text;
   v_falta record;
 begin
-  perform public.xls_staging_exigir(p_tipo);
+  perform app.xls_staging_exigir(p_tipo);
   if to_regclass('pg_temp.xls_merge_estado') is null then
     perform app.xls_merge_preparar(p_tipo, p_meta);
   elsif exists (select from pg_temp.xls_merge_estado x where x.tipo <> p_tipo) then
@@ -1199,7 +1587,7 @@ begin
       if v_falta.n > 0 then
         raise exception '%', v_falta.rotulo || ': ' || v_falta.faltam || case when v_falta.n > 20 then format(' e mais %s', v_falta.n - 20) else '' end
           using errcode = 'XL424',
-                hint = 'o cadastro é criado pelo relatório mestre; dentro de um lote o arquivo é refeito depois que o relatório mestre concluir';
+                hint = 'o cadastro é criado pelo relatório mestre; dentro de um conjunto (zip) o arquivo é refeito depois que o relatório mestre concluir';
       end if;
     end loop;
     perform app.xls_merge_hook(p_tipo, 'aceito', e.staging, p_meta);
@@ -1255,7 +1643,7 @@ declare
   v_ef integer := 0;
   v_rm integer := 0;
   v_hook jsonb;
-  v_rej_leitor jsonb := public.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
+  v_rej_leitor jsonb := app.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
   v_rejeitadas jsonb;
   v_avisos jsonb := '[]';
   v_remocoes jsonb := '[]';
@@ -1292,7 +1680,7 @@ begin
                                                'mensagem', format('linha %s: %s '''' inválido', o.linha, o.campo))
                             order by o.aba, o.linha), '[]')
     into v_aux from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada';
-  v_rejeitadas := public.xls_rejeitadas_normalizar(v_rej_leitor || v_aux);
+  v_rejeitadas := app.xls_rejeitadas_normalizar(v_rej_leitor || v_aux);
 
   select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
            'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
@@ -1386,7 +1774,7 @@ begin
     'linhas_enviadas', v_env,
     'linhas_efetivas', v_ef,
     'linhas_removidas', v_rm,
-    'avisos', public.xls_avisos_normalizar(v_avisos || v_remocoes),
+    'avisos', app.xls_avisos_normalizar(v_avisos || v_remocoes),
     'linhas_rejeitadas', v_rejeitadas,
     'tabelas', v_tabelas || coalesce(v_hook -> 'tabelas', '{}')) || coalesce(v_hook -> 'resultado', '{}');
 end;
@@ -1480,7 +1868,7 @@ begin
     raise exception 'o tipo % ainda não tem importação', p_tipo using errcode = 'XL422';
   end if;
   select array_agg(x.tabela order by x.tabela) into v_tabelas from app.xls_alvo x where x.tipo = p_tipo;
-  perform public.xls_travar(v_tabelas);
+  perform app.xls_travar(v_tabelas);
   -- what belongs to one type only: checks of p_meta (its own messages first), its own work tables
   perform app.xls_merge_hook(p_tipo, 'inicio', null, p_meta);
 
@@ -1799,6 +2187,144 @@ COMMENT ON FUNCTION app.xls_r18_candidatos(p_staging text, p_origem regclass) IS
 
 
 --
+-- Name: xls_r18_periodo(jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date) RETURNS record
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  begin
+    inicio := (p_meta ->> 'periodo_inicio')::date;
+    fim := (p_meta ->> 'periodo_fim')::date;
+  exception when data_exception then
+    raise exception 'período do relatório inválido (aba 10, células E1 e F1): % a %',
+      coalesce(p_meta ->> 'periodo_inicio', '?'), coalesce(p_meta ->> 'periodo_fim', '?') using errcode = 'XL422';
+  end;
+  if inicio is null or fim is null then
+    raise exception 'período do relatório ausente (aba 10, células E1 e F1)' using errcode = 'XL422';
+  end if;
+  if fim < inicio then
+    raise exception 'período do relatório inválido: fim % antes do início %', fim, inicio using errcode = 'XL422';
+  end if;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date) IS 'The RELATORIO18 period of p_meta (periodo_inicio, periodo_fim: tab 10, cells E1/F1), checked. XL422 when missing, unreadable or ending before it starts.';
+
+
+--
+-- Name: xls_rejeitadas_normalizar(jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_rejeitadas_normalizar(p_linhas jsonb) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_out jsonb;
+begin
+  if p_linhas is null or jsonb_typeof(p_linhas) = 'null' then
+    return '[]';
+  end if;
+  if jsonb_typeof(p_linhas) <> 'array' then
+    raise exception 'linhas_rejeitadas deve ser uma lista JSON' using errcode = 'XL400';
+  end if;
+  if exists (select from jsonb_array_elements(p_linhas) e
+              where jsonb_typeof(e) <> 'object' or jsonb_typeof(e -> 'linha') <> 'number') then
+    raise exception 'linha rejeitada inválida: cada item precisa de {linha, campo, valor, mensagem}' using errcode = 'XL400';
+  end if;
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'aba', e ->> 'aba',
+           'linha', (e ->> 'linha')::integer,
+           'campo', e ->> 'campo',
+           'valor', e ->> 'valor',
+           'mensagem', coalesce(e ->> 'mensagem',
+                                format('linha %s: %s ''%s'' inválido', e ->> 'linha', e ->> 'campo', coalesce(e ->> 'valor', '')))
+         ) order by e ->> 'aba' nulls first, (e ->> 'linha')::integer), '[]')
+    into v_out
+    from jsonb_array_elements(p_linhas) e;
+  return v_out;
+exception
+  when invalid_text_representation or numeric_value_out_of_range then
+    raise exception 'linha rejeitada com número inválido' using errcode = 'XL400';
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_rejeitadas_normalizar(p_linhas jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_rejeitadas_normalizar(p_linhas jsonb) IS 'Normalises the rows rejected by the reader (RowError: {linha, campo, valor, mensagem}, optional aba) to the stored shape [{aba, linha, campo, valor, mensagem}] ordered by tab and row. XL400 for anything else.';
+
+
+--
+-- Name: xls_requeue(uuid, text[]); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_requeue(p_id uuid, p_de text[] DEFAULT ARRAY['ERRO'::text]) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  update public.xls_processamento
+     set status = 'PENDENTE', iniciado_em = null, finalizado_em = null, worker = null, erro_mensagem = null,
+         avisos = '[]', linhas_rejeitadas = '[]', metricas = null,
+         linhas_enviadas = null, linhas_efetivas = null, linhas_removidas = null,
+         fk_retentar = false, alarmar = false
+   where id = p_id and status = any(p_de);
+  if not found then
+    return false;
+  end if;
+  perform app.xls_enfileirar(p_id);
+  return true;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_requeue(p_id uuid, p_de text[]); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_requeue(p_id uuid, p_de text[]) IS 'Internal transition shared by resend, reprocess buttons and the batch FK retry: puts a processing whose status is in p_de (default ERRO) back to PENDENTE, clears the results of the previous run (metrics, warnings, rejected rows, error) and queues its job. False (nothing done) when the status is not in p_de. Callers check and lock.';
+
+
+--
+-- Name: xls_staging_exigir(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_staging_exigir(p_tipo text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_staging text;
+begin
+  for v_staging in select distinct d.staging from public.xls_staging_definicao(p_tipo) d loop
+    if to_regclass('pg_temp.xls_stg_' || v_staging) is null then
+      raise exception 'staging % ausente: chame xls_staging_preparar(%) e o COPY na mesma transação do merge', v_staging, p_tipo
+        using errcode = 'XL500';
+    end if;
+  end loop;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_staging_exigir(p_tipo text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_staging_exigir(p_tipo text) IS 'Raises XL500 unless every staging temp table of the type exists in this transaction.';
+
+
+--
 -- Name: xls_tamanho(text, text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1817,6 +2343,60 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_tamanho(p_tabela text, p_coluna text) IS 'The maximum length of public.<p_tabela>.<p_coluna> (its varchar(n) or char(n)), null when unbounded: hooks cut values to it instead of repeating the number (the declarative merge cuts the target columns itself).';
+
+
+--
+-- Name: xls_transicao_recusada(uuid, text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_status text;
+  v_worker text;
+begin
+  select p.status, p.worker into v_status, v_worker from public.xls_processamento p where p.id = p_id;
+  if not found then
+    raise exception 'processamento % não existe', p_id using errcode = 'XL404';
+  end if;
+  raise exception 'processamento % está em % (worker %): o worker % não pode levá-lo a %',
+    p_id, v_status, coalesce(v_worker, '-'), coalesce(p_worker, '-'), p_destino using errcode = 'XL409';
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_transicao_recusada(p_id uuid, p_worker text, p_destino text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text) IS 'Raises the refusal of a transition: XL404 when the processing does not exist, else XL409 naming its current status and worker.';
+
+
+--
+-- Name: xls_travar(text[]); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_travar(p_tabelas text[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_tabela text;
+begin
+  for v_tabela in select distinct t from unnest(p_tabelas) t order by t loop
+    perform pg_advisory_xact_lock(hashtextextended('xls_merge:' || v_tabela, 0));
+  end loop;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_travar(p_tabelas text[]); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_travar(p_tabelas text[]) IS 'Serialises merges that delete within a scope of the same tables: one transaction advisory lock per table name (taken in name order, released at commit). Reading, parsing and COPY of concurrent processings still run in parallel.';
 
 
 --
@@ -3355,60 +3935,6 @@ COMMENT ON FUNCTION public.tg_xls_processamento__notificar_bot() IS 'Queues the 
 
 
 --
--- Name: xls_avisos_normalizar(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_avisos_normalizar(p_avisos jsonb) RETURNS jsonb
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_out jsonb := '[]';
-  v_e jsonb;
-  v_linhas jsonb;
-begin
-  if p_avisos is null or jsonb_typeof(p_avisos) = 'null' then
-    return '[]';
-  end if;
-  if jsonb_typeof(p_avisos) <> 'array' then
-    raise exception 'avisos deve ser uma lista JSON' using errcode = 'XL400';
-  end if;
-  for v_e in select e from jsonb_array_elements(p_avisos) e loop
-    if jsonb_typeof(v_e) = 'string' then
-      v_out := v_out || jsonb_build_array(jsonb_build_object(
-        'categoria', 'geral', 'motivo', v_e #>> '{}', 'quantidade', 1, 'linhas', '[]'::jsonb));
-    elsif jsonb_typeof(v_e) = 'object' and coalesce(v_e ->> 'motivo', v_e ->> 'mensagem') is not null then
-      select coalesce(jsonb_agg(jsonb_build_object(
-               'aba', case when jsonb_typeof(l) = 'object' then l ->> 'aba' end,
-               'linha', case when jsonb_typeof(l) = 'object' then (l ->> 'linha')::integer else (l #>> '{}')::integer end,
-               'valor', case when jsonb_typeof(l) = 'object' then l ->> 'valor' end)), '[]')
-        into v_linhas
-        from jsonb_array_elements(case when jsonb_typeof(v_e -> 'linhas') = 'array' then v_e -> 'linhas' else '[]' end) l;
-      v_out := v_out || jsonb_build_array(jsonb_build_object(
-        'categoria', coalesce(v_e ->> 'categoria', 'geral'),
-        'motivo', coalesce(v_e ->> 'motivo', v_e ->> 'mensagem'),
-        'quantidade', coalesce((v_e ->> 'quantidade')::integer, greatest(jsonb_array_length(v_linhas), 1)),
-        'linhas', v_linhas));
-    else
-      raise exception 'aviso inválido: %', left(v_e::text, 200) using errcode = 'XL400';
-    end if;
-  end loop;
-  return v_out;
-exception
-  when invalid_text_representation or numeric_value_out_of_range then
-    raise exception 'aviso com número de linha inválido: %', left(p_avisos::text, 200) using errcode = 'XL400';
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_avisos_normalizar(p_avisos jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_avisos_normalizar(p_avisos jsonb) IS 'Normalises warnings given by the edge to the stored shape [{categoria, motivo, quantidade, linhas: [{aba, linha, valor}]}]; a plain string becomes {categoria: geral, motivo: <string>}. XL400 for anything else.';
-
-
---
 -- Name: xls_backfill_pendentes(integer, uuid); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -3469,8 +3995,8 @@ CREATE FUNCTION public.xls_concluir(p_id uuid, p_worker text, p_linhas_rejeitada
     AS $$
 #variable_conflict use_column
 declare
-  v_avisos jsonb := public.xls_avisos_normalizar(p_avisos);
-  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
+  v_avisos jsonb := app.xls_avisos_normalizar(p_avisos);
+  v_rejeitadas jsonb := app.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
   v_conjunto uuid;
   v_fechado boolean := false;
   v_ids uuid[] := '{}';
@@ -3481,7 +4007,7 @@ begin
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
   returning p.conjunto_id into v_conjunto;
   if not found then
-    perform public.xls_transicao_recusada(p_id, p_worker, 'SUCESSO');
+    perform app.xls_transicao_recusada(p_id, p_worker, 'SUCESSO');
   end if;
   if v_conjunto is not null then
     select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v_conjunto) a;
@@ -3544,7 +4070,7 @@ begin
    order by p.finalizado_em limit 1;
   if v_motivo is null and not exists (select from public.xls_processamento p
                                        where p.conjunto_id = p_conjunto_id and p.status in ('PENDENTE', 'PROCESSANDO')) then
-    v_motivo := 'todos os processamentos do lote terminaram';
+    v_motivo := 'todos os processamentos do conjunto terminaram';
   end if;
   if v_motivo is null then
     return query select false, '{}'::uuid[];
@@ -3556,7 +4082,7 @@ begin
      where p.conjunto_id = p_conjunto_id and p.status = 'ERRO' and p.fk_retentar
      order by p.id for update
   loop
-    if public.xls_requeue(v_id) then
+    if app.xls_requeue(v_id) then
       v_ids := v_ids || v_id;
     end if;
   end loop;
@@ -3573,40 +4099,6 @@ COMMENT ON FUNCTION public.xls_conjunto_avaliar(p_conjunto_id uuid) IS 'Closes a
 
 
 --
--- Name: xls_conjunto_item_registrar(uuid, text, text, uuid, text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text) RETURNS integer
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_ordem integer;
-  v_fechado timestamptz;
-begin
-  update public.xls_conjunto_lote set total = total + 1 where id = p_conjunto_id
-  returning total, fechado_em into v_ordem, v_fechado;
-  if not found then
-    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
-  end if;
-  if v_fechado is not null then
-    raise exception 'lote % já foi fechado; envie os arquivos num novo lote', p_conjunto_id using errcode = 'XL409';
-  end if;
-  insert into public.xls_conjunto_item (conjunto_id, ordem, arquivo, status, processamento_id, motivo)
-  values (p_conjunto_id, v_ordem, p_arquivo, p_status, p_processamento_id, p_motivo);
-  return v_ordem;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text) IS 'Internal to the receipt: appends one entry to a batch (ordem = position in the zip) and counts it in total. XL404 unknown batch, XL409 batch already closed.';
-
-
---
 -- Name: xls_conjunto_recebido(uuid); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -3618,7 +4110,7 @@ CREATE FUNCTION public.xls_conjunto_recebido(p_conjunto_id uuid) RETURNS TABLE(o
 begin
   perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id for update;
   if not found then
-    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+    raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   -- a batch whose entries generated no processing has nothing to wait for
   update public.xls_conjunto_lote l
@@ -3654,7 +4146,7 @@ begin
   update public.xls_processamento p set tipo = p_tipo
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker;
   if not found then
-    perform public.xls_transicao_recusada(p_id, p_worker, 'tipo ' || p_tipo);
+    perform app.xls_transicao_recusada(p_id, p_worker, 'tipo ' || p_tipo);
   end if;
 end;
 $$;
@@ -3668,38 +4160,6 @@ COMMENT ON FUNCTION public.xls_definir_tipo(p_id uuid, p_worker text, p_tipo tex
 
 
 --
--- Name: xls_enfileirar(uuid); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_enfileirar(p_id uuid) RETURNS bigint
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_job bigint;
-begin
-  v_job := app.enqueue('xls_processar', jsonb_build_object('id', p_id), now(), p_id::text);
-  if v_job is null and not exists (
-      select from app.job j
-       where j.kind = 'xls_processar' and j.unique_key = p_id::text and j.status = 'pending') then
-    -- The key is held by a running job that is finishing an earlier run of this
-    -- processing (it just failed, or its batch closed meanwhile): queue a follow-up
-    -- without key. A duplicate is harmless: only one job can move PENDENTE -> PROCESSANDO.
-    v_job := app.enqueue('xls_processar', jsonb_build_object('id', p_id), now(), null);
-  end if;
-  return v_job;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_enfileirar(p_id uuid); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_enfileirar(p_id uuid) IS 'Queues the job xls_processar {id} (unique key = id) inside the caller''s transaction; when a running job still holds the key (it is finishing the previous run), queues a follow-up without key. Returns the job id, or null when a pending job already exists.';
-
-
---
 -- Name: xls_falhar(uuid, text, text, text, jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -3710,8 +4170,8 @@ CREATE FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sql
 #variable_conflict use_column
 declare
   v_fk boolean := coalesce(p_sqlstate in ('XL424', '23503'), false);
-  v_avisos jsonb := public.xls_avisos_normalizar(p_avisos);
-  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
+  v_avisos jsonb := app.xls_avisos_normalizar(p_avisos);
+  v_rejeitadas jsonb := app.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
   v_conjunto uuid;
   v_falhas integer;
   v_fechado_em timestamptz;
@@ -3732,7 +4192,7 @@ begin
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
   returning p.conjunto_id, p.fk_falhas into v_conjunto, v_falhas;
   if not found then
-    perform public.xls_transicao_recusada(p_id, p_worker, 'ERRO');
+    perform app.xls_transicao_recusada(p_id, p_worker, 'ERRO');
   end if;
 
   -- Transient FK policy: inside a batch, the first failure is silent and retried once
@@ -3742,11 +4202,11 @@ begin
     v_alarmar := false;
     select l.fechado_em into v_fechado_em from public.xls_conjunto_lote l where l.id = v_conjunto for update;
     if v_fechado_em is null then
-      v_motivo := p_motivo || ' (falha transitória: nova tentativa automática quando o relatório mestre do lote for concluído)';
+      v_motivo := p_motivo || ' (falha transitória: nova tentativa automática quando o relatório mestre do conjunto for concluído)';
       update public.xls_processamento p set alarmar = false, fk_retentar = true, erro_mensagem = v_motivo where p.id = p_id;
     else
       update public.xls_processamento p set alarmar = false where p.id = p_id;
-      perform public.xls_requeue(p_id);
+      perform app.xls_requeue(p_id);
       v_ids := array[p_id];
       v_motivo := p_motivo || ' (falha transitória: nova tentativa automática agora)';
     end if;
@@ -3767,6 +4227,52 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb) IS 'Transition PROCESSANDO -> ERRO by the worker that holds it, in its own transaction after the failed one rolled back. p_sqlstate: the SQLSTATE of the failure, if any; XL424 (or 23503) is a transient foreign-key failure: inside a batch the first one is silent (alarmar false) and the item is reprocessed once when the batch closes, or at once (status PENDENTE in the result) when it is closed already; the second alarms; a loose file alarms at once. Every other failure alarms. XL400 without motivo or malformed lists, XL404 unknown id, XL409 not PROCESSANDO by this worker.';
+
+
+--
+-- Name: xls_fluxo_resumo(uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_fluxo_resumo(p_processamento_id uuid) RETURNS TABLE(tipo text, posicao date, atual boolean, titulos integer, total numeric, titulos_vencidos integer, vencido numeric)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  v_tipo text;
+  v_pos date;
+begin
+  select p.tipo, (p.metricas #>> '{fluxo,posicao}')::date into v_tipo, v_pos
+    from public.xls_processamento p where p.id = p_processamento_id;
+  if not found then
+    raise exception 'processamento % não existe', p_processamento_id using errcode = 'XL404';
+  end if;
+  if v_tipo is distinct from 'FLUXO_PAGAR_RECEBER' then
+    raise exception 'processamento % não é um FLUXO_PAGAR_RECEBER (tipo %)', p_processamento_id, coalesce(v_tipo, 'nenhum') using errcode = 'XL422';
+  end if;
+  if v_pos is null then
+    return; -- not imported (refused, or not processed yet)
+  end if;
+  return query
+  select k.tipo::text, v_pos,
+         coalesce(bool_or(t.atual), false),
+         count(t.id)::integer,
+         coalesce(sum(t.saldo), 0),
+         (count(t.id) filter (where t.vencimento < v_pos and t.saldo > 0))::integer,
+         coalesce(sum(t.saldo) filter (where t.vencimento < v_pos and t.saldo > 0), 0)
+    from (values ('PAGAR'), ('RECEBER')) k (tipo)
+    left join public.bi_titulo t on t.posicao = v_pos and t.tipo = k.tipo
+   group by k.tipo
+   order by k.tipo;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_fluxo_resumo(p_processamento_id uuid); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_fluxo_resumo(p_processamento_id uuid) IS 'For the import page: payable and receivable totals of the position a FLUXO_PAGAR_RECEBER processing imported, one row per tipo (PAGAR, RECEBER): titles, total = sum of saldo, and the overdue part (vencimento before the position date and saldo > 0: titulos_vencidos, vencido); atual says whether that position is still the current one. No rows when the processing wrote nothing (refused or not processed). XL404 unknown processing, XL422 not a FLUXO_PAGAR_RECEBER.';
 
 
 --
@@ -3791,7 +4297,7 @@ begin
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
   returning p.conjunto_id into v_conjunto;
   if not found then
-    perform public.xls_transicao_recusada(p_id, p_worker, 'IGNORADO');
+    perform app.xls_transicao_recusada(p_id, p_worker, 'IGNORADO');
   end if;
   if v_conjunto is not null then
     select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v_conjunto) a;
@@ -4031,39 +4537,6 @@ COMMENT ON FUNCTION public.xls_orfao(p_id uuid, p_worker text) IS 'True when a P
 
 
 --
--- Name: xls_r18_periodo(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date) RETURNS record
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-  begin
-    inicio := (p_meta ->> 'periodo_inicio')::date;
-    fim := (p_meta ->> 'periodo_fim')::date;
-  exception when data_exception then
-    raise exception 'período do relatório inválido (aba 10, células E1 e F1): % a %',
-      coalesce(p_meta ->> 'periodo_inicio', '?'), coalesce(p_meta ->> 'periodo_fim', '?') using errcode = 'XL422';
-  end;
-  if inicio is null or fim is null then
-    raise exception 'período do relatório ausente (aba 10, células E1 e F1)' using errcode = 'XL422';
-  end if;
-  if fim < inicio then
-    raise exception 'período do relatório inválido: fim % antes do início %', fim, inicio using errcode = 'XL422';
-  end if;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date) IS 'The RELATORIO18 period of p_meta (periodo_inicio, periodo_fim: tab 10, cells E1/F1), checked. XL422 when missing, unreadable or ending before it starts.';
-
-
---
 -- Name: xls_receber(text, text, bigint, text, bytea, uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -4101,10 +4574,10 @@ begin
   if p_conjunto_id is not null then
     perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id;
     if not found then
-      raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+      raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
     end if;
     if exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id and l.fechado_em is not null) then
-      raise exception 'lote % já foi fechado; envie os arquivos num novo lote', p_conjunto_id using errcode = 'XL409';
+      raise exception 'conjunto % já foi fechado; envie os arquivos num novo conjunto (zip)', p_conjunto_id using errcode = 'XL409';
     end if;
   end if;
 
@@ -4121,7 +4594,7 @@ begin
   if v_proc is not null then
     v_status := 'ENFILEIRADO';
     v_armazenar := v_chave is not null;
-    perform public.xls_enfileirar(v_proc);
+    perform app.xls_enfileirar(v_proc);
   else
     select p.id, p.status, p.objeto_chave, p.recebido_em into v_existente
       from public.xls_processamento p where p.checksum = v_checksum for update;
@@ -4135,7 +4608,7 @@ begin
              arquivo_bytes = case when p.arquivo_bytes is null and p.objeto_chave is null then p_arquivo_bytes else p.arquivo_bytes end
        where p.id = v_proc;
       v_status := 'REPROCESSANDO';
-      v_motivo := format('mesmo arquivo do processamento %s, que aguarda o relatório mestre do lote %s (falha transitória de chave estrangeira): será reprocessado quando ele concluir',
+      v_motivo := format('mesmo arquivo do processamento %s, que aguarda o relatório mestre do conjunto %s (falha transitória de chave estrangeira): será reprocessado quando ele concluir',
                          v_proc, app.xls_fk_aguardando(v_proc));
     elsif v_existente.status in ('ERRO', 'IGNORADO') then
       v_proc := v_existente.id;
@@ -4151,7 +4624,7 @@ begin
              objeto_tamanho_bytes = coalesce(p.objeto_tamanho_bytes, p_tamanho_bytes),
              arquivo_bytes = case when p.arquivo_bytes is null then p_arquivo_bytes else p.arquivo_bytes end
        where p.id = v_proc;
-      perform public.xls_requeue(v_proc, array['ERRO', 'IGNORADO']);
+      perform app.xls_requeue(v_proc, array['ERRO', 'IGNORADO']);
       v_status := 'REPROCESSANDO';
       v_motivo := format('mesmo arquivo do processamento %s, que estava em %s: reprocessado', v_proc, v_existente.status);
     else
@@ -4163,7 +4636,7 @@ begin
   end if;
 
   if p_conjunto_id is not null then
-    perform public.xls_conjunto_item_registrar(p_conjunto_id, v_arquivo, v_status, v_proc, v_motivo);
+    perform app.xls_conjunto_item_registrar(p_conjunto_id, v_arquivo, v_status, v_proc, v_motivo);
   end if;
 
   return query select v_arquivo, v_proc, v_status, v_motivo, v_chave, v_armazenar;
@@ -4188,12 +4661,12 @@ CREATE FUNCTION public.xls_receber_ignorado(p_conjunto_id uuid, p_arquivo text, 
     AS $$
 begin
   if p_conjunto_id is null then
-    raise exception 'entrada ignorada fora de um lote: recuse o arquivo avulso na borda' using errcode = 'XL400';
+    raise exception 'entrada ignorada fora de um conjunto: recuse o arquivo avulso na borda' using errcode = 'XL400';
   end if;
   if nullif(btrim(p_motivo), '') is null then
     raise exception 'motivo ausente para a entrada ignorada %', p_arquivo using errcode = 'XL400';
   end if;
-  perform public.xls_conjunto_item_registrar(p_conjunto_id, coalesce(nullif(btrim(p_arquivo), ''), '(sem nome)'), 'IGNORADO', null, p_motivo);
+  perform app.xls_conjunto_item_registrar(p_conjunto_id, coalesce(nullif(btrim(p_arquivo), ''), '(sem nome)'), 'IGNORADO', null, p_motivo);
   return query select coalesce(nullif(btrim(p_arquivo), ''), '(sem nome)'), null::uuid, 'IGNORADO'::text, p_motivo;
 end;
 $$;
@@ -4250,7 +4723,7 @@ begin
                           and j.payload ->> 'id' = p.id::text)
      order by p.recebido_em, p.id for update skip locked
   loop
-    perform public.xls_enfileirar(v.id);
+    perform app.xls_enfileirar(v.id);
     v_reenf := v_reenf || v.id;
   end loop;
 
@@ -4276,52 +4749,6 @@ COMMENT ON FUNCTION public.xls_recuperar() IS 'Orphan recovery, at application s
 
 
 --
--- Name: xls_rejeitadas_normalizar(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_rejeitadas_normalizar(p_linhas jsonb) RETURNS jsonb
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_out jsonb;
-begin
-  if p_linhas is null or jsonb_typeof(p_linhas) = 'null' then
-    return '[]';
-  end if;
-  if jsonb_typeof(p_linhas) <> 'array' then
-    raise exception 'linhas_rejeitadas deve ser uma lista JSON' using errcode = 'XL400';
-  end if;
-  if exists (select from jsonb_array_elements(p_linhas) e
-              where jsonb_typeof(e) <> 'object' or jsonb_typeof(e -> 'linha') <> 'number') then
-    raise exception 'linha rejeitada inválida: cada item precisa de {linha, campo, valor, mensagem}' using errcode = 'XL400';
-  end if;
-  select coalesce(jsonb_agg(jsonb_build_object(
-           'aba', e ->> 'aba',
-           'linha', (e ->> 'linha')::integer,
-           'campo', e ->> 'campo',
-           'valor', e ->> 'valor',
-           'mensagem', coalesce(e ->> 'mensagem',
-                                format('linha %s: %s ''%s'' inválido', e ->> 'linha', e ->> 'campo', coalesce(e ->> 'valor', '')))
-         ) order by e ->> 'aba' nulls first, (e ->> 'linha')::integer), '[]')
-    into v_out
-    from jsonb_array_elements(p_linhas) e;
-  return v_out;
-exception
-  when invalid_text_representation or numeric_value_out_of_range then
-    raise exception 'linha rejeitada com número inválido' using errcode = 'XL400';
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_rejeitadas_normalizar(p_linhas jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_rejeitadas_normalizar(p_linhas jsonb) IS 'Normalises the rows rejected by the reader (RowError: {linha, campo, valor, mensagem}, optional aba) to the stored shape [{aba, linha, campo, valor, mensagem}] ordered by tab and row. XL400 for anything else.';
-
-
---
 -- Name: xls_reprocessar(uuid); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -4343,7 +4770,7 @@ begin
   -- waiting for its batch's master report (first transient FK failure): the batch close
   -- reprocesses it; running it now would fail again and use up its one retry
   if app.xls_fk_aguardando(p_id) is null then
-    perform public.xls_requeue(p_id);
+    perform app.xls_requeue(p_id);
   end if;
   return array[p_id];
 end;
@@ -4370,7 +4797,7 @@ declare
   v_id uuid;
 begin
   if not exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id) then
-    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+    raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   for v_id in
     select p.id from public.xls_processamento p
@@ -4379,7 +4806,7 @@ begin
   loop
     if app.xls_fk_aguardando(v_id) is not null then
       v_ids := v_ids || v_id; -- keeps waiting for its batch's master report: the batch close reprocesses it
-    elsif public.xls_requeue(v_id) then
+    elsif app.xls_requeue(v_id) then
       v_ids := v_ids || v_id;
     end if;
   end loop;
@@ -4417,7 +4844,7 @@ begin
   loop
     if app.xls_fk_aguardando(v_id) is not null then
       v_ids := v_ids || v_id; -- keeps waiting for its batch's master report: the batch close reprocesses it
-    elsif public.xls_requeue(v_id) then
+    elsif app.xls_requeue(v_id) then
       v_ids := v_ids || v_id;
     end if;
   end loop;
@@ -4431,37 +4858,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_reprocessar_erros(p_tipo text) IS 'Reprocess button of the list filtered by ERRO: every processing in ERRO (of type p_tipo when given) -> PENDENTE. Returns the ids reprocessed (possibly none); one waiting for its open batch after a first transient FK failure (app.xls_fk_aguardando) keeps waiting and is reprocessed by the batch close. XL400 unknown type.';
-
-
---
--- Name: xls_requeue(uuid, text[]); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_requeue(p_id uuid, p_de text[] DEFAULT ARRAY['ERRO'::text]) RETURNS boolean
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-begin
-  update public.xls_processamento
-     set status = 'PENDENTE', iniciado_em = null, finalizado_em = null, worker = null, erro_mensagem = null,
-         avisos = '[]', linhas_rejeitadas = '[]', metricas = null,
-         linhas_enviadas = null, linhas_efetivas = null, linhas_removidas = null,
-         fk_retentar = false, alarmar = false
-   where id = p_id and status = any(p_de);
-  if not found then
-    return false;
-  end if;
-  perform public.xls_enfileirar(p_id);
-  return true;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_requeue(p_id uuid, p_de text[]); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_requeue(p_id uuid, p_de text[]) IS 'Internal transition shared by resend, reprocess buttons and the batch FK retry: puts a processing whose status is in p_de (default ERRO) back to PENDENTE, clears the results of the previous run (metrics, warnings, rejected rows, error) and queues its job. False (nothing done) when the status is not in p_de. Callers check and lock.';
 
 
 --
@@ -4484,34 +4880,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_staging_definicao(p_tipo text) IS 'The staging tables of a spreadsheet type and their typed columns, in COPY order, as described in app.xls_staging_coluna (the contract between the reader and the merges; field names = normalised headers). Every table starts with linha, the sheet''s own 1-based row number.';
-
-
---
--- Name: xls_staging_exigir(text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_staging_exigir(p_tipo text) RETURNS void
-    LANGUAGE plpgsql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_staging text;
-begin
-  for v_staging in select distinct d.staging from public.xls_staging_definicao(p_tipo) d loop
-    if to_regclass('pg_temp.xls_stg_' || v_staging) is null then
-      raise exception 'staging % ausente: chame xls_staging_preparar(%) e o COPY na mesma transação do merge', v_staging, p_tipo
-        using errcode = 'XL500';
-    end if;
-  end loop;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_staging_exigir(p_tipo text); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_staging_exigir(p_tipo text) IS 'Raises XL500 unless every staging temp table of the type exists in this transaction.';
 
 
 --
@@ -4600,60 +4968,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_tipo_valido(p_tipo text) IS 'True when p_tipo is one of the spreadsheet types of formats.md (FLUXO_PAGAR_RECEBER, COMPRAS, RELATORIO18, COTA_FORNECEDOR, POSTOS, TRR, MARGEM_CONSOLIDADA, META_CARTEIRA, META, MARGEM_DIA).';
-
-
---
--- Name: xls_transicao_recusada(uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text) RETURNS void
-    LANGUAGE plpgsql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_status text;
-  v_worker text;
-begin
-  select p.status, p.worker into v_status, v_worker from public.xls_processamento p where p.id = p_id;
-  if not found then
-    raise exception 'processamento % não existe', p_id using errcode = 'XL404';
-  end if;
-  raise exception 'processamento % está em % (worker %): o worker % não pode levá-lo a %',
-    p_id, v_status, coalesce(v_worker, '-'), coalesce(p_worker, '-'), p_destino using errcode = 'XL409';
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_transicao_recusada(p_id uuid, p_worker text, p_destino text); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text) IS 'Raises the refusal of a transition: XL404 when the processing does not exist, else XL409 naming its current status and worker.';
-
-
---
--- Name: xls_travar(text[]); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_travar(p_tabelas text[]) RETURNS void
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_tabela text;
-begin
-  for v_tabela in select distinct t from unnest(p_tabelas) t order by t loop
-    perform pg_advisory_xact_lock(hashtextextended('xls_merge:' || v_tabela, 0));
-  end loop;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_travar(p_tabelas text[]); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_travar(p_tabelas text[]) IS 'Serialises merges that delete within a scope of the same tables: one transaction advisory lock per table name (taken in name order, released at commit). Reading, parsing and COPY of concurrent processings still run in parallel.';
 
 
 --
@@ -4817,6 +5131,25 @@ COMMENT ON TABLE app.xls_tipo IS 'The spreadsheet types of formats.md, in detect
 
 
 --
+-- Name: bi_centro_custo; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_centro_custo (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    codigo character varying(20) NOT NULL,
+    descricao character varying(120),
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: TABLE bi_centro_custo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_centro_custo IS 'Cost centres. NK codigo. Upserted by FLUXO_PAGAR_RECEBER (descricao; an empty one keeps the stored value); never deleted by a spreadsheet.';
+
+
+--
 -- Name: bi_cliente; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -4844,6 +5177,55 @@ COMMENT ON TABLE public.bi_cliente IS 'Customers. NK codigo. RELATORIO18 upserts
 --
 
 COMMENT ON COLUMN public.bi_cliente.cnpj_cpf IS 'Digits only.';
+
+
+--
+-- Name: bi_compra; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_compra (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    data date NOT NULL,
+    cnpj_fornecedor character varying(14) NOT NULL,
+    nota_fiscal character varying(20) NOT NULL,
+    produto character varying(60) NOT NULL,
+    codigo_onu smallint NOT NULL,
+    quantidade numeric,
+    valor_total numeric,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT bi_compra_combustivel CHECK ((codigo_onu = ANY (ARRAY[1170, 1202, 1203, 1223, 1863, 3475])))
+);
+
+
+--
+-- Name: TABLE bi_compra; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_compra IS 'Fuel purchases (COMPRAS). NK (cnpj_fornecedor, nota_fiscal, produto). Only fuels: codigo_onu in {1170, 1202, 1203, 1223, 1863, 3475}. Quantity and value raw (the client derives the average cost). Scope of one file: the calendar months its dates cover.';
+
+
+--
+-- Name: bi_cota_fornecedor; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_cota_fornecedor (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    ano smallint NOT NULL,
+    polo character varying(60) NOT NULL,
+    produto character varying(60) NOT NULL,
+    mes smallint NOT NULL,
+    quantidade numeric,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT bi_cota_fornecedor_ano CHECK (((ano >= 1900) AND (ano <= 9999))),
+    CONSTRAINT bi_cota_fornecedor_mes CHECK (((mes >= 1) AND (mes <= 12)))
+);
+
+
+--
+-- Name: TABLE bi_cota_fornecedor; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_cota_fornecedor IS 'Supplier quota matrix (COTA_FORNECEDOR), unpivoted: one row per (ano, polo, produto, mes). ano = the tab''s name, mes 1..12. Scope: the whole table (each send replaces the whole matrix; a send without data rows deletes nothing).';
 
 
 --
@@ -4903,6 +5285,85 @@ COMMENT ON TABLE public.bi_filial IS 'Branches. NK codigo. Spreadsheets only ins
 
 
 --
+-- Name: bi_fornecedor; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_fornecedor (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    cnpj character varying(14) NOT NULL,
+    nome character varying(150),
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: TABLE bi_fornecedor; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_fornecedor IS 'Suppliers. NK cnpj (digits only). Upserted by COMPRAS (nome; an empty name keeps the stored one); never deleted by a spreadsheet.';
+
+
+--
+-- Name: bi_margem_consolidada; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_margem_consolidada (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    competencia date NOT NULL,
+    filial character varying(20) NOT NULL,
+    produto character varying(20) NOT NULL,
+    volume numeric,
+    receita_liquida numeric,
+    cmv numeric,
+    margem_total numeric,
+    margem_por_litro numeric,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT bi_margem_consolidada_competencia_mes CHECK ((competencia = (date_trunc('month'::text, (competencia)::timestamp with time zone))::date))
+);
+
+
+--
+-- Name: TABLE bi_margem_consolidada; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_margem_consolidada IS 'Consolidated margin per month, branch and product (MARGEM_CONSOLIDADA). NK (competencia, filial, produto); competencia is the first day of the month. Scope of one file: the competências present in it. New branch codes go to bi_filial (code only).';
+
+
+--
+-- Name: bi_margem_dia; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_margem_dia (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    data date NOT NULL,
+    filial character varying(20) NOT NULL,
+    cliente character varying(20) NOT NULL,
+    produto character varying(20) NOT NULL,
+    vendedor character varying(20),
+    volume numeric,
+    preco_medio numeric,
+    custo_medio numeric,
+    margem numeric,
+    prazo numeric,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: TABLE bi_margem_dia; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_margem_dia IS 'Daily margin per branch, customer and product (MARGEM_DIA). NK (data, filial, cliente, produto). Scope of one file: the dates present in it. The customer''s name, CNPJ/CPF, classe, município and UF go to bi_cliente (a missing or empty field keeps the stored value).';
+
+
+--
+-- Name: COLUMN bi_margem_dia.prazo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.bi_margem_dia.prazo IS 'Payment term in days as sent; an empty cell (or an absent column) is NULL, never 0.';
+
+
+--
 -- Name: bi_meta; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -4923,6 +5384,28 @@ CREATE TABLE public.bi_meta (
 --
 
 COMMENT ON TABLE public.bi_meta IS 'Goals per seller and product (META). NK (competencia, vendedor, produto); competencia is the first day of the month. Scope of one file: the competências present in it. vendedor must exist in bi_vendedor: a missing seller fails the file with XL424 (transient inside a batch: retried once after the master report).';
+
+
+--
+-- Name: bi_meta_carteira; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_meta_carteira (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    competencia date NOT NULL,
+    cliente character varying(20) NOT NULL,
+    produto character varying(20) NOT NULL,
+    meta_volume numeric,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT bi_meta_carteira_competencia_mes CHECK ((competencia = (date_trunc('month'::text, (competencia)::timestamp with time zone))::date))
+);
+
+
+--
+-- Name: TABLE bi_meta_carteira; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_meta_carteira IS 'Goals per customer and product (META_CARTEIRA). NK (competencia, cliente, produto). Scope of one file: the competências present in it. cliente must exist in bi_cliente: a missing customer fails the file with XL424 (transient inside a batch: retried once after the master report), as META.';
 
 
 --
@@ -4952,6 +5435,40 @@ COMMENT ON TABLE public.bi_movimento IS 'Accounting movement rows of RELATORIO18
 
 
 --
+-- Name: bi_posto; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_posto (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    cnpj character varying(14) NOT NULL,
+    razao_social character varying(150),
+    nome_fantasia character varying(150),
+    bandeira character varying(60),
+    endereco character varying(200),
+    bairro character varying(100),
+    municipio character varying(100),
+    uf character varying(2),
+    cep character varying(8),
+    tipo_instalacao character varying(60),
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: TABLE bi_posto; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_posto IS 'Fuel stations registry (POSTOS). NK cnpj (digits only). Scope: the whole table, the file is the full registry.';
+
+
+--
+-- Name: COLUMN bi_posto.cep; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.bi_posto.cep IS 'Digits only.';
+
+
+--
 -- Name: bi_produto; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -4968,6 +5485,74 @@ CREATE TABLE public.bi_produto (
 --
 
 COMMENT ON TABLE public.bi_produto IS 'Products. NK codigo. Upserted by RELATORIO18 (descricao); never deleted by a spreadsheet.';
+
+
+--
+-- Name: bi_titulo; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_titulo (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    posicao date NOT NULL,
+    tipo character varying(7) NOT NULL,
+    documento character varying(30) NOT NULL,
+    parcela character varying(10) NOT NULL,
+    pessoa character varying(150),
+    cnpj_cpf character varying(14),
+    emissao date,
+    vencimento date NOT NULL,
+    valor numeric,
+    saldo numeric NOT NULL,
+    centro_custo character varying(20),
+    atual boolean DEFAULT false NOT NULL,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT bi_titulo_tipo CHECK (((tipo)::text = ANY ((ARRAY['PAGAR'::character varying, 'RECEBER'::character varying])::text[])))
+);
+
+
+--
+-- Name: TABLE bi_titulo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_titulo IS 'Open payables and receivables (FLUXO_PAGAR_RECEBER, tab SemQuebras), with history per position (the report date). NK (posicao, tipo, documento, parcela); an empty parcela is ''''. Scope of one file: its position (a re-import replaces it). Only the rows of the newest position carry atual = true; the sync engine publishes only those (where atual).';
+
+
+--
+-- Name: COLUMN bi_titulo.tipo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.bi_titulo.tipo IS 'PAGAR or RECEBER (the sheet may say Pagar/Receber or P/R).';
+
+
+--
+-- Name: COLUMN bi_titulo.atual; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.bi_titulo.atual IS 'True on the rows of the newest position only (xls_merge_fluxo keeps it so under a lock). Indexed partially: a sync stream selects `where atual`.';
+
+
+--
+-- Name: bi_trr; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_trr (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    cnpj character varying(14) NOT NULL,
+    razao_social character varying(150),
+    municipio character varying(100),
+    uf character varying(2),
+    tipo_instalacao character varying(60),
+    qualificacao_empresa character varying(100),
+    capacidade_m3 numeric,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: TABLE bi_trr; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_trr IS 'Retail-wholesale resellers (TRR) registry. NK cnpj (digits only). Scope: the whole table, the file is the full registry.';
 
 
 --
@@ -6174,6 +6759,22 @@ ALTER TABLE ONLY app.xls_tipo
 
 
 --
+-- Name: bi_centro_custo bi_centro_custo_codigo_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_centro_custo
+    ADD CONSTRAINT bi_centro_custo_codigo_key UNIQUE (codigo);
+
+
+--
+-- Name: bi_centro_custo bi_centro_custo_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_centro_custo
+    ADD CONSTRAINT bi_centro_custo_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: bi_cliente bi_cliente_codigo_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -6190,6 +6791,22 @@ ALTER TABLE ONLY public.bi_cliente
 
 
 --
+-- Name: bi_compra bi_compra_nk; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_compra
+    ADD CONSTRAINT bi_compra_nk UNIQUE (cnpj_fornecedor, nota_fiscal, produto);
+
+
+--
+-- Name: bi_compra bi_compra_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_compra
+    ADD CONSTRAINT bi_compra_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: bi_configuracao bi_configuracao_chave_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -6203,6 +6820,22 @@ ALTER TABLE ONLY public.bi_configuracao
 
 ALTER TABLE ONLY public.bi_configuracao
     ADD CONSTRAINT bi_configuracao_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_cota_fornecedor bi_cota_fornecedor_nk; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_cota_fornecedor
+    ADD CONSTRAINT bi_cota_fornecedor_nk UNIQUE (ano, polo, produto, mes);
+
+
+--
+-- Name: bi_cota_fornecedor bi_cota_fornecedor_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_cota_fornecedor
+    ADD CONSTRAINT bi_cota_fornecedor_pkey PRIMARY KEY (id);
 
 
 --
@@ -6238,6 +6871,70 @@ ALTER TABLE ONLY public.bi_filial
 
 
 --
+-- Name: bi_fornecedor bi_fornecedor_cnpj_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_fornecedor
+    ADD CONSTRAINT bi_fornecedor_cnpj_key UNIQUE (cnpj);
+
+
+--
+-- Name: bi_fornecedor bi_fornecedor_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_fornecedor
+    ADD CONSTRAINT bi_fornecedor_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_margem_consolidada bi_margem_consolidada_nk; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_margem_consolidada
+    ADD CONSTRAINT bi_margem_consolidada_nk UNIQUE (competencia, filial, produto);
+
+
+--
+-- Name: bi_margem_consolidada bi_margem_consolidada_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_margem_consolidada
+    ADD CONSTRAINT bi_margem_consolidada_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_margem_dia bi_margem_dia_nk; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_margem_dia
+    ADD CONSTRAINT bi_margem_dia_nk UNIQUE (data, filial, cliente, produto);
+
+
+--
+-- Name: bi_margem_dia bi_margem_dia_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_margem_dia
+    ADD CONSTRAINT bi_margem_dia_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_meta_carteira bi_meta_carteira_nk; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_meta_carteira
+    ADD CONSTRAINT bi_meta_carteira_nk UNIQUE (competencia, cliente, produto);
+
+
+--
+-- Name: bi_meta_carteira bi_meta_carteira_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_meta_carteira
+    ADD CONSTRAINT bi_meta_carteira_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: bi_meta bi_meta_nk; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -6270,6 +6967,22 @@ ALTER TABLE ONLY public.bi_movimento
 
 
 --
+-- Name: bi_posto bi_posto_cnpj_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_posto
+    ADD CONSTRAINT bi_posto_cnpj_key UNIQUE (cnpj);
+
+
+--
+-- Name: bi_posto bi_posto_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_posto
+    ADD CONSTRAINT bi_posto_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: bi_produto bi_produto_codigo_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -6283,6 +6996,38 @@ ALTER TABLE ONLY public.bi_produto
 
 ALTER TABLE ONLY public.bi_produto
     ADD CONSTRAINT bi_produto_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_titulo bi_titulo_nk; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_titulo
+    ADD CONSTRAINT bi_titulo_nk UNIQUE (posicao, tipo, documento, parcela);
+
+
+--
+-- Name: bi_titulo bi_titulo_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_titulo
+    ADD CONSTRAINT bi_titulo_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_trr bi_trr_cnpj_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_trr
+    ADD CONSTRAINT bi_trr_cnpj_key UNIQUE (cnpj);
+
+
+--
+-- Name: bi_trr bi_trr_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_trr
+    ADD CONSTRAINT bi_trr_pkey PRIMARY KEY (id);
 
 
 --
@@ -6537,10 +7282,24 @@ CREATE UNIQUE INDEX xls_tipo_um_mestre ON app.xls_tipo USING btree (mestre) WHER
 
 
 --
+-- Name: bi_compra_data_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX bi_compra_data_idx ON public.bi_compra USING btree (data);
+
+
+--
 -- Name: bi_faturamento_emissao_idx; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX bi_faturamento_emissao_idx ON public.bi_faturamento USING btree (emissao);
+
+
+--
+-- Name: bi_meta_carteira_cliente_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX bi_meta_carteira_cliente_idx ON public.bi_meta_carteira USING btree (cliente);
 
 
 --
@@ -6555,6 +7314,13 @@ CREATE INDEX bi_meta_vendedor_idx ON public.bi_meta USING btree (vendedor);
 --
 
 CREATE INDEX bi_movimento_data_idx ON public.bi_movimento USING btree (data);
+
+
+--
+-- Name: bi_titulo_atual_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX bi_titulo_atual_idx ON public.bi_titulo USING btree (tipo, vencimento) WHERE atual;
 
 
 --
@@ -6712,6 +7478,13 @@ CREATE INDEX xls_processamento_tipo_idx ON public.xls_processamento USING btree 
 
 
 --
+-- Name: bi_centro_custo _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_centro_custo FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
 -- Name: bi_cliente _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -6719,10 +7492,24 @@ CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cliente FOR EACH ROW EXECUT
 
 
 --
+-- Name: bi_compra _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_compra FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
 -- Name: bi_configuracao _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
 CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_cota_fornecedor _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cota_fornecedor FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
 
 
 --
@@ -6740,10 +7527,38 @@ CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_filial FOR EACH ROW EXECUTE
 
 
 --
+-- Name: bi_fornecedor _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_fornecedor FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_margem_consolidada _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_consolidada FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_margem_dia _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_dia FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
 -- Name: bi_meta _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
 CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_meta_carteira _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta_carteira FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
 
 
 --
@@ -6754,10 +7569,31 @@ CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_movimento FOR EACH ROW EXEC
 
 
 --
+-- Name: bi_posto _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_posto FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
 -- Name: bi_produto _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
 CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_produto FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_titulo _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_titulo FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_trr _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_trr FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
 
 
 --
@@ -6844,6 +7680,22 @@ ALTER TABLE ONLY app.xls_alvo
 
 ALTER TABLE ONLY app.xls_staging_coluna
     ADD CONSTRAINT xls_staging_coluna_tipo_fkey FOREIGN KEY (tipo) REFERENCES app.xls_tipo(tipo);
+
+
+--
+-- Name: bi_compra bi_compra_cnpj_fornecedor_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_compra
+    ADD CONSTRAINT bi_compra_cnpj_fornecedor_fkey FOREIGN KEY (cnpj_fornecedor) REFERENCES public.bi_fornecedor(cnpj);
+
+
+--
+-- Name: bi_meta_carteira bi_meta_carteira_cliente_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_meta_carteira
+    ADD CONSTRAINT bi_meta_carteira_cliente_fkey FOREIGN KEY (cliente) REFERENCES public.bi_cliente(codigo);
 
 
 --
@@ -6977,4 +7829,7 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261124100000'),
     ('20261124140100'),
     ('20261124170000'),
-    ('20261124170100');
+    ('20261124170100'),
+    ('20261124170200'),
+    ('20261124180000'),
+    ('20261124180100');

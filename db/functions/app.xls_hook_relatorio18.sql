@@ -20,7 +20,7 @@ declare
   v_veiculo integer;
 begin
   if p_fase = 'inicio' then
-    perform public.xls_r18_periodo(p_meta);
+    perform app.xls_r18_periodo(p_meta);
     -- vehicle-registry defence, chunk by chunk: every row with any vehicle column, before
     -- rejections and repeated keys (the defence looks at all of them), is classified once per
     -- distinct plate and year; the chunk keeps its problem rows and, per valid plate, only the
@@ -108,7 +108,7 @@ begin
   if p_fase <> 'fim' then
     return '{}';
   end if;
-  select * into v_per from public.xls_r18_periodo(p_meta);
+  select * into v_per from app.xls_r18_periodo(p_meta);
 
   -- Vehicle-registry defence: the problem rows the chunks kept (rows are imported anyway).
   select coalesce(jsonb_agg(jsonb_build_object('categoria', 'veiculo', 'motivo', r.motivo, 'quantidade', r.n, 'linhas', r.linhas)

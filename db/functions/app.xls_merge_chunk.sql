@@ -19,7 +19,7 @@ declare
   v_fk text;
   v_falta record;
 begin
-  perform public.xls_staging_exigir(p_tipo);
+  perform app.xls_staging_exigir(p_tipo);
   if to_regclass('pg_temp.xls_merge_estado') is null then
     perform app.xls_merge_preparar(p_tipo, p_meta);
   elsif exists (select from pg_temp.xls_merge_estado x where x.tipo <> p_tipo) then
@@ -46,7 +46,7 @@ begin
       if v_falta.n > 0 then
         raise exception '%', v_falta.rotulo || ': ' || v_falta.faltam || case when v_falta.n > 20 then format(' e mais %s', v_falta.n - 20) else '' end
           using errcode = 'XL424',
-                hint = 'o cadastro é criado pelo relatório mestre; dentro de um lote o arquivo é refeito depois que o relatório mestre concluir';
+                hint = 'o cadastro é criado pelo relatório mestre; dentro de um conjunto (zip) o arquivo é refeito depois que o relatório mestre concluir';
       end if;
     end loop;
     perform app.xls_merge_hook(p_tipo, 'aceito', e.staging, p_meta);

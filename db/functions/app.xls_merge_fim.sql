@@ -17,7 +17,7 @@ declare
   v_ef integer := 0;
   v_rm integer := 0;
   v_hook jsonb;
-  v_rej_leitor jsonb := public.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
+  v_rej_leitor jsonb := app.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
   v_rejeitadas jsonb;
   v_avisos jsonb := '[]';
   v_remocoes jsonb := '[]';
@@ -54,7 +54,7 @@ begin
                                                'mensagem', format('linha %s: %s '''' inválido', o.linha, o.campo))
                             order by o.aba, o.linha), '[]')
     into v_aux from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada';
-  v_rejeitadas := public.xls_rejeitadas_normalizar(v_rej_leitor || v_aux);
+  v_rejeitadas := app.xls_rejeitadas_normalizar(v_rej_leitor || v_aux);
 
   select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
            'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
@@ -148,7 +148,7 @@ begin
     'linhas_enviadas', v_env,
     'linhas_efetivas', v_ef,
     'linhas_removidas', v_rm,
-    'avisos', public.xls_avisos_normalizar(v_avisos || v_remocoes),
+    'avisos', app.xls_avisos_normalizar(v_avisos || v_remocoes),
     'linhas_rejeitadas', v_rejeitadas,
     'tabelas', v_tabelas || coalesce(v_hook -> 'tabelas', '{}')) || coalesce(v_hook -> 'resultado', '{}');
 end;

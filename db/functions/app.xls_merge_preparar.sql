@@ -46,7 +46,7 @@ begin
     raise exception 'o tipo % ainda não tem importação', p_tipo using errcode = 'XL422';
   end if;
   select array_agg(x.tabela order by x.tabela) into v_tabelas from app.xls_alvo x where x.tipo = p_tipo;
-  perform public.xls_travar(v_tabelas);
+  perform app.xls_travar(v_tabelas);
   -- what belongs to one type only: checks of p_meta (its own messages first), its own work tables
   perform app.xls_merge_hook(p_tipo, 'inicio', null, p_meta);
 

@@ -5,8 +5,8 @@ CREATE OR REPLACE FUNCTION public.xls_concluir(p_id uuid, p_worker text, p_linha
 AS $function$
 #variable_conflict use_column
 declare
-  v_avisos jsonb := public.xls_avisos_normalizar(p_avisos);
-  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
+  v_avisos jsonb := app.xls_avisos_normalizar(p_avisos);
+  v_rejeitadas jsonb := app.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
   v_conjunto uuid;
   v_fechado boolean := false;
   v_ids uuid[] := '{}';
@@ -17,7 +17,7 @@ begin
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
   returning p.conjunto_id into v_conjunto;
   if not found then
-    perform public.xls_transicao_recusada(p_id, p_worker, 'SUCESSO');
+    perform app.xls_transicao_recusada(p_id, p_worker, 'SUCESSO');
   end if;
   if v_conjunto is not null then
     select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v_conjunto) a;

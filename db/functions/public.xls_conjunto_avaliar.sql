@@ -20,7 +20,7 @@ begin
    order by p.finalizado_em limit 1;
   if v_motivo is null and not exists (select from public.xls_processamento p
                                        where p.conjunto_id = p_conjunto_id and p.status in ('PENDENTE', 'PROCESSANDO')) then
-    v_motivo := 'todos os processamentos do lote terminaram';
+    v_motivo := 'todos os processamentos do conjunto terminaram';
   end if;
   if v_motivo is null then
     return query select false, '{}'::uuid[];
@@ -32,7 +32,7 @@ begin
      where p.conjunto_id = p_conjunto_id and p.status = 'ERRO' and p.fk_retentar
      order by p.id for update
   loop
-    if public.xls_requeue(v_id) then
+    if app.xls_requeue(v_id) then
       v_ids := v_ids || v_id;
     end if;
   end loop;

@@ -7,7 +7,7 @@ AS $function$
 begin
   perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id for update;
   if not found then
-    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+    raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   -- a batch whose entries generated no processing has nothing to wait for
   update public.xls_conjunto_lote l

@@ -10,7 +10,7 @@ begin
   update public.xls_processamento p set tipo = p_tipo
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker;
   if not found then
-    perform public.xls_transicao_recusada(p_id, p_worker, 'tipo ' || p_tipo);
+    perform app.xls_transicao_recusada(p_id, p_worker, 'tipo ' || p_tipo);
   end if;
 end;
 $function$

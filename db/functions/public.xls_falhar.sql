@@ -6,8 +6,8 @@ AS $function$
 #variable_conflict use_column
 declare
   v_fk boolean := coalesce(p_sqlstate in ('XL424', '23503'), false);
-  v_avisos jsonb := public.xls_avisos_normalizar(p_avisos);
-  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
+  v_avisos jsonb := app.xls_avisos_normalizar(p_avisos);
+  v_rejeitadas jsonb := app.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
   v_conjunto uuid;
   v_falhas integer;
   v_fechado_em timestamptz;
@@ -28,7 +28,7 @@ begin
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
   returning p.conjunto_id, p.fk_falhas into v_conjunto, v_falhas;
   if not found then
-    perform public.xls_transicao_recusada(p_id, p_worker, 'ERRO');
+    perform app.xls_transicao_recusada(p_id, p_worker, 'ERRO');
   end if;
 
   -- Transient FK policy: inside a batch, the first failure is silent and retried once
@@ -38,11 +38,11 @@ begin
     v_alarmar := false;
     select l.fechado_em into v_fechado_em from public.xls_conjunto_lote l where l.id = v_conjunto for update;
     if v_fechado_em is null then
-      v_motivo := p_motivo || ' (falha transitória: nova tentativa automática quando o relatório mestre do lote for concluído)';
+      v_motivo := p_motivo || ' (falha transitória: nova tentativa automática quando o relatório mestre do conjunto for concluído)';
       update public.xls_processamento p set alarmar = false, fk_retentar = true, erro_mensagem = v_motivo where p.id = p_id;
     else
       update public.xls_processamento p set alarmar = false where p.id = p_id;
-      perform public.xls_requeue(p_id);
+      perform app.xls_requeue(p_id);
       v_ids := array[p_id];
       v_motivo := p_motivo || ' (falha transitória: nova tentativa automática agora)';
     end if;

@@ -17,7 +17,7 @@ begin
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
   returning p.conjunto_id into v_conjunto;
   if not found then
-    perform public.xls_transicao_recusada(p_id, p_worker, 'IGNORADO');
+    perform app.xls_transicao_recusada(p_id, p_worker, 'IGNORADO');
   end if;
   if v_conjunto is not null then
     select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v_conjunto) a;

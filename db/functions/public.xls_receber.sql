@@ -33,10 +33,10 @@ begin
   if p_conjunto_id is not null then
     perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id;
     if not found then
-      raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+      raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
     end if;
     if exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id and l.fechado_em is not null) then
-      raise exception 'lote % já foi fechado; envie os arquivos num novo lote', p_conjunto_id using errcode = 'XL409';
+      raise exception 'conjunto % já foi fechado; envie os arquivos num novo conjunto (zip)', p_conjunto_id using errcode = 'XL409';
     end if;
   end if;
 
@@ -53,7 +53,7 @@ begin
   if v_proc is not null then
     v_status := 'ENFILEIRADO';
     v_armazenar := v_chave is not null;
-    perform public.xls_enfileirar(v_proc);
+    perform app.xls_enfileirar(v_proc);
   else
     select p.id, p.status, p.objeto_chave, p.recebido_em into v_existente
       from public.xls_processamento p where p.checksum = v_checksum for update;
@@ -67,7 +67,7 @@ begin
              arquivo_bytes = case when p.arquivo_bytes is null and p.objeto_chave is null then p_arquivo_bytes else p.arquivo_bytes end
        where p.id = v_proc;
       v_status := 'REPROCESSANDO';
-      v_motivo := format('mesmo arquivo do processamento %s, que aguarda o relatório mestre do lote %s (falha transitória de chave estrangeira): será reprocessado quando ele concluir',
+      v_motivo := format('mesmo arquivo do processamento %s, que aguarda o relatório mestre do conjunto %s (falha transitória de chave estrangeira): será reprocessado quando ele concluir',
                          v_proc, app.xls_fk_aguardando(v_proc));
     elsif v_existente.status in ('ERRO', 'IGNORADO') then
       v_proc := v_existente.id;
@@ -83,7 +83,7 @@ begin
              objeto_tamanho_bytes = coalesce(p.objeto_tamanho_bytes, p_tamanho_bytes),
              arquivo_bytes = case when p.arquivo_bytes is null then p_arquivo_bytes else p.arquivo_bytes end
        where p.id = v_proc;
-      perform public.xls_requeue(v_proc, array['ERRO', 'IGNORADO']);
+      perform app.xls_requeue(v_proc, array['ERRO', 'IGNORADO']);
       v_status := 'REPROCESSANDO';
       v_motivo := format('mesmo arquivo do processamento %s, que estava em %s: reprocessado', v_proc, v_existente.status);
     else
@@ -95,7 +95,7 @@ begin
   end if;
 
   if p_conjunto_id is not null then
-    perform public.xls_conjunto_item_registrar(p_conjunto_id, v_arquivo, v_status, v_proc, v_motivo);
+    perform app.xls_conjunto_item_registrar(p_conjunto_id, v_arquivo, v_status, v_proc, v_motivo);
   end if;
 
   return query select v_arquivo, v_proc, v_status, v_motivo, v_chave, v_armazenar;

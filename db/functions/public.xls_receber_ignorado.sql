@@ -5,12 +5,12 @@ CREATE OR REPLACE FUNCTION public.xls_receber_ignorado(p_conjunto_id uuid, p_arq
 AS $function$
 begin
   if p_conjunto_id is null then
-    raise exception 'entrada ignorada fora de um lote: recuse o arquivo avulso na borda' using errcode = 'XL400';
+    raise exception 'entrada ignorada fora de um conjunto: recuse o arquivo avulso na borda' using errcode = 'XL400';
   end if;
   if nullif(btrim(p_motivo), '') is null then
     raise exception 'motivo ausente para a entrada ignorada %', p_arquivo using errcode = 'XL400';
   end if;
-  perform public.xls_conjunto_item_registrar(p_conjunto_id, coalesce(nullif(btrim(p_arquivo), ''), '(sem nome)'), 'IGNORADO', null, p_motivo);
+  perform app.xls_conjunto_item_registrar(p_conjunto_id, coalesce(nullif(btrim(p_arquivo), ''), '(sem nome)'), 'IGNORADO', null, p_motivo);
   return query select coalesce(nullif(btrim(p_arquivo), ''), '(sem nome)'), null::uuid, 'IGNORADO'::text, p_motivo;
 end;
 $function$

@@ -39,7 +39,7 @@ begin
                           and j.payload ->> 'id' = p.id::text)
      order by p.recebido_em, p.id for update skip locked
   loop
-    perform public.xls_enfileirar(v.id);
+    perform app.xls_enfileirar(v.id);
     v_reenf := v_reenf || v.id;
   end loop;
 

@@ -17,7 +17,7 @@ begin
   -- waiting for its batch's master report (first transient FK failure): the batch close
   -- reprocesses it; running it now would fail again and use up its one retry
   if app.xls_fk_aguardando(p_id) is null then
-    perform public.xls_requeue(p_id);
+    perform app.xls_requeue(p_id);
   end if;
   return array[p_id];
 end;

@@ -8,7 +8,7 @@ declare
   v_id uuid;
 begin
   if not exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id) then
-    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+    raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   for v_id in
     select p.id from public.xls_processamento p
@@ -17,7 +17,7 @@ begin
   loop
     if app.xls_fk_aguardando(v_id) is not null then
       v_ids := v_ids || v_id; -- keeps waiting for its batch's master report: the batch close reprocesses it
-    elsif public.xls_requeue(v_id) then
+    elsif app.xls_requeue(v_id) then
       v_ids := v_ids || v_id;
     end if;
   end loop;

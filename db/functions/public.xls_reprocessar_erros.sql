@@ -17,7 +17,7 @@ begin
   loop
     if app.xls_fk_aguardando(v_id) is not null then
       v_ids := v_ids || v_id; -- keeps waiting for its batch's master report: the batch close reprocesses it
-    elsif public.xls_requeue(v_id) then
+    elsif app.xls_requeue(v_id) then
       v_ids := v_ids || v_id;
     end if;
   end loop;

@@ -122,7 +122,7 @@ export function xlsProcessarHandler(ctx: AppContext): JobHandler {
     } finally {
       await tmp?.remove();
     }
-    log.line(`desfecho: ${d.status}${d.motivo ? ` — ${d.motivo}` : ''}${d.alarmar ? ' (alarme)' : ''}${d.conjuntoFechado ? '; lote fechado' : ''}`
+    log.line(`desfecho: ${d.status}${d.motivo ? ` — ${d.motivo}` : ''}${d.alarmar ? ' (alarme)' : ''}${d.conjuntoFechado ? '; conjunto fechado' : ''}`
       + (d.reprocessados.length ? `; reprocessando ${d.reprocessados.join(', ')}` : ''));
     await log.close();
     if (d.alarmar) {

@@ -43,7 +43,14 @@ describe('reader fields = staging columns, for every type', () => {
     for (const [tipo, spec] of Object.entries(READERS)) {
       const tables = [...(spec!.tabs ?? []), ...(spec!.anySheet ? [spec!.anySheet] : [])];
       expect(tables.length, tipo).toBeGreaterThan(0);
-      for (const t of tables) lidas.set(`${tipo}/${t.staging}`, t.columns.map((c) => c.field ?? snakeCase(c.header)));
+      for (const t of tables) {
+        // an unpivoted matrix stages key and value instead of its columns; sheetField stages the tab's name
+        const unpivoted = new Set(t.unpivot?.fields.map((f) => f.field) ?? []);
+        const campos = t.columns.map((c) => c.field ?? snakeCase(c.header)).filter((f) => !unpivoted.has(f));
+        if (t.sheetField) campos.push(t.sheetField);
+        if (t.unpivot) campos.push(t.unpivot.key, t.unpivot.value);
+        lidas.set(`${tipo}/${t.staging}`, campos);
+      }
     }
     expect([...lidas.keys()].sort()).toEqual([...sql.keys()].sort());
     for (const [k, campos] of lidas) {
@@ -69,7 +76,8 @@ describe('description rows agree with the catalog', () => {
       try {
         await client.query('begin');
         await xlsStagingPreparar(client, tipo as TipoPlanilha);
-        await client.query(`select app.xls_merge_preparar($1, '{"periodo_inicio": "2026-01-01", "periodo_fim": "2026-01-31"}')`, [tipo]);
+        // the parameters each type's hook checks at its start (RELATORIO18's period, FLUXO's position date)
+        await client.query(`select app.xls_merge_preparar($1, '{"periodo_inicio": "2026-01-01", "periodo_fim": "2026-01-31", "posicao": "2026-01-31"}')`, [tipo]);
         const { rows: e } = await client.query(`select tabela, chave from pg_temp.xls_merge_estado order by ordem`);
         for (const x of e) {
           const { rows: [u] } = await client.query(`select array_agg(a.attname::text order by k.o) as chave

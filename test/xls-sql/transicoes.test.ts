@@ -292,7 +292,7 @@ describe('batch close and the transient-FK retry', () => {
     // the user re-uploads it 0.2 s later, loose: it is not run again before the master commits
     const again = await receberAvulso(db.pool, 'meta-espera', 'meta-de-novo.xlsx');
     expect(again).toMatchObject({ status: 'REPROCESSANDO', processamentoId: meta });
-    expect(again.motivo).toMatch(new RegExp(`aguarda o relatório mestre do lote ${conjunto}`));
+    expect(again.motivo).toMatch(new RegExp(`aguarda o relatório mestre do conjunto ${conjunto}`));
     expect(await status(db.pool, meta)).toMatchObject({ status: 'ERRO', fk_falhas: 1, fk_retentar: true, alarmar: false, conjunto_id: conjunto });
     expect(await jobsPendentes(meta)).toEqual([]);
     // the reprocess buttons (one, the batch's, all of META) say it will be reprocessed, and leave it waiting

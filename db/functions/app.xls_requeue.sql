@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION public.xls_requeue(p_id uuid, p_de text[] DEFAULT ARRAY['ERRO'::text])
+CREATE OR REPLACE FUNCTION app.xls_requeue(p_id uuid, p_de text[] DEFAULT ARRAY['ERRO'::text])
  RETURNS boolean
  LANGUAGE plpgsql
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -13,10 +13,10 @@ begin
   if not found then
     return false;
   end if;
-  perform public.xls_enfileirar(p_id);
+  perform app.xls_enfileirar(p_id);
   return true;
 end;
 $function$
 ;
 
-comment on function public.xls_requeue(uuid,text[]) is 'Internal transition shared by resend, reprocess buttons and the batch FK retry: puts a processing whose status is in p_de (default ERRO) back to PENDENTE, clears the results of the previous run (metrics, warnings, rejected rows, error) and queues its job. False (nothing done) when the status is not in p_de. Callers check and lock.';
+comment on function app.xls_requeue(uuid,text[]) is 'Internal transition shared by resend, reprocess buttons and the batch FK retry: puts a processing whose status is in p_de (default ERRO) back to PENDENTE, clears the results of the previous run (metrics, warnings, rejected rows, error) and queues its job. False (nothing done) when the status is not in p_de. Callers check and lock.';

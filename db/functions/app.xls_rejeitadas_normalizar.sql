@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION public.xls_rejeitadas_normalizar(p_linhas jsonb)
+CREATE OR REPLACE FUNCTION app.xls_rejeitadas_normalizar(p_linhas jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
  IMMUTABLE
@@ -35,4 +35,4 @@ end;
 $function$
 ;
 
-comment on function public.xls_rejeitadas_normalizar(jsonb) is 'Normalises the rows rejected by the reader (RowError: {linha, campo, valor, mensagem}, optional aba) to the stored shape [{aba, linha, campo, valor, mensagem}] ordered by tab and row. XL400 for anything else.';
+comment on function app.xls_rejeitadas_normalizar(jsonb) is 'Normalises the rows rejected by the reader (RowError: {linha, campo, valor, mensagem}, optional aba) to the stored shape [{aba, linha, campo, valor, mensagem}] ordered by tab and row. XL400 for anything else.';

@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION public.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text)
+CREATE OR REPLACE FUNCTION app.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text)
  RETURNS void
  LANGUAGE plpgsql
  STABLE
@@ -18,4 +18,4 @@ end;
 $function$
 ;
 
-comment on function public.xls_transicao_recusada(uuid,text,text) is 'Raises the refusal of a transition: XL404 when the processing does not exist, else XL409 naming its current status and worker.';
+comment on function app.xls_transicao_recusada(uuid,text,text) is 'Raises the refusal of a transition: XL404 when the processing does not exist, else XL409 naming its current status and worker.';

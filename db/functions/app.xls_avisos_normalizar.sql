@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION public.xls_avisos_normalizar(p_avisos jsonb)
+CREATE OR REPLACE FUNCTION app.xls_avisos_normalizar(p_avisos jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
  IMMUTABLE
@@ -43,4 +43,4 @@ end;
 $function$
 ;
 
-comment on function public.xls_avisos_normalizar(jsonb) is 'Normalises warnings given by the edge to the stored shape [{categoria, motivo, quantidade, linhas: [{aba, linha, valor}]}]; a plain string becomes {categoria: geral, motivo: <string>}. XL400 for anything else.';
+comment on function app.xls_avisos_normalizar(jsonb) is 'Normalises warnings given by the edge to the stored shape [{categoria, motivo, quantidade, linhas: [{aba, linha, valor}]}]; a plain string becomes {categoria: geral, motivo: <string>}. XL400 for anything else.';

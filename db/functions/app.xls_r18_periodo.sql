@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION public.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date)
+CREATE OR REPLACE FUNCTION app.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date)
  RETURNS record
  LANGUAGE plpgsql
  IMMUTABLE
@@ -22,4 +22,4 @@ end;
 $function$
 ;
 
-comment on function public.xls_r18_periodo(jsonb) is 'The RELATORIO18 period of p_meta (periodo_inicio, periodo_fim: tab 10, cells E1/F1), checked. XL422 when missing, unreadable or ending before it starts.';
+comment on function app.xls_r18_periodo(jsonb) is 'The RELATORIO18 period of p_meta (periodo_inicio, periodo_fim: tab 10, cells E1/F1), checked. XL422 when missing, unreadable or ending before it starts.';

@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION public.xls_enfileirar(p_id uuid)
+CREATE OR REPLACE FUNCTION app.xls_enfileirar(p_id uuid)
  RETURNS bigint
  LANGUAGE plpgsql
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -20,4 +20,4 @@ end;
 $function$
 ;
 
-comment on function public.xls_enfileirar(uuid) is 'Queues the job xls_processar {id} (unique key = id) inside the caller''s transaction; when a running job still holds the key (it is finishing the previous run), queues a follow-up without key. Returns the job id, or null when a pending job already exists.';
+comment on function app.xls_enfileirar(uuid) is 'Queues the job xls_processar {id} (unique key = id) inside the caller''s transaction; when a running job still holds the key (it is finishing the previous run), queues a follow-up without key. Returns the job id, or null when a pending job already exists.';

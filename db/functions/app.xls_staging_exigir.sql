@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION public.xls_staging_exigir(p_tipo text)
+CREATE OR REPLACE FUNCTION app.xls_staging_exigir(p_tipo text)
  RETURNS void
  LANGUAGE plpgsql
  STABLE
@@ -17,4 +17,4 @@ end;
 $function$
 ;
 
-comment on function public.xls_staging_exigir(text) is 'Raises XL500 unless every staging temp table of the type exists in this transaction.';
+comment on function app.xls_staging_exigir(text) is 'Raises XL500 unless every staging temp table of the type exists in this transaction.';
