@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import * as db from 'zapatos/db';
+import { consultaMedida } from '../../db/lenta.js';
 import { detalheProcessamento, lerLog, listarProcessamentos, naoEncontrado } from '../../xls/consulta.js';
 import { HttpProblem } from '../../errors.js';
 import { pageQueryProperties, pageSchema, parsePageRequest, toPage } from '../../plugins/page.js';
@@ -66,12 +67,13 @@ export default async function processamentosRoutes(app: FastifyInstance) {
     },
   }, async (req) => {
     const page = parsePageRequest(req.query);
-    const { itens, total } = await listarProcessamentos(pool(), { tipo: req.query.tipo, status: req.query.status }, page);
+    const { itens, total } = await consultaMedida(app.ctx, req.log, 'lista de processamentos',
+      () => listarProcessamentos(pool(), { tipo: req.query.tipo, status: req.query.status }, page));
     return toPage(page, itens, total, { property: 'recebidoEm', direction: 'DESC' });
   });
   app.get<{ Params: { id: string } }>('/comercial/processamentos/:id', {
     schema: { params: idParams, response: { 200: detailSchema } },
-  }, async (req) => detalheProcessamento(pool(), req.params.id));
+  }, async (req) => consultaMedida(app.ctx, req.log, 'detalhe de processamento', () => detalheProcessamento(pool(), req.params.id)));
 
   app.get<{ Params: { id: string } }>('/comercial/processamentos/:id/logs', {
     schema: { params: idParams },

@@ -12,6 +12,7 @@ import {
 } from '../../db/xls.js';
 import { detalheProcessamento, lerLog, listarProcessamentos } from '../../xls/consulta.js';
 import { renderPagina } from '../../views/render.js';
+import { consultaMedida } from '../../db/lenta.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -34,7 +35,7 @@ const AVISOS_OK: Record<string, string> = {
 async function detalhe(app: FastifyInstance, req: FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string> }>, reply: FastifyReply,
   aviso: { tipo: 'ok' | 'erro' | 'info'; texto: string } | null = null, status = 200) {
   const id = idDe(req);
-  const p = await detalheProcessamento(app.ctx.pool, id);
+  const p = await consultaMedida(app.ctx, req.log, 'detalhe de processamento', () => detalheProcessamento(app.ctx.pool, id));
   const log = await lerLog(app.ctx.config.logsDir, id, p.logArquivo).catch(() => null);
   const rodando = p.status === 'PENDENTE' || p.status === 'PROCESSANDO';
   const okMsg = req.query.ok ? (req.query.ok === 'lote' ? `Reprocessamento solicitado: ${req.query.n ?? 0} processamento(s) em ERRO do lote voltaram para a fila.` : AVISOS_OK[req.query.ok] ?? null) : null;
@@ -49,7 +50,7 @@ export default async function processamentosScreens(app: FastifyInstance) {
     const status = filtro<StatusProcessamento>('status', req.query.status, STATUS_PROCESSAMENTO);
     const tipo = filtro<TipoPlanilha>('tipo', req.query.tipo, TIPOS_PLANILHA);
     const page = parsePageRequest(req.query);
-    const { itens, total } = await listarProcessamentos(app.ctx.pool, { status, tipo }, page);
+    const { itens, total } = await consultaMedida(app.ctx, req.log, 'lista de processamentos', () => listarProcessamentos(app.ctx.pool, { status, tipo }, page));
     const paginas = Math.max(1, Math.ceil(total / page.size));
     const q = (req.query as Record<string, string>);
     const okMsg = q.ok === 'erros' ? `Reprocessamento solicitado: ${q.n ?? 0} processamento(s) em ERRO voltaram para a fila.` : null;
