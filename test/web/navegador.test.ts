@@ -14,7 +14,9 @@ import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { startPipeline, type Pipeline } from '../harness/pipeline.js';
 import { startIdp, type TestIdp } from '../harness/idp.js';
 import { buildWorkbook } from '../fixtures/builder.js';
-import { escrever, fluxoSheets, titulo, utc } from '../fixtures/tipos.js';
+import { H, escrever, fluxoSheets, tabela, titulo, utc } from '../fixtures/tipos.js';
+import { JobRunner } from '../../src/jobs/runner.js';
+import { jobHandlers } from '../../src/jobs/handlers.js';
 import { projectRoot } from '../../src/paths.js';
 import { DOMINIO, IMPORTAR_TOKEN } from './helpers.js';
 
@@ -187,6 +189,33 @@ describe('every screen and form', () => {
     await imp.getByRole('button', { name: 'Importar' }).click();
     await expect(imp.locator('.aviso-erro').textContent()).resolves.toContain('meta.xlsx: planilha do tipo META');
     await foto(imp, '13-importar-recusa');
+    await imp.close();
+  }, 90_000);
+
+  it('import page: visible progress while the files wait, then the result (COMPRAS)', async () => {
+    // no worker for a moment: the page shows its progress
+    for (const r of svc.runners) await r.stop(2000);
+    const imp = await ctx.newPage();
+    await imp.goto(`${base}/compras/importar?k=${IMPORTAR_TOKEN}`);
+    await imp.getByLabel('Sua identificação (matrícula ou e-mail)').fill('ana.souza');
+    await imp.getByLabel('Seu nome').fill('Ana Souza');
+    const compras = await escrever([{ name: 'Compras', rows: tabela(H.COMPRAS, [
+      [utc(2026, 11, 5), '55.555.555/0001-55', 'Distribuidora', 9001, 'Diesel S10', 1202, 5000, 29500.5],
+    ]) }], 'exceljs');
+    await imp.getByLabel('Planilhas (.xlsx, uma ou mais)').setInputFiles([{ name: 'compras-novembro.xlsx', mimeType: 'application/octet-stream', buffer: compras }]);
+    await imp.getByRole('button', { name: 'Importar' }).click();
+    await imp.waitForURL(/\/compras\/importar\/lote\//);
+    await expect(imp.locator('h1').textContent()).resolves.toBe('Importando…');
+    await expect(imp.locator('progress').getAttribute('value')).resolves.toBe('0');
+    await foto(imp, '14-importar-progresso');
+    const runner = new JobRunner(db.pool, jobHandlers(svc.ctx), svc.app.log, { concurrency: 1, pollIntervalMs: 50 });
+    svc.runners.push(runner);
+    await runner.start(null);
+    await imp.locator('section.resultado').first().waitFor({ timeout: 40_000 });
+    const texto = await imp.locator('section.resultado').first().textContent();
+    expect(texto).toContain('COMPRAS');
+    expect(texto).toContain('SUCESSO');
+    await foto(imp, '15-importar-compras');
     await imp.close();
   }, 90_000);
 
