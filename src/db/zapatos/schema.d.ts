@@ -5450,22 +5450,6 @@ declare module 'zapatos/schema' {
       */
       recebidos: number;
       /**
-      * **erp_sync_audit.recusa_detalhe**
-      *
-      * The detail of the refusal, as the caller received it (problem+json detail).
-      * - `text` in database
-      * - Nullable, no default
-      */
-      recusa_detalhe: string | null;
-      /**
-      * **erp_sync_audit.recusa_status**
-      *
-      * HTTP status of a refused call (400 envelope or body invalid, 413 more than 200 items or a body over 1 MiB, 422 Idempotency-Key reused with another body or mode); null for an answered call. A refused call applies nothing; its counts are 0 but recebidos (the items it carried, when they could be read).
-      * - `int2` in database
-      * - Nullable, no default
-      */
-      recusa_status: number | null;
-      /**
       * **erp_sync_audit.replay_of**
       * - `int8` in database
       * - Nullable, no default
@@ -5474,11 +5458,11 @@ declare module 'zapatos/schema' {
       /**
       * **erp_sync_audit.request_sha256**
       *
-      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter); null for a refused call whose body had no readable items.
+      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter).
       * - `text` in database
-      * - Nullable, no default
+      * - `NOT NULL`, no default
       */
-      request_sha256: string | null;
+      request_sha256: string;
       /**
       * **erp_sync_audit.response**
       * - `jsonb` in database
@@ -5568,22 +5552,6 @@ declare module 'zapatos/schema' {
       */
       recebidos: number;
       /**
-      * **erp_sync_audit.recusa_detalhe**
-      *
-      * The detail of the refusal, as the caller received it (problem+json detail).
-      * - `text` in database
-      * - Nullable, no default
-      */
-      recusa_detalhe: string | null;
-      /**
-      * **erp_sync_audit.recusa_status**
-      *
-      * HTTP status of a refused call (400 envelope or body invalid, 413 more than 200 items or a body over 1 MiB, 422 Idempotency-Key reused with another body or mode); null for an answered call. A refused call applies nothing; its counts are 0 but recebidos (the items it carried, when they could be read).
-      * - `int2` in database
-      * - Nullable, no default
-      */
-      recusa_status: number | null;
-      /**
       * **erp_sync_audit.replay_of**
       * - `int8` in database
       * - Nullable, no default
@@ -5592,11 +5560,11 @@ declare module 'zapatos/schema' {
       /**
       * **erp_sync_audit.request_sha256**
       *
-      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter); null for a refused call whose body had no readable items.
+      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter).
       * - `text` in database
-      * - Nullable, no default
+      * - `NOT NULL`, no default
       */
-      request_sha256: string | null;
+      request_sha256: string;
       /**
       * **erp_sync_audit.response**
       * - `jsonb` in database
@@ -5686,22 +5654,6 @@ declare module 'zapatos/schema' {
       */
       recebidos?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
       /**
-      * **erp_sync_audit.recusa_detalhe**
-      *
-      * The detail of the refusal, as the caller received it (problem+json detail).
-      * - `text` in database
-      * - Nullable, no default
-      */
-      recusa_detalhe?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
-      /**
-      * **erp_sync_audit.recusa_status**
-      *
-      * HTTP status of a refused call (400 envelope or body invalid, 413 more than 200 items or a body over 1 MiB, 422 Idempotency-Key reused with another body or mode); null for an answered call. A refused call applies nothing; its counts are 0 but recebidos (the items it carried, when they could be read).
-      * - `int2` in database
-      * - Nullable, no default
-      */
-      recusa_status?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
-      /**
       * **erp_sync_audit.replay_of**
       * - `int8` in database
       * - Nullable, no default
@@ -5710,9 +5662,9 @@ declare module 'zapatos/schema' {
       /**
       * **erp_sync_audit.request_sha256**
       *
-      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter); null for a refused call whose body had no readable items.
+      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter).
       * - `text` in database
-      * - Nullable, no default
+      * - `NOT NULL`, no default
       */
       request_sha256?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -5798,22 +5750,6 @@ declare module 'zapatos/schema' {
       */
       recebidos: number | db.Parameter<number> | db.SQLFragment;
       /**
-      * **erp_sync_audit.recusa_detalhe**
-      *
-      * The detail of the refusal, as the caller received it (problem+json detail).
-      * - `text` in database
-      * - Nullable, no default
-      */
-      recusa_detalhe?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
-      /**
-      * **erp_sync_audit.recusa_status**
-      *
-      * HTTP status of a refused call (400 envelope or body invalid, 413 more than 200 items or a body over 1 MiB, 422 Idempotency-Key reused with another body or mode); null for an answered call. A refused call applies nothing; its counts are 0 but recebidos (the items it carried, when they could be read).
-      * - `int2` in database
-      * - Nullable, no default
-      */
-      recusa_status?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
-      /**
       * **erp_sync_audit.replay_of**
       * - `int8` in database
       * - Nullable, no default
@@ -5822,11 +5758,11 @@ declare module 'zapatos/schema' {
       /**
       * **erp_sync_audit.request_sha256**
       *
-      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter); null for a refused call whose body had no readable items.
+      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter).
       * - `text` in database
-      * - Nullable, no default
+      * - `NOT NULL`, no default
       */
-      request_sha256?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      request_sha256: string | db.Parameter<string> | db.SQLFragment;
       /**
       * **erp_sync_audit.response**
       * - `jsonb` in database
@@ -5910,22 +5846,6 @@ declare module 'zapatos/schema' {
       */
       recebidos?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
       /**
-      * **erp_sync_audit.recusa_detalhe**
-      *
-      * The detail of the refusal, as the caller received it (problem+json detail).
-      * - `text` in database
-      * - Nullable, no default
-      */
-      recusa_detalhe?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
-      /**
-      * **erp_sync_audit.recusa_status**
-      *
-      * HTTP status of a refused call (400 envelope or body invalid, 413 more than 200 items or a body over 1 MiB, 422 Idempotency-Key reused with another body or mode); null for an answered call. A refused call applies nothing; its counts are 0 but recebidos (the items it carried, when they could be read).
-      * - `int2` in database
-      * - Nullable, no default
-      */
-      recusa_status?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
-      /**
       * **erp_sync_audit.replay_of**
       * - `int8` in database
       * - Nullable, no default
@@ -5934,11 +5854,11 @@ declare module 'zapatos/schema' {
       /**
       * **erp_sync_audit.request_sha256**
       *
-      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter); null for a refused call whose body had no readable items.
+      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter).
       * - `text` in database
-      * - Nullable, no default
+      * - `NOT NULL`, no default
       */
-      request_sha256?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      request_sha256?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
       /**
       * **erp_sync_audit.response**
       * - `jsonb` in database
@@ -13628,6 +13548,209 @@ declare module 'zapatos/schema' {
     }
   
     /**
+     * **app.login_tentativa**
+     * - Table in database
+     */
+    export namespace login_tentativa {
+      export type Table = 'app.login_tentativa';
+      export interface Selectable {
+        /**
+        * **app.login_tentativa.code_verifier**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        code_verifier: string;
+        /**
+        * **app.login_tentativa.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em: Date;
+        /**
+        * **app.login_tentativa.destino**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        destino: string;
+        /**
+        * **app.login_tentativa.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `(now() + '00:10:00'::interval)`
+        */
+        expira_em: Date;
+        /**
+        * **app.login_tentativa.nonce**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nonce: string;
+        /**
+        * **app.login_tentativa.state**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        state: string;
+      }
+      export interface JSONSelectable {
+        /**
+        * **app.login_tentativa.code_verifier**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        code_verifier: string;
+        /**
+        * **app.login_tentativa.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em: db.TimestampTzString;
+        /**
+        * **app.login_tentativa.destino**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        destino: string;
+        /**
+        * **app.login_tentativa.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `(now() + '00:10:00'::interval)`
+        */
+        expira_em: db.TimestampTzString;
+        /**
+        * **app.login_tentativa.nonce**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nonce: string;
+        /**
+        * **app.login_tentativa.state**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        state: string;
+      }
+      export interface Whereable {
+        /**
+        * **app.login_tentativa.code_verifier**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        code_verifier?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.login_tentativa.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.login_tentativa.destino**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        destino?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.login_tentativa.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `(now() + '00:10:00'::interval)`
+        */
+        expira_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.login_tentativa.nonce**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nonce?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.login_tentativa.state**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        state?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      }
+      export interface Insertable {
+        /**
+        * **app.login_tentativa.code_verifier**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        code_verifier: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.login_tentativa.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.login_tentativa.destino**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        destino: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.login_tentativa.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `(now() + '00:10:00'::interval)`
+        */
+        expira_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.login_tentativa.nonce**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nonce: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.login_tentativa.state**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        state: string | db.Parameter<string> | db.SQLFragment;
+      }
+      export interface Updatable {
+        /**
+        * **app.login_tentativa.code_verifier**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        code_verifier?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.login_tentativa.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.login_tentativa.destino**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        destino?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.login_tentativa.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `(now() + '00:10:00'::interval)`
+        */
+        expira_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.login_tentativa.nonce**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nonce?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.login_tentativa.state**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        state?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      }
+      export type UniqueIndex = 'login_tentativa_pkey';
+      export type Column = keyof Selectable;
+      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+      export type SQL = SQLExpression | SQLExpression[];
+    }
+  
+    /**
      * **app.repeatable_file**
      * - Table in database
      */
@@ -13734,6 +13857,359 @@ declare module 'zapatos/schema' {
         sha256?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
       }
       export type UniqueIndex = 'repeatable_file_pkey';
+      export type Column = keyof Selectable;
+      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+      export type SQL = SQLExpression | SQLExpression[];
+    }
+  
+    /**
+     * **app.sessao**
+     * - Table in database
+     */
+    export namespace sessao {
+      export type Table = 'app.sessao';
+      export interface Selectable {
+        /**
+        * **app.sessao.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em: Date;
+        /**
+        * **app.sessao.csrf**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        csrf: string;
+        /**
+        * **app.sessao.email**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        email: string;
+        /**
+        * **app.sessao.encerrada_em**
+        * - `timestamptz` in database
+        * - Nullable, no default
+        */
+        encerrada_em: Date | null;
+        /**
+        * **app.sessao.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        expira_em: Date;
+        /**
+        * **app.sessao.id**
+        * - `uuid` in database
+        * - `NOT NULL`, default: `gen_random_uuid()`
+        */
+        id: string;
+        /**
+        * **app.sessao.motivo_encerramento**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        motivo_encerramento: string | null;
+        /**
+        * **app.sessao.nome**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        nome: string | null;
+        /**
+        * **app.sessao.papel**
+        * - `text` in database
+        * - `NOT NULL`, default: `'equipe'::text`
+        */
+        papel: string;
+        /**
+        * **app.sessao.token_hash**
+        * - `bytea` in database
+        * - `NOT NULL`, no default
+        */
+        token_hash: Buffer;
+        /**
+        * **app.sessao.ultimo_uso_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        ultimo_uso_em: Date;
+      }
+      export interface JSONSelectable {
+        /**
+        * **app.sessao.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em: db.TimestampTzString;
+        /**
+        * **app.sessao.csrf**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        csrf: string;
+        /**
+        * **app.sessao.email**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        email: string;
+        /**
+        * **app.sessao.encerrada_em**
+        * - `timestamptz` in database
+        * - Nullable, no default
+        */
+        encerrada_em: db.TimestampTzString | null;
+        /**
+        * **app.sessao.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        expira_em: db.TimestampTzString;
+        /**
+        * **app.sessao.id**
+        * - `uuid` in database
+        * - `NOT NULL`, default: `gen_random_uuid()`
+        */
+        id: string;
+        /**
+        * **app.sessao.motivo_encerramento**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        motivo_encerramento: string | null;
+        /**
+        * **app.sessao.nome**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        nome: string | null;
+        /**
+        * **app.sessao.papel**
+        * - `text` in database
+        * - `NOT NULL`, default: `'equipe'::text`
+        */
+        papel: string;
+        /**
+        * **app.sessao.token_hash**
+        * - `bytea` in database
+        * - `NOT NULL`, no default
+        */
+        token_hash: db.ByteArrayString;
+        /**
+        * **app.sessao.ultimo_uso_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        ultimo_uso_em: db.TimestampTzString;
+      }
+      export interface Whereable {
+        /**
+        * **app.sessao.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.csrf**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        csrf?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.email**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        email?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.encerrada_em**
+        * - `timestamptz` in database
+        * - Nullable, no default
+        */
+        encerrada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        expira_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.id**
+        * - `uuid` in database
+        * - `NOT NULL`, default: `gen_random_uuid()`
+        */
+        id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.motivo_encerramento**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        motivo_encerramento?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.nome**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.papel**
+        * - `text` in database
+        * - `NOT NULL`, default: `'equipe'::text`
+        */
+        papel?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.token_hash**
+        * - `bytea` in database
+        * - `NOT NULL`, no default
+        */
+        token_hash?: (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.ultimo_uso_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        ultimo_uso_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      }
+      export interface Insertable {
+        /**
+        * **app.sessao.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.sessao.csrf**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        csrf: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.sessao.email**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        email: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.sessao.encerrada_em**
+        * - `timestamptz` in database
+        * - Nullable, no default
+        */
+        encerrada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.sessao.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        expira_em: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment;
+        /**
+        * **app.sessao.id**
+        * - `uuid` in database
+        * - `NOT NULL`, default: `gen_random_uuid()`
+        */
+        id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.sessao.motivo_encerramento**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        motivo_encerramento?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.sessao.nome**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.sessao.papel**
+        * - `text` in database
+        * - `NOT NULL`, default: `'equipe'::text`
+        */
+        papel?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.sessao.token_hash**
+        * - `bytea` in database
+        * - `NOT NULL`, no default
+        */
+        token_hash: (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | db.SQLFragment;
+        /**
+        * **app.sessao.ultimo_uso_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        ultimo_uso_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      }
+      export interface Updatable {
+        /**
+        * **app.sessao.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.sessao.csrf**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        csrf?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.sessao.email**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        email?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.sessao.encerrada_em**
+        * - `timestamptz` in database
+        * - Nullable, no default
+        */
+        encerrada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.sessao.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        expira_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment>;
+        /**
+        * **app.sessao.id**
+        * - `uuid` in database
+        * - `NOT NULL`, default: `gen_random_uuid()`
+        */
+        id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.sessao.motivo_encerramento**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        motivo_encerramento?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.sessao.nome**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.sessao.papel**
+        * - `text` in database
+        * - `NOT NULL`, default: `'equipe'::text`
+        */
+        papel?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.sessao.token_hash**
+        * - `bytea` in database
+        * - `NOT NULL`, no default
+        */
+        token_hash?: (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | db.SQLFragment | db.SQLFragment<any, (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | db.SQLFragment>;
+        /**
+        * **app.sessao.ultimo_uso_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        ultimo_uso_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      }
+      export type UniqueIndex = 'sessao_pkey' | 'sessao_token_hash_key';
       export type Column = keyof Selectable;
       export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
       export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
@@ -13913,701 +14389,22 @@ declare module 'zapatos/schema' {
       export type SQL = SQLExpression | SQLExpression[];
     }
   
-    /**
-     * **app.xls_alvo**
-     * - Table in database
-     */
-    export namespace xls_alvo {
-      export type Table = 'app.xls_alvo';
-      export interface Selectable {
-        /**
-        * **app.xls_alvo.aba**
-        * - `text` in database
-        * - Nullable, no default
-        */
-        aba: string | null;
-        /**
-        * **app.xls_alvo.comparar**
-        * - `_text` in database
-        * - Nullable, no default
-        */
-        comparar: string[] | null;
-        /**
-        * **app.xls_alvo.escopo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        escopo: string;
-        /**
-        * **app.xls_alvo.escopo_coluna**
-        * - `text` in database
-        * - Nullable, no default
-        */
-        escopo_coluna: string | null;
-        /**
-        * **app.xls_alvo.expressoes**
-        * - `jsonb` in database
-        * - `NOT NULL`, default: `'{}'::jsonb`
-        */
-        expressoes: db.JSONValue;
-        /**
-        * **app.xls_alvo.ordem**
-        *
-        * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
-        * - `int4` in database
-        * - `NOT NULL`, default: `1`
-        */
-        ordem: number;
-        /**
-        * **app.xls_alvo.reter**
-        * - `_text` in database
-        * - `NOT NULL`, default: `'{}'::text[]`
-        */
-        reter: string[];
-        /**
-        * **app.xls_alvo.staging**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        staging: string;
-        /**
-        * **app.xls_alvo.tabela**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tabela: string;
-        /**
-        * **app.xls_alvo.tipo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo: string;
-      }
-      export interface JSONSelectable {
-        /**
-        * **app.xls_alvo.aba**
-        * - `text` in database
-        * - Nullable, no default
-        */
-        aba: string | null;
-        /**
-        * **app.xls_alvo.comparar**
-        * - `_text` in database
-        * - Nullable, no default
-        */
-        comparar: string[] | null;
-        /**
-        * **app.xls_alvo.escopo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        escopo: string;
-        /**
-        * **app.xls_alvo.escopo_coluna**
-        * - `text` in database
-        * - Nullable, no default
-        */
-        escopo_coluna: string | null;
-        /**
-        * **app.xls_alvo.expressoes**
-        * - `jsonb` in database
-        * - `NOT NULL`, default: `'{}'::jsonb`
-        */
-        expressoes: db.JSONValue;
-        /**
-        * **app.xls_alvo.ordem**
-        *
-        * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
-        * - `int4` in database
-        * - `NOT NULL`, default: `1`
-        */
-        ordem: number;
-        /**
-        * **app.xls_alvo.reter**
-        * - `_text` in database
-        * - `NOT NULL`, default: `'{}'::text[]`
-        */
-        reter: string[];
-        /**
-        * **app.xls_alvo.staging**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        staging: string;
-        /**
-        * **app.xls_alvo.tabela**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tabela: string;
-        /**
-        * **app.xls_alvo.tipo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo: string;
-      }
-      export interface Whereable {
-        /**
-        * **app.xls_alvo.aba**
-        * - `text` in database
-        * - Nullable, no default
-        */
-        aba?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_alvo.comparar**
-        * - `_text` in database
-        * - Nullable, no default
-        */
-        comparar?: string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_alvo.escopo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        escopo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_alvo.escopo_coluna**
-        * - `text` in database
-        * - Nullable, no default
-        */
-        escopo_coluna?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_alvo.expressoes**
-        * - `jsonb` in database
-        * - `NOT NULL`, default: `'{}'::jsonb`
-        */
-        expressoes?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_alvo.ordem**
-        *
-        * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
-        * - `int4` in database
-        * - `NOT NULL`, default: `1`
-        */
-        ordem?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_alvo.reter**
-        * - `_text` in database
-        * - `NOT NULL`, default: `'{}'::text[]`
-        */
-        reter?: string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_alvo.staging**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        staging?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_alvo.tabela**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tabela?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_alvo.tipo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
-      }
-      export interface Insertable {
-        /**
-        * **app.xls_alvo.aba**
-        * - `text` in database
-        * - Nullable, no default
-        */
-        aba?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
-        /**
-        * **app.xls_alvo.comparar**
-        * - `_text` in database
-        * - Nullable, no default
-        */
-        comparar?: string[] | db.Parameter<string[]> | null | db.DefaultType | db.SQLFragment;
-        /**
-        * **app.xls_alvo.escopo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        escopo: string | db.Parameter<string> | db.SQLFragment;
-        /**
-        * **app.xls_alvo.escopo_coluna**
-        * - `text` in database
-        * - Nullable, no default
-        */
-        escopo_coluna?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
-        /**
-        * **app.xls_alvo.expressoes**
-        * - `jsonb` in database
-        * - `NOT NULL`, default: `'{}'::jsonb`
-        */
-        expressoes?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment;
-        /**
-        * **app.xls_alvo.ordem**
-        *
-        * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
-        * - `int4` in database
-        * - `NOT NULL`, default: `1`
-        */
-        ordem?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
-        /**
-        * **app.xls_alvo.reter**
-        * - `_text` in database
-        * - `NOT NULL`, default: `'{}'::text[]`
-        */
-        reter?: string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment;
-        /**
-        * **app.xls_alvo.staging**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        staging: string | db.Parameter<string> | db.SQLFragment;
-        /**
-        * **app.xls_alvo.tabela**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tabela: string | db.Parameter<string> | db.SQLFragment;
-        /**
-        * **app.xls_alvo.tipo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo: string | db.Parameter<string> | db.SQLFragment;
-      }
-      export interface Updatable {
-        /**
-        * **app.xls_alvo.aba**
-        * - `text` in database
-        * - Nullable, no default
-        */
-        aba?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
-        /**
-        * **app.xls_alvo.comparar**
-        * - `_text` in database
-        * - Nullable, no default
-        */
-        comparar?: string[] | db.Parameter<string[]> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string[] | db.Parameter<string[]> | null | db.DefaultType | db.SQLFragment>;
-        /**
-        * **app.xls_alvo.escopo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        escopo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
-        /**
-        * **app.xls_alvo.escopo_coluna**
-        * - `text` in database
-        * - Nullable, no default
-        */
-        escopo_coluna?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
-        /**
-        * **app.xls_alvo.expressoes**
-        * - `jsonb` in database
-        * - `NOT NULL`, default: `'{}'::jsonb`
-        */
-        expressoes?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment>;
-        /**
-        * **app.xls_alvo.ordem**
-        *
-        * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
-        * - `int4` in database
-        * - `NOT NULL`, default: `1`
-        */
-        ordem?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
-        /**
-        * **app.xls_alvo.reter**
-        * - `_text` in database
-        * - `NOT NULL`, default: `'{}'::text[]`
-        */
-        reter?: string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment>;
-        /**
-        * **app.xls_alvo.staging**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        staging?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
-        /**
-        * **app.xls_alvo.tabela**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tabela?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
-        /**
-        * **app.xls_alvo.tipo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
-      }
-      export type UniqueIndex = 'xls_alvo_pkey' | 'xls_alvo_tipo_ordem_key';
-      export type Column = keyof Selectable;
-      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
-      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
-      export type SQL = SQLExpression | SQLExpression[];
-    }
-  
-    /**
-     * **app.xls_staging_coluna**
-     * - Table in database
-     */
-    export namespace xls_staging_coluna {
-      export type Table = 'app.xls_staging_coluna';
-      export interface Selectable {
-        /**
-        * **app.xls_staging_coluna.coluna**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        coluna: string;
-        /**
-        * **app.xls_staging_coluna.ordem**
-        * - `int4` in database
-        * - `NOT NULL`, no default
-        */
-        ordem: number;
-        /**
-        * **app.xls_staging_coluna.staging**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        staging: string;
-        /**
-        * **app.xls_staging_coluna.tipo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo: string;
-        /**
-        * **app.xls_staging_coluna.tipo_sql**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo_sql: string;
-      }
-      export interface JSONSelectable {
-        /**
-        * **app.xls_staging_coluna.coluna**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        coluna: string;
-        /**
-        * **app.xls_staging_coluna.ordem**
-        * - `int4` in database
-        * - `NOT NULL`, no default
-        */
-        ordem: number;
-        /**
-        * **app.xls_staging_coluna.staging**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        staging: string;
-        /**
-        * **app.xls_staging_coluna.tipo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo: string;
-        /**
-        * **app.xls_staging_coluna.tipo_sql**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo_sql: string;
-      }
-      export interface Whereable {
-        /**
-        * **app.xls_staging_coluna.coluna**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        coluna?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_staging_coluna.ordem**
-        * - `int4` in database
-        * - `NOT NULL`, no default
-        */
-        ordem?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_staging_coluna.staging**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        staging?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_staging_coluna.tipo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_staging_coluna.tipo_sql**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo_sql?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
-      }
-      export interface Insertable {
-        /**
-        * **app.xls_staging_coluna.coluna**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        coluna: string | db.Parameter<string> | db.SQLFragment;
-        /**
-        * **app.xls_staging_coluna.ordem**
-        * - `int4` in database
-        * - `NOT NULL`, no default
-        */
-        ordem: number | db.Parameter<number> | db.SQLFragment;
-        /**
-        * **app.xls_staging_coluna.staging**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        staging: string | db.Parameter<string> | db.SQLFragment;
-        /**
-        * **app.xls_staging_coluna.tipo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo: string | db.Parameter<string> | db.SQLFragment;
-        /**
-        * **app.xls_staging_coluna.tipo_sql**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo_sql: string | db.Parameter<string> | db.SQLFragment;
-      }
-      export interface Updatable {
-        /**
-        * **app.xls_staging_coluna.coluna**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        coluna?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
-        /**
-        * **app.xls_staging_coluna.ordem**
-        * - `int4` in database
-        * - `NOT NULL`, no default
-        */
-        ordem?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
-        /**
-        * **app.xls_staging_coluna.staging**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        staging?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
-        /**
-        * **app.xls_staging_coluna.tipo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
-        /**
-        * **app.xls_staging_coluna.tipo_sql**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo_sql?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
-      }
-      export type UniqueIndex = 'xls_staging_coluna_pkey' | 'xls_staging_coluna_tipo_staging_coluna_key';
-      export type Column = keyof Selectable;
-      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
-      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
-      export type SQL = SQLExpression | SQLExpression[];
-    }
-  
-    /**
-     * **app.xls_tipo**
-     * - Table in database
-     */
-    export namespace xls_tipo {
-      export type Table = 'app.xls_tipo';
-      export interface Selectable {
-        /**
-        * **app.xls_tipo.descricao**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        descricao: string;
-        /**
-        * **app.xls_tipo.hook**
-        * - `text` in database
-        * - Nullable, no default
-        */
-        hook: string | null;
-        /**
-        * **app.xls_tipo.mestre**
-        * - `bool` in database
-        * - `NOT NULL`, default: `false`
-        */
-        mestre: boolean;
-        /**
-        * **app.xls_tipo.ordem**
-        * - `int4` in database
-        * - `NOT NULL`, no default
-        */
-        ordem: number;
-        /**
-        * **app.xls_tipo.tipo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo: string;
-      }
-      export interface JSONSelectable {
-        /**
-        * **app.xls_tipo.descricao**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        descricao: string;
-        /**
-        * **app.xls_tipo.hook**
-        * - `text` in database
-        * - Nullable, no default
-        */
-        hook: string | null;
-        /**
-        * **app.xls_tipo.mestre**
-        * - `bool` in database
-        * - `NOT NULL`, default: `false`
-        */
-        mestre: boolean;
-        /**
-        * **app.xls_tipo.ordem**
-        * - `int4` in database
-        * - `NOT NULL`, no default
-        */
-        ordem: number;
-        /**
-        * **app.xls_tipo.tipo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo: string;
-      }
-      export interface Whereable {
-        /**
-        * **app.xls_tipo.descricao**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        descricao?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_tipo.hook**
-        * - `text` in database
-        * - Nullable, no default
-        */
-        hook?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_tipo.mestre**
-        * - `bool` in database
-        * - `NOT NULL`, default: `false`
-        */
-        mestre?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_tipo.ordem**
-        * - `int4` in database
-        * - `NOT NULL`, no default
-        */
-        ordem?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_tipo.tipo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
-      }
-      export interface Insertable {
-        /**
-        * **app.xls_tipo.descricao**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        descricao: string | db.Parameter<string> | db.SQLFragment;
-        /**
-        * **app.xls_tipo.hook**
-        * - `text` in database
-        * - Nullable, no default
-        */
-        hook?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
-        /**
-        * **app.xls_tipo.mestre**
-        * - `bool` in database
-        * - `NOT NULL`, default: `false`
-        */
-        mestre?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
-        /**
-        * **app.xls_tipo.ordem**
-        * - `int4` in database
-        * - `NOT NULL`, no default
-        */
-        ordem: number | db.Parameter<number> | db.SQLFragment;
-        /**
-        * **app.xls_tipo.tipo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo: string | db.Parameter<string> | db.SQLFragment;
-      }
-      export interface Updatable {
-        /**
-        * **app.xls_tipo.descricao**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        descricao?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
-        /**
-        * **app.xls_tipo.hook**
-        * - `text` in database
-        * - Nullable, no default
-        */
-        hook?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
-        /**
-        * **app.xls_tipo.mestre**
-        * - `bool` in database
-        * - `NOT NULL`, default: `false`
-        */
-        mestre?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
-        /**
-        * **app.xls_tipo.ordem**
-        * - `int4` in database
-        * - `NOT NULL`, no default
-        */
-        ordem?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
-        /**
-        * **app.xls_tipo.tipo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
-      }
-      export type UniqueIndex = 'xls_tipo_ordem_key' | 'xls_tipo_pkey' | 'xls_tipo_um_mestre';
-      export type Column = keyof Selectable;
-      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
-      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
-      export type SQL = SQLExpression | SQLExpression[];
-    }
-  
     /* --- aggregate types --- */
   
-    export type Table = job.Table | repeatable_file.Table | worker.Table | xls_alvo.Table | xls_staging_coluna.Table | xls_tipo.Table;
-    export type Selectable = job.Selectable | repeatable_file.Selectable | worker.Selectable | xls_alvo.Selectable | xls_staging_coluna.Selectable | xls_tipo.Selectable;
-    export type JSONSelectable = job.JSONSelectable | repeatable_file.JSONSelectable | worker.JSONSelectable | xls_alvo.JSONSelectable | xls_staging_coluna.JSONSelectable | xls_tipo.JSONSelectable;
-    export type Whereable = job.Whereable | repeatable_file.Whereable | worker.Whereable | xls_alvo.Whereable | xls_staging_coluna.Whereable | xls_tipo.Whereable;
-    export type Insertable = job.Insertable | repeatable_file.Insertable | worker.Insertable | xls_alvo.Insertable | xls_staging_coluna.Insertable | xls_tipo.Insertable;
-    export type Updatable = job.Updatable | repeatable_file.Updatable | worker.Updatable | xls_alvo.Updatable | xls_staging_coluna.Updatable | xls_tipo.Updatable;
-    export type UniqueIndex = job.UniqueIndex | repeatable_file.UniqueIndex | worker.UniqueIndex | xls_alvo.UniqueIndex | xls_staging_coluna.UniqueIndex | xls_tipo.UniqueIndex;
-    export type Column = job.Column | repeatable_file.Column | worker.Column | xls_alvo.Column | xls_staging_coluna.Column | xls_tipo.Column;
+    export type Table = job.Table | login_tentativa.Table | repeatable_file.Table | sessao.Table | worker.Table;
+    export type Selectable = job.Selectable | login_tentativa.Selectable | repeatable_file.Selectable | sessao.Selectable | worker.Selectable;
+    export type JSONSelectable = job.JSONSelectable | login_tentativa.JSONSelectable | repeatable_file.JSONSelectable | sessao.JSONSelectable | worker.JSONSelectable;
+    export type Whereable = job.Whereable | login_tentativa.Whereable | repeatable_file.Whereable | sessao.Whereable | worker.Whereable;
+    export type Insertable = job.Insertable | login_tentativa.Insertable | repeatable_file.Insertable | sessao.Insertable | worker.Insertable;
+    export type Updatable = job.Updatable | login_tentativa.Updatable | repeatable_file.Updatable | sessao.Updatable | worker.Updatable;
+    export type UniqueIndex = job.UniqueIndex | login_tentativa.UniqueIndex | repeatable_file.UniqueIndex | sessao.UniqueIndex | worker.UniqueIndex;
+    export type Column = job.Column | login_tentativa.Column | repeatable_file.Column | sessao.Column | worker.Column;
   
-    export type AllBaseTables = [job.Table, repeatable_file.Table, worker.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
+    export type AllBaseTables = [job.Table, login_tentativa.Table, repeatable_file.Table, sessao.Table, worker.Table];
     export type AllForeignTables = [];
     export type AllViews = [];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [job.Table, repeatable_file.Table, worker.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
+    export type AllTablesAndViews = [job.Table, login_tentativa.Table, repeatable_file.Table, sessao.Table, worker.Table];
   }
 
 
@@ -14675,11 +14472,10 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.Selectable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Selectable;
     "app.job": app.job.Selectable;
+    "app.login_tentativa": app.login_tentativa.Selectable;
     "app.repeatable_file": app.repeatable_file.Selectable;
+    "app.sessao": app.sessao.Selectable;
     "app.worker": app.worker.Selectable;
-    "app.xls_alvo": app.xls_alvo.Selectable;
-    "app.xls_staging_coluna": app.xls_staging_coluna.Selectable;
-    "app.xls_tipo": app.xls_tipo.Selectable;
   }[T];
 
   export type JSONSelectableForTable<T extends Table> = {
@@ -14724,11 +14520,10 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.JSONSelectable;
     "xls_v_resumo_diario": xls_v_resumo_diario.JSONSelectable;
     "app.job": app.job.JSONSelectable;
+    "app.login_tentativa": app.login_tentativa.JSONSelectable;
     "app.repeatable_file": app.repeatable_file.JSONSelectable;
+    "app.sessao": app.sessao.JSONSelectable;
     "app.worker": app.worker.JSONSelectable;
-    "app.xls_alvo": app.xls_alvo.JSONSelectable;
-    "app.xls_staging_coluna": app.xls_staging_coluna.JSONSelectable;
-    "app.xls_tipo": app.xls_tipo.JSONSelectable;
   }[T];
 
   export type WhereableForTable<T extends Table> = {
@@ -14773,11 +14568,10 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.Whereable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Whereable;
     "app.job": app.job.Whereable;
+    "app.login_tentativa": app.login_tentativa.Whereable;
     "app.repeatable_file": app.repeatable_file.Whereable;
+    "app.sessao": app.sessao.Whereable;
     "app.worker": app.worker.Whereable;
-    "app.xls_alvo": app.xls_alvo.Whereable;
-    "app.xls_staging_coluna": app.xls_staging_coluna.Whereable;
-    "app.xls_tipo": app.xls_tipo.Whereable;
   }[T];
 
   export type InsertableForTable<T extends Table> = {
@@ -14822,11 +14616,10 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.Insertable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Insertable;
     "app.job": app.job.Insertable;
+    "app.login_tentativa": app.login_tentativa.Insertable;
     "app.repeatable_file": app.repeatable_file.Insertable;
+    "app.sessao": app.sessao.Insertable;
     "app.worker": app.worker.Insertable;
-    "app.xls_alvo": app.xls_alvo.Insertable;
-    "app.xls_staging_coluna": app.xls_staging_coluna.Insertable;
-    "app.xls_tipo": app.xls_tipo.Insertable;
   }[T];
 
   export type UpdatableForTable<T extends Table> = {
@@ -14871,11 +14664,10 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.Updatable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Updatable;
     "app.job": app.job.Updatable;
+    "app.login_tentativa": app.login_tentativa.Updatable;
     "app.repeatable_file": app.repeatable_file.Updatable;
+    "app.sessao": app.sessao.Updatable;
     "app.worker": app.worker.Updatable;
-    "app.xls_alvo": app.xls_alvo.Updatable;
-    "app.xls_staging_coluna": app.xls_staging_coluna.Updatable;
-    "app.xls_tipo": app.xls_tipo.Updatable;
   }[T];
 
   export type UniqueIndexForTable<T extends Table> = {
@@ -14920,11 +14712,10 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.UniqueIndex;
     "xls_v_resumo_diario": xls_v_resumo_diario.UniqueIndex;
     "app.job": app.job.UniqueIndex;
+    "app.login_tentativa": app.login_tentativa.UniqueIndex;
     "app.repeatable_file": app.repeatable_file.UniqueIndex;
+    "app.sessao": app.sessao.UniqueIndex;
     "app.worker": app.worker.UniqueIndex;
-    "app.xls_alvo": app.xls_alvo.UniqueIndex;
-    "app.xls_staging_coluna": app.xls_staging_coluna.UniqueIndex;
-    "app.xls_tipo": app.xls_tipo.UniqueIndex;
   }[T];
 
   export type ColumnForTable<T extends Table> = {
@@ -14969,11 +14760,10 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.Column;
     "xls_v_resumo_diario": xls_v_resumo_diario.Column;
     "app.job": app.job.Column;
+    "app.login_tentativa": app.login_tentativa.Column;
     "app.repeatable_file": app.repeatable_file.Column;
+    "app.sessao": app.sessao.Column;
     "app.worker": app.worker.Column;
-    "app.xls_alvo": app.xls_alvo.Column;
-    "app.xls_staging_coluna": app.xls_staging_coluna.Column;
-    "app.xls_tipo": app.xls_tipo.Column;
   }[T];
 
   export type SQLForTable<T extends Table> = {
@@ -15018,11 +14808,10 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.SQL;
     "xls_v_resumo_diario": xls_v_resumo_diario.SQL;
     "app.job": app.job.SQL;
+    "app.login_tentativa": app.login_tentativa.SQL;
     "app.repeatable_file": app.repeatable_file.SQL;
+    "app.sessao": app.sessao.SQL;
     "app.worker": app.worker.SQL;
-    "app.xls_alvo": app.xls_alvo.SQL;
-    "app.xls_staging_coluna": app.xls_staging_coluna.SQL;
-    "app.xls_tipo": app.xls_tipo.SQL;
   }[T];
 
 }
