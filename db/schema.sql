@@ -826,6 +826,49 @@ COMMENT ON FUNCTION app.tg__grant_bi_select() IS 'Event trigger: every table cre
 
 
 --
+-- Name: tg__publicar_bi(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.tg__publicar_bi() RETURNS event_trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_cmd record;
+  v_nome text;
+  v_mudou boolean := false;
+begin
+  -- a bi_* table not yet published (created, or renamed to bi_*), or a published table
+  -- that is no longer bi_* (renamed away): the registered publications are set again
+  for v_cmd in
+    select * from pg_event_trigger_ddl_commands()
+     where object_type in ('table', 'table column') and schema_name = 'public'
+  loop
+    select c.relname into v_nome from pg_class c where c.oid = v_cmd.objid and c.relkind in ('r', 'p');
+    if v_nome is null then
+      continue;
+    end if;
+    if exists (select from app.replicacao_publicacao r join pg_publication p on p.pubname = r.nome
+                where (v_nome like 'bi\_%') <> exists (select from pg_publication_rel pr
+                                                       where pr.prpubid = p.oid and pr.prrelid = v_cmd.objid)) then
+      v_mudou := true;
+    end if;
+  end loop;
+  if v_mudou then
+    perform public.replicacao_publicacao_sincronizar(null);
+  end if;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION tg__publicar_bi(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.tg__publicar_bi() IS 'Event trigger (_200_bi_publicar): when a table of public becomes bi_* (created or renamed) or a published table stops being bi_*, the publications of app.replicacao_publicacao are set again to exactly the bi_* tables (replicacao_publicacao_sincronizar). Dropped tables leave publications by themselves.';
+
+
+--
 -- Name: unschedule(text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -2303,6 +2346,643 @@ $$;
 --
 
 COMMENT ON FUNCTION public.partner_webhook_reprocessar(p_id uuid) IS 'For DBAs, after fixing what made an event REVISAR (e.g. a corrected corpo): back to PENDENTE and normalised again. PW404 unknown id; PW409 not in REVISAR.';
+
+
+--
+-- Name: xls_resetar_replicator; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.xls_resetar_replicator (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    status text DEFAULT 'EM_ANDAMENTO'::text NOT NULL,
+    step_atual text,
+    step_falho text,
+    erro_mensagem text,
+    motivo text,
+    solicitante text,
+    estrategia text,
+    job_id bigint,
+    worker text,
+    assumido_em timestamp with time zone,
+    slots_removidos text[] DEFAULT '{}'::text[] NOT NULL,
+    slot_novo text,
+    ultimo_nuke text,
+    iniciado_em timestamp with time zone DEFAULT now() NOT NULL,
+    finalizado_em timestamp with time zone,
+    CONSTRAINT xls_resetar_replicator_erro_tem_mensagem CHECK (((status <> 'ERRO'::text) OR (erro_mensagem IS NOT NULL))),
+    CONSTRAINT xls_resetar_replicator_estrategia_valida CHECK ((estrategia = ANY (ARRAY['hosting'::text, 'manual'::text]))),
+    CONSTRAINT xls_resetar_replicator_fim CHECK (((status = 'EM_ANDAMENTO'::text) = (finalizado_em IS NULL))),
+    CONSTRAINT xls_resetar_replicator_motivo_tamanho CHECK ((char_length(motivo) <= 500)),
+    CONSTRAINT xls_resetar_replicator_status_valido CHECK ((status = ANY (ARRAY['EM_ANDAMENTO'::text, 'SUCESSO'::text, 'ERRO'::text]))),
+    CONSTRAINT xls_resetar_replicator_step_falho_valido CHECK ((step_falho = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text]))),
+    CONSTRAINT xls_resetar_replicator_step_valido CHECK ((step_atual = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text])))
+);
+
+
+--
+-- Name: TABLE xls_resetar_replicator; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.xls_resetar_replicator IS 'One row per reset of the replication to the phones (start: replicacao_resetar). status EM_ANDAMENTO -> SUCESSO | ERRO; step_atual is the last step started (kept on ERRO), step_falho the step that failed; at most one EM_ANDAMENTO (partial unique index). The steps are in xls_resetar_replicator_passo.';
+
+
+--
+-- Name: COLUMN xls_resetar_replicator.assumido_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_resetar_replicator.assumido_em IS 'When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).';
+
+
+--
+-- Name: COLUMN xls_resetar_replicator.ultimo_nuke; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_resetar_replicator.ultimo_nuke IS 'The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.';
+
+
+--
+-- Name: replicacao_assumir(uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_assumir(p_id uuid, p_worker text, p_estrategia text) RETURNS public.xls_resetar_replicator
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_row public.xls_resetar_replicator;
+begin
+  -- session-level: held by the worker's connection for as long as it runs the steps; a
+  -- process that dies loses its connection, and so the lock (replicacao_recuperar)
+  if not pg_try_advisory_lock(hashtext('xls_resetar_replicator'), hashtext(p_id::text)) then
+    return null;
+  end if;
+  select * into v_row from public.xls_resetar_replicator where id = p_id for update;
+  if not found then
+    perform pg_advisory_unlock(hashtext('xls_resetar_replicator'), hashtext(p_id::text));
+    raise exception 'reset % não existe', p_id using errcode = 'RR404';
+  end if;
+  if v_row.status <> 'EM_ANDAMENTO' then
+    perform pg_advisory_unlock(hashtext('xls_resetar_replicator'), hashtext(p_id::text));
+    return v_row;
+  end if;
+  if v_row.assumido_em is not null then
+    -- taken before by a process that died (we hold its lock now): never run the steps twice
+    v_row := public.replicacao_falhar(p_id, 'interrompida após reinício da aplicação');
+    perform pg_advisory_unlock(hashtext('xls_resetar_replicator'), hashtext(p_id::text));
+    return v_row;
+  end if;
+  update public.xls_resetar_replicator set assumido_em = now(), worker = p_worker, estrategia = p_estrategia where id = p_id returning * into v_row;
+  return v_row;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_assumir(p_id uuid, p_worker text, p_estrategia text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_assumir(p_id uuid, p_worker text, p_estrategia text) IS 'Called by the job of a reset on its own connection: takes the execution''s advisory lock (session level, held while the steps run) and marks it taken by p_worker under the restart strategy p_estrategia (hosting | manual). Returns null when another session holds the lock; the row unchanged when it is no longer EM_ANDAMENTO; the row in ERRO (''interrompida após reinício da aplicação'') when it had been taken by a process that died. RR404: unknown id.';
+
+
+--
+-- Name: replicacao_falhar(uuid, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_falhar(p_id uuid, p_mensagem text) RETURNS public.xls_resetar_replicator
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_row public.xls_resetar_replicator;
+begin
+  select * into v_row from public.xls_resetar_replicator where id = p_id for update;
+  if not found then
+    raise exception 'reset % não existe', p_id using errcode = 'RR404';
+  end if;
+  if v_row.status <> 'EM_ANDAMENTO' then
+    return v_row;
+  end if;
+  -- the step that was running when the execution stopped ends with it
+  update public.xls_resetar_replicator_passo
+     set status = 'ERRO', finalizado_em = now(), mensagem = coalesce(mensagem || ' — ', '') || coalesce(p_mensagem, 'falhou')
+   where execucao_id = p_id and status = 'EM_ANDAMENTO';
+  update public.xls_resetar_replicator
+     set status = 'ERRO', finalizado_em = now(),
+         step_falho = coalesce(step_falho, step_atual),
+         erro_mensagem = case when erro_mensagem is null then coalesce(p_mensagem, 'falhou')
+                              when p_mensagem is null or position(p_mensagem in erro_mensagem) > 0 then erro_mensagem
+                              else erro_mensagem || '; ' || p_mensagem end
+   where id = p_id
+  returning * into v_row;
+  perform app.notificar_bot(public.replicacao_texto_bot(v_row));
+  return v_row;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_falhar(p_id uuid, p_mensagem text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_falhar(p_id uuid, p_mensagem text) IS 'Ends a reset in ERRO (step_atual kept; step_falho = the first failed step, else the step that was running) and queues the messaging-bot notice, in one transaction. No automatic cleanup: replicacao_instrucoes(step_falho) says what to do by hand. A no-op on an execution already ended. RR404 unknown.';
+
+
+--
+-- Name: replicacao_finalizar(uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_finalizar(p_id uuid) RETURNS public.xls_resetar_replicator
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_row public.xls_resetar_replicator;
+  v_nuke text;
+begin
+  select * into v_row from public.xls_resetar_replicator where id = p_id for update;
+  if not found then
+    raise exception 'reset % não existe', p_id using errcode = 'RR404';
+  end if;
+  if v_row.status <> 'EM_ANDAMENTO' then
+    raise exception 'o reset % já terminou (%)', p_id, v_row.status using errcode = 'RR409';
+  end if;
+  if v_row.step_falho is not null then
+    raise exception 'o reset % teve falha no passo %: não pode ser finalizado com sucesso', p_id, v_row.step_falho
+      using errcode = 'RR409';
+  end if;
+  perform public.replicacao_passo(p_id, 'FINALIZAR', 'EM_ANDAMENTO');
+  v_nuke := public.replicacao_ultimo_nuke_avancar();
+  perform public.replicacao_passo(p_id, 'FINALIZAR', 'SUCESSO', format('ultimo_nuke = %s', v_nuke));
+  update public.xls_resetar_replicator
+     set status = 'SUCESSO', finalizado_em = now(), ultimo_nuke = v_nuke
+   where id = p_id
+  returning * into v_row;
+  perform app.notificar_bot(public.replicacao_texto_bot(v_row));
+  return v_row;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_finalizar(p_id uuid); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_finalizar(p_id uuid) IS 'Reset step FINALIZAR: advances ultimo_nuke (replicacao_ultimo_nuke_avancar), ends the execution in SUCESSO and queues the messaging-bot notice, in one transaction. RR404 unknown; RR409 already ended or a step failed.';
+
+
+--
+-- Name: replicacao_instrucoes(text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_instrucoes(p_step text, p_estrategia text DEFAULT 'manual'::text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select case p_step
+    when 'VALIDAR' then
+      'Nada foi alterado: o motor de sincronização não foi parado. Corrija o que a mensagem de erro aponta '
+      || '(variáveis REPLICATOR_*, conexão com o banco, API da plataforma de hospedagem) e inicie um novo reset.'
+    when 'PAUSAR' then
+      case when p_estrategia = 'hosting' then
+        'A suspensão do serviço do motor na plataforma de hospedagem falhou. Abra o painel da plataforma e veja o estado '
+        || 'do serviço: se ficou suspenso, retome-o (Resume) ou inicie um novo reset; se continua no ar, nada foi alterado. '
+        || 'Confira a chave e o id do serviço (REPLICATOR_HOSTING_API_KEY, REPLICATOR_HOSTING_SERVICE_ID).'
+      else
+        'O pedido de parada manual não foi registrado. Nada foi alterado; inicie um novo reset.'
+      end
+    when 'AGUARDAR_PARADA' then
+      'Um slot do motor continuou ativo além do limite: nada foi removido. Veja quem o segura com '
+      || '"select * from replicacao_slots();" (active_pid) e pare o motor de sincronização '
+      || '(painel da plataforma ou à mão). Depois inicie um novo reset. Se o motor ficou suspenso e você não vai '
+      || 'refazer o reset agora, retome-o.'
+    when 'RESET_SLOT' then
+      'O motor está parado e parte dos slots pode já ter sido removida (veja "slots removidos"). Com o motor parado, '
+      || 'inicie um novo reset (ele refaz tudo desde o começo). Para terminar à mão: '
+      || '"select replicacao_slots_remover();", apague o docstore do motor, "select replicacao_publicacao_recriar();", '
+      || 'retome o motor, confira que um slot ficou ativo ("select * from replicacao_slots();") e rode '
+      || '"select replicacao_ultimo_nuke_avancar();".'
+    when 'DROP_DOCSTORE' then
+      'O slot já foi removido e o RESUME foi tentado (o motor volta a replicar do zero, mas o docstore antigo continua lá). '
+      || 'Apague à mão o armazenamento do motor: no MongoDB, "db.dropDatabase()" no banco de REPLICATOR_DOCSTORE_URL; '
+      || 'no Postgres, "drop schema <schema> cascade" (o schema da URL, padrão powersync). Depois inicie um novo reset, '
+      || 'para que o motor recomece limpo e os aparelhos recebam o novo ultimo_nuke.'
+    when 'RECRIAR_PUBLICACAO' then
+      'O motor está parado, sem slot e sem docstore. Recrie a publicação com "select replicacao_publicacao_recriar();", '
+      || 'retome o motor (painel da plataforma ou à mão), confira que um slot ficou ativo ("select * from replicacao_slots();") '
+      || 'e rode "select replicacao_ultimo_nuke_avancar();" para os aparelhos sincronizarem do zero.'
+    when 'RESUME' then
+      'O motor continua parado. Retome-o à mão (painel da plataforma: Resume no serviço do motor, ou reinicie o processo), '
+      || 'confira que um slot ficou ativo ("select * from replicacao_slots();") e rode '
+      || '"select replicacao_ultimo_nuke_avancar();" para os aparelhos sincronizarem do zero.'
+    when 'AGUARDAR_REPLICACAO' then
+      'O motor foi retomado, mas nenhum slot ficou ativo dentro do limite. Veja os logs do motor na plataforma de hospedagem '
+      || '(conexão com o banco, publicação, docstore). Quando um slot ficar ativo ("select * from replicacao_slots();"), '
+      || 'rode "select replicacao_ultimo_nuke_avancar();".'
+    when 'FINALIZAR' then
+      'A replicação já foi refeita; só o aviso aos aparelhos faltou. Rode "select replicacao_ultimo_nuke_avancar();".'
+  end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_instrucoes(p_step text, p_estrategia text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_instrucoes(p_step text, p_estrategia text) IS 'What to do by hand (pt-BR) after a reset failed in step p_step under the restart strategy p_estrategia (hosting | manual); shown by the reset detail (API and /admin screen). The runbook is docs/replicacao.md.';
+
+
+--
+-- Name: replicacao_liberar(uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_liberar(p_id uuid) RETURNS boolean
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select pg_advisory_unlock(hashtext('xls_resetar_replicator'), hashtext(p_id::text));
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_liberar(p_id uuid); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_liberar(p_id uuid) IS 'Releases the advisory lock replicacao_assumir took on this session (end of the reset job).';
+
+
+--
+-- Name: xls_resetar_replicator_passo; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.xls_resetar_replicator_passo (
+    id bigint NOT NULL,
+    execucao_id uuid NOT NULL,
+    ordem smallint NOT NULL,
+    step text NOT NULL,
+    status text DEFAULT 'EM_ANDAMENTO'::text NOT NULL,
+    mensagem text,
+    iniciado_em timestamp with time zone DEFAULT now() NOT NULL,
+    finalizado_em timestamp with time zone,
+    CONSTRAINT xls_resetar_replicator_passo_fim CHECK (((status = 'EM_ANDAMENTO'::text) = (finalizado_em IS NULL))),
+    CONSTRAINT xls_resetar_replicator_passo_status_valido CHECK ((status = ANY (ARRAY['EM_ANDAMENTO'::text, 'SUCESSO'::text, 'AVISO'::text, 'PULADO'::text, 'ERRO'::text]))),
+    CONSTRAINT xls_resetar_replicator_passo_step_valido CHECK ((step = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text])))
+);
+
+
+--
+-- Name: TABLE xls_resetar_replicator_passo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.xls_resetar_replicator_passo IS 'Per-step log of a reset: one row per step started, with its outcome (SUCESSO, AVISO = done with a warning, PULADO = skipped, ERRO), timestamps and the last message.';
+
+
+--
+-- Name: replicacao_passo(uuid, text, text, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_passo(p_id uuid, p_step text, p_status text, p_mensagem text DEFAULT NULL::text, p_slot_novo text DEFAULT NULL::text) RETURNS public.xls_resetar_replicator_passo
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_exec public.xls_resetar_replicator;
+  v_passo public.xls_resetar_replicator_passo;
+  v_ordem smallint;
+begin
+  v_ordem := array_position(array['VALIDAR', 'PAUSAR', 'AGUARDAR_PARADA', 'RESET_SLOT', 'DROP_DOCSTORE',
+    'RECRIAR_PUBLICACAO', 'RESUME', 'AGUARDAR_REPLICACAO', 'FINALIZAR'], p_step);
+  if v_ordem is null then
+    raise exception 'passo desconhecido: %', p_step using errcode = 'RR400';
+  end if;
+  if p_status is null or p_status not in ('EM_ANDAMENTO', 'SUCESSO', 'AVISO', 'PULADO', 'ERRO') then
+    raise exception 'status de passo inválido: %', p_status using errcode = 'RR400';
+  end if;
+  select * into v_exec from public.xls_resetar_replicator where id = p_id for update;
+  if not found then
+    raise exception 'reset % não existe', p_id using errcode = 'RR404';
+  end if;
+  if v_exec.status <> 'EM_ANDAMENTO' then
+    raise exception 'o reset % já terminou (%)', p_id, v_exec.status using errcode = 'RR409';
+  end if;
+
+  if p_status = 'EM_ANDAMENTO' then
+    update public.xls_resetar_replicator set step_atual = p_step where id = p_id;
+    insert into public.xls_resetar_replicator_passo (execucao_id, ordem, step, status, mensagem)
+    values (p_id, v_ordem, p_step, 'EM_ANDAMENTO', p_mensagem)
+    on conflict (execucao_id, step) do update
+      set status = 'EM_ANDAMENTO', mensagem = excluded.mensagem, iniciado_em = now(), finalizado_em = null
+    returning * into v_passo;
+  else
+    insert into public.xls_resetar_replicator_passo (execucao_id, ordem, step, status, mensagem, finalizado_em)
+    values (p_id, v_ordem, p_step, p_status, p_mensagem, now())
+    on conflict (execucao_id, step) do update
+      set status = excluded.status, mensagem = coalesce(excluded.mensagem, xls_resetar_replicator_passo.mensagem),
+          finalizado_em = now()
+    returning * into v_passo;
+    if p_status = 'ERRO' then
+      update public.xls_resetar_replicator
+         set step_falho = coalesce(step_falho, p_step),
+             erro_mensagem = coalesce(erro_mensagem, format('%s: %s', p_step, coalesce(p_mensagem, 'falhou')))
+       where id = p_id;
+    end if;
+  end if;
+  if p_slot_novo is not null then
+    update public.xls_resetar_replicator set slot_novo = p_slot_novo where id = p_id;
+  end if;
+  return v_passo;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_passo(p_id uuid, p_step text, p_status text, p_mensagem text, p_slot_novo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_passo(p_id uuid, p_step text, p_status text, p_mensagem text, p_slot_novo text) IS 'Records a step of a reset: EM_ANDAMENTO starts it (step_atual of the execution), SUCESSO / AVISO (done with a warning) / PULADO / ERRO end it with a message; the first ERRO sets step_falho and erro_mensagem (the execution ends later, by replicacao_falhar). RR400 unknown step or status; RR404 unknown execution; RR409 the execution already ended.';
+
+
+--
+-- Name: replicacao_publicacao_recriar(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_publicacao_recriar(p_nome text DEFAULT 'powersync'::text) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+begin
+  if p_nome is null or p_nome !~ '^[a-z_][a-z0-9_]{0,62}$' then
+    raise exception 'nome de publicação inválido: %', p_nome using errcode = 'RR400';
+  end if;
+  insert into app.replicacao_publicacao (nome) values (p_nome) on conflict (nome) do nothing;
+  execute format('drop publication if exists %I', p_nome);
+  return public.replicacao_publicacao_sincronizar(p_nome);
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION replicacao_publicacao_recriar(p_nome text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_publicacao_recriar(p_nome text) IS 'Reset step RECRIAR_PUBLICACAO, also for psql: registers p_nome in app.replicacao_publicacao (so later bi_* tables join it), drops the publication and creates it again with exactly the bi_* tables of public. Returns how many tables it covers. RR400: invalid name.';
+
+
+--
+-- Name: replicacao_publicacao_sincronizar(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_publicacao_sincronizar(p_nome text DEFAULT NULL::text) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_pub text;
+  v_tabelas text;
+  v_n integer;
+  v_rel record;
+begin
+  select string_agg(format('%I.%I', n.nspname, c.relname), ', ' order by c.relname), count(*)
+    into v_tabelas, v_n
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+   where n.nspname = 'public' and c.relkind in ('r', 'p') and c.relname like 'bi\_%'
+     and not c.relispartition;
+  for v_pub in
+    select r.nome from app.replicacao_publicacao r where p_nome is null or r.nome = p_nome order by r.nome
+  loop
+    if not exists (select from pg_publication where pubname = v_pub) then
+      execute format('create publication %I', v_pub);
+    end if;
+    if v_tabelas is not null then
+      execute format('alter publication %I set table %s', v_pub, v_tabelas);
+    else
+      for v_rel in select * from pg_publication_tables where pubname = v_pub loop
+        execute format('alter publication %I drop table %I.%I', v_pub, v_rel.schemaname, v_rel.tablename);
+      end loop;
+    end if;
+  end loop;
+  return coalesce(v_n, 0);
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_publicacao_sincronizar(p_nome text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_publicacao_sincronizar(p_nome text) IS 'Sets the publication p_nome (or, with null, every publication of app.replicacao_publicacao) to exactly the bi_* tables of public, creating it when missing. Returns how many tables it covers. Called by the event trigger _200_bi_publicar and by replicacao_publicacao_recriar.';
+
+
+--
+-- Name: replicacao_recuperar(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_recuperar() RETURNS SETOF public.xls_resetar_replicator
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v record;
+begin
+  for v in
+    select r.id from public.xls_resetar_replicator r
+     where r.status = 'EM_ANDAMENTO'
+       -- nobody runs it: no session holds its advisory lock (a dead process lost it) ...
+       and not exists (select from pg_locks l
+                        where l.locktype = 'advisory' and l.granted
+                          and l.database = (select oid from pg_database where datname = current_database())
+                          and l.classid = hashtext('xls_resetar_replicator')::oid
+                          and l.objid = hashtext(r.id::text)::oid and l.objsubid = 2)
+       -- ... and it was taken before, or no job will take it (none queued, none just claimed)
+       and (r.assumido_em is not null
+            or not exists (select from app.job j
+                            where j.id = r.job_id
+                              and (j.status = 'pending'
+                                   or (j.status = 'running' and j.locked_at > now() - interval '1 minute'))))
+     for update skip locked
+  loop
+    return query select * from public.replicacao_falhar(v.id, 'interrompida após reinício da aplicação');
+  end loop;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_recuperar(); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_recuperar() IS 'Orphan rule of the reset, at application startup and every minute (pg_cron job replicacao_recuperar): an execution EM_ANDAMENTO that no live process runs (no session holds its advisory lock, and it was taken, or its job is neither queued nor just claimed) ends in ERRO ''interrompida após reinício da aplicação'' with step_atual kept, which unblocks new resets. Executions run by live replicas are left alone. Returns the executions it ended.';
+
+
+--
+-- Name: replicacao_resetar(text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_resetar(p_motivo text DEFAULT NULL::text, p_solicitante text DEFAULT 'psql'::text) RETURNS public.xls_resetar_replicator
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_row public.xls_resetar_replicator;
+  v_em_andamento uuid;
+  v_motivo text := nullif(btrim(p_motivo), '');
+begin
+  if char_length(v_motivo) > 500 then
+    raise exception 'motivo com % caracteres: o máximo é 500', char_length(v_motivo) using errcode = 'RR400';
+  end if;
+  begin
+    insert into public.xls_resetar_replicator (motivo, solicitante) values (v_motivo, left(p_solicitante, 200))
+    returning * into v_row;
+  exception when unique_violation then
+    select id into v_em_andamento from public.xls_resetar_replicator where status = 'EM_ANDAMENTO';
+    raise exception 'já existe um reset da replicação em andamento (%)', v_em_andamento
+      using errcode = 'RR409', detail = coalesce(v_em_andamento::text, '');
+  end;
+  update public.xls_resetar_replicator
+     set job_id = app.enqueue('replicacao_resetar', jsonb_build_object('id', v_row.id), now(), v_row.id::text, 1)
+   where id = v_row.id
+  returning * into v_row;
+  return v_row;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_resetar(p_motivo text, p_solicitante text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_resetar(p_motivo text, p_solicitante text) IS 'Starts a reset of the replication to the phones: an execution EM_ANDAMENTO in xls_resetar_replicator and its job (replicacao_resetar), which a replica of the service claims and runs step by step. Callable from psql: select * from replicacao_resetar(''motivo''); then follow it in xls_resetar_replicator_passo. RR409 when one is already EM_ANDAMENTO (the detail carries its id); RR400 when motivo has more than 500 characters.';
+
+
+--
+-- Name: replicacao_slots(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_slots(p_prefixo text DEFAULT 'powersync_'::text) RETURNS TABLE(slot_name text, plugin text, slot_type text, active boolean, active_pid integer, restart_lsn pg_lsn, wal_status text)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select s.slot_name::text, s.plugin::text, s.slot_type, s.active, s.active_pid, s.restart_lsn, s.wal_status
+    from pg_replication_slots s
+   where s.database = current_database() and starts_with(s.slot_name::text, p_prefixo)
+   order by s.slot_name;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_slots(p_prefixo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_slots(p_prefixo text) IS 'The replication slots of this database whose name starts with p_prefixo (the sync engine''s, REPLICATOR_SLOT_PREFIX), with whether a client holds them (active, active_pid). Read by the reset steps AGUARDAR_PARADA and AGUARDAR_REPLICACAO; handy in psql: select * from replicacao_slots();';
+
+
+--
+-- Name: replicacao_slots_remover(text, uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_slots_remover(p_prefixo text DEFAULT 'powersync_'::text, p_execucao uuid DEFAULT NULL::uuid) RETURNS text[]
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_ativo text;
+  v_slot text;
+  v_removidos text[] := '{}';
+begin
+  if p_prefixo is null or p_prefixo = '' then
+    raise exception 'prefixo de slot vazio: recusado (removeria todos os slots)' using errcode = 'RR400';
+  end if;
+  select s.slot_name into v_ativo from public.replicacao_slots(p_prefixo) s where s.active limit 1;
+  if v_ativo is not null then
+    raise exception 'o slot % está ativo: o motor de sincronização ainda o usa; nenhum slot foi removido', v_ativo
+      using errcode = 'RR409';
+  end if;
+  for v_slot in select s.slot_name from public.replicacao_slots(p_prefixo) s where not s.active loop
+    perform pg_drop_replication_slot(v_slot);
+    v_removidos := v_removidos || v_slot;
+  end loop;
+  if p_execucao is not null then
+    update public.xls_resetar_replicator set slots_removidos = slots_removidos || v_removidos where id = p_execucao;
+  end if;
+  return v_removidos;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_slots_remover(p_prefixo text, p_execucao uuid); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_slots_remover(p_prefixo text, p_execucao uuid) IS 'Reset step RESET_SLOT, also for psql: drops every inactive replication slot of this database whose name starts with p_prefixo (two can coexist) and returns their names; records them on the execution p_execucao when given. RR409 when one of them is active (nothing is dropped); RR400 for an empty prefix.';
+
+
+--
+-- Name: replicacao_texto_bot(public.xls_resetar_replicator); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_texto_bot(p_exec public.xls_resetar_replicator) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select case p_exec.status
+    when 'SUCESSO' then concat_ws(E'\n',
+      '✅ Reset da replicação concluído',
+      format('Execução: %s', p_exec.id),
+      case when p_exec.motivo is not null then format('Motivo: %s', p_exec.motivo) end,
+      format('Slots removidos: %s', coalesce(nullif(array_to_string(p_exec.slots_removidos, ', '), ''), 'nenhum')),
+      case when p_exec.estrategia = 'manual'
+           then 'Reinício do motor de sincronização: MANUAL (confira se ele voltou e está replicando)'
+           else format('Novo slot ativo: %s', coalesce(p_exec.slot_novo, '—')) end,
+      format('ultimo_nuke: %s (os aparelhos limpam os dados e sincronizam do zero)', p_exec.ultimo_nuke))
+    else concat_ws(E'\n',
+      '❌ Reset da replicação terminou com ERRO',
+      format('Execução: %s', p_exec.id),
+      case when p_exec.motivo is not null then format('Motivo: %s', p_exec.motivo) end,
+      format('Passo: %s', coalesce(p_exec.step_falho, p_exec.step_atual, '—')),
+      format('Erro: %s', p_exec.erro_mensagem),
+      'Nenhuma limpeza automática foi feita: veja as instruções de recuperação no detalhe do reset (/admin/replicacao).')
+  end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_texto_bot(p_exec public.xls_resetar_replicator); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_texto_bot(p_exec public.xls_resetar_replicator) IS 'The messaging-bot text (pt-BR) of a reset''s outcome, SUCESSO or ERRO.';
+
+
+--
+-- Name: replicacao_ultimo_nuke_avancar(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_ultimo_nuke_avancar() RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_antigo timestamptz;
+  v_novo timestamptz;
+  v_texto text;
+begin
+  select valor::timestamptz into v_antigo from public.bi_configuracao where chave = 'ultimo_nuke' for update;
+  -- only grows: a clock behind the stored value still moves it forward by a millisecond
+  v_novo := greatest(date_trunc('milliseconds', clock_timestamp()),
+                     coalesce(v_antigo, '-infinity'::timestamptz) + interval '1 millisecond');
+  v_texto := to_char(v_novo at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+  insert into public.bi_configuracao (chave, valor, tipo, sistema, descricao)
+  values ('ultimo_nuke', v_texto, 'string', true,
+          'Instante (UTC, ISO-8601) do último reset da replicação. Só cresce; clientes que veem um valor novo limpam os dados locais e sincronizam do zero.')
+  on conflict (chave) do update set valor = excluded.valor;
+  return v_texto;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_ultimo_nuke_avancar(); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_ultimo_nuke_avancar() IS 'Advances bi_configuracao.ultimo_nuke (UTC ISO-8601 instant, never goes back) and so NOTIFYs app_config: clients that see a new value clear their local data and sync from zero. The FINALIZAR step of a reset; callable from psql to finish a reset by hand (docs/replicacao.md). Returns the new value.';
 
 
 --
@@ -4534,6 +5214,24 @@ COMMENT ON TABLE app.repeatable_file IS 'Functions and views applied from db/fun
 
 
 --
+-- Name: replicacao_publicacao; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.replicacao_publicacao (
+    nome text NOT NULL,
+    registrada_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT replicacao_publicacao_nome_formato CHECK ((nome ~ '^[a-z_][a-z0-9_]{0,62}$'::text))
+);
+
+
+--
+-- Name: TABLE replicacao_publicacao; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.replicacao_publicacao IS 'Publications of the sync engine that the service keeps covering exactly the bi_* tables of public (event trigger _200_bi_publicar, and the reset step RECRIAR_PUBLICACAO, which registers REPLICATOR_PUBLICATION here). Default: powersync.';
+
+
+--
 -- Name: worker; Type: TABLE; Schema: app; Owner: -
 --
 
@@ -5697,6 +6395,20 @@ COMMENT ON COLUMN public.xls_processamento.alarmar IS 'The latest outcome must r
 
 
 --
+-- Name: xls_resetar_replicator_passo_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.xls_resetar_replicator_passo ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.xls_resetar_replicator_passo_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
 -- Name: xls_v_conjunto; Type: VIEW; Schema: public; Owner: -
 --
 
@@ -5835,6 +6547,14 @@ ALTER TABLE ONLY app.job
 
 ALTER TABLE ONLY app.repeatable_file
     ADD CONSTRAINT repeatable_file_pkey PRIMARY KEY (arquivo);
+
+
+--
+-- Name: replicacao_publicacao replicacao_publicacao_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.replicacao_publicacao
+    ADD CONSTRAINT replicacao_publicacao_pkey PRIMARY KEY (nome);
 
 
 --
@@ -6174,6 +6894,30 @@ ALTER TABLE ONLY public.xls_processamento
 
 
 --
+-- Name: xls_resetar_replicator_passo xls_resetar_replicator_passo_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_resetar_replicator_passo
+    ADD CONSTRAINT xls_resetar_replicator_passo_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: xls_resetar_replicator_passo xls_resetar_replicator_passo_unico; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_resetar_replicator_passo
+    ADD CONSTRAINT xls_resetar_replicator_passo_unico UNIQUE (execucao_id, step);
+
+
+--
+-- Name: xls_resetar_replicator xls_resetar_replicator_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_resetar_replicator
+    ADD CONSTRAINT xls_resetar_replicator_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: job_claim_idx; Type: INDEX; Schema: app; Owner: -
 --
 
@@ -6374,6 +7118,20 @@ CREATE INDEX xls_processamento_status_idx ON public.xls_processamento USING btre
 --
 
 CREATE INDEX xls_processamento_tipo_idx ON public.xls_processamento USING btree (tipo, recebido_em DESC);
+
+
+--
+-- Name: xls_resetar_replicator_iniciado_em_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX xls_resetar_replicator_iniciado_em_idx ON public.xls_resetar_replicator USING btree (iniciado_em DESC, id DESC);
+
+
+--
+-- Name: xls_resetar_replicator_um_em_andamento; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX xls_resetar_replicator_um_em_andamento ON public.xls_resetar_replicator USING btree ((true)) WHERE (status = 'EM_ANDAMENTO'::text);
 
 
 --
@@ -6584,12 +7342,106 @@ ALTER TABLE ONLY public.xls_processamento
 
 
 --
+-- Name: xls_resetar_replicator_passo xls_resetar_replicator_passo_execucao_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_resetar_replicator_passo
+    ADD CONSTRAINT xls_resetar_replicator_passo_execucao_id_fkey FOREIGN KEY (execucao_id) REFERENCES public.xls_resetar_replicator(id) ON DELETE CASCADE;
+
+
+--
+-- Name: powersync; Type: PUBLICATION; Schema: -; Owner: -
+--
+
+CREATE PUBLICATION powersync WITH (publish = 'insert, update, delete, truncate');
+
+
+--
+-- Name: PUBLICATION powersync; Type: COMMENT; Schema: -; Owner: -
+--
+
+COMMENT ON PUBLICATION powersync IS 'Publication of the sync engine: every bi_* table of public, also those created later (event trigger _200_bi_publicar), and nothing else.';
+
+
+--
+-- Name: powersync bi_cliente; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_cliente;
+
+
+--
+-- Name: powersync bi_configuracao; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_configuracao;
+
+
+--
+-- Name: powersync bi_faturamento; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_faturamento;
+
+
+--
+-- Name: powersync bi_filial; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_filial;
+
+
+--
+-- Name: powersync bi_meta; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_meta;
+
+
+--
+-- Name: powersync bi_movimento; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_movimento;
+
+
+--
+-- Name: powersync bi_produto; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_produto;
+
+
+--
+-- Name: powersync bi_veiculo; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_veiculo;
+
+
+--
+-- Name: powersync bi_vendedor; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_vendedor;
+
+
+--
 -- Name: _100_bi_grant_sync_reader; Type: EVENT TRIGGER; Schema: -; Owner: -
 --
 
 CREATE EVENT TRIGGER _100_bi_grant_sync_reader ON ddl_command_end
          WHEN TAG IN ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO')
    EXECUTE FUNCTION app.tg__grant_bi_select();
+
+
+--
+-- Name: _200_bi_publicar; Type: EVENT TRIGGER; Schema: -; Owner: -
+--
+
+CREATE EVENT TRIGGER _200_bi_publicar ON ddl_command_end
+         WHEN TAG IN ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO', 'ALTER TABLE')
+   EXECUTE FUNCTION app.tg__publicar_bi();
 
 
 --
@@ -6623,4 +7475,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261122400000'),
     ('20261122400100'),
     ('20261123100000'),
-    ('20261124100000');
+    ('20261124100000'),
+    ('20261124200000');

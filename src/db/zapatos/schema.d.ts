@@ -8888,6 +8888,780 @@ declare module 'zapatos/schema' {
   }
 
   /**
+   * **xls_resetar_replicator**
+   * - Table in database
+   */
+  export namespace xls_resetar_replicator {
+    export type Table = 'xls_resetar_replicator';
+    export interface Selectable {
+      /**
+      * **xls_resetar_replicator.assumido_em**
+      *
+      * When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      assumido_em: Date | null;
+      /**
+      * **xls_resetar_replicator.erro_mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem: string | null;
+      /**
+      * **xls_resetar_replicator.estrategia**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      estrategia: string | null;
+      /**
+      * **xls_resetar_replicator.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em: Date | null;
+      /**
+      * **xls_resetar_replicator.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **xls_resetar_replicator.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em: Date;
+      /**
+      * **xls_resetar_replicator.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id: db.Int8String | null;
+      /**
+      * **xls_resetar_replicator.motivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      motivo: string | null;
+      /**
+      * **xls_resetar_replicator.slot_novo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      slot_novo: string | null;
+      /**
+      * **xls_resetar_replicator.slots_removidos**
+      * - `_text` in database
+      * - `NOT NULL`, default: `'{}'::text[]`
+      */
+      slots_removidos: string[];
+      /**
+      * **xls_resetar_replicator.solicitante**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      solicitante: string | null;
+      /**
+      * **xls_resetar_replicator.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status: string;
+      /**
+      * **xls_resetar_replicator.step_atual**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_atual: string | null;
+      /**
+      * **xls_resetar_replicator.step_falho**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_falho: string | null;
+      /**
+      * **xls_resetar_replicator.ultimo_nuke**
+      *
+      * The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ultimo_nuke: string | null;
+      /**
+      * **xls_resetar_replicator.worker**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **xls_resetar_replicator.assumido_em**
+      *
+      * When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      assumido_em: db.TimestampTzString | null;
+      /**
+      * **xls_resetar_replicator.erro_mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem: string | null;
+      /**
+      * **xls_resetar_replicator.estrategia**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      estrategia: string | null;
+      /**
+      * **xls_resetar_replicator.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em: db.TimestampTzString | null;
+      /**
+      * **xls_resetar_replicator.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **xls_resetar_replicator.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em: db.TimestampTzString;
+      /**
+      * **xls_resetar_replicator.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id: number | null;
+      /**
+      * **xls_resetar_replicator.motivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      motivo: string | null;
+      /**
+      * **xls_resetar_replicator.slot_novo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      slot_novo: string | null;
+      /**
+      * **xls_resetar_replicator.slots_removidos**
+      * - `_text` in database
+      * - `NOT NULL`, default: `'{}'::text[]`
+      */
+      slots_removidos: string[];
+      /**
+      * **xls_resetar_replicator.solicitante**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      solicitante: string | null;
+      /**
+      * **xls_resetar_replicator.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status: string;
+      /**
+      * **xls_resetar_replicator.step_atual**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_atual: string | null;
+      /**
+      * **xls_resetar_replicator.step_falho**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_falho: string | null;
+      /**
+      * **xls_resetar_replicator.ultimo_nuke**
+      *
+      * The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ultimo_nuke: string | null;
+      /**
+      * **xls_resetar_replicator.worker**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **xls_resetar_replicator.assumido_em**
+      *
+      * When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      assumido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.erro_mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.estrategia**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      estrategia?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.motivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      motivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.slot_novo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      slot_novo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.slots_removidos**
+      * - `_text` in database
+      * - `NOT NULL`, default: `'{}'::text[]`
+      */
+      slots_removidos?: string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.solicitante**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      solicitante?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.step_atual**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_atual?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.step_falho**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_falho?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.ultimo_nuke**
+      *
+      * The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ultimo_nuke?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.worker**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **xls_resetar_replicator.assumido_em**
+      *
+      * When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      assumido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.erro_mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.estrategia**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      estrategia?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.motivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      motivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.slot_novo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      slot_novo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.slots_removidos**
+      * - `_text` in database
+      * - `NOT NULL`, default: `'{}'::text[]`
+      */
+      slots_removidos?: string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.solicitante**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      solicitante?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.step_atual**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_atual?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.step_falho**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_falho?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.ultimo_nuke**
+      *
+      * The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ultimo_nuke?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.worker**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **xls_resetar_replicator.assumido_em**
+      *
+      * When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      assumido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.erro_mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.estrategia**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      estrategia?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.motivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      motivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.slot_novo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      slot_novo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.slots_removidos**
+      * - `_text` in database
+      * - `NOT NULL`, default: `'{}'::text[]`
+      */
+      slots_removidos?: string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.solicitante**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      solicitante?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.step_atual**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_atual?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.step_falho**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_falho?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.ultimo_nuke**
+      *
+      * The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ultimo_nuke?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.worker**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'xls_resetar_replicator_pkey' | 'xls_resetar_replicator_um_em_andamento';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **xls_resetar_replicator_passo**
+   * - Table in database
+   */
+  export namespace xls_resetar_replicator_passo {
+    export type Table = 'xls_resetar_replicator_passo';
+    export interface Selectable {
+      /**
+      * **xls_resetar_replicator_passo.execucao_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      execucao_id: string;
+      /**
+      * **xls_resetar_replicator_passo.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em: Date | null;
+      /**
+      * **xls_resetar_replicator_passo.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: db.Int8String;
+      /**
+      * **xls_resetar_replicator_passo.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em: Date;
+      /**
+      * **xls_resetar_replicator_passo.mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      mensagem: string | null;
+      /**
+      * **xls_resetar_replicator_passo.ordem**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      ordem: number;
+      /**
+      * **xls_resetar_replicator_passo.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status: string;
+      /**
+      * **xls_resetar_replicator_passo.step**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      step: string;
+    }
+    export interface JSONSelectable {
+      /**
+      * **xls_resetar_replicator_passo.execucao_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      execucao_id: string;
+      /**
+      * **xls_resetar_replicator_passo.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em: db.TimestampTzString | null;
+      /**
+      * **xls_resetar_replicator_passo.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: number;
+      /**
+      * **xls_resetar_replicator_passo.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em: db.TimestampTzString;
+      /**
+      * **xls_resetar_replicator_passo.mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      mensagem: string | null;
+      /**
+      * **xls_resetar_replicator_passo.ordem**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      ordem: number;
+      /**
+      * **xls_resetar_replicator_passo.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status: string;
+      /**
+      * **xls_resetar_replicator_passo.step**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      step: string;
+    }
+    export interface Whereable {
+      /**
+      * **xls_resetar_replicator_passo.execucao_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      execucao_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator_passo.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator_passo.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator_passo.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator_passo.mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      mensagem?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator_passo.ordem**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      ordem?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator_passo.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator_passo.step**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      step?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **xls_resetar_replicator_passo.execucao_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      execucao_id: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator_passo.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator_passo.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator_passo.mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      mensagem?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator_passo.ordem**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      ordem: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator_passo.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator_passo.step**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      step: string | db.Parameter<string> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **xls_resetar_replicator_passo.execucao_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      execucao_id?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator_passo.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator_passo.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator_passo.mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      mensagem?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator_passo.ordem**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      ordem?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator_passo.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator_passo.step**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      step?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'xls_resetar_replicator_passo_pkey' | 'xls_resetar_replicator_passo_unico';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
    * **xls_v_conjunto**
    * - View in database
    */
@@ -10229,20 +11003,20 @@ declare module 'zapatos/schema' {
   /* --- aggregate types --- */
 
   export namespace public {  
-    export type Table = bi_cliente.Table | bi_configuracao.Table | bi_faturamento.Table | bi_filial.Table | bi_meta.Table | bi_movimento.Table | bi_produto.Table | bi_veiculo.Table | bi_vendedor.Table | destinatario.Table | erp_sync_audit.Table | erp_sync_audit_variante.Table | feriado.Table | partner_aviso.Table | partner_aviso_envio.Table | partner_configuracao.Table | partner_contingencia.Table | partner_episodio.Table | partner_pedido.Table | partner_pedido_transicao.Table | partner_puxada.Table | partner_webhook.Table | produto.Table | variante.Table | xls_conjunto_item.Table | xls_conjunto_lote.Table | xls_processamento.Table | xls_v_conjunto.Table | xls_v_processamento.Table | xls_v_resumo_diario.Table;
-    export type Selectable = bi_cliente.Selectable | bi_configuracao.Selectable | bi_faturamento.Selectable | bi_filial.Selectable | bi_meta.Selectable | bi_movimento.Selectable | bi_produto.Selectable | bi_veiculo.Selectable | bi_vendedor.Selectable | destinatario.Selectable | erp_sync_audit.Selectable | erp_sync_audit_variante.Selectable | feriado.Selectable | partner_aviso.Selectable | partner_aviso_envio.Selectable | partner_configuracao.Selectable | partner_contingencia.Selectable | partner_episodio.Selectable | partner_pedido.Selectable | partner_pedido_transicao.Selectable | partner_puxada.Selectable | partner_webhook.Selectable | produto.Selectable | variante.Selectable | xls_conjunto_item.Selectable | xls_conjunto_lote.Selectable | xls_processamento.Selectable | xls_v_conjunto.Selectable | xls_v_processamento.Selectable | xls_v_resumo_diario.Selectable;
-    export type JSONSelectable = bi_cliente.JSONSelectable | bi_configuracao.JSONSelectable | bi_faturamento.JSONSelectable | bi_filial.JSONSelectable | bi_meta.JSONSelectable | bi_movimento.JSONSelectable | bi_produto.JSONSelectable | bi_veiculo.JSONSelectable | bi_vendedor.JSONSelectable | destinatario.JSONSelectable | erp_sync_audit.JSONSelectable | erp_sync_audit_variante.JSONSelectable | feriado.JSONSelectable | partner_aviso.JSONSelectable | partner_aviso_envio.JSONSelectable | partner_configuracao.JSONSelectable | partner_contingencia.JSONSelectable | partner_episodio.JSONSelectable | partner_pedido.JSONSelectable | partner_pedido_transicao.JSONSelectable | partner_puxada.JSONSelectable | partner_webhook.JSONSelectable | produto.JSONSelectable | variante.JSONSelectable | xls_conjunto_item.JSONSelectable | xls_conjunto_lote.JSONSelectable | xls_processamento.JSONSelectable | xls_v_conjunto.JSONSelectable | xls_v_processamento.JSONSelectable | xls_v_resumo_diario.JSONSelectable;
-    export type Whereable = bi_cliente.Whereable | bi_configuracao.Whereable | bi_faturamento.Whereable | bi_filial.Whereable | bi_meta.Whereable | bi_movimento.Whereable | bi_produto.Whereable | bi_veiculo.Whereable | bi_vendedor.Whereable | destinatario.Whereable | erp_sync_audit.Whereable | erp_sync_audit_variante.Whereable | feriado.Whereable | partner_aviso.Whereable | partner_aviso_envio.Whereable | partner_configuracao.Whereable | partner_contingencia.Whereable | partner_episodio.Whereable | partner_pedido.Whereable | partner_pedido_transicao.Whereable | partner_puxada.Whereable | partner_webhook.Whereable | produto.Whereable | variante.Whereable | xls_conjunto_item.Whereable | xls_conjunto_lote.Whereable | xls_processamento.Whereable | xls_v_conjunto.Whereable | xls_v_processamento.Whereable | xls_v_resumo_diario.Whereable;
-    export type Insertable = bi_cliente.Insertable | bi_configuracao.Insertable | bi_faturamento.Insertable | bi_filial.Insertable | bi_meta.Insertable | bi_movimento.Insertable | bi_produto.Insertable | bi_veiculo.Insertable | bi_vendedor.Insertable | destinatario.Insertable | erp_sync_audit.Insertable | erp_sync_audit_variante.Insertable | feriado.Insertable | partner_aviso.Insertable | partner_aviso_envio.Insertable | partner_configuracao.Insertable | partner_contingencia.Insertable | partner_episodio.Insertable | partner_pedido.Insertable | partner_pedido_transicao.Insertable | partner_puxada.Insertable | partner_webhook.Insertable | produto.Insertable | variante.Insertable | xls_conjunto_item.Insertable | xls_conjunto_lote.Insertable | xls_processamento.Insertable | xls_v_conjunto.Insertable | xls_v_processamento.Insertable | xls_v_resumo_diario.Insertable;
-    export type Updatable = bi_cliente.Updatable | bi_configuracao.Updatable | bi_faturamento.Updatable | bi_filial.Updatable | bi_meta.Updatable | bi_movimento.Updatable | bi_produto.Updatable | bi_veiculo.Updatable | bi_vendedor.Updatable | destinatario.Updatable | erp_sync_audit.Updatable | erp_sync_audit_variante.Updatable | feriado.Updatable | partner_aviso.Updatable | partner_aviso_envio.Updatable | partner_configuracao.Updatable | partner_contingencia.Updatable | partner_episodio.Updatable | partner_pedido.Updatable | partner_pedido_transicao.Updatable | partner_puxada.Updatable | partner_webhook.Updatable | produto.Updatable | variante.Updatable | xls_conjunto_item.Updatable | xls_conjunto_lote.Updatable | xls_processamento.Updatable | xls_v_conjunto.Updatable | xls_v_processamento.Updatable | xls_v_resumo_diario.Updatable;
-    export type UniqueIndex = bi_cliente.UniqueIndex | bi_configuracao.UniqueIndex | bi_faturamento.UniqueIndex | bi_filial.UniqueIndex | bi_meta.UniqueIndex | bi_movimento.UniqueIndex | bi_produto.UniqueIndex | bi_veiculo.UniqueIndex | bi_vendedor.UniqueIndex | destinatario.UniqueIndex | erp_sync_audit.UniqueIndex | erp_sync_audit_variante.UniqueIndex | feriado.UniqueIndex | partner_aviso.UniqueIndex | partner_aviso_envio.UniqueIndex | partner_configuracao.UniqueIndex | partner_contingencia.UniqueIndex | partner_episodio.UniqueIndex | partner_pedido.UniqueIndex | partner_pedido_transicao.UniqueIndex | partner_puxada.UniqueIndex | partner_webhook.UniqueIndex | produto.UniqueIndex | variante.UniqueIndex | xls_conjunto_item.UniqueIndex | xls_conjunto_lote.UniqueIndex | xls_processamento.UniqueIndex | xls_v_conjunto.UniqueIndex | xls_v_processamento.UniqueIndex | xls_v_resumo_diario.UniqueIndex;
-    export type Column = bi_cliente.Column | bi_configuracao.Column | bi_faturamento.Column | bi_filial.Column | bi_meta.Column | bi_movimento.Column | bi_produto.Column | bi_veiculo.Column | bi_vendedor.Column | destinatario.Column | erp_sync_audit.Column | erp_sync_audit_variante.Column | feriado.Column | partner_aviso.Column | partner_aviso_envio.Column | partner_configuracao.Column | partner_contingencia.Column | partner_episodio.Column | partner_pedido.Column | partner_pedido_transicao.Column | partner_puxada.Column | partner_webhook.Column | produto.Column | variante.Column | xls_conjunto_item.Column | xls_conjunto_lote.Column | xls_processamento.Column | xls_v_conjunto.Column | xls_v_processamento.Column | xls_v_resumo_diario.Column;
+    export type Table = bi_cliente.Table | bi_configuracao.Table | bi_faturamento.Table | bi_filial.Table | bi_meta.Table | bi_movimento.Table | bi_produto.Table | bi_veiculo.Table | bi_vendedor.Table | destinatario.Table | erp_sync_audit.Table | erp_sync_audit_variante.Table | feriado.Table | partner_aviso.Table | partner_aviso_envio.Table | partner_configuracao.Table | partner_contingencia.Table | partner_episodio.Table | partner_pedido.Table | partner_pedido_transicao.Table | partner_puxada.Table | partner_webhook.Table | produto.Table | variante.Table | xls_conjunto_item.Table | xls_conjunto_lote.Table | xls_processamento.Table | xls_resetar_replicator.Table | xls_resetar_replicator_passo.Table | xls_v_conjunto.Table | xls_v_processamento.Table | xls_v_resumo_diario.Table;
+    export type Selectable = bi_cliente.Selectable | bi_configuracao.Selectable | bi_faturamento.Selectable | bi_filial.Selectable | bi_meta.Selectable | bi_movimento.Selectable | bi_produto.Selectable | bi_veiculo.Selectable | bi_vendedor.Selectable | destinatario.Selectable | erp_sync_audit.Selectable | erp_sync_audit_variante.Selectable | feriado.Selectable | partner_aviso.Selectable | partner_aviso_envio.Selectable | partner_configuracao.Selectable | partner_contingencia.Selectable | partner_episodio.Selectable | partner_pedido.Selectable | partner_pedido_transicao.Selectable | partner_puxada.Selectable | partner_webhook.Selectable | produto.Selectable | variante.Selectable | xls_conjunto_item.Selectable | xls_conjunto_lote.Selectable | xls_processamento.Selectable | xls_resetar_replicator.Selectable | xls_resetar_replicator_passo.Selectable | xls_v_conjunto.Selectable | xls_v_processamento.Selectable | xls_v_resumo_diario.Selectable;
+    export type JSONSelectable = bi_cliente.JSONSelectable | bi_configuracao.JSONSelectable | bi_faturamento.JSONSelectable | bi_filial.JSONSelectable | bi_meta.JSONSelectable | bi_movimento.JSONSelectable | bi_produto.JSONSelectable | bi_veiculo.JSONSelectable | bi_vendedor.JSONSelectable | destinatario.JSONSelectable | erp_sync_audit.JSONSelectable | erp_sync_audit_variante.JSONSelectable | feriado.JSONSelectable | partner_aviso.JSONSelectable | partner_aviso_envio.JSONSelectable | partner_configuracao.JSONSelectable | partner_contingencia.JSONSelectable | partner_episodio.JSONSelectable | partner_pedido.JSONSelectable | partner_pedido_transicao.JSONSelectable | partner_puxada.JSONSelectable | partner_webhook.JSONSelectable | produto.JSONSelectable | variante.JSONSelectable | xls_conjunto_item.JSONSelectable | xls_conjunto_lote.JSONSelectable | xls_processamento.JSONSelectable | xls_resetar_replicator.JSONSelectable | xls_resetar_replicator_passo.JSONSelectable | xls_v_conjunto.JSONSelectable | xls_v_processamento.JSONSelectable | xls_v_resumo_diario.JSONSelectable;
+    export type Whereable = bi_cliente.Whereable | bi_configuracao.Whereable | bi_faturamento.Whereable | bi_filial.Whereable | bi_meta.Whereable | bi_movimento.Whereable | bi_produto.Whereable | bi_veiculo.Whereable | bi_vendedor.Whereable | destinatario.Whereable | erp_sync_audit.Whereable | erp_sync_audit_variante.Whereable | feriado.Whereable | partner_aviso.Whereable | partner_aviso_envio.Whereable | partner_configuracao.Whereable | partner_contingencia.Whereable | partner_episodio.Whereable | partner_pedido.Whereable | partner_pedido_transicao.Whereable | partner_puxada.Whereable | partner_webhook.Whereable | produto.Whereable | variante.Whereable | xls_conjunto_item.Whereable | xls_conjunto_lote.Whereable | xls_processamento.Whereable | xls_resetar_replicator.Whereable | xls_resetar_replicator_passo.Whereable | xls_v_conjunto.Whereable | xls_v_processamento.Whereable | xls_v_resumo_diario.Whereable;
+    export type Insertable = bi_cliente.Insertable | bi_configuracao.Insertable | bi_faturamento.Insertable | bi_filial.Insertable | bi_meta.Insertable | bi_movimento.Insertable | bi_produto.Insertable | bi_veiculo.Insertable | bi_vendedor.Insertable | destinatario.Insertable | erp_sync_audit.Insertable | erp_sync_audit_variante.Insertable | feriado.Insertable | partner_aviso.Insertable | partner_aviso_envio.Insertable | partner_configuracao.Insertable | partner_contingencia.Insertable | partner_episodio.Insertable | partner_pedido.Insertable | partner_pedido_transicao.Insertable | partner_puxada.Insertable | partner_webhook.Insertable | produto.Insertable | variante.Insertable | xls_conjunto_item.Insertable | xls_conjunto_lote.Insertable | xls_processamento.Insertable | xls_resetar_replicator.Insertable | xls_resetar_replicator_passo.Insertable | xls_v_conjunto.Insertable | xls_v_processamento.Insertable | xls_v_resumo_diario.Insertable;
+    export type Updatable = bi_cliente.Updatable | bi_configuracao.Updatable | bi_faturamento.Updatable | bi_filial.Updatable | bi_meta.Updatable | bi_movimento.Updatable | bi_produto.Updatable | bi_veiculo.Updatable | bi_vendedor.Updatable | destinatario.Updatable | erp_sync_audit.Updatable | erp_sync_audit_variante.Updatable | feriado.Updatable | partner_aviso.Updatable | partner_aviso_envio.Updatable | partner_configuracao.Updatable | partner_contingencia.Updatable | partner_episodio.Updatable | partner_pedido.Updatable | partner_pedido_transicao.Updatable | partner_puxada.Updatable | partner_webhook.Updatable | produto.Updatable | variante.Updatable | xls_conjunto_item.Updatable | xls_conjunto_lote.Updatable | xls_processamento.Updatable | xls_resetar_replicator.Updatable | xls_resetar_replicator_passo.Updatable | xls_v_conjunto.Updatable | xls_v_processamento.Updatable | xls_v_resumo_diario.Updatable;
+    export type UniqueIndex = bi_cliente.UniqueIndex | bi_configuracao.UniqueIndex | bi_faturamento.UniqueIndex | bi_filial.UniqueIndex | bi_meta.UniqueIndex | bi_movimento.UniqueIndex | bi_produto.UniqueIndex | bi_veiculo.UniqueIndex | bi_vendedor.UniqueIndex | destinatario.UniqueIndex | erp_sync_audit.UniqueIndex | erp_sync_audit_variante.UniqueIndex | feriado.UniqueIndex | partner_aviso.UniqueIndex | partner_aviso_envio.UniqueIndex | partner_configuracao.UniqueIndex | partner_contingencia.UniqueIndex | partner_episodio.UniqueIndex | partner_pedido.UniqueIndex | partner_pedido_transicao.UniqueIndex | partner_puxada.UniqueIndex | partner_webhook.UniqueIndex | produto.UniqueIndex | variante.UniqueIndex | xls_conjunto_item.UniqueIndex | xls_conjunto_lote.UniqueIndex | xls_processamento.UniqueIndex | xls_resetar_replicator.UniqueIndex | xls_resetar_replicator_passo.UniqueIndex | xls_v_conjunto.UniqueIndex | xls_v_processamento.UniqueIndex | xls_v_resumo_diario.UniqueIndex;
+    export type Column = bi_cliente.Column | bi_configuracao.Column | bi_faturamento.Column | bi_filial.Column | bi_meta.Column | bi_movimento.Column | bi_produto.Column | bi_veiculo.Column | bi_vendedor.Column | destinatario.Column | erp_sync_audit.Column | erp_sync_audit_variante.Column | feriado.Column | partner_aviso.Column | partner_aviso_envio.Column | partner_configuracao.Column | partner_contingencia.Column | partner_episodio.Column | partner_pedido.Column | partner_pedido_transicao.Column | partner_puxada.Column | partner_webhook.Column | produto.Column | variante.Column | xls_conjunto_item.Column | xls_conjunto_lote.Column | xls_processamento.Column | xls_resetar_replicator.Column | xls_resetar_replicator_passo.Column | xls_v_conjunto.Column | xls_v_processamento.Column | xls_v_resumo_diario.Column;
   
-    export type AllBaseTables = [bi_cliente.Table, bi_configuracao.Table, bi_faturamento.Table, bi_filial.Table, bi_meta.Table, bi_movimento.Table, bi_produto.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table];
+    export type AllBaseTables = [bi_cliente.Table, bi_configuracao.Table, bi_faturamento.Table, bi_filial.Table, bi_meta.Table, bi_movimento.Table, bi_produto.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table];
     export type AllForeignTables = [];
     export type AllViews = [xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [bi_cliente.Table, bi_configuracao.Table, bi_faturamento.Table, bi_filial.Table, bi_meta.Table, bi_movimento.Table, bi_produto.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
+    export type AllTablesAndViews = [bi_cliente.Table, bi_configuracao.Table, bi_faturamento.Table, bi_filial.Table, bi_meta.Table, bi_movimento.Table, bi_produto.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table, xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
   }
 
 
@@ -10781,6 +11555,89 @@ declare module 'zapatos/schema' {
     }
   
     /**
+     * **app.replicacao_publicacao**
+     * - Table in database
+     */
+    export namespace replicacao_publicacao {
+      export type Table = 'app.replicacao_publicacao';
+      export interface Selectable {
+        /**
+        * **app.replicacao_publicacao.nome**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nome: string;
+        /**
+        * **app.replicacao_publicacao.registrada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        registrada_em: Date;
+      }
+      export interface JSONSelectable {
+        /**
+        * **app.replicacao_publicacao.nome**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nome: string;
+        /**
+        * **app.replicacao_publicacao.registrada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        registrada_em: db.TimestampTzString;
+      }
+      export interface Whereable {
+        /**
+        * **app.replicacao_publicacao.nome**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.replicacao_publicacao.registrada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        registrada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      }
+      export interface Insertable {
+        /**
+        * **app.replicacao_publicacao.nome**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nome: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.replicacao_publicacao.registrada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        registrada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      }
+      export interface Updatable {
+        /**
+        * **app.replicacao_publicacao.nome**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nome?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.replicacao_publicacao.registrada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        registrada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      }
+      export type UniqueIndex = 'replicacao_publicacao_pkey';
+      export type Column = keyof Selectable;
+      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+      export type SQL = SQLExpression | SQLExpression[];
+    }
+  
+    /**
      * **app.worker**
      * - Table in database
      */
@@ -10955,20 +11812,20 @@ declare module 'zapatos/schema' {
   
     /* --- aggregate types --- */
   
-    export type Table = job.Table | repeatable_file.Table | worker.Table;
-    export type Selectable = job.Selectable | repeatable_file.Selectable | worker.Selectable;
-    export type JSONSelectable = job.JSONSelectable | repeatable_file.JSONSelectable | worker.JSONSelectable;
-    export type Whereable = job.Whereable | repeatable_file.Whereable | worker.Whereable;
-    export type Insertable = job.Insertable | repeatable_file.Insertable | worker.Insertable;
-    export type Updatable = job.Updatable | repeatable_file.Updatable | worker.Updatable;
-    export type UniqueIndex = job.UniqueIndex | repeatable_file.UniqueIndex | worker.UniqueIndex;
-    export type Column = job.Column | repeatable_file.Column | worker.Column;
+    export type Table = job.Table | repeatable_file.Table | replicacao_publicacao.Table | worker.Table;
+    export type Selectable = job.Selectable | repeatable_file.Selectable | replicacao_publicacao.Selectable | worker.Selectable;
+    export type JSONSelectable = job.JSONSelectable | repeatable_file.JSONSelectable | replicacao_publicacao.JSONSelectable | worker.JSONSelectable;
+    export type Whereable = job.Whereable | repeatable_file.Whereable | replicacao_publicacao.Whereable | worker.Whereable;
+    export type Insertable = job.Insertable | repeatable_file.Insertable | replicacao_publicacao.Insertable | worker.Insertable;
+    export type Updatable = job.Updatable | repeatable_file.Updatable | replicacao_publicacao.Updatable | worker.Updatable;
+    export type UniqueIndex = job.UniqueIndex | repeatable_file.UniqueIndex | replicacao_publicacao.UniqueIndex | worker.UniqueIndex;
+    export type Column = job.Column | repeatable_file.Column | replicacao_publicacao.Column | worker.Column;
   
-    export type AllBaseTables = [job.Table, repeatable_file.Table, worker.Table];
+    export type AllBaseTables = [job.Table, repeatable_file.Table, replicacao_publicacao.Table, worker.Table];
     export type AllForeignTables = [];
     export type AllViews = [];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [job.Table, repeatable_file.Table, worker.Table];
+    export type AllTablesAndViews = [job.Table, repeatable_file.Table, replicacao_publicacao.Table, worker.Table];
   }
 
 
@@ -11022,11 +11879,14 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.Selectable;
     "xls_conjunto_lote": xls_conjunto_lote.Selectable;
     "xls_processamento": xls_processamento.Selectable;
+    "xls_resetar_replicator": xls_resetar_replicator.Selectable;
+    "xls_resetar_replicator_passo": xls_resetar_replicator_passo.Selectable;
     "xls_v_conjunto": xls_v_conjunto.Selectable;
     "xls_v_processamento": xls_v_processamento.Selectable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Selectable;
     "app.job": app.job.Selectable;
     "app.repeatable_file": app.repeatable_file.Selectable;
+    "app.replicacao_publicacao": app.replicacao_publicacao.Selectable;
     "app.worker": app.worker.Selectable;
   }[T];
 
@@ -11058,11 +11918,14 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.JSONSelectable;
     "xls_conjunto_lote": xls_conjunto_lote.JSONSelectable;
     "xls_processamento": xls_processamento.JSONSelectable;
+    "xls_resetar_replicator": xls_resetar_replicator.JSONSelectable;
+    "xls_resetar_replicator_passo": xls_resetar_replicator_passo.JSONSelectable;
     "xls_v_conjunto": xls_v_conjunto.JSONSelectable;
     "xls_v_processamento": xls_v_processamento.JSONSelectable;
     "xls_v_resumo_diario": xls_v_resumo_diario.JSONSelectable;
     "app.job": app.job.JSONSelectable;
     "app.repeatable_file": app.repeatable_file.JSONSelectable;
+    "app.replicacao_publicacao": app.replicacao_publicacao.JSONSelectable;
     "app.worker": app.worker.JSONSelectable;
   }[T];
 
@@ -11094,11 +11957,14 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.Whereable;
     "xls_conjunto_lote": xls_conjunto_lote.Whereable;
     "xls_processamento": xls_processamento.Whereable;
+    "xls_resetar_replicator": xls_resetar_replicator.Whereable;
+    "xls_resetar_replicator_passo": xls_resetar_replicator_passo.Whereable;
     "xls_v_conjunto": xls_v_conjunto.Whereable;
     "xls_v_processamento": xls_v_processamento.Whereable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Whereable;
     "app.job": app.job.Whereable;
     "app.repeatable_file": app.repeatable_file.Whereable;
+    "app.replicacao_publicacao": app.replicacao_publicacao.Whereable;
     "app.worker": app.worker.Whereable;
   }[T];
 
@@ -11130,11 +11996,14 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.Insertable;
     "xls_conjunto_lote": xls_conjunto_lote.Insertable;
     "xls_processamento": xls_processamento.Insertable;
+    "xls_resetar_replicator": xls_resetar_replicator.Insertable;
+    "xls_resetar_replicator_passo": xls_resetar_replicator_passo.Insertable;
     "xls_v_conjunto": xls_v_conjunto.Insertable;
     "xls_v_processamento": xls_v_processamento.Insertable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Insertable;
     "app.job": app.job.Insertable;
     "app.repeatable_file": app.repeatable_file.Insertable;
+    "app.replicacao_publicacao": app.replicacao_publicacao.Insertable;
     "app.worker": app.worker.Insertable;
   }[T];
 
@@ -11166,11 +12035,14 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.Updatable;
     "xls_conjunto_lote": xls_conjunto_lote.Updatable;
     "xls_processamento": xls_processamento.Updatable;
+    "xls_resetar_replicator": xls_resetar_replicator.Updatable;
+    "xls_resetar_replicator_passo": xls_resetar_replicator_passo.Updatable;
     "xls_v_conjunto": xls_v_conjunto.Updatable;
     "xls_v_processamento": xls_v_processamento.Updatable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Updatable;
     "app.job": app.job.Updatable;
     "app.repeatable_file": app.repeatable_file.Updatable;
+    "app.replicacao_publicacao": app.replicacao_publicacao.Updatable;
     "app.worker": app.worker.Updatable;
   }[T];
 
@@ -11202,11 +12074,14 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.UniqueIndex;
     "xls_conjunto_lote": xls_conjunto_lote.UniqueIndex;
     "xls_processamento": xls_processamento.UniqueIndex;
+    "xls_resetar_replicator": xls_resetar_replicator.UniqueIndex;
+    "xls_resetar_replicator_passo": xls_resetar_replicator_passo.UniqueIndex;
     "xls_v_conjunto": xls_v_conjunto.UniqueIndex;
     "xls_v_processamento": xls_v_processamento.UniqueIndex;
     "xls_v_resumo_diario": xls_v_resumo_diario.UniqueIndex;
     "app.job": app.job.UniqueIndex;
     "app.repeatable_file": app.repeatable_file.UniqueIndex;
+    "app.replicacao_publicacao": app.replicacao_publicacao.UniqueIndex;
     "app.worker": app.worker.UniqueIndex;
   }[T];
 
@@ -11238,11 +12113,14 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.Column;
     "xls_conjunto_lote": xls_conjunto_lote.Column;
     "xls_processamento": xls_processamento.Column;
+    "xls_resetar_replicator": xls_resetar_replicator.Column;
+    "xls_resetar_replicator_passo": xls_resetar_replicator_passo.Column;
     "xls_v_conjunto": xls_v_conjunto.Column;
     "xls_v_processamento": xls_v_processamento.Column;
     "xls_v_resumo_diario": xls_v_resumo_diario.Column;
     "app.job": app.job.Column;
     "app.repeatable_file": app.repeatable_file.Column;
+    "app.replicacao_publicacao": app.replicacao_publicacao.Column;
     "app.worker": app.worker.Column;
   }[T];
 
@@ -11274,11 +12152,14 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.SQL;
     "xls_conjunto_lote": xls_conjunto_lote.SQL;
     "xls_processamento": xls_processamento.SQL;
+    "xls_resetar_replicator": xls_resetar_replicator.SQL;
+    "xls_resetar_replicator_passo": xls_resetar_replicator_passo.SQL;
     "xls_v_conjunto": xls_v_conjunto.SQL;
     "xls_v_processamento": xls_v_processamento.SQL;
     "xls_v_resumo_diario": xls_v_resumo_diario.SQL;
     "app.job": app.job.SQL;
     "app.repeatable_file": app.repeatable_file.SQL;
+    "app.replicacao_publicacao": app.replicacao_publicacao.SQL;
     "app.worker": app.worker.SQL;
   }[T];
 

@@ -6,6 +6,7 @@ import configuracoesRoutes from './configuracoes.js';
 import processamentosRoutes from './processamentos.js';
 import partnerApiRoutes from './partner.js';
 import xlsRoutes from './xls.js';
+import replicacaoRoutes from './replicacao.js';
 
 export default async function apiRoutes(app: FastifyInstance) {
   const bearer = requireBearer(() => app.ctx.config.apiToken);
@@ -16,4 +17,5 @@ export default async function apiRoutes(app: FastifyInstance) {
   await app.register(processamentosRoutes);
   await app.register(partnerApiRoutes);
   await app.register(xlsRoutes);
+  await app.register(replicacaoRoutes);
 }
