@@ -931,6 +931,176 @@ COMMENT ON FUNCTION app.worker_timeout() IS 'How long a worker may go without a 
 
 
 --
+-- Name: xls_aplicar(regclass, regclass, text, text, jsonb, regclass); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_aplicar(p_alvo regclass, p_origem regclass, p_escopo text, p_escopo_coluna text DEFAULT NULL::text, p_rejeitadas jsonb DEFAULT '[]'::jsonb, p_escopo_origem regclass DEFAULT NULL::regclass) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  v_chave text[];
+  v_cols text[];
+  v_cmp text[];
+  v_expr text[];
+  v_tam integer[];
+  v_k text;
+  v_on text;
+  v_env integer;
+  v_ef integer := 0;
+  v_rm integer := 0;
+  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_rejeitadas);
+  v_avisos jsonb := '[]';
+  v_aux jsonb;
+  v_null text;
+  v_escopo text;
+  v_t text := replace(p_alvo::text, 'public.', '');
+  i integer;
+begin
+  if p_escopo is null or p_escopo not in ('tabela', 'valores', 'meses') or (p_escopo <> 'tabela' and p_escopo_coluna is null) then
+    raise exception 'escopo inválido: % %', coalesce(p_escopo, 'null'), coalesce(p_escopo_coluna, '') using errcode = 'XL400';
+  end if;
+  -- the natural key: the table's UNIQUE constraint
+  select array_agg(a.attname::text order by k.ord) into v_chave
+    from pg_catalog.pg_constraint c
+    cross join unnest(c.conkey) with ordinality k (attnum, ord)
+    join pg_catalog.pg_attribute a on a.attrelid = c.conrelid and a.attnum = k.attnum
+   where c.conrelid = p_alvo and c.contype = 'u';
+  if v_chave is null then
+    raise exception '% sem chave natural (UNIQUE)', p_alvo using errcode = 'XL500';
+  end if;
+  -- the columns written: those of the target the source also has; strings truncated to the column's length
+  select array_agg(a.attname::text order by a.attnum),
+         array_agg(case when a.atttypid = 'varchar'::regtype and a.atttypmod > 4 then a.atttypmod - 4 end order by a.attnum)
+    into v_cols, v_tam
+    from pg_catalog.pg_attribute a
+   where a.attrelid = p_alvo and a.attnum > 0 and not a.attisdropped and a.attname not in ('id', 'atualizado_em')
+     and exists (select from pg_catalog.pg_attribute o where o.attrelid = p_origem and o.attname = a.attname and o.attnum > 0 and not o.attisdropped);
+  if not v_chave <@ v_cols then
+    raise exception 'a origem % não tem toda a chave de % (%)', p_origem, p_alvo, array_to_string(v_chave, ', ') using errcode = 'XL500';
+  end if;
+  v_expr := array(select case when v_tam[n] is null then format('s.%I', v_cols[n]) else format('left(s.%I, %s)', v_cols[n], v_tam[n]) end
+                    from generate_subscripts(v_cols, 1) n order by n);
+  v_cmp := array(select c from unnest(v_cols) c where c <> all (v_chave));
+
+  execute format('select count(*) from %s', p_origem) into v_env;
+
+  -- rows without a readable key are rejected
+  select string_agg(format('s.%I is null', c), ' or ') into v_null from unnest(v_chave) c;
+  execute format($q$
+    with d as (delete from %s s where %s returning s.linha, %s as campo)
+    select coalesce(jsonb_agg(jsonb_build_object('aba', null, 'linha', d.linha, 'campo', d.campo, 'valor', '',
+                    'mensagem', format('linha %%s: %%s '''' inválido', d.linha, d.campo)) order by d.linha), '[]') from d$q$,
+    p_origem, v_null,
+    (select 'case ' || string_agg(format('when s.%I is null then %L', c, c), ' ') || ' end' from unnest(v_chave) c))
+    into v_aux;
+  v_rejeitadas := public.xls_rejeitadas_normalizar(v_rejeitadas || v_aux);
+
+  -- a key repeated in the file: its last row wins
+  select string_agg(v_expr[n], ', ') into v_k from generate_subscripts(v_cols, 1) n where v_cols[n] = any (v_chave);
+  execute format($q$
+    with d as (
+      delete from %1$s m
+       using (select s.ctid, row_number() over (partition by %2$s order by s.linha desc) as rn from %1$s s) x
+       where m.ctid = x.ctid and x.rn > 1
+      returning m.linha)
+    select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
+             'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
+             'quantidade', count(*),
+             'linhas', jsonb_agg(jsonb_build_object('aba', null, 'linha', linha, 'valor', null) order by linha))) end from d$q$,
+    p_origem, v_k)
+    into v_aux;
+  v_avisos := v_avisos || v_aux;
+
+  -- insert new rows, update changed rows only (diff-aware), in key order
+  select string_agg(format('t.%I = %s', v_cols[n], v_expr[n]), ' and ') into v_on
+    from generate_subscripts(v_cols, 1) n where v_cols[n] = any (v_chave);
+  execute format($q$
+    insert into %1$s as t (%2$s)
+    select %3$s from %4$s s
+     where not exists (select from %1$s t where %5$s %6$s)
+     order by %7$s
+    on conflict (%8$s) do %9$s$q$,
+    p_alvo,
+    (select string_agg(format('%I', c), ', ') from unnest(v_cols) c),
+    array_to_string(v_expr, ', '),
+    p_origem,
+    v_on,
+    case when cardinality(v_cmp) = 0 then '' else format('and (%s) is not distinct from (%s)',
+      (select string_agg(format('t.%I', c), ', ') from unnest(v_cmp) c),
+      (select string_agg(v_expr[n], ', ') from generate_subscripts(v_cols, 1) n where v_cols[n] = any (v_cmp))) end,
+    v_k,
+    (select string_agg(format('%I', c), ', ') from unnest(v_chave) c),
+    case when cardinality(v_cmp) = 0 then 'nothing' else format('update set %s where (%s) is distinct from (%s)',
+      (select string_agg(format('%I = excluded.%I', c, c), ', ') from unnest(v_cmp) c),
+      (select string_agg(format('t.%I', c), ', ') from unnest(v_cmp) c),
+      (select string_agg(format('excluded.%I', c), ', ') from unnest(v_cmp) c)) end);
+  get diagnostics v_ef = row_count;
+
+  -- delete what the scope lost
+  if v_env = 0 then
+    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
+      'motivo', 'envio vazio: nada removido'));
+  elsif public.xls_suspender_remocoes(v_rejeitadas, null) then
+    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
+      'motivo', format('há linhas rejeitadas: remoções de %s suspensas; corrija e reenvie', v_t)));
+  else
+    v_escopo := case p_escopo
+      when 'tabela' then 'true'
+      when 'valores' then format('t.%1$I in (select distinct e.%1$I from %2$s e)', p_escopo_coluna, coalesce(p_escopo_origem, p_origem))
+      else format('date_trunc(''month'', t.%1$I) in (select distinct date_trunc(''month'', e.%1$I) from %2$s e)',
+                  p_escopo_coluna, coalesce(p_escopo_origem, p_origem)) end;
+    execute format($q$
+      with alvo as (
+        select t.id from %1$s t
+         where %2$s and not exists (select from %3$s s where %4$s)
+         order by %5$s
+         for update of t)
+      delete from %1$s t using alvo where t.id = alvo.id$q$,
+      p_alvo, v_escopo, p_origem, v_on,
+      (select string_agg(format('t.%I', c), ', ') from unnest(v_chave) c));
+    get diagnostics v_rm = row_count;
+  end if;
+
+  return jsonb_build_object(
+    'linhas_enviadas', v_env,
+    'linhas_efetivas', v_ef,
+    'linhas_removidas', v_rm,
+    'avisos', v_avisos,
+    'linhas_rejeitadas', v_rejeitadas,
+    'tabelas', jsonb_build_object(v_t, jsonb_build_object('enviadas', v_env, 'efetivas', v_ef, 'removidas', v_rm)));
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_aplicar(p_alvo regclass, p_origem regclass, p_escopo text, p_escopo_coluna text, p_rejeitadas jsonb, p_escopo_origem regclass); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_aplicar(p_alvo regclass, p_origem regclass, p_escopo text, p_escopo_coluna text, p_rejeitadas jsonb, p_escopo_origem regclass) IS 'Interim generic merge of one source table (a temp table whose columns are named as the target''s, plus linha) into one bi_* table: the key is the target''s UNIQUE constraint, the compared columns are the other columns both tables have, strings are truncated to the varchar length. Rejects rows without a key, keeps the last row of a repeated key (warning), inserts new rows and updates changed rows only in key order, then deletes the rows of the scope the file no longer has: p_escopo tabela (the whole table), valores (the values of p_escopo_coluna present), meses (the calendar months of the dates of p_escopo_coluna present); the scope values come from p_escopo_origem when given. An empty source deletes nothing (warning ''envio vazio: nada removido''); rejected rows suspend the deletes (warning). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Used by the merges of the eight types of issue 12 until the declarative merge replaces it.';
+
+
+--
+-- Name: xls_brl(numeric); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_brl(p_valor numeric) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select case when p_valor is null then null else
+    translate(to_char(round(p_valor, 2), 'FM999,999,999,999,990.00'), ',.', '.,') end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_brl(p_valor numeric); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_brl(p_valor numeric) IS 'A value in Brazilian form for messages: 1234567.891 → ''1.234.567,89''.';
+
+
+--
 -- Name: apos_minutos_comerciais(timestamp with time zone, numeric); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -3475,6 +3645,52 @@ COMMENT ON FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p
 
 
 --
+-- Name: xls_fluxo_resumo(uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_fluxo_resumo(p_processamento_id uuid) RETURNS TABLE(tipo text, posicao date, atual boolean, titulos integer, total numeric, titulos_vencidos integer, vencido numeric)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+  v_tipo text;
+  v_pos date;
+begin
+  select p.tipo, (p.metricas #>> '{bi_titulo,posicao}')::date into v_tipo, v_pos
+    from public.xls_processamento p where p.id = p_processamento_id;
+  if not found then
+    raise exception 'processamento % não existe', p_processamento_id using errcode = 'XL404';
+  end if;
+  if v_tipo is distinct from 'FLUXO_PAGAR_RECEBER' then
+    raise exception 'processamento % não é um FLUXO_PAGAR_RECEBER (tipo %)', p_processamento_id, coalesce(v_tipo, 'nenhum') using errcode = 'XL422';
+  end if;
+  if v_pos is null then
+    return; -- not imported (refused, or not processed yet)
+  end if;
+  return query
+  select k.tipo::text, v_pos,
+         coalesce(bool_or(t.atual), false),
+         count(t.id)::integer,
+         coalesce(sum(t.saldo), 0),
+         (count(t.id) filter (where t.vencimento < v_pos and t.saldo > 0))::integer,
+         coalesce(sum(t.saldo) filter (where t.vencimento < v_pos and t.saldo > 0), 0)
+    from (values ('PAGAR'), ('RECEBER')) k (tipo)
+    left join public.bi_titulo t on t.posicao = v_pos and t.tipo = k.tipo
+   group by k.tipo
+   order by k.tipo;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_fluxo_resumo(p_processamento_id uuid); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_fluxo_resumo(p_processamento_id uuid) IS 'For the import page: payable and receivable totals of the position a FLUXO_PAGAR_RECEBER processing imported, one row per tipo (PAGAR, RECEBER): titles, total = sum of saldo, and the overdue part (vencimento before the position date and saldo > 0: titulos_vencidos, vencido); atual says whether that position is still the current one. No rows when the processing wrote nothing (refused or not processed). XL404 unknown processing, XL422 not a FLUXO_PAGAR_RECEBER.';
+
+
+--
 -- Name: xls_ignorar(uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -3608,11 +3824,12 @@ COMMENT ON FUNCTION public.xls_mensagem_bot(p_id uuid) IS 'The pt-BR messaging-b
 CREATE FUNCTION public.xls_merge(p_processamento_id uuid, p_meta jsonb DEFAULT '{}'::jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
+    AS $_$
 declare
   v_tipo text;
   v_status text;
   v_res jsonb;
+  v_fn regprocedure;
 begin
   select p.tipo, p.status into v_tipo, v_status from public.xls_processamento p where p.id = p_processamento_id for update;
   if not found then
@@ -3625,15 +3842,15 @@ begin
   if p_meta is not null and jsonb_typeof(p_meta) <> 'object' then
     raise exception 'p_meta deve ser um objeto JSON' using errcode = 'XL400';
   end if;
-  if v_tipo = 'RELATORIO18' then
-    v_res := public.xls_merge_relatorio18(coalesce(p_meta, '{}'));
-  elsif v_tipo = 'META' then
-    v_res := public.xls_merge_meta(coalesce(p_meta, '{}'));
-  elsif v_tipo is null then
+  if v_tipo is null then
     raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
-  else
+  end if;
+  -- dispatch by name: the merge of type T is public.xls_merge_<lower(T)>(jsonb)
+  v_fn := pg_catalog.to_regprocedure(format('public.%I(jsonb)', 'xls_merge_' || lower(v_tipo)));
+  if v_fn is null then
     raise exception 'o tipo % ainda não tem importação', v_tipo using errcode = 'XL422';
   end if;
+  execute format('select %s($1)', v_fn::regproc) into v_res using coalesce(p_meta, '{}');
   update public.xls_processamento p
      set linhas_enviadas = (v_res ->> 'linhas_enviadas')::integer,
          linhas_efetivas = (v_res ->> 'linhas_efetivas')::integer,
@@ -3644,14 +3861,233 @@ begin
    where p.id = p_processamento_id;
   return v_res;
 end;
-$$;
+$_$;
 
 
 --
 -- Name: FUNCTION xls_merge(p_processamento_id uuid, p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_merge(p_processamento_id uuid, p_meta jsonb) IS 'Merge of a PROCESSANDO processing, dispatched by its tipo (xls_merge_relatorio18, xls_merge_meta), from the staging tables filled in this transaction. Records linhas_enviadas, linhas_efetivas, linhas_removidas, metricas, avisos and linhas_rejeitadas on the processing and returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Pass the reader''s row errors in p_meta.linhas_rejeitadas. Errors: XL404, XL409 (not PROCESSANDO / no tipo), XL422 (type without import, invalid period), XL424 (seller missing: transient FK), XL500 (staging not prepared).';
+COMMENT ON FUNCTION public.xls_merge(p_processamento_id uuid, p_meta jsonb) IS 'Merge of a PROCESSANDO processing, dispatched by its tipo to public.xls_merge_<lower(tipo)>(jsonb) (xls_merge_relatorio18, xls_merge_meta, xls_merge_margem_consolidada, xls_merge_margem_dia, xls_merge_meta_carteira, xls_merge_postos, xls_merge_trr, xls_merge_compras, xls_merge_cota_fornecedor, xls_merge_fluxo_pagar_receber), from the staging tables filled in this transaction. Records linhas_enviadas, linhas_efetivas, linhas_removidas, metricas, avisos and linhas_rejeitadas on the processing and returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Pass the reader''s row errors in p_meta.linhas_rejeitadas. Errors: XL404, XL409 (not PROCESSANDO / no tipo), XL422 (type without import, invalid period, FLUXO_PAGAR_RECEBER refused), XL424 (seller or customer missing: transient FK), XL500 (staging not prepared).';
+
+
+--
+-- Name: xls_merge_compras(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_merge_compras(p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  v_res jsonb;
+  v_forn integer;
+  v_filtro jsonb;
+  v_n integer;
+begin
+  perform public.xls_staging_exigir('COMPRAS');
+  perform public.xls_travar(array['bi_compra']);
+  drop table if exists pg_temp.xls_src_compra_todas;
+  create temp table xls_src_compra_todas on commit drop as
+  select s.linha, s.data, nullif(regexp_replace(s.cnpj_fornecedor, '\D', '', 'g'), '') as cnpj_fornecedor,
+         nullif(btrim(s.fornecedor), '') as fornecedor, nullif(btrim(s.nota_fiscal), '') as nota_fiscal,
+         nullif(btrim(s.produto), '') as produto, s.codigo_onu as onu_texto,
+         case when regexp_replace(coalesce(s.codigo_onu, ''), '\D', '', 'g') ~ '^\d{1,4}$'
+              then regexp_replace(s.codigo_onu, '\D', '', 'g')::smallint end as codigo_onu,
+         s.quantidade, s.valor_total
+    from pg_temp.xls_stg_compra s;
+  -- only fuels enter; the other rows are counted (not errors)
+  select count(*), jsonb_agg(jsonb_build_object('aba', 'Compras', 'linha', t.linha, 'valor', t.onu_texto) order by t.linha)
+    into v_n, v_filtro
+    from pg_temp.xls_src_compra_todas t
+   where t.codigo_onu is null or t.codigo_onu not in (1170, 1202, 1203, 1223, 1863, 3475);
+  drop table if exists pg_temp.xls_src_compra;
+  create temp table xls_src_compra on commit drop as
+  select t.linha, t.data, t.cnpj_fornecedor, t.fornecedor, t.nota_fiscal, t.produto, t.codigo_onu, t.quantidade, t.valor_total
+    from pg_temp.xls_src_compra_todas t
+   where t.codigo_onu in (1170, 1202, 1203, 1223, 1863, 3475);
+  -- hook: the suppliers first (bi_compra references them); an empty name keeps the stored one
+  insert into public.bi_fornecedor as f (cnpj, nome)
+  select c.cnpj, c.nome
+    from (select distinct on (left(s.cnpj_fornecedor, 14)) left(s.cnpj_fornecedor, 14) as cnpj, left(s.fornecedor, 150) as nome
+            from pg_temp.xls_src_compra s where s.cnpj_fornecedor is not null
+           order by left(s.cnpj_fornecedor, 14), s.linha desc) c
+   order by c.cnpj
+  on conflict (cnpj) do update set nome = coalesce(excluded.nome, f.nome)
+   where f.nome is distinct from coalesce(excluded.nome, f.nome);
+  get diagnostics v_forn = row_count;
+  -- scope: the calendar months covered by the dates of every row of the file (fuel or not)
+  v_res := app.xls_aplicar('public.bi_compra', 'pg_temp.xls_src_compra', 'meses', 'data', p_meta -> 'linhas_rejeitadas',
+                           'pg_temp.xls_src_compra_todas');
+  if v_n > 0 then
+    v_res := jsonb_set(v_res, '{avisos}', (v_res -> 'avisos') || jsonb_build_array(jsonb_build_object(
+      'categoria', 'filtrada', 'quantidade', v_n, 'linhas', v_filtro,
+      'motivo', 'código ONU fora dos combustíveis (1170, 1202, 1203, 1223, 1863, 3475): linha não importada')));
+  end if;
+  v_res := jsonb_set(v_res, '{tabelas,bi_compra,filtradas}', to_jsonb(v_n));
+  return jsonb_set(v_res, '{tabelas,bi_fornecedor}', jsonb_build_object('efetivas', v_forn));
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_merge_compras(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_merge_compras(p_meta jsonb) IS 'Merge of COMPRAS from the staging table compra. Only fuels enter (Código ONU in 1170, 1202, 1203, 1223, 1863, 3475): the other rows are counted in a warning (categoria filtrada) and in tabelas.bi_compra.filtradas, not as errors. Hook: bi_fornecedor upsert by CNPJ (an empty name keeps the stored one). bi_compra through app.xls_aplicar; scope: the calendar months covered by the file''s dates. p_meta = {linhas_rejeitadas}.';
+
+
+--
+-- Name: xls_merge_cota_fornecedor(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_merge_cota_fornecedor(p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+begin
+  perform public.xls_staging_exigir('COTA_FORNECEDOR');
+  perform public.xls_travar(array['bi_cota_fornecedor']);
+  drop table if exists pg_temp.xls_src_cota;
+  create temp table xls_src_cota on commit drop as
+  select s.linha, case when btrim(s.aba) ~ '^\d{4}$' then btrim(s.aba)::smallint end as ano,
+         nullif(btrim(s.polo), '') as polo, nullif(btrim(s.produto), '') as produto,
+         case when s.mes between 1 and 12 then s.mes::smallint end as mes, s.quantidade
+    from pg_temp.xls_stg_cota s;
+  return app.xls_aplicar('public.bi_cota_fornecedor', 'pg_temp.xls_src_cota', 'tabela', null, p_meta -> 'linhas_rejeitadas');
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_merge_cota_fornecedor(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_merge_cota_fornecedor(p_meta jsonb) IS 'Merge of COTA_FORNECEDOR from the staging table cota (unpivoted by the reader: aba = the year tab, mes 1..12) into bi_cota_fornecedor (app.xls_aplicar; scope: the whole table, each send replaces the whole matrix; a send without data rows deletes nothing and warns ''envio vazio: nada removido''). p_meta = {linhas_rejeitadas}.';
+
+
+--
+-- Name: xls_merge_fluxo_pagar_receber(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_merge_fluxo_pagar_receber(p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_posicao date;
+  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
+  v_total_rejeitadas integer;
+  v_listadas integer;
+  v_motivo text;
+  v_max date;
+  v_res jsonb;
+  v_cc integer;
+  v_atual integer := 0;
+  v_soma numeric;
+  v_grupo numeric;
+  v_aviso text;
+begin
+  -- rule 4, total refusal: no position date, or any invalid row → nothing written, every row listed
+  begin
+    v_posicao := (p_meta ->> 'posicao')::date;
+  exception when others then
+    v_posicao := null;
+  end;
+  if v_posicao is null then
+    raise exception 'FLUXO_PAGAR_RECEBER recusado: data de posição ausente ou inválida (%)', coalesce(p_meta ->> 'posicao', 'ausente')
+      using errcode = 'XL422';
+  end if;
+  perform public.xls_staging_exigir('FLUXO_PAGAR_RECEBER');
+  select count(distinct (e ->> 'linha')::integer) into v_listadas from jsonb_array_elements(v_rejeitadas) e;
+  v_total_rejeitadas := greatest(v_listadas, coalesce((p_meta ->> 'linhas_rejeitadas_total')::integer, 0));
+  if v_total_rejeitadas > 0 then
+    select string_agg(e ->> 'mensagem', '; ' order by (e ->> 'linha')::integer, e ->> 'campo') into v_motivo from jsonb_array_elements(v_rejeitadas) e;
+    v_motivo := coalesce(v_motivo, '') || case when v_total_rejeitadas > v_listadas
+      then format(' (e mais %s linhas inválidas não listadas)', v_total_rejeitadas - v_listadas) else '' end;
+    raise exception 'FLUXO_PAGAR_RECEBER recusado, nada gravado: % linha(s) inválida(s): %', v_total_rejeitadas, v_motivo
+      using errcode = 'XL422';
+  end if;
+
+  -- rule 3: simultaneous imports are serialised (the lock is held until commit)
+  perform public.xls_travar(array['bi_titulo']);
+  select max(t.posicao) into v_max from public.bi_titulo t;
+
+  drop table if exists pg_temp.xls_src_titulo;
+  create temp table xls_src_titulo on commit drop as
+  select s.linha, v_posicao as posicao,
+         case upper(btrim(s.tipo)) when 'P' then 'PAGAR' when 'PAGAR' then 'PAGAR' when 'R' then 'RECEBER' when 'RECEBER' then 'RECEBER' end as tipo,
+         nullif(btrim(s.documento), '') as documento, coalesce(btrim(s.parcela), '') as parcela,
+         nullif(btrim(s.pessoa), '') as pessoa, nullif(regexp_replace(s.cnpj_cpf, '\D', '', 'g'), '') as cnpj_cpf,
+         s.emissao, s.vencimento, s.valor, s.saldo, nullif(btrim(s.centro_custo), '') as centro_custo,
+         nullif(btrim(s.descricao_centro_custo), '') as descricao_centro_custo,
+         -- rule 2: only the newest position is current; an older one enters the history only
+         (v_max is null or v_posicao >= v_max) as atual
+    from pg_temp.xls_stg_titulo s;
+  select string_agg(format('linha %s: %s ''%s'' inválido', x.linha, x.campo, ''), '; ' order by x.linha), count(*)
+    into v_motivo, v_total_rejeitadas
+    from (select s.linha, case when s.tipo is null then 'tipo' when s.documento is null then 'documento'
+                                when s.vencimento is null then 'vencimento' else 'saldo' end as campo
+            from pg_temp.xls_src_titulo s
+           where s.tipo is null or s.documento is null or s.vencimento is null or s.saldo is null) x;
+  if v_total_rejeitadas > 0 then
+    raise exception 'FLUXO_PAGAR_RECEBER recusado, nada gravado: % linha(s) inválida(s): %', v_total_rejeitadas, v_motivo using errcode = 'XL422';
+  end if;
+
+  -- hook: cost centres (never deleted); an empty description keeps the stored one
+  insert into public.bi_centro_custo as c (codigo, descricao)
+  select x.codigo, x.descricao
+    from (select distinct on (left(s.centro_custo, 20)) left(s.centro_custo, 20) as codigo, left(s.descricao_centro_custo, 120) as descricao
+            from pg_temp.xls_src_titulo s where s.centro_custo is not null
+           order by left(s.centro_custo, 20), s.linha desc) x
+   order by x.codigo
+  on conflict (codigo) do update set descricao = coalesce(excluded.descricao, c.descricao)
+   where c.descricao is distinct from coalesce(excluded.descricao, c.descricao);
+  get diagnostics v_cc = row_count;
+
+  -- the position's titles: a re-import replaces that position (scope: this position)
+  v_res := app.xls_aplicar('public.bi_titulo', 'pg_temp.xls_src_titulo', 'valores', 'posicao', v_rejeitadas);
+  if v_max is null or v_posicao > v_max then
+    update public.bi_titulo t set atual = false where t.atual and t.posicao < v_posicao;
+    get diagnostics v_atual = row_count;
+  end if;
+
+  -- rule 5: receivable sum of Saldo against the Total of tab Grupo
+  select coalesce(sum(s.saldo), 0) into v_soma from pg_temp.xls_src_titulo s where s.tipo = 'RECEBER';
+  if not (p_meta ? 'total_receber_grupo') then
+    v_aviso := 'aba Grupo ausente: o total a receber não foi conferido';
+  elsif p_meta ->> 'total_receber_grupo' is null then
+    v_aviso := coalesce(p_meta ->> 'grupo_problema', 'aba Grupo sem total') || ': o total a receber não foi conferido';
+  else
+    v_grupo := (p_meta ->> 'total_receber_grupo')::numeric;
+    if abs(v_soma - v_grupo) > 0.01 then
+      v_aviso := format('total a receber difere da aba Grupo: soma do Saldo %s, Total da aba Grupo %s',
+                        app.xls_brl(v_soma), app.xls_brl(v_grupo));
+    end if;
+  end if;
+  if v_aviso is not null then
+    v_res := jsonb_set(v_res, '{avisos}', (v_res -> 'avisos') || jsonb_build_array(jsonb_build_object(
+      'categoria', 'total', 'quantidade', 1, 'linhas', '[]'::jsonb, 'motivo', v_aviso)));
+  end if;
+  if not (v_max is null or v_posicao >= v_max) then
+    v_res := jsonb_set(v_res, '{avisos}', (v_res -> 'avisos') || jsonb_build_array(jsonb_build_object(
+      'categoria', 'posicao', 'quantidade', 1, 'linhas', '[]'::jsonb,
+      'motivo', format('posição %s anterior à atual (%s): entra no histórico sem se tornar a atual', to_char(v_posicao, 'DD/MM/YYYY'), to_char(v_max, 'DD/MM/YYYY')))));
+  end if;
+  v_res := jsonb_set(v_res, '{tabelas,bi_titulo,posicao}', to_jsonb(v_posicao));
+  v_res := jsonb_set(v_res, '{tabelas,bi_titulo,atual}', to_jsonb(v_max is null or v_posicao >= v_max));
+  v_res := jsonb_set(v_res, '{tabelas,bi_titulo,deixaram_de_ser_atuais}', to_jsonb(v_atual));
+  v_res := jsonb_set(v_res, '{tabelas,bi_titulo,soma_saldo_receber}', to_jsonb(v_soma));
+  return jsonb_set(v_res, '{tabelas,bi_centro_custo}', jsonb_build_object('efetivas', v_cc));
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_merge_fluxo_pagar_receber(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_merge_fluxo_pagar_receber(p_meta jsonb) IS 'Merge of FLUXO_PAGAR_RECEBER (service-spec rules 1-5) from the staging table titulo; p_meta = {posicao, total_receber_grupo, grupo_problema, linhas_rejeitadas, linhas_rejeitadas_total} (the reader finds the position and the Grupo total). Total refusal (XL422, nothing written): no position date, or any invalid row, the reason listing every row as ''linha <n>: <campo> ''''<valor>'''' inválido''. Serialised by a transaction lock on bi_titulo. The position''s titles replace that position (history per position); only the newest position carries atual (an older one enters the history without becoming current). Cost centres upserted into bi_centro_custo. Warns when the receivable sum of Saldo differs from the Grupo Total by more than 0,01, naming both figures. tabelas.bi_titulo.posicao records the position (xls_fluxo_resumo reads it).';
 
 
 --
@@ -3692,6 +4128,92 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_merge_lote(p_processamento_id uuid, p_meta jsonb) IS 'Optional, while the staging tables are being filled: merges the rows staged so far and empties the staging, so the database writes one lot while the edge reads the next (same transaction, before xls_merge). p_meta as for xls_merge (RELATORIO18 needs its period). Types without lots (META) keep their rows staged and return 0. The end result is the same as one xls_merge of every row; xls_merge then finishes (reference tables, scope deletes, metrics). Returns the rows taken. Errors as xls_merge.';
+
+
+--
+-- Name: xls_merge_margem_consolidada(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_merge_margem_consolidada(p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  perform public.xls_staging_exigir('MARGEM_CONSOLIDADA');
+  perform public.xls_travar(array['bi_margem_consolidada']);
+  drop table if exists pg_temp.xls_src_margem_consolidada;
+  create temp table xls_src_margem_consolidada on commit drop as
+  select s.linha, date_trunc('month', s.competencia)::date as competencia,
+         nullif(btrim(s.filial), '') as filial, nullif(btrim(s.produto), '') as produto,
+         s.volume, s.receita_liquida, s.cmv, s.margem_total, s.margem_por_litro
+    from pg_temp.xls_stg_margem_consolidada s;
+  -- hook: branches by code only (município and UF are manual registry data)
+  insert into public.bi_filial (codigo)
+  select distinct left(s.filial, 20) from pg_temp.xls_src_margem_consolidada s where s.filial is not null order by 1
+  on conflict (codigo) do nothing;
+  return app.xls_aplicar('public.bi_margem_consolidada', 'pg_temp.xls_src_margem_consolidada', 'valores', 'competencia',
+                         p_meta -> 'linhas_rejeitadas');
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_merge_margem_consolidada(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_merge_margem_consolidada(p_meta jsonb) IS 'Merge of MARGEM_CONSOLIDADA from the staging table margem_consolidada into bi_margem_consolidada (app.xls_aplicar; scope: the competências present in the file). New branch codes go to bi_filial, code only. p_meta = {linhas_rejeitadas}. Returns the metrics; xls_merge records them.';
+
+
+--
+-- Name: xls_merge_margem_dia(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_merge_margem_dia(p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_res jsonb;
+  v_cli integer;
+begin
+  perform public.xls_staging_exigir('MARGEM_DIA');
+  perform public.xls_travar(array['bi_margem_dia']);
+  drop table if exists pg_temp.xls_src_margem_dia;
+  create temp table xls_src_margem_dia on commit drop as
+  select s.linha, s.data, nullif(btrim(s.filial), '') as filial, nullif(btrim(s.cliente), '') as cliente,
+         nullif(btrim(s.produto), '') as produto, nullif(btrim(s.vendedor), '') as vendedor,
+         s.volume, s.preco_medio, s.custo_medio, s.margem, s.prazo,
+         nullif(btrim(s.nome_cliente), '') as nome_cliente, nullif(regexp_replace(s.cnpj_cpf, '\D', '', 'g'), '') as cnpj_cpf,
+         nullif(btrim(s.classe), '') as classe, nullif(btrim(s.municipio), '') as municipio, nullif(upper(btrim(s.uf)), '') as uf
+    from pg_temp.xls_stg_margem_dia s;
+  v_res := app.xls_aplicar('public.bi_margem_dia', 'pg_temp.xls_src_margem_dia', 'valores', 'data', p_meta -> 'linhas_rejeitadas');
+  -- hook: bi_cliente keeps the stored name, CNPJ/CPF, classe, município and UF when the sheet
+  -- lacks the field (column absent or cell empty); the last row of a customer wins
+  insert into public.bi_cliente as t (codigo, nome, cnpj_cpf, classe, municipio, uf)
+  select c.codigo, c.nome, c.cnpj_cpf, c.classe, c.municipio, c.uf
+    from (select distinct on (left(s.cliente, 20)) left(s.cliente, 20) as codigo, left(s.nome_cliente, 150) as nome,
+                 left(s.cnpj_cpf, 14) as cnpj_cpf, left(s.classe, 40) as classe, left(s.municipio, 100) as municipio, left(s.uf, 2) as uf
+            from pg_temp.xls_src_margem_dia s
+           order by left(s.cliente, 20), s.linha desc) c
+   order by c.codigo
+  on conflict (codigo) do update
+     set nome = coalesce(excluded.nome, t.nome), cnpj_cpf = coalesce(excluded.cnpj_cpf, t.cnpj_cpf),
+         classe = coalesce(excluded.classe, t.classe), municipio = coalesce(excluded.municipio, t.municipio),
+         uf = coalesce(excluded.uf, t.uf)
+   where (t.nome, t.cnpj_cpf, t.classe, t.municipio, t.uf) is distinct from
+         (coalesce(excluded.nome, t.nome), coalesce(excluded.cnpj_cpf, t.cnpj_cpf), coalesce(excluded.classe, t.classe),
+          coalesce(excluded.municipio, t.municipio), coalesce(excluded.uf, t.uf));
+  get diagnostics v_cli = row_count;
+  return jsonb_set(v_res, '{tabelas,bi_cliente}', jsonb_build_object('efetivas', v_cli));
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_merge_margem_dia(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_merge_margem_dia(p_meta jsonb) IS 'Merge of MARGEM_DIA from the staging table margem_dia into bi_margem_dia (app.xls_aplicar; scope: the dates present in the file; an empty Prazo stays NULL). Hook: bi_cliente upsert of codigo, nome, cnpj_cpf, classe, municipio, uf that keeps each stored value when the sheet lacks the field (column absent or cell empty). p_meta = {linhas_rejeitadas}. Returns the metrics; xls_merge records them.';
 
 
 --
@@ -3816,6 +4338,88 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_merge_meta(p_meta jsonb) IS 'Merge of META from the staging table meta; p_meta = {linhas_rejeitadas}. Every seller must exist in bi_vendedor, else XL424 (transient FK failure: the batch logic retries it once after the master report) naming the sellers and rows. Upserts bi_meta diff-aware in key order, then deletes rows of the competências present in the file that the file no longer has. Returns the metrics; xls_merge records them.';
+
+
+--
+-- Name: xls_merge_meta_carteira(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_merge_meta_carteira(p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_faltam text;
+  v_n integer;
+begin
+  perform public.xls_staging_exigir('META_CARTEIRA');
+  perform public.xls_travar(array['bi_meta_carteira']);
+  drop table if exists pg_temp.xls_src_meta_carteira;
+  create temp table xls_src_meta_carteira on commit drop as
+  select s.linha, date_trunc('month', s.competencia)::date as competencia,
+         left(nullif(btrim(s.cliente), ''), 20) as cliente, nullif(btrim(s.produto), '') as produto, s.meta_volume
+    from pg_temp.xls_stg_meta_carteira s;
+  -- hook: the customer must exist (created by the batch's master report), XL424 as META's seller
+  select count(*), string_agg(format('%s (%s %s)', f.cliente, case when f.n = 1 then 'linha' else 'linhas' end, f.linhas), ', ' order by f.cliente)
+                     filter (where f.ordem <= 20)
+    into v_n, v_faltam
+    from (select s.cliente, count(*) as n,
+                 array_to_string((array_agg(s.linha order by s.linha))[1:10], ', ') || case when count(*) > 10 then ', …' else '' end as linhas,
+                 row_number() over (order by s.cliente) as ordem
+            from pg_temp.xls_src_meta_carteira s
+           where s.cliente is not null and not exists (select from public.bi_cliente c where c.codigo = s.cliente)
+           group by s.cliente) f;
+  if v_n > 0 then
+    v_faltam := v_faltam || case when v_n > 20 then format(' e mais %s', v_n - 20) else '' end;
+    raise exception 'cliente não cadastrado em bi_cliente: %', v_faltam
+      using errcode = 'XL424',
+            hint = 'o cliente é criado pelo RELATORIO18; dentro de um lote a META_CARTEIRA é refeita depois que o relatório mestre concluir';
+  end if;
+  begin
+    return app.xls_aplicar('public.bi_meta_carteira', 'pg_temp.xls_src_meta_carteira', 'valores', 'competencia', p_meta -> 'linhas_rejeitadas');
+  exception when foreign_key_violation then
+    raise exception 'cliente não cadastrado em bi_cliente (%)', sqlerrm using errcode = 'XL424';
+  end;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_merge_meta_carteira(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_merge_meta_carteira(p_meta jsonb) IS 'Merge of META_CARTEIRA from the staging table meta_carteira into bi_meta_carteira (app.xls_aplicar; scope: the competências present). Hook: every customer must exist in bi_cliente, else XL424 naming the customers and rows (transient FK failure: the batch logic retries it once after the master report, as META). p_meta = {linhas_rejeitadas}.';
+
+
+--
+-- Name: xls_merge_postos(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_merge_postos(p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  perform public.xls_staging_exigir('POSTOS');
+  perform public.xls_travar(array['bi_posto']);
+  drop table if exists pg_temp.xls_src_posto;
+  create temp table xls_src_posto on commit drop as
+  select s.linha, nullif(regexp_replace(s.cnpj, '\D', '', 'g'), '') as cnpj, nullif(btrim(s.razao_social), '') as razao_social,
+         nullif(btrim(s.nome_fantasia), '') as nome_fantasia, nullif(btrim(s.bandeira), '') as bandeira,
+         nullif(btrim(s.endereco), '') as endereco, nullif(btrim(s.bairro), '') as bairro, nullif(btrim(s.municipio), '') as municipio,
+         nullif(upper(btrim(s.uf)), '') as uf, nullif(regexp_replace(s.cep, '\D', '', 'g'), '') as cep,
+         nullif(btrim(s.tipo_instalacao), '') as tipo_instalacao
+    from pg_temp.xls_stg_posto s;
+  return app.xls_aplicar('public.bi_posto', 'pg_temp.xls_src_posto', 'tabela', null, p_meta -> 'linhas_rejeitadas');
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_merge_postos(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_merge_postos(p_meta jsonb) IS 'Merge of POSTOS from the staging table posto into bi_posto (app.xls_aplicar; scope: the whole table, the file is the full registry; an empty file deletes nothing). p_meta = {linhas_rejeitadas}.';
 
 
 --
@@ -4042,6 +4646,36 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_merge_relatorio18(p_meta jsonb) IS 'Merge of RELATORIO18 from the staging tables faturamento (tab 20) and movimento (tab 30); p_meta = {periodo_inicio, periodo_fim (tab 10, E1/F1), linhas_rejeitadas (the reader''s row errors)}. Takes what is still staged through xls_r18_lote (bi_faturamento and bi_movimento written diff-aware in key order, lot by lot when the edge called xls_merge_lote while reading), then upserts bi_filial (codigo only), bi_vendedor, bi_cliente (codigo, nome), bi_produto, bi_veiculo (valid plates; a missing year or model keeps the stored one) from the last row that has each value (the candidates the lots kept, rebuilt from the surviving rows when a key repeated across lots), then deletes the rows of the period absent from the file (not when a tab came empty or had rejected rows). Vehicle-registry defence reasons go to avisos with row numbers and counts. linhas_efetivas counts the keys written (a key repeated across lots counts once). Returns the metrics; xls_merge records them. XL422 missing or invalid period.';
+
+
+--
+-- Name: xls_merge_trr(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_merge_trr(p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  perform public.xls_staging_exigir('TRR');
+  perform public.xls_travar(array['bi_trr']);
+  drop table if exists pg_temp.xls_src_trr;
+  create temp table xls_src_trr on commit drop as
+  select s.linha, nullif(regexp_replace(s.cnpj, '\D', '', 'g'), '') as cnpj, nullif(btrim(s.razao_social), '') as razao_social,
+         nullif(btrim(s.municipio), '') as municipio, nullif(upper(btrim(s.uf)), '') as uf,
+         nullif(btrim(s.tipo_instalacao), '') as tipo_instalacao, nullif(btrim(s.qualificacao_empresa), '') as qualificacao_empresa,
+         s.capacidade_m3
+    from pg_temp.xls_stg_trr s;
+  return app.xls_aplicar('public.bi_trr', 'pg_temp.xls_src_trr', 'tabela', null, p_meta -> 'linhas_rejeitadas');
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_merge_trr(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_merge_trr(p_meta jsonb) IS 'Merge of TRR from the staging table trr into bi_trr (app.xls_aplicar; scope: the whole table; an empty file deletes nothing). p_meta = {linhas_rejeitadas}.';
 
 
 --
@@ -4957,7 +5591,83 @@ CREATE FUNCTION public.xls_staging_definicao(p_tipo text) RETURNS TABLE(staging 
       ('META', 'meta', 3, 'vendedor', 'text'),
       ('META', 'meta', 4, 'produto', 'text'),
       ('META', 'meta', 5, 'meta_volume', 'numeric'),
-      ('META', 'meta', 6, 'meta_margem', 'numeric')
+      ('META', 'meta', 6, 'meta_margem', 'numeric'),
+      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 1, 'linha', 'integer'),
+      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 2, 'competencia', 'date'),
+      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 3, 'filial', 'text'),
+      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 4, 'produto', 'text'),
+      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 5, 'volume', 'numeric'),
+      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 6, 'receita_liquida', 'numeric'),
+      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 7, 'cmv', 'numeric'),
+      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 8, 'margem_total', 'numeric'),
+      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 9, 'margem_por_litro', 'numeric'),
+      ('MARGEM_DIA', 'margem_dia', 1, 'linha', 'integer'),
+      ('MARGEM_DIA', 'margem_dia', 2, 'data', 'date'),
+      ('MARGEM_DIA', 'margem_dia', 3, 'filial', 'text'),
+      ('MARGEM_DIA', 'margem_dia', 4, 'cliente', 'text'),
+      ('MARGEM_DIA', 'margem_dia', 5, 'nome_cliente', 'text'),
+      ('MARGEM_DIA', 'margem_dia', 6, 'vendedor', 'text'),
+      ('MARGEM_DIA', 'margem_dia', 7, 'produto', 'text'),
+      ('MARGEM_DIA', 'margem_dia', 8, 'volume', 'numeric'),
+      ('MARGEM_DIA', 'margem_dia', 9, 'preco_medio', 'numeric'),
+      ('MARGEM_DIA', 'margem_dia', 10, 'custo_medio', 'numeric'),
+      ('MARGEM_DIA', 'margem_dia', 11, 'margem', 'numeric'),
+      ('MARGEM_DIA', 'margem_dia', 12, 'cnpj_cpf', 'text'),
+      ('MARGEM_DIA', 'margem_dia', 13, 'classe', 'text'),
+      ('MARGEM_DIA', 'margem_dia', 14, 'municipio', 'text'),
+      ('MARGEM_DIA', 'margem_dia', 15, 'uf', 'text'),
+      ('MARGEM_DIA', 'margem_dia', 16, 'prazo', 'numeric'),
+      ('META_CARTEIRA', 'meta_carteira', 1, 'linha', 'integer'),
+      ('META_CARTEIRA', 'meta_carteira', 2, 'competencia', 'date'),
+      ('META_CARTEIRA', 'meta_carteira', 3, 'cliente', 'text'),
+      ('META_CARTEIRA', 'meta_carteira', 4, 'produto', 'text'),
+      ('META_CARTEIRA', 'meta_carteira', 5, 'meta_volume', 'numeric'),
+      ('POSTOS', 'posto', 1, 'linha', 'integer'),
+      ('POSTOS', 'posto', 2, 'cnpj', 'text'),
+      ('POSTOS', 'posto', 3, 'razao_social', 'text'),
+      ('POSTOS', 'posto', 4, 'nome_fantasia', 'text'),
+      ('POSTOS', 'posto', 5, 'bandeira', 'text'),
+      ('POSTOS', 'posto', 6, 'endereco', 'text'),
+      ('POSTOS', 'posto', 7, 'bairro', 'text'),
+      ('POSTOS', 'posto', 8, 'municipio', 'text'),
+      ('POSTOS', 'posto', 9, 'uf', 'text'),
+      ('POSTOS', 'posto', 10, 'cep', 'text'),
+      ('POSTOS', 'posto', 11, 'tipo_instalacao', 'text'),
+      ('TRR', 'trr', 1, 'linha', 'integer'),
+      ('TRR', 'trr', 2, 'cnpj', 'text'),
+      ('TRR', 'trr', 3, 'razao_social', 'text'),
+      ('TRR', 'trr', 4, 'municipio', 'text'),
+      ('TRR', 'trr', 5, 'uf', 'text'),
+      ('TRR', 'trr', 6, 'tipo_instalacao', 'text'),
+      ('TRR', 'trr', 7, 'qualificacao_empresa', 'text'),
+      ('TRR', 'trr', 8, 'capacidade_m3', 'numeric'),
+      ('COMPRAS', 'compra', 1, 'linha', 'integer'),
+      ('COMPRAS', 'compra', 2, 'data', 'date'),
+      ('COMPRAS', 'compra', 3, 'cnpj_fornecedor', 'text'),
+      ('COMPRAS', 'compra', 4, 'fornecedor', 'text'),
+      ('COMPRAS', 'compra', 5, 'nota_fiscal', 'text'),
+      ('COMPRAS', 'compra', 6, 'produto', 'text'),
+      ('COMPRAS', 'compra', 7, 'codigo_onu', 'text'),
+      ('COMPRAS', 'compra', 8, 'quantidade', 'numeric'),
+      ('COMPRAS', 'compra', 9, 'valor_total', 'numeric'),
+      ('COTA_FORNECEDOR', 'cota', 1, 'linha', 'integer'),
+      ('COTA_FORNECEDOR', 'cota', 2, 'aba', 'text'),
+      ('COTA_FORNECEDOR', 'cota', 3, 'polo', 'text'),
+      ('COTA_FORNECEDOR', 'cota', 4, 'produto', 'text'),
+      ('COTA_FORNECEDOR', 'cota', 5, 'mes', 'integer'),
+      ('COTA_FORNECEDOR', 'cota', 6, 'quantidade', 'numeric'),
+      ('FLUXO_PAGAR_RECEBER', 'titulo', 1, 'linha', 'integer'),
+      ('FLUXO_PAGAR_RECEBER', 'titulo', 2, 'tipo', 'text'),
+      ('FLUXO_PAGAR_RECEBER', 'titulo', 3, 'documento', 'text'),
+      ('FLUXO_PAGAR_RECEBER', 'titulo', 4, 'parcela', 'text'),
+      ('FLUXO_PAGAR_RECEBER', 'titulo', 5, 'pessoa', 'text'),
+      ('FLUXO_PAGAR_RECEBER', 'titulo', 6, 'cnpj_cpf', 'text'),
+      ('FLUXO_PAGAR_RECEBER', 'titulo', 7, 'emissao', 'date'),
+      ('FLUXO_PAGAR_RECEBER', 'titulo', 8, 'vencimento', 'date'),
+      ('FLUXO_PAGAR_RECEBER', 'titulo', 9, 'valor', 'numeric'),
+      ('FLUXO_PAGAR_RECEBER', 'titulo', 10, 'saldo', 'numeric'),
+      ('FLUXO_PAGAR_RECEBER', 'titulo', 11, 'centro_custo', 'text'),
+      ('FLUXO_PAGAR_RECEBER', 'titulo', 12, 'descricao_centro_custo', 'text')
     ) d (tipo, staging, ordem, coluna, tipo_sql)
    where d.tipo = p_tipo
    order by d.staging, d.ordem;
@@ -4968,7 +5678,7 @@ $$;
 -- Name: FUNCTION xls_staging_definicao(p_tipo text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_staging_definicao(p_tipo text) IS 'The staging tables of a spreadsheet type and their typed columns, in COPY order (the contract between the reader and the merges; field names = normalised headers). Every table starts with linha, the sheet''s own 1-based row number.';
+COMMENT ON FUNCTION public.xls_staging_definicao(p_tipo text) IS 'The staging tables of a spreadsheet type and their typed columns, in COPY order (the contract between the reader and the merges; field names = normalised headers; COTA_FORNECEDOR''s aba is the year tab''s name, mes 1..12 of the unpivoted month columns). Every table starts with linha, the sheet''s own 1-based row number.';
 
 
 --
@@ -5252,6 +5962,25 @@ COMMENT ON TABLE app.worker IS 'One row per live application process (replica). 
 
 
 --
+-- Name: bi_centro_custo; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_centro_custo (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    codigo character varying(20) NOT NULL,
+    descricao character varying(120),
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: TABLE bi_centro_custo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_centro_custo IS 'Cost centres. NK codigo. Upserted by FLUXO_PAGAR_RECEBER (descricao; an empty one keeps the stored value); never deleted by a spreadsheet.';
+
+
+--
 -- Name: bi_cliente; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -5279,6 +6008,55 @@ COMMENT ON TABLE public.bi_cliente IS 'Customers. NK codigo. RELATORIO18 upserts
 --
 
 COMMENT ON COLUMN public.bi_cliente.cnpj_cpf IS 'Digits only.';
+
+
+--
+-- Name: bi_compra; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_compra (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    data date NOT NULL,
+    cnpj_fornecedor character varying(14) NOT NULL,
+    nota_fiscal character varying(20) NOT NULL,
+    produto character varying(60) NOT NULL,
+    codigo_onu smallint NOT NULL,
+    quantidade numeric,
+    valor_total numeric,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT bi_compra_combustivel CHECK ((codigo_onu = ANY (ARRAY[1170, 1202, 1203, 1223, 1863, 3475])))
+);
+
+
+--
+-- Name: TABLE bi_compra; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_compra IS 'Fuel purchases (COMPRAS). NK (cnpj_fornecedor, nota_fiscal, produto). Only fuels: codigo_onu in {1170, 1202, 1203, 1223, 1863, 3475}. Quantity and value raw (the client derives the average cost). Scope of one file: the calendar months its dates cover.';
+
+
+--
+-- Name: bi_cota_fornecedor; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_cota_fornecedor (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    ano smallint NOT NULL,
+    polo character varying(60) NOT NULL,
+    produto character varying(60) NOT NULL,
+    mes smallint NOT NULL,
+    quantidade numeric,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT bi_cota_fornecedor_ano CHECK (((ano >= 1900) AND (ano <= 9999))),
+    CONSTRAINT bi_cota_fornecedor_mes CHECK (((mes >= 1) AND (mes <= 12)))
+);
+
+
+--
+-- Name: TABLE bi_cota_fornecedor; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_cota_fornecedor IS 'Supplier quota matrix (COTA_FORNECEDOR), unpivoted: one row per (ano, polo, produto, mes). ano = the tab''s name, mes 1..12. Scope: the whole table (each send replaces the whole matrix; a send without data rows deletes nothing).';
 
 
 --
@@ -5338,6 +6116,85 @@ COMMENT ON TABLE public.bi_filial IS 'Branches. NK codigo. Spreadsheets only ins
 
 
 --
+-- Name: bi_fornecedor; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_fornecedor (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    cnpj character varying(14) NOT NULL,
+    nome character varying(150),
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: TABLE bi_fornecedor; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_fornecedor IS 'Suppliers. NK cnpj (digits only). Upserted by COMPRAS (nome; an empty name keeps the stored one); never deleted by a spreadsheet.';
+
+
+--
+-- Name: bi_margem_consolidada; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_margem_consolidada (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    competencia date NOT NULL,
+    filial character varying(20) NOT NULL,
+    produto character varying(20) NOT NULL,
+    volume numeric,
+    receita_liquida numeric,
+    cmv numeric,
+    margem_total numeric,
+    margem_por_litro numeric,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT bi_margem_consolidada_competencia_mes CHECK ((competencia = (date_trunc('month'::text, (competencia)::timestamp with time zone))::date))
+);
+
+
+--
+-- Name: TABLE bi_margem_consolidada; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_margem_consolidada IS 'Consolidated margin per month, branch and product (MARGEM_CONSOLIDADA). NK (competencia, filial, produto); competencia is the first day of the month. Scope of one file: the competências present in it. New branch codes go to bi_filial (code only).';
+
+
+--
+-- Name: bi_margem_dia; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_margem_dia (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    data date NOT NULL,
+    filial character varying(20) NOT NULL,
+    cliente character varying(20) NOT NULL,
+    produto character varying(20) NOT NULL,
+    vendedor character varying(20),
+    volume numeric,
+    preco_medio numeric,
+    custo_medio numeric,
+    margem numeric,
+    prazo numeric,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: TABLE bi_margem_dia; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_margem_dia IS 'Daily margin per branch, customer and product (MARGEM_DIA). NK (data, filial, cliente, produto). Scope of one file: the dates present in it. The customer''s name, CNPJ/CPF, classe, município and UF go to bi_cliente (a missing or empty field keeps the stored value).';
+
+
+--
+-- Name: COLUMN bi_margem_dia.prazo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.bi_margem_dia.prazo IS 'Payment term in days as sent; an empty cell (or an absent column) is NULL, never 0.';
+
+
+--
 -- Name: bi_meta; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -5358,6 +6215,28 @@ CREATE TABLE public.bi_meta (
 --
 
 COMMENT ON TABLE public.bi_meta IS 'Goals per seller and product (META). NK (competencia, vendedor, produto); competencia is the first day of the month. Scope of one file: the competências present in it. vendedor must exist in bi_vendedor: a missing seller fails the file with XL424 (transient inside a batch: retried once after the master report).';
+
+
+--
+-- Name: bi_meta_carteira; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_meta_carteira (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    competencia date NOT NULL,
+    cliente character varying(20) NOT NULL,
+    produto character varying(20) NOT NULL,
+    meta_volume numeric,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT bi_meta_carteira_competencia_mes CHECK ((competencia = (date_trunc('month'::text, (competencia)::timestamp with time zone))::date))
+);
+
+
+--
+-- Name: TABLE bi_meta_carteira; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_meta_carteira IS 'Goals per customer and product (META_CARTEIRA). NK (competencia, cliente, produto). Scope of one file: the competências present in it. cliente must exist in bi_cliente: a missing customer fails the file with XL424 (transient inside a batch: retried once after the master report), as META.';
 
 
 --
@@ -5387,6 +6266,40 @@ COMMENT ON TABLE public.bi_movimento IS 'Accounting movement rows of RELATORIO18
 
 
 --
+-- Name: bi_posto; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_posto (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    cnpj character varying(14) NOT NULL,
+    razao_social character varying(150),
+    nome_fantasia character varying(150),
+    bandeira character varying(60),
+    endereco character varying(200),
+    bairro character varying(100),
+    municipio character varying(100),
+    uf character varying(2),
+    cep character varying(8),
+    tipo_instalacao character varying(60),
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: TABLE bi_posto; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_posto IS 'Fuel stations registry (POSTOS). NK cnpj (digits only). Scope: the whole table, the file is the full registry.';
+
+
+--
+-- Name: COLUMN bi_posto.cep; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.bi_posto.cep IS 'Digits only.';
+
+
+--
 -- Name: bi_produto; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -5403,6 +6316,74 @@ CREATE TABLE public.bi_produto (
 --
 
 COMMENT ON TABLE public.bi_produto IS 'Products. NK codigo. Upserted by RELATORIO18 (descricao); never deleted by a spreadsheet.';
+
+
+--
+-- Name: bi_titulo; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_titulo (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    posicao date NOT NULL,
+    tipo character varying(7) NOT NULL,
+    documento character varying(30) NOT NULL,
+    parcela character varying(10) NOT NULL,
+    pessoa character varying(150),
+    cnpj_cpf character varying(14),
+    emissao date,
+    vencimento date NOT NULL,
+    valor numeric,
+    saldo numeric NOT NULL,
+    centro_custo character varying(20),
+    atual boolean DEFAULT false NOT NULL,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT bi_titulo_tipo CHECK (((tipo)::text = ANY ((ARRAY['PAGAR'::character varying, 'RECEBER'::character varying])::text[])))
+);
+
+
+--
+-- Name: TABLE bi_titulo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_titulo IS 'Open payables and receivables (FLUXO_PAGAR_RECEBER, tab SemQuebras), with history per position (the report date). NK (posicao, tipo, documento, parcela); an empty parcela is ''''. Scope of one file: its position (a re-import replaces it). Only the rows of the newest position carry atual = true; the sync engine publishes only those (where atual).';
+
+
+--
+-- Name: COLUMN bi_titulo.tipo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.bi_titulo.tipo IS 'PAGAR or RECEBER (the sheet may say Pagar/Receber or P/R).';
+
+
+--
+-- Name: COLUMN bi_titulo.atual; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.bi_titulo.atual IS 'True on the rows of the newest position only (xls_merge_fluxo keeps it so under a lock). Indexed partially: a sync stream selects `where atual`.';
+
+
+--
+-- Name: bi_trr; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_trr (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    cnpj character varying(14) NOT NULL,
+    razao_social character varying(150),
+    municipio character varying(100),
+    uf character varying(2),
+    tipo_instalacao character varying(60),
+    qualificacao_empresa character varying(100),
+    capacidade_m3 numeric,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: TABLE bi_trr; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_trr IS 'Retail-wholesale resellers (TRR) registry. NK cnpj (digits only). Scope: the whole table, the file is the full registry.';
 
 
 --
@@ -6566,6 +7547,22 @@ ALTER TABLE ONLY app.worker
 
 
 --
+-- Name: bi_centro_custo bi_centro_custo_codigo_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_centro_custo
+    ADD CONSTRAINT bi_centro_custo_codigo_key UNIQUE (codigo);
+
+
+--
+-- Name: bi_centro_custo bi_centro_custo_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_centro_custo
+    ADD CONSTRAINT bi_centro_custo_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: bi_cliente bi_cliente_codigo_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -6582,6 +7579,22 @@ ALTER TABLE ONLY public.bi_cliente
 
 
 --
+-- Name: bi_compra bi_compra_nk; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_compra
+    ADD CONSTRAINT bi_compra_nk UNIQUE (cnpj_fornecedor, nota_fiscal, produto);
+
+
+--
+-- Name: bi_compra bi_compra_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_compra
+    ADD CONSTRAINT bi_compra_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: bi_configuracao bi_configuracao_chave_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -6595,6 +7608,22 @@ ALTER TABLE ONLY public.bi_configuracao
 
 ALTER TABLE ONLY public.bi_configuracao
     ADD CONSTRAINT bi_configuracao_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_cota_fornecedor bi_cota_fornecedor_nk; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_cota_fornecedor
+    ADD CONSTRAINT bi_cota_fornecedor_nk UNIQUE (ano, polo, produto, mes);
+
+
+--
+-- Name: bi_cota_fornecedor bi_cota_fornecedor_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_cota_fornecedor
+    ADD CONSTRAINT bi_cota_fornecedor_pkey PRIMARY KEY (id);
 
 
 --
@@ -6630,6 +7659,70 @@ ALTER TABLE ONLY public.bi_filial
 
 
 --
+-- Name: bi_fornecedor bi_fornecedor_cnpj_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_fornecedor
+    ADD CONSTRAINT bi_fornecedor_cnpj_key UNIQUE (cnpj);
+
+
+--
+-- Name: bi_fornecedor bi_fornecedor_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_fornecedor
+    ADD CONSTRAINT bi_fornecedor_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_margem_consolidada bi_margem_consolidada_nk; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_margem_consolidada
+    ADD CONSTRAINT bi_margem_consolidada_nk UNIQUE (competencia, filial, produto);
+
+
+--
+-- Name: bi_margem_consolidada bi_margem_consolidada_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_margem_consolidada
+    ADD CONSTRAINT bi_margem_consolidada_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_margem_dia bi_margem_dia_nk; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_margem_dia
+    ADD CONSTRAINT bi_margem_dia_nk UNIQUE (data, filial, cliente, produto);
+
+
+--
+-- Name: bi_margem_dia bi_margem_dia_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_margem_dia
+    ADD CONSTRAINT bi_margem_dia_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_meta_carteira bi_meta_carteira_nk; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_meta_carteira
+    ADD CONSTRAINT bi_meta_carteira_nk UNIQUE (competencia, cliente, produto);
+
+
+--
+-- Name: bi_meta_carteira bi_meta_carteira_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_meta_carteira
+    ADD CONSTRAINT bi_meta_carteira_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: bi_meta bi_meta_nk; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -6662,6 +7755,22 @@ ALTER TABLE ONLY public.bi_movimento
 
 
 --
+-- Name: bi_posto bi_posto_cnpj_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_posto
+    ADD CONSTRAINT bi_posto_cnpj_key UNIQUE (cnpj);
+
+
+--
+-- Name: bi_posto bi_posto_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_posto
+    ADD CONSTRAINT bi_posto_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: bi_produto bi_produto_codigo_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -6675,6 +7784,38 @@ ALTER TABLE ONLY public.bi_produto
 
 ALTER TABLE ONLY public.bi_produto
     ADD CONSTRAINT bi_produto_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_titulo bi_titulo_nk; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_titulo
+    ADD CONSTRAINT bi_titulo_nk UNIQUE (posicao, tipo, documento, parcela);
+
+
+--
+-- Name: bi_titulo bi_titulo_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_titulo
+    ADD CONSTRAINT bi_titulo_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: bi_trr bi_trr_cnpj_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_trr
+    ADD CONSTRAINT bi_trr_cnpj_key UNIQUE (cnpj);
+
+
+--
+-- Name: bi_trr bi_trr_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_trr
+    ADD CONSTRAINT bi_trr_pkey PRIMARY KEY (id);
 
 
 --
@@ -6946,10 +8087,24 @@ CREATE INDEX xls_job_processamento_idx ON app.job USING btree (((payload ->> 'id
 
 
 --
+-- Name: bi_compra_data_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX bi_compra_data_idx ON public.bi_compra USING btree (data);
+
+
+--
 -- Name: bi_faturamento_emissao_idx; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX bi_faturamento_emissao_idx ON public.bi_faturamento USING btree (emissao);
+
+
+--
+-- Name: bi_meta_carteira_cliente_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX bi_meta_carteira_cliente_idx ON public.bi_meta_carteira USING btree (cliente);
 
 
 --
@@ -6964,6 +8119,13 @@ CREATE INDEX bi_meta_vendedor_idx ON public.bi_meta USING btree (vendedor);
 --
 
 CREATE INDEX bi_movimento_data_idx ON public.bi_movimento USING btree (data);
+
+
+--
+-- Name: bi_titulo_atual_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX bi_titulo_atual_idx ON public.bi_titulo USING btree (tipo, vencimento) WHERE atual;
 
 
 --
@@ -7135,6 +8297,13 @@ CREATE UNIQUE INDEX xls_resetar_replicator_um_em_andamento ON public.xls_resetar
 
 
 --
+-- Name: bi_centro_custo _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_centro_custo FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
 -- Name: bi_cliente _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -7142,10 +8311,24 @@ CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cliente FOR EACH ROW EXECUT
 
 
 --
+-- Name: bi_compra _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_compra FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
 -- Name: bi_configuracao _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
 CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_cota_fornecedor _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cota_fornecedor FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
 
 
 --
@@ -7163,10 +8346,38 @@ CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_filial FOR EACH ROW EXECUTE
 
 
 --
+-- Name: bi_fornecedor _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_fornecedor FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_margem_consolidada _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_consolidada FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_margem_dia _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_dia FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
 -- Name: bi_meta _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
 CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_meta_carteira _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta_carteira FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
 
 
 --
@@ -7177,10 +8388,31 @@ CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_movimento FOR EACH ROW EXEC
 
 
 --
+-- Name: bi_posto _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_posto FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
 -- Name: bi_produto _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
 CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_produto FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_titulo _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_titulo FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+
+
+--
+-- Name: bi_trr _100_touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_trr FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
 
 
 --
@@ -7251,6 +8483,22 @@ CREATE CONSTRAINT TRIGGER _900_notificar_bot AFTER UPDATE OF status ON public.xl
 --
 
 CREATE TRIGGER _900_notify AFTER INSERT OR DELETE OR UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION public.tg_bi_configuracao__notify();
+
+
+--
+-- Name: bi_compra bi_compra_cnpj_fornecedor_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_compra
+    ADD CONSTRAINT bi_compra_cnpj_fornecedor_fkey FOREIGN KEY (cnpj_fornecedor) REFERENCES public.bi_fornecedor(cnpj);
+
+
+--
+-- Name: bi_meta_carteira bi_meta_carteira_cliente_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bi_meta_carteira
+    ADD CONSTRAINT bi_meta_carteira_cliente_fkey FOREIGN KEY (cliente) REFERENCES public.bi_cliente(codigo);
 
 
 --
@@ -7364,6 +8612,13 @@ COMMENT ON PUBLICATION powersync IS 'Publication of the sync engine: every bi_* 
 
 
 --
+-- Name: powersync bi_centro_custo; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_centro_custo;
+
+
+--
 -- Name: powersync bi_cliente; Type: PUBLICATION TABLE; Schema: public; Owner: -
 --
 
@@ -7371,10 +8626,24 @@ ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_cliente;
 
 
 --
+-- Name: powersync bi_compra; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_compra;
+
+
+--
 -- Name: powersync bi_configuracao; Type: PUBLICATION TABLE; Schema: public; Owner: -
 --
 
 ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_configuracao;
+
+
+--
+-- Name: powersync bi_cota_fornecedor; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_cota_fornecedor;
 
 
 --
@@ -7392,10 +8661,38 @@ ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_filial;
 
 
 --
+-- Name: powersync bi_fornecedor; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_fornecedor;
+
+
+--
+-- Name: powersync bi_margem_consolidada; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_margem_consolidada;
+
+
+--
+-- Name: powersync bi_margem_dia; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_margem_dia;
+
+
+--
 -- Name: powersync bi_meta; Type: PUBLICATION TABLE; Schema: public; Owner: -
 --
 
 ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_meta;
+
+
+--
+-- Name: powersync bi_meta_carteira; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_meta_carteira;
 
 
 --
@@ -7406,10 +8703,31 @@ ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_movimento;
 
 
 --
+-- Name: powersync bi_posto; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_posto;
+
+
+--
 -- Name: powersync bi_produto; Type: PUBLICATION TABLE; Schema: public; Owner: -
 --
 
 ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_produto;
+
+
+--
+-- Name: powersync bi_titulo; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_titulo;
+
+
+--
+-- Name: powersync bi_trr; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_trr;
 
 
 --
@@ -7476,4 +8794,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261122400100'),
     ('20261123100000'),
     ('20261124100000'),
+    ('20261124180000'),
     ('20261124200000');

@@ -99,7 +99,7 @@ async function merge(ctx: AppContext, p: ProcessamentoIniciado, workerId: string
     log.line(`leitura concluída: ${total} linhas em ${lotes} lotes em ${Date.now() - started} ms (gravação dos lotes incluída); ${errors.length} linhas rejeitadas`);
     const merged = Date.now();
     for (const e of errors.slice(0, 50)) log.line(`rejeitada: ${e.mensagem}`);
-    const r = await xlsMerge(client, p.id, { ...meta, linhas_rejeitadas: errors });
+    const r = await xlsMerge(client, p.id, { ...meta, linhas_rejeitadas: errors, linhas_rejeitadas_total: reader.rejectedRows() });
     log.line(`merge: ${r.linhasEnviadas} enviadas, ${r.linhasEfetivas} gravadas, ${r.linhasRemovidas} removidas (fechamento em ${Date.now() - merged} ms)`);
     for (const a of r.avisos) log.line(`aviso [${a.categoria}] ${a.motivo} (${a.quantidade})`);
     const d = await xlsConcluir(client, p.id, workerId);

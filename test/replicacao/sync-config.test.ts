@@ -4,13 +4,6 @@ import { readFileSync } from 'node:fs';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { analisar, SYNC_RULES_PATH } from './sync-config.js';
 
-/**
- * Tables the configuration names that a parallel branch creates (issue 12, bi_titulo): while
- * they are absent from the schema their queries cannot be checked; once they exist they are
- * checked like any other, and this list must be emptied (the last test fails otherwise).
- */
-const CRIADAS_EM_OUTRO_RAMO = ['bi_titulo'];
-
 let db: TestDatabase;
 beforeAll(async () => { db = await createTestDatabase(); });
 afterAll(async () => { await db?.drop(); });
@@ -18,9 +11,7 @@ afterAll(async () => { await db?.drop(); });
 describe('sync-engine/sync-rules.yaml', () => {
   it('every table and column it names exists in the migrated schema (engine parser, no error or warning)', async () => {
     const a = await analisar(db.pool);
-    const ausentes = CRIADAS_EM_OUTRO_RAMO.filter((t) => !a.biTables.includes(t));
-    const errors = a.errors.filter((e) => !ausentes.some((t) => e.message.includes(`public.${t} not found`)));
-    expect(errors).toEqual([]);
+    expect(a.errors).toEqual([]);
     expect(a.queries.length).toBeGreaterThan(5);
     for (const q of a.queries) {
       expect(q.schema).toBe('public');
@@ -71,11 +62,5 @@ describe('sync-engine/sync-rules.yaml', () => {
     const yaml = readFileSync(SYNC_RULES_PATH, 'utf8').replace('FROM bi_vendedor', 'FROM bi_vendedor WHERE inexistente = 1');
     const a = await analisar(db.pool, yaml);
     expect(a.errors.map((e) => e.message)).toContain('Column not found: inexistente');
-  });
-
-  it('the list of tables of a parallel branch only holds tables still absent', async () => {
-    const a = await analisar(db.pool);
-    expect(CRIADAS_EM_OUTRO_RAMO.filter((t) => a.biTables.includes(t)),
-      'a tabela já existe: tire-a de CRIADAS_EM_OUTRO_RAMO para que suas colunas sejam conferidas').toEqual([]);
   });
 });

@@ -48,12 +48,11 @@ describe('staging', () => {
     await end();
   });
 
-  it('refusals: unknown type XL400, type without import XL422', async () => {
+  it('refusals: unknown type XL400 (every type of formats.md has its staging now)', async () => {
     await expect(xlsStagingPreparar(db.pool, 'NOPE' as TipoPlanilha)).rejects.toMatchObject({ code: 'XL400' });
-    await expect(xlsStagingPreparar(db.pool, 'POSTOS')).rejects.toMatchObject({ code: 'XL422' });
   });
 
-  it('xls_merge refusals: no staging XL500, no type XL409, type without import XL422, not PROCESSANDO XL409, unknown XL404, bad meta XL400', async () => {
+  it('xls_merge refusals: no staging XL500, no type XL409, not PROCESSANDO XL409, unknown XL404, bad meta XL400', async () => {
     let t = await emTransacao('META');
     await expect(xlsMerge(t.client, t.id)).rejects.toMatchObject({ code: 'XL500' });
     await t.end();
@@ -62,7 +61,7 @@ describe('staging', () => {
     await t.client.query('rollback');
     await xlsDefinirTipo(db.pool, t.id, 'w-m', 'POSTOS');
     await t.client.query('begin');
-    await expect(xlsMerge(t.client, t.id)).rejects.toMatchObject({ code: 'XL422' });
+    await expect(xlsMerge(t.client, t.id)).rejects.toMatchObject({ code: 'XL500' }); // a type with import, staging not prepared
     await t.end();
     const pendente = await receberAvulso(db.pool, `pend-${++n}`);
     await expect(xlsMerge(db.pool, pendente.processamentoId!)).rejects.toMatchObject({ code: 'XL409' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  type StagingRow, type TypeReader, WorkbookError, detectType, hasReader, openWorkbook, readRows,
+  type StagingRow, type TipoPlanilha, type TypeReader, TIPOS_PLANILHA, WorkbookError, detectType, hasReader, openWorkbook, readRows,
 } from '../../src/xlsx/index.js';
 import {
   FATURAMENTO_FIELDS, MOVIMENTO_FIELDS, buildMeta, buildRelatorio18, buildWorkbook, generatedFaturamento,
@@ -244,12 +244,10 @@ describe('META', () => {
   });
 });
 
-describe('types without a reader yet', () => {
-  it('readRows throws a pt-BR WorkbookError; hasReader tells', async () => {
+describe('every type of formats.md has a reader', () => {
+  it('hasReader is true for each; readRows refuses an unknown type with a pt-BR WorkbookError', async () => {
     const wb = await openWorkbook(await buildMeta({ rows: 1 }));
-    expect(hasReader('RELATORIO18')).toBe(true);
-    expect(hasReader('META')).toBe(true);
-    expect(hasReader('POSTOS')).toBe(false);
-    expect(() => readRows(wb, 'POSTOS')).toThrow(new WorkbookError('a leitura de planilhas do tipo POSTOS ainda não está disponível'));
+    for (const t of TIPOS_PLANILHA) expect(hasReader(t)).toBe(true);
+    expect(() => readRows(wb, 'NOPE' as TipoPlanilha)).toThrow(new WorkbookError('a leitura de planilhas do tipo NOPE ainda não está disponível'));
   });
 });

@@ -23,6 +23,149 @@ declare module 'zapatos/schema' {
   /* --- tables --- */
 
   /**
+   * **bi_centro_custo**
+   * - Table in database
+   */
+  export namespace bi_centro_custo {
+    export type Table = 'bi_centro_custo';
+    export interface Selectable {
+      /**
+      * **bi_centro_custo.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_centro_custo.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo: string;
+      /**
+      * **bi_centro_custo.descricao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      descricao: string | null;
+      /**
+      * **bi_centro_custo.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_centro_custo.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_centro_custo.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo: string;
+      /**
+      * **bi_centro_custo.descricao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      descricao: string | null;
+      /**
+      * **bi_centro_custo.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+    }
+    export interface Whereable {
+      /**
+      * **bi_centro_custo.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_centro_custo.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_centro_custo.descricao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      descricao?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_centro_custo.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_centro_custo.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_centro_custo.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_centro_custo.descricao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      descricao?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_centro_custo.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_centro_custo.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_centro_custo.codigo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      codigo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_centro_custo.descricao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      descricao?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_centro_custo.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_centro_custo_codigo_key' | 'bi_centro_custo_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
    * **bi_cliente**
    * - Table in database
    */
@@ -296,6 +439,299 @@ declare module 'zapatos/schema' {
   }
 
   /**
+   * **bi_compra**
+   * - Table in database
+   */
+  export namespace bi_compra {
+    export type Table = 'bi_compra';
+    export interface Selectable {
+      /**
+      * **bi_compra.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_compra.cnpj_fornecedor**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj_fornecedor: string;
+      /**
+      * **bi_compra.codigo_onu**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      codigo_onu: number;
+      /**
+      * **bi_compra.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data: Date;
+      /**
+      * **bi_compra.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_compra.nota_fiscal**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      nota_fiscal: string;
+      /**
+      * **bi_compra.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string;
+      /**
+      * **bi_compra.quantidade**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      quantidade: db.NumericString | null;
+      /**
+      * **bi_compra.valor_total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor_total: db.NumericString | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_compra.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_compra.cnpj_fornecedor**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj_fornecedor: string;
+      /**
+      * **bi_compra.codigo_onu**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      codigo_onu: number;
+      /**
+      * **bi_compra.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data: db.DateString;
+      /**
+      * **bi_compra.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_compra.nota_fiscal**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      nota_fiscal: string;
+      /**
+      * **bi_compra.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string;
+      /**
+      * **bi_compra.quantidade**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      quantidade: number | null;
+      /**
+      * **bi_compra.valor_total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor_total: number | null;
+    }
+    export interface Whereable {
+      /**
+      * **bi_compra.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_compra.cnpj_fornecedor**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj_fornecedor?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_compra.codigo_onu**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      codigo_onu?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_compra.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_compra.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_compra.nota_fiscal**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      nota_fiscal?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_compra.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_compra.quantidade**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      quantidade?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_compra.valor_total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor_total?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_compra.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_compra.cnpj_fornecedor**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj_fornecedor: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_compra.codigo_onu**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      codigo_onu: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **bi_compra.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment;
+      /**
+      * **bi_compra.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_compra.nota_fiscal**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      nota_fiscal: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_compra.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_compra.quantidade**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      quantidade?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_compra.valor_total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor_total?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_compra.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_compra.cnpj_fornecedor**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj_fornecedor?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_compra.codigo_onu**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      codigo_onu?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **bi_compra.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment>;
+      /**
+      * **bi_compra.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_compra.nota_fiscal**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      nota_fiscal?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_compra.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_compra.quantidade**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      quantidade?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_compra.valor_total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor_total?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_compra_nk' | 'bi_compra_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
    * **bi_configuracao**
    * - Table in database
    */
@@ -522,6 +958,239 @@ declare module 'zapatos/schema' {
       valor?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
     }
     export type UniqueIndex = 'bi_configuracao_chave_key' | 'bi_configuracao_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **bi_cota_fornecedor**
+   * - Table in database
+   */
+  export namespace bi_cota_fornecedor {
+    export type Table = 'bi_cota_fornecedor';
+    export interface Selectable {
+      /**
+      * **bi_cota_fornecedor.ano**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      ano: number;
+      /**
+      * **bi_cota_fornecedor.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_cota_fornecedor.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_cota_fornecedor.mes**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      mes: number;
+      /**
+      * **bi_cota_fornecedor.polo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      polo: string;
+      /**
+      * **bi_cota_fornecedor.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string;
+      /**
+      * **bi_cota_fornecedor.quantidade**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      quantidade: db.NumericString | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_cota_fornecedor.ano**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      ano: number;
+      /**
+      * **bi_cota_fornecedor.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_cota_fornecedor.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_cota_fornecedor.mes**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      mes: number;
+      /**
+      * **bi_cota_fornecedor.polo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      polo: string;
+      /**
+      * **bi_cota_fornecedor.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string;
+      /**
+      * **bi_cota_fornecedor.quantidade**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      quantidade: number | null;
+    }
+    export interface Whereable {
+      /**
+      * **bi_cota_fornecedor.ano**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      ano?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_cota_fornecedor.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_cota_fornecedor.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_cota_fornecedor.mes**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      mes?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_cota_fornecedor.polo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      polo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_cota_fornecedor.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_cota_fornecedor.quantidade**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      quantidade?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_cota_fornecedor.ano**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      ano: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **bi_cota_fornecedor.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_cota_fornecedor.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_cota_fornecedor.mes**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      mes: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **bi_cota_fornecedor.polo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      polo: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_cota_fornecedor.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_cota_fornecedor.quantidade**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      quantidade?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_cota_fornecedor.ano**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      ano?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **bi_cota_fornecedor.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_cota_fornecedor.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_cota_fornecedor.mes**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      mes?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **bi_cota_fornecedor.polo**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      polo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_cota_fornecedor.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_cota_fornecedor.quantidade**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      quantidade?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_cota_fornecedor_nk' | 'bi_cota_fornecedor_pkey';
     export type Column = keyof Selectable;
     export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
     export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
@@ -1155,6 +1824,865 @@ declare module 'zapatos/schema' {
   }
 
   /**
+   * **bi_fornecedor**
+   * - Table in database
+   */
+  export namespace bi_fornecedor {
+    export type Table = 'bi_fornecedor';
+    export interface Selectable {
+      /**
+      * **bi_fornecedor.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_fornecedor.cnpj**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj: string;
+      /**
+      * **bi_fornecedor.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_fornecedor.nome**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_fornecedor.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_fornecedor.cnpj**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj: string;
+      /**
+      * **bi_fornecedor.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_fornecedor.nome**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **bi_fornecedor.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_fornecedor.cnpj**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_fornecedor.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_fornecedor.nome**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_fornecedor.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_fornecedor.cnpj**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_fornecedor.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_fornecedor.nome**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_fornecedor.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_fornecedor.cnpj**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_fornecedor.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_fornecedor.nome**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_fornecedor_cnpj_key' | 'bi_fornecedor_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **bi_margem_consolidada**
+   * - Table in database
+   */
+  export namespace bi_margem_consolidada {
+    export type Table = 'bi_margem_consolidada';
+    export interface Selectable {
+      /**
+      * **bi_margem_consolidada.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_margem_consolidada.cmv**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      cmv: db.NumericString | null;
+      /**
+      * **bi_margem_consolidada.competencia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      competencia: Date;
+      /**
+      * **bi_margem_consolidada.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial: string;
+      /**
+      * **bi_margem_consolidada.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_margem_consolidada.margem_por_litro**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      margem_por_litro: db.NumericString | null;
+      /**
+      * **bi_margem_consolidada.margem_total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      margem_total: db.NumericString | null;
+      /**
+      * **bi_margem_consolidada.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string;
+      /**
+      * **bi_margem_consolidada.receita_liquida**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      receita_liquida: db.NumericString | null;
+      /**
+      * **bi_margem_consolidada.volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      volume: db.NumericString | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_margem_consolidada.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_margem_consolidada.cmv**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      cmv: number | null;
+      /**
+      * **bi_margem_consolidada.competencia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      competencia: db.DateString;
+      /**
+      * **bi_margem_consolidada.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial: string;
+      /**
+      * **bi_margem_consolidada.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_margem_consolidada.margem_por_litro**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      margem_por_litro: number | null;
+      /**
+      * **bi_margem_consolidada.margem_total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      margem_total: number | null;
+      /**
+      * **bi_margem_consolidada.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string;
+      /**
+      * **bi_margem_consolidada.receita_liquida**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      receita_liquida: number | null;
+      /**
+      * **bi_margem_consolidada.volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      volume: number | null;
+    }
+    export interface Whereable {
+      /**
+      * **bi_margem_consolidada.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_consolidada.cmv**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      cmv?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_consolidada.competencia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      competencia?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_consolidada.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_consolidada.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_consolidada.margem_por_litro**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      margem_por_litro?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_consolidada.margem_total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      margem_total?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_consolidada.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_consolidada.receita_liquida**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      receita_liquida?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_consolidada.volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      volume?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_margem_consolidada.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_margem_consolidada.cmv**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      cmv?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_margem_consolidada.competencia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      competencia: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment;
+      /**
+      * **bi_margem_consolidada.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_margem_consolidada.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_margem_consolidada.margem_por_litro**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      margem_por_litro?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_margem_consolidada.margem_total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      margem_total?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_margem_consolidada.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_margem_consolidada.receita_liquida**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      receita_liquida?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_margem_consolidada.volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      volume?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_margem_consolidada.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_margem_consolidada.cmv**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      cmv?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_margem_consolidada.competencia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      competencia?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment>;
+      /**
+      * **bi_margem_consolidada.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_margem_consolidada.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_margem_consolidada.margem_por_litro**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      margem_por_litro?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_margem_consolidada.margem_total**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      margem_total?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_margem_consolidada.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_margem_consolidada.receita_liquida**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      receita_liquida?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_margem_consolidada.volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      volume?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_margem_consolidada_nk' | 'bi_margem_consolidada_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **bi_margem_dia**
+   * - Table in database
+   */
+  export namespace bi_margem_dia {
+    export type Table = 'bi_margem_dia';
+    export interface Selectable {
+      /**
+      * **bi_margem_dia.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_margem_dia.cliente**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cliente: string;
+      /**
+      * **bi_margem_dia.custo_medio**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      custo_medio: db.NumericString | null;
+      /**
+      * **bi_margem_dia.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data: Date;
+      /**
+      * **bi_margem_dia.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial: string;
+      /**
+      * **bi_margem_dia.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_margem_dia.margem**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      margem: db.NumericString | null;
+      /**
+      * **bi_margem_dia.prazo**
+      *
+      * Payment term in days as sent; an empty cell (or an absent column) is NULL, never 0.
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      prazo: db.NumericString | null;
+      /**
+      * **bi_margem_dia.preco_medio**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_medio: db.NumericString | null;
+      /**
+      * **bi_margem_dia.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string;
+      /**
+      * **bi_margem_dia.vendedor**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      vendedor: string | null;
+      /**
+      * **bi_margem_dia.volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      volume: db.NumericString | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_margem_dia.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_margem_dia.cliente**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cliente: string;
+      /**
+      * **bi_margem_dia.custo_medio**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      custo_medio: number | null;
+      /**
+      * **bi_margem_dia.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data: db.DateString;
+      /**
+      * **bi_margem_dia.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial: string;
+      /**
+      * **bi_margem_dia.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_margem_dia.margem**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      margem: number | null;
+      /**
+      * **bi_margem_dia.prazo**
+      *
+      * Payment term in days as sent; an empty cell (or an absent column) is NULL, never 0.
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      prazo: number | null;
+      /**
+      * **bi_margem_dia.preco_medio**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_medio: number | null;
+      /**
+      * **bi_margem_dia.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string;
+      /**
+      * **bi_margem_dia.vendedor**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      vendedor: string | null;
+      /**
+      * **bi_margem_dia.volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      volume: number | null;
+    }
+    export interface Whereable {
+      /**
+      * **bi_margem_dia.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_dia.cliente**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cliente?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_dia.custo_medio**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      custo_medio?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_dia.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_dia.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_dia.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_dia.margem**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      margem?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_dia.prazo**
+      *
+      * Payment term in days as sent; an empty cell (or an absent column) is NULL, never 0.
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      prazo?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_dia.preco_medio**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_medio?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_dia.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_dia.vendedor**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      vendedor?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_margem_dia.volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      volume?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_margem_dia.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_margem_dia.cliente**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cliente: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_margem_dia.custo_medio**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      custo_medio?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_margem_dia.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment;
+      /**
+      * **bi_margem_dia.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_margem_dia.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_margem_dia.margem**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      margem?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_margem_dia.prazo**
+      *
+      * Payment term in days as sent; an empty cell (or an absent column) is NULL, never 0.
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      prazo?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_margem_dia.preco_medio**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_medio?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_margem_dia.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_margem_dia.vendedor**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      vendedor?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_margem_dia.volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      volume?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_margem_dia.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_margem_dia.cliente**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cliente?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_margem_dia.custo_medio**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      custo_medio?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_margem_dia.data**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      data?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment>;
+      /**
+      * **bi_margem_dia.filial**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      filial?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_margem_dia.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_margem_dia.margem**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      margem?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_margem_dia.prazo**
+      *
+      * Payment term in days as sent; an empty cell (or an absent column) is NULL, never 0.
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      prazo?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_margem_dia.preco_medio**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      preco_medio?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_margem_dia.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_margem_dia.vendedor**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      vendedor?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_margem_dia.volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      volume?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_margem_dia_nk' | 'bi_margem_dia_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
    * **bi_meta**
    * - Table in database
    */
@@ -1381,6 +2909,209 @@ declare module 'zapatos/schema' {
       vendedor?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
     }
     export type UniqueIndex = 'bi_meta_nk' | 'bi_meta_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **bi_meta_carteira**
+   * - Table in database
+   */
+  export namespace bi_meta_carteira {
+    export type Table = 'bi_meta_carteira';
+    export interface Selectable {
+      /**
+      * **bi_meta_carteira.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_meta_carteira.cliente**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cliente: string;
+      /**
+      * **bi_meta_carteira.competencia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      competencia: Date;
+      /**
+      * **bi_meta_carteira.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_meta_carteira.meta_volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      meta_volume: db.NumericString | null;
+      /**
+      * **bi_meta_carteira.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_meta_carteira.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_meta_carteira.cliente**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cliente: string;
+      /**
+      * **bi_meta_carteira.competencia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      competencia: db.DateString;
+      /**
+      * **bi_meta_carteira.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_meta_carteira.meta_volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      meta_volume: number | null;
+      /**
+      * **bi_meta_carteira.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string;
+    }
+    export interface Whereable {
+      /**
+      * **bi_meta_carteira.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_meta_carteira.cliente**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cliente?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_meta_carteira.competencia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      competencia?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_meta_carteira.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_meta_carteira.meta_volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      meta_volume?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_meta_carteira.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_meta_carteira.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_meta_carteira.cliente**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cliente: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_meta_carteira.competencia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      competencia: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment;
+      /**
+      * **bi_meta_carteira.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_meta_carteira.meta_volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      meta_volume?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_meta_carteira.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto: string | db.Parameter<string> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_meta_carteira.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_meta_carteira.cliente**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cliente?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_meta_carteira.competencia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      competencia?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment>;
+      /**
+      * **bi_meta_carteira.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_meta_carteira.meta_volume**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      meta_volume?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_meta_carteira.produto**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      produto?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_meta_carteira_nk' | 'bi_meta_carteira_pkey';
     export type Column = keyof Selectable;
     export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
     export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
@@ -1741,6 +3472,399 @@ declare module 'zapatos/schema' {
   }
 
   /**
+   * **bi_posto**
+   * - Table in database
+   */
+  export namespace bi_posto {
+    export type Table = 'bi_posto';
+    export interface Selectable {
+      /**
+      * **bi_posto.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_posto.bairro**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      bairro: string | null;
+      /**
+      * **bi_posto.bandeira**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      bandeira: string | null;
+      /**
+      * **bi_posto.cep**
+      *
+      * Digits only.
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cep: string | null;
+      /**
+      * **bi_posto.cnpj**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj: string;
+      /**
+      * **bi_posto.endereco**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      endereco: string | null;
+      /**
+      * **bi_posto.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_posto.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio: string | null;
+      /**
+      * **bi_posto.nome_fantasia**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome_fantasia: string | null;
+      /**
+      * **bi_posto.razao_social**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      razao_social: string | null;
+      /**
+      * **bi_posto.tipo_instalacao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      tipo_instalacao: string | null;
+      /**
+      * **bi_posto.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_posto.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_posto.bairro**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      bairro: string | null;
+      /**
+      * **bi_posto.bandeira**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      bandeira: string | null;
+      /**
+      * **bi_posto.cep**
+      *
+      * Digits only.
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cep: string | null;
+      /**
+      * **bi_posto.cnpj**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj: string;
+      /**
+      * **bi_posto.endereco**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      endereco: string | null;
+      /**
+      * **bi_posto.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_posto.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio: string | null;
+      /**
+      * **bi_posto.nome_fantasia**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome_fantasia: string | null;
+      /**
+      * **bi_posto.razao_social**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      razao_social: string | null;
+      /**
+      * **bi_posto.tipo_instalacao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      tipo_instalacao: string | null;
+      /**
+      * **bi_posto.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **bi_posto.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_posto.bairro**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      bairro?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_posto.bandeira**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      bandeira?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_posto.cep**
+      *
+      * Digits only.
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cep?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_posto.cnpj**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_posto.endereco**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      endereco?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_posto.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_posto.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_posto.nome_fantasia**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome_fantasia?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_posto.razao_social**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      razao_social?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_posto.tipo_instalacao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      tipo_instalacao?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_posto.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_posto.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_posto.bairro**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      bairro?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_posto.bandeira**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      bandeira?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_posto.cep**
+      *
+      * Digits only.
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cep?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_posto.cnpj**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_posto.endereco**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      endereco?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_posto.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_posto.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_posto.nome_fantasia**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome_fantasia?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_posto.razao_social**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      razao_social?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_posto.tipo_instalacao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      tipo_instalacao?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_posto.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_posto.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_posto.bairro**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      bairro?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_posto.bandeira**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      bandeira?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_posto.cep**
+      *
+      * Digits only.
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cep?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_posto.cnpj**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_posto.endereco**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      endereco?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_posto.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_posto.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_posto.nome_fantasia**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      nome_fantasia?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_posto.razao_social**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      razao_social?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_posto.tipo_instalacao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      tipo_instalacao?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_posto.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_posto_cnpj_key' | 'bi_posto_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
    * **bi_produto**
    * - Table in database
    */
@@ -1877,6 +4001,762 @@ declare module 'zapatos/schema' {
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
     }
     export type UniqueIndex = 'bi_produto_codigo_key' | 'bi_produto_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **bi_titulo**
+   * - Table in database
+   */
+  export namespace bi_titulo {
+    export type Table = 'bi_titulo';
+    export interface Selectable {
+      /**
+      * **bi_titulo.atual**
+      *
+      * True on the rows of the newest position only (xls_merge_fluxo keeps it so under a lock). Indexed partially: a sync stream selects `where atual`.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      atual: boolean;
+      /**
+      * **bi_titulo.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_titulo.centro_custo**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      centro_custo: string | null;
+      /**
+      * **bi_titulo.cnpj_cpf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cnpj_cpf: string | null;
+      /**
+      * **bi_titulo.documento**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      documento: string;
+      /**
+      * **bi_titulo.emissao**
+      * - `date` in database
+      * - Nullable, no default
+      */
+      emissao: Date | null;
+      /**
+      * **bi_titulo.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_titulo.parcela**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      parcela: string;
+      /**
+      * **bi_titulo.pessoa**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      pessoa: string | null;
+      /**
+      * **bi_titulo.posicao**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      posicao: Date;
+      /**
+      * **bi_titulo.saldo**
+      * - `numeric` in database
+      * - `NOT NULL`, no default
+      */
+      saldo: db.NumericString;
+      /**
+      * **bi_titulo.tipo**
+      *
+      * PAGAR or RECEBER (the sheet may say Pagar/Receber or P/R).
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      tipo: string;
+      /**
+      * **bi_titulo.valor**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor: db.NumericString | null;
+      /**
+      * **bi_titulo.vencimento**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      vencimento: Date;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_titulo.atual**
+      *
+      * True on the rows of the newest position only (xls_merge_fluxo keeps it so under a lock). Indexed partially: a sync stream selects `where atual`.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      atual: boolean;
+      /**
+      * **bi_titulo.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_titulo.centro_custo**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      centro_custo: string | null;
+      /**
+      * **bi_titulo.cnpj_cpf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cnpj_cpf: string | null;
+      /**
+      * **bi_titulo.documento**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      documento: string;
+      /**
+      * **bi_titulo.emissao**
+      * - `date` in database
+      * - Nullable, no default
+      */
+      emissao: db.DateString | null;
+      /**
+      * **bi_titulo.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_titulo.parcela**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      parcela: string;
+      /**
+      * **bi_titulo.pessoa**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      pessoa: string | null;
+      /**
+      * **bi_titulo.posicao**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      posicao: db.DateString;
+      /**
+      * **bi_titulo.saldo**
+      * - `numeric` in database
+      * - `NOT NULL`, no default
+      */
+      saldo: number;
+      /**
+      * **bi_titulo.tipo**
+      *
+      * PAGAR or RECEBER (the sheet may say Pagar/Receber or P/R).
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      tipo: string;
+      /**
+      * **bi_titulo.valor**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor: number | null;
+      /**
+      * **bi_titulo.vencimento**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      vencimento: db.DateString;
+    }
+    export interface Whereable {
+      /**
+      * **bi_titulo.atual**
+      *
+      * True on the rows of the newest position only (xls_merge_fluxo keeps it so under a lock). Indexed partially: a sync stream selects `where atual`.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      atual?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_titulo.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_titulo.centro_custo**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      centro_custo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_titulo.cnpj_cpf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cnpj_cpf?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_titulo.documento**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      documento?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_titulo.emissao**
+      * - `date` in database
+      * - Nullable, no default
+      */
+      emissao?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_titulo.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_titulo.parcela**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      parcela?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_titulo.pessoa**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      pessoa?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_titulo.posicao**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      posicao?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_titulo.saldo**
+      * - `numeric` in database
+      * - `NOT NULL`, no default
+      */
+      saldo?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_titulo.tipo**
+      *
+      * PAGAR or RECEBER (the sheet may say Pagar/Receber or P/R).
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      tipo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_titulo.valor**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_titulo.vencimento**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      vencimento?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_titulo.atual**
+      *
+      * True on the rows of the newest position only (xls_merge_fluxo keeps it so under a lock). Indexed partially: a sync stream selects `where atual`.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      atual?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_titulo.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_titulo.centro_custo**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      centro_custo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_titulo.cnpj_cpf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cnpj_cpf?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_titulo.documento**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      documento: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_titulo.emissao**
+      * - `date` in database
+      * - Nullable, no default
+      */
+      emissao?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_titulo.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_titulo.parcela**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      parcela: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_titulo.pessoa**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      pessoa?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_titulo.posicao**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      posicao: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment;
+      /**
+      * **bi_titulo.saldo**
+      * - `numeric` in database
+      * - `NOT NULL`, no default
+      */
+      saldo: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment;
+      /**
+      * **bi_titulo.tipo**
+      *
+      * PAGAR or RECEBER (the sheet may say Pagar/Receber or P/R).
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      tipo: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_titulo.valor**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_titulo.vencimento**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      vencimento: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_titulo.atual**
+      *
+      * True on the rows of the newest position only (xls_merge_fluxo keeps it so under a lock). Indexed partially: a sync stream selects `where atual`.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      atual?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_titulo.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_titulo.centro_custo**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      centro_custo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_titulo.cnpj_cpf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      cnpj_cpf?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_titulo.documento**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      documento?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_titulo.emissao**
+      * - `date` in database
+      * - Nullable, no default
+      */
+      emissao?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_titulo.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_titulo.parcela**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      parcela?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_titulo.pessoa**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      pessoa?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_titulo.posicao**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      posicao?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment>;
+      /**
+      * **bi_titulo.saldo**
+      * - `numeric` in database
+      * - `NOT NULL`, no default
+      */
+      saldo?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment>;
+      /**
+      * **bi_titulo.tipo**
+      *
+      * PAGAR or RECEBER (the sheet may say Pagar/Receber or P/R).
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      tipo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_titulo.valor**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      valor?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_titulo.vencimento**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      vencimento?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_titulo_nk' | 'bi_titulo_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **bi_trr**
+   * - Table in database
+   */
+  export namespace bi_trr {
+    export type Table = 'bi_trr';
+    export interface Selectable {
+      /**
+      * **bi_trr.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **bi_trr.capacidade_m3**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      capacidade_m3: db.NumericString | null;
+      /**
+      * **bi_trr.cnpj**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj: string;
+      /**
+      * **bi_trr.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_trr.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio: string | null;
+      /**
+      * **bi_trr.qualificacao_empresa**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      qualificacao_empresa: string | null;
+      /**
+      * **bi_trr.razao_social**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      razao_social: string | null;
+      /**
+      * **bi_trr.tipo_instalacao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      tipo_instalacao: string | null;
+      /**
+      * **bi_trr.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **bi_trr.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **bi_trr.capacidade_m3**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      capacidade_m3: number | null;
+      /**
+      * **bi_trr.cnpj**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj: string;
+      /**
+      * **bi_trr.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **bi_trr.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio: string | null;
+      /**
+      * **bi_trr.qualificacao_empresa**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      qualificacao_empresa: string | null;
+      /**
+      * **bi_trr.razao_social**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      razao_social: string | null;
+      /**
+      * **bi_trr.tipo_instalacao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      tipo_instalacao: string | null;
+      /**
+      * **bi_trr.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **bi_trr.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_trr.capacidade_m3**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      capacidade_m3?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_trr.cnpj**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_trr.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_trr.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_trr.qualificacao_empresa**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      qualificacao_empresa?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_trr.razao_social**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      razao_social?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_trr.tipo_instalacao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      tipo_instalacao?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **bi_trr.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **bi_trr.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_trr.capacidade_m3**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      capacidade_m3?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_trr.cnpj**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **bi_trr.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_trr.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_trr.qualificacao_empresa**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      qualificacao_empresa?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_trr.razao_social**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      razao_social?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_trr.tipo_instalacao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      tipo_instalacao?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **bi_trr.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **bi_trr.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_trr.capacidade_m3**
+      * - `numeric` in database
+      * - Nullable, no default
+      */
+      capacidade_m3?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_trr.cnpj**
+      * - `varchar` in database
+      * - `NOT NULL`, no default
+      */
+      cnpj?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **bi_trr.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_trr.municipio**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      municipio?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_trr.qualificacao_empresa**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      qualificacao_empresa?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_trr.razao_social**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      razao_social?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_trr.tipo_instalacao**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      tipo_instalacao?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **bi_trr.uf**
+      * - `varchar` in database
+      * - Nullable, no default
+      */
+      uf?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'bi_trr_cnpj_key' | 'bi_trr_pkey';
     export type Column = keyof Selectable;
     export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
     export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
@@ -11003,20 +13883,20 @@ declare module 'zapatos/schema' {
   /* --- aggregate types --- */
 
   export namespace public {  
-    export type Table = bi_cliente.Table | bi_configuracao.Table | bi_faturamento.Table | bi_filial.Table | bi_meta.Table | bi_movimento.Table | bi_produto.Table | bi_veiculo.Table | bi_vendedor.Table | destinatario.Table | erp_sync_audit.Table | erp_sync_audit_variante.Table | feriado.Table | partner_aviso.Table | partner_aviso_envio.Table | partner_configuracao.Table | partner_contingencia.Table | partner_episodio.Table | partner_pedido.Table | partner_pedido_transicao.Table | partner_puxada.Table | partner_webhook.Table | produto.Table | variante.Table | xls_conjunto_item.Table | xls_conjunto_lote.Table | xls_processamento.Table | xls_resetar_replicator.Table | xls_resetar_replicator_passo.Table | xls_v_conjunto.Table | xls_v_processamento.Table | xls_v_resumo_diario.Table;
-    export type Selectable = bi_cliente.Selectable | bi_configuracao.Selectable | bi_faturamento.Selectable | bi_filial.Selectable | bi_meta.Selectable | bi_movimento.Selectable | bi_produto.Selectable | bi_veiculo.Selectable | bi_vendedor.Selectable | destinatario.Selectable | erp_sync_audit.Selectable | erp_sync_audit_variante.Selectable | feriado.Selectable | partner_aviso.Selectable | partner_aviso_envio.Selectable | partner_configuracao.Selectable | partner_contingencia.Selectable | partner_episodio.Selectable | partner_pedido.Selectable | partner_pedido_transicao.Selectable | partner_puxada.Selectable | partner_webhook.Selectable | produto.Selectable | variante.Selectable | xls_conjunto_item.Selectable | xls_conjunto_lote.Selectable | xls_processamento.Selectable | xls_resetar_replicator.Selectable | xls_resetar_replicator_passo.Selectable | xls_v_conjunto.Selectable | xls_v_processamento.Selectable | xls_v_resumo_diario.Selectable;
-    export type JSONSelectable = bi_cliente.JSONSelectable | bi_configuracao.JSONSelectable | bi_faturamento.JSONSelectable | bi_filial.JSONSelectable | bi_meta.JSONSelectable | bi_movimento.JSONSelectable | bi_produto.JSONSelectable | bi_veiculo.JSONSelectable | bi_vendedor.JSONSelectable | destinatario.JSONSelectable | erp_sync_audit.JSONSelectable | erp_sync_audit_variante.JSONSelectable | feriado.JSONSelectable | partner_aviso.JSONSelectable | partner_aviso_envio.JSONSelectable | partner_configuracao.JSONSelectable | partner_contingencia.JSONSelectable | partner_episodio.JSONSelectable | partner_pedido.JSONSelectable | partner_pedido_transicao.JSONSelectable | partner_puxada.JSONSelectable | partner_webhook.JSONSelectable | produto.JSONSelectable | variante.JSONSelectable | xls_conjunto_item.JSONSelectable | xls_conjunto_lote.JSONSelectable | xls_processamento.JSONSelectable | xls_resetar_replicator.JSONSelectable | xls_resetar_replicator_passo.JSONSelectable | xls_v_conjunto.JSONSelectable | xls_v_processamento.JSONSelectable | xls_v_resumo_diario.JSONSelectable;
-    export type Whereable = bi_cliente.Whereable | bi_configuracao.Whereable | bi_faturamento.Whereable | bi_filial.Whereable | bi_meta.Whereable | bi_movimento.Whereable | bi_produto.Whereable | bi_veiculo.Whereable | bi_vendedor.Whereable | destinatario.Whereable | erp_sync_audit.Whereable | erp_sync_audit_variante.Whereable | feriado.Whereable | partner_aviso.Whereable | partner_aviso_envio.Whereable | partner_configuracao.Whereable | partner_contingencia.Whereable | partner_episodio.Whereable | partner_pedido.Whereable | partner_pedido_transicao.Whereable | partner_puxada.Whereable | partner_webhook.Whereable | produto.Whereable | variante.Whereable | xls_conjunto_item.Whereable | xls_conjunto_lote.Whereable | xls_processamento.Whereable | xls_resetar_replicator.Whereable | xls_resetar_replicator_passo.Whereable | xls_v_conjunto.Whereable | xls_v_processamento.Whereable | xls_v_resumo_diario.Whereable;
-    export type Insertable = bi_cliente.Insertable | bi_configuracao.Insertable | bi_faturamento.Insertable | bi_filial.Insertable | bi_meta.Insertable | bi_movimento.Insertable | bi_produto.Insertable | bi_veiculo.Insertable | bi_vendedor.Insertable | destinatario.Insertable | erp_sync_audit.Insertable | erp_sync_audit_variante.Insertable | feriado.Insertable | partner_aviso.Insertable | partner_aviso_envio.Insertable | partner_configuracao.Insertable | partner_contingencia.Insertable | partner_episodio.Insertable | partner_pedido.Insertable | partner_pedido_transicao.Insertable | partner_puxada.Insertable | partner_webhook.Insertable | produto.Insertable | variante.Insertable | xls_conjunto_item.Insertable | xls_conjunto_lote.Insertable | xls_processamento.Insertable | xls_resetar_replicator.Insertable | xls_resetar_replicator_passo.Insertable | xls_v_conjunto.Insertable | xls_v_processamento.Insertable | xls_v_resumo_diario.Insertable;
-    export type Updatable = bi_cliente.Updatable | bi_configuracao.Updatable | bi_faturamento.Updatable | bi_filial.Updatable | bi_meta.Updatable | bi_movimento.Updatable | bi_produto.Updatable | bi_veiculo.Updatable | bi_vendedor.Updatable | destinatario.Updatable | erp_sync_audit.Updatable | erp_sync_audit_variante.Updatable | feriado.Updatable | partner_aviso.Updatable | partner_aviso_envio.Updatable | partner_configuracao.Updatable | partner_contingencia.Updatable | partner_episodio.Updatable | partner_pedido.Updatable | partner_pedido_transicao.Updatable | partner_puxada.Updatable | partner_webhook.Updatable | produto.Updatable | variante.Updatable | xls_conjunto_item.Updatable | xls_conjunto_lote.Updatable | xls_processamento.Updatable | xls_resetar_replicator.Updatable | xls_resetar_replicator_passo.Updatable | xls_v_conjunto.Updatable | xls_v_processamento.Updatable | xls_v_resumo_diario.Updatable;
-    export type UniqueIndex = bi_cliente.UniqueIndex | bi_configuracao.UniqueIndex | bi_faturamento.UniqueIndex | bi_filial.UniqueIndex | bi_meta.UniqueIndex | bi_movimento.UniqueIndex | bi_produto.UniqueIndex | bi_veiculo.UniqueIndex | bi_vendedor.UniqueIndex | destinatario.UniqueIndex | erp_sync_audit.UniqueIndex | erp_sync_audit_variante.UniqueIndex | feriado.UniqueIndex | partner_aviso.UniqueIndex | partner_aviso_envio.UniqueIndex | partner_configuracao.UniqueIndex | partner_contingencia.UniqueIndex | partner_episodio.UniqueIndex | partner_pedido.UniqueIndex | partner_pedido_transicao.UniqueIndex | partner_puxada.UniqueIndex | partner_webhook.UniqueIndex | produto.UniqueIndex | variante.UniqueIndex | xls_conjunto_item.UniqueIndex | xls_conjunto_lote.UniqueIndex | xls_processamento.UniqueIndex | xls_resetar_replicator.UniqueIndex | xls_resetar_replicator_passo.UniqueIndex | xls_v_conjunto.UniqueIndex | xls_v_processamento.UniqueIndex | xls_v_resumo_diario.UniqueIndex;
-    export type Column = bi_cliente.Column | bi_configuracao.Column | bi_faturamento.Column | bi_filial.Column | bi_meta.Column | bi_movimento.Column | bi_produto.Column | bi_veiculo.Column | bi_vendedor.Column | destinatario.Column | erp_sync_audit.Column | erp_sync_audit_variante.Column | feriado.Column | partner_aviso.Column | partner_aviso_envio.Column | partner_configuracao.Column | partner_contingencia.Column | partner_episodio.Column | partner_pedido.Column | partner_pedido_transicao.Column | partner_puxada.Column | partner_webhook.Column | produto.Column | variante.Column | xls_conjunto_item.Column | xls_conjunto_lote.Column | xls_processamento.Column | xls_resetar_replicator.Column | xls_resetar_replicator_passo.Column | xls_v_conjunto.Column | xls_v_processamento.Column | xls_v_resumo_diario.Column;
+    export type Table = bi_centro_custo.Table | bi_cliente.Table | bi_compra.Table | bi_configuracao.Table | bi_cota_fornecedor.Table | bi_faturamento.Table | bi_filial.Table | bi_fornecedor.Table | bi_margem_consolidada.Table | bi_margem_dia.Table | bi_meta.Table | bi_meta_carteira.Table | bi_movimento.Table | bi_posto.Table | bi_produto.Table | bi_titulo.Table | bi_trr.Table | bi_veiculo.Table | bi_vendedor.Table | destinatario.Table | erp_sync_audit.Table | erp_sync_audit_variante.Table | feriado.Table | partner_aviso.Table | partner_aviso_envio.Table | partner_configuracao.Table | partner_contingencia.Table | partner_episodio.Table | partner_pedido.Table | partner_pedido_transicao.Table | partner_puxada.Table | partner_webhook.Table | produto.Table | variante.Table | xls_conjunto_item.Table | xls_conjunto_lote.Table | xls_processamento.Table | xls_resetar_replicator.Table | xls_resetar_replicator_passo.Table | xls_v_conjunto.Table | xls_v_processamento.Table | xls_v_resumo_diario.Table;
+    export type Selectable = bi_centro_custo.Selectable | bi_cliente.Selectable | bi_compra.Selectable | bi_configuracao.Selectable | bi_cota_fornecedor.Selectable | bi_faturamento.Selectable | bi_filial.Selectable | bi_fornecedor.Selectable | bi_margem_consolidada.Selectable | bi_margem_dia.Selectable | bi_meta.Selectable | bi_meta_carteira.Selectable | bi_movimento.Selectable | bi_posto.Selectable | bi_produto.Selectable | bi_titulo.Selectable | bi_trr.Selectable | bi_veiculo.Selectable | bi_vendedor.Selectable | destinatario.Selectable | erp_sync_audit.Selectable | erp_sync_audit_variante.Selectable | feriado.Selectable | partner_aviso.Selectable | partner_aviso_envio.Selectable | partner_configuracao.Selectable | partner_contingencia.Selectable | partner_episodio.Selectable | partner_pedido.Selectable | partner_pedido_transicao.Selectable | partner_puxada.Selectable | partner_webhook.Selectable | produto.Selectable | variante.Selectable | xls_conjunto_item.Selectable | xls_conjunto_lote.Selectable | xls_processamento.Selectable | xls_resetar_replicator.Selectable | xls_resetar_replicator_passo.Selectable | xls_v_conjunto.Selectable | xls_v_processamento.Selectable | xls_v_resumo_diario.Selectable;
+    export type JSONSelectable = bi_centro_custo.JSONSelectable | bi_cliente.JSONSelectable | bi_compra.JSONSelectable | bi_configuracao.JSONSelectable | bi_cota_fornecedor.JSONSelectable | bi_faturamento.JSONSelectable | bi_filial.JSONSelectable | bi_fornecedor.JSONSelectable | bi_margem_consolidada.JSONSelectable | bi_margem_dia.JSONSelectable | bi_meta.JSONSelectable | bi_meta_carteira.JSONSelectable | bi_movimento.JSONSelectable | bi_posto.JSONSelectable | bi_produto.JSONSelectable | bi_titulo.JSONSelectable | bi_trr.JSONSelectable | bi_veiculo.JSONSelectable | bi_vendedor.JSONSelectable | destinatario.JSONSelectable | erp_sync_audit.JSONSelectable | erp_sync_audit_variante.JSONSelectable | feriado.JSONSelectable | partner_aviso.JSONSelectable | partner_aviso_envio.JSONSelectable | partner_configuracao.JSONSelectable | partner_contingencia.JSONSelectable | partner_episodio.JSONSelectable | partner_pedido.JSONSelectable | partner_pedido_transicao.JSONSelectable | partner_puxada.JSONSelectable | partner_webhook.JSONSelectable | produto.JSONSelectable | variante.JSONSelectable | xls_conjunto_item.JSONSelectable | xls_conjunto_lote.JSONSelectable | xls_processamento.JSONSelectable | xls_resetar_replicator.JSONSelectable | xls_resetar_replicator_passo.JSONSelectable | xls_v_conjunto.JSONSelectable | xls_v_processamento.JSONSelectable | xls_v_resumo_diario.JSONSelectable;
+    export type Whereable = bi_centro_custo.Whereable | bi_cliente.Whereable | bi_compra.Whereable | bi_configuracao.Whereable | bi_cota_fornecedor.Whereable | bi_faturamento.Whereable | bi_filial.Whereable | bi_fornecedor.Whereable | bi_margem_consolidada.Whereable | bi_margem_dia.Whereable | bi_meta.Whereable | bi_meta_carteira.Whereable | bi_movimento.Whereable | bi_posto.Whereable | bi_produto.Whereable | bi_titulo.Whereable | bi_trr.Whereable | bi_veiculo.Whereable | bi_vendedor.Whereable | destinatario.Whereable | erp_sync_audit.Whereable | erp_sync_audit_variante.Whereable | feriado.Whereable | partner_aviso.Whereable | partner_aviso_envio.Whereable | partner_configuracao.Whereable | partner_contingencia.Whereable | partner_episodio.Whereable | partner_pedido.Whereable | partner_pedido_transicao.Whereable | partner_puxada.Whereable | partner_webhook.Whereable | produto.Whereable | variante.Whereable | xls_conjunto_item.Whereable | xls_conjunto_lote.Whereable | xls_processamento.Whereable | xls_resetar_replicator.Whereable | xls_resetar_replicator_passo.Whereable | xls_v_conjunto.Whereable | xls_v_processamento.Whereable | xls_v_resumo_diario.Whereable;
+    export type Insertable = bi_centro_custo.Insertable | bi_cliente.Insertable | bi_compra.Insertable | bi_configuracao.Insertable | bi_cota_fornecedor.Insertable | bi_faturamento.Insertable | bi_filial.Insertable | bi_fornecedor.Insertable | bi_margem_consolidada.Insertable | bi_margem_dia.Insertable | bi_meta.Insertable | bi_meta_carteira.Insertable | bi_movimento.Insertable | bi_posto.Insertable | bi_produto.Insertable | bi_titulo.Insertable | bi_trr.Insertable | bi_veiculo.Insertable | bi_vendedor.Insertable | destinatario.Insertable | erp_sync_audit.Insertable | erp_sync_audit_variante.Insertable | feriado.Insertable | partner_aviso.Insertable | partner_aviso_envio.Insertable | partner_configuracao.Insertable | partner_contingencia.Insertable | partner_episodio.Insertable | partner_pedido.Insertable | partner_pedido_transicao.Insertable | partner_puxada.Insertable | partner_webhook.Insertable | produto.Insertable | variante.Insertable | xls_conjunto_item.Insertable | xls_conjunto_lote.Insertable | xls_processamento.Insertable | xls_resetar_replicator.Insertable | xls_resetar_replicator_passo.Insertable | xls_v_conjunto.Insertable | xls_v_processamento.Insertable | xls_v_resumo_diario.Insertable;
+    export type Updatable = bi_centro_custo.Updatable | bi_cliente.Updatable | bi_compra.Updatable | bi_configuracao.Updatable | bi_cota_fornecedor.Updatable | bi_faturamento.Updatable | bi_filial.Updatable | bi_fornecedor.Updatable | bi_margem_consolidada.Updatable | bi_margem_dia.Updatable | bi_meta.Updatable | bi_meta_carteira.Updatable | bi_movimento.Updatable | bi_posto.Updatable | bi_produto.Updatable | bi_titulo.Updatable | bi_trr.Updatable | bi_veiculo.Updatable | bi_vendedor.Updatable | destinatario.Updatable | erp_sync_audit.Updatable | erp_sync_audit_variante.Updatable | feriado.Updatable | partner_aviso.Updatable | partner_aviso_envio.Updatable | partner_configuracao.Updatable | partner_contingencia.Updatable | partner_episodio.Updatable | partner_pedido.Updatable | partner_pedido_transicao.Updatable | partner_puxada.Updatable | partner_webhook.Updatable | produto.Updatable | variante.Updatable | xls_conjunto_item.Updatable | xls_conjunto_lote.Updatable | xls_processamento.Updatable | xls_resetar_replicator.Updatable | xls_resetar_replicator_passo.Updatable | xls_v_conjunto.Updatable | xls_v_processamento.Updatable | xls_v_resumo_diario.Updatable;
+    export type UniqueIndex = bi_centro_custo.UniqueIndex | bi_cliente.UniqueIndex | bi_compra.UniqueIndex | bi_configuracao.UniqueIndex | bi_cota_fornecedor.UniqueIndex | bi_faturamento.UniqueIndex | bi_filial.UniqueIndex | bi_fornecedor.UniqueIndex | bi_margem_consolidada.UniqueIndex | bi_margem_dia.UniqueIndex | bi_meta.UniqueIndex | bi_meta_carteira.UniqueIndex | bi_movimento.UniqueIndex | bi_posto.UniqueIndex | bi_produto.UniqueIndex | bi_titulo.UniqueIndex | bi_trr.UniqueIndex | bi_veiculo.UniqueIndex | bi_vendedor.UniqueIndex | destinatario.UniqueIndex | erp_sync_audit.UniqueIndex | erp_sync_audit_variante.UniqueIndex | feriado.UniqueIndex | partner_aviso.UniqueIndex | partner_aviso_envio.UniqueIndex | partner_configuracao.UniqueIndex | partner_contingencia.UniqueIndex | partner_episodio.UniqueIndex | partner_pedido.UniqueIndex | partner_pedido_transicao.UniqueIndex | partner_puxada.UniqueIndex | partner_webhook.UniqueIndex | produto.UniqueIndex | variante.UniqueIndex | xls_conjunto_item.UniqueIndex | xls_conjunto_lote.UniqueIndex | xls_processamento.UniqueIndex | xls_resetar_replicator.UniqueIndex | xls_resetar_replicator_passo.UniqueIndex | xls_v_conjunto.UniqueIndex | xls_v_processamento.UniqueIndex | xls_v_resumo_diario.UniqueIndex;
+    export type Column = bi_centro_custo.Column | bi_cliente.Column | bi_compra.Column | bi_configuracao.Column | bi_cota_fornecedor.Column | bi_faturamento.Column | bi_filial.Column | bi_fornecedor.Column | bi_margem_consolidada.Column | bi_margem_dia.Column | bi_meta.Column | bi_meta_carteira.Column | bi_movimento.Column | bi_posto.Column | bi_produto.Column | bi_titulo.Column | bi_trr.Column | bi_veiculo.Column | bi_vendedor.Column | destinatario.Column | erp_sync_audit.Column | erp_sync_audit_variante.Column | feriado.Column | partner_aviso.Column | partner_aviso_envio.Column | partner_configuracao.Column | partner_contingencia.Column | partner_episodio.Column | partner_pedido.Column | partner_pedido_transicao.Column | partner_puxada.Column | partner_webhook.Column | produto.Column | variante.Column | xls_conjunto_item.Column | xls_conjunto_lote.Column | xls_processamento.Column | xls_resetar_replicator.Column | xls_resetar_replicator_passo.Column | xls_v_conjunto.Column | xls_v_processamento.Column | xls_v_resumo_diario.Column;
   
-    export type AllBaseTables = [bi_cliente.Table, bi_configuracao.Table, bi_faturamento.Table, bi_filial.Table, bi_meta.Table, bi_movimento.Table, bi_produto.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table];
+    export type AllBaseTables = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table];
     export type AllForeignTables = [];
     export type AllViews = [xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [bi_cliente.Table, bi_configuracao.Table, bi_faturamento.Table, bi_filial.Table, bi_meta.Table, bi_movimento.Table, bi_produto.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table, xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
+    export type AllTablesAndViews = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table, xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
   }
 
 
@@ -11852,13 +14732,23 @@ declare module 'zapatos/schema' {
   /* === lookups === */
 
   export type SelectableForTable<T extends Table> = {
+    "bi_centro_custo": bi_centro_custo.Selectable;
     "bi_cliente": bi_cliente.Selectable;
+    "bi_compra": bi_compra.Selectable;
     "bi_configuracao": bi_configuracao.Selectable;
+    "bi_cota_fornecedor": bi_cota_fornecedor.Selectable;
     "bi_faturamento": bi_faturamento.Selectable;
     "bi_filial": bi_filial.Selectable;
+    "bi_fornecedor": bi_fornecedor.Selectable;
+    "bi_margem_consolidada": bi_margem_consolidada.Selectable;
+    "bi_margem_dia": bi_margem_dia.Selectable;
     "bi_meta": bi_meta.Selectable;
+    "bi_meta_carteira": bi_meta_carteira.Selectable;
     "bi_movimento": bi_movimento.Selectable;
+    "bi_posto": bi_posto.Selectable;
     "bi_produto": bi_produto.Selectable;
+    "bi_titulo": bi_titulo.Selectable;
+    "bi_trr": bi_trr.Selectable;
     "bi_veiculo": bi_veiculo.Selectable;
     "bi_vendedor": bi_vendedor.Selectable;
     "destinatario": destinatario.Selectable;
@@ -11891,13 +14781,23 @@ declare module 'zapatos/schema' {
   }[T];
 
   export type JSONSelectableForTable<T extends Table> = {
+    "bi_centro_custo": bi_centro_custo.JSONSelectable;
     "bi_cliente": bi_cliente.JSONSelectable;
+    "bi_compra": bi_compra.JSONSelectable;
     "bi_configuracao": bi_configuracao.JSONSelectable;
+    "bi_cota_fornecedor": bi_cota_fornecedor.JSONSelectable;
     "bi_faturamento": bi_faturamento.JSONSelectable;
     "bi_filial": bi_filial.JSONSelectable;
+    "bi_fornecedor": bi_fornecedor.JSONSelectable;
+    "bi_margem_consolidada": bi_margem_consolidada.JSONSelectable;
+    "bi_margem_dia": bi_margem_dia.JSONSelectable;
     "bi_meta": bi_meta.JSONSelectable;
+    "bi_meta_carteira": bi_meta_carteira.JSONSelectable;
     "bi_movimento": bi_movimento.JSONSelectable;
+    "bi_posto": bi_posto.JSONSelectable;
     "bi_produto": bi_produto.JSONSelectable;
+    "bi_titulo": bi_titulo.JSONSelectable;
+    "bi_trr": bi_trr.JSONSelectable;
     "bi_veiculo": bi_veiculo.JSONSelectable;
     "bi_vendedor": bi_vendedor.JSONSelectable;
     "destinatario": destinatario.JSONSelectable;
@@ -11930,13 +14830,23 @@ declare module 'zapatos/schema' {
   }[T];
 
   export type WhereableForTable<T extends Table> = {
+    "bi_centro_custo": bi_centro_custo.Whereable;
     "bi_cliente": bi_cliente.Whereable;
+    "bi_compra": bi_compra.Whereable;
     "bi_configuracao": bi_configuracao.Whereable;
+    "bi_cota_fornecedor": bi_cota_fornecedor.Whereable;
     "bi_faturamento": bi_faturamento.Whereable;
     "bi_filial": bi_filial.Whereable;
+    "bi_fornecedor": bi_fornecedor.Whereable;
+    "bi_margem_consolidada": bi_margem_consolidada.Whereable;
+    "bi_margem_dia": bi_margem_dia.Whereable;
     "bi_meta": bi_meta.Whereable;
+    "bi_meta_carteira": bi_meta_carteira.Whereable;
     "bi_movimento": bi_movimento.Whereable;
+    "bi_posto": bi_posto.Whereable;
     "bi_produto": bi_produto.Whereable;
+    "bi_titulo": bi_titulo.Whereable;
+    "bi_trr": bi_trr.Whereable;
     "bi_veiculo": bi_veiculo.Whereable;
     "bi_vendedor": bi_vendedor.Whereable;
     "destinatario": destinatario.Whereable;
@@ -11969,13 +14879,23 @@ declare module 'zapatos/schema' {
   }[T];
 
   export type InsertableForTable<T extends Table> = {
+    "bi_centro_custo": bi_centro_custo.Insertable;
     "bi_cliente": bi_cliente.Insertable;
+    "bi_compra": bi_compra.Insertable;
     "bi_configuracao": bi_configuracao.Insertable;
+    "bi_cota_fornecedor": bi_cota_fornecedor.Insertable;
     "bi_faturamento": bi_faturamento.Insertable;
     "bi_filial": bi_filial.Insertable;
+    "bi_fornecedor": bi_fornecedor.Insertable;
+    "bi_margem_consolidada": bi_margem_consolidada.Insertable;
+    "bi_margem_dia": bi_margem_dia.Insertable;
     "bi_meta": bi_meta.Insertable;
+    "bi_meta_carteira": bi_meta_carteira.Insertable;
     "bi_movimento": bi_movimento.Insertable;
+    "bi_posto": bi_posto.Insertable;
     "bi_produto": bi_produto.Insertable;
+    "bi_titulo": bi_titulo.Insertable;
+    "bi_trr": bi_trr.Insertable;
     "bi_veiculo": bi_veiculo.Insertable;
     "bi_vendedor": bi_vendedor.Insertable;
     "destinatario": destinatario.Insertable;
@@ -12008,13 +14928,23 @@ declare module 'zapatos/schema' {
   }[T];
 
   export type UpdatableForTable<T extends Table> = {
+    "bi_centro_custo": bi_centro_custo.Updatable;
     "bi_cliente": bi_cliente.Updatable;
+    "bi_compra": bi_compra.Updatable;
     "bi_configuracao": bi_configuracao.Updatable;
+    "bi_cota_fornecedor": bi_cota_fornecedor.Updatable;
     "bi_faturamento": bi_faturamento.Updatable;
     "bi_filial": bi_filial.Updatable;
+    "bi_fornecedor": bi_fornecedor.Updatable;
+    "bi_margem_consolidada": bi_margem_consolidada.Updatable;
+    "bi_margem_dia": bi_margem_dia.Updatable;
     "bi_meta": bi_meta.Updatable;
+    "bi_meta_carteira": bi_meta_carteira.Updatable;
     "bi_movimento": bi_movimento.Updatable;
+    "bi_posto": bi_posto.Updatable;
     "bi_produto": bi_produto.Updatable;
+    "bi_titulo": bi_titulo.Updatable;
+    "bi_trr": bi_trr.Updatable;
     "bi_veiculo": bi_veiculo.Updatable;
     "bi_vendedor": bi_vendedor.Updatable;
     "destinatario": destinatario.Updatable;
@@ -12047,13 +14977,23 @@ declare module 'zapatos/schema' {
   }[T];
 
   export type UniqueIndexForTable<T extends Table> = {
+    "bi_centro_custo": bi_centro_custo.UniqueIndex;
     "bi_cliente": bi_cliente.UniqueIndex;
+    "bi_compra": bi_compra.UniqueIndex;
     "bi_configuracao": bi_configuracao.UniqueIndex;
+    "bi_cota_fornecedor": bi_cota_fornecedor.UniqueIndex;
     "bi_faturamento": bi_faturamento.UniqueIndex;
     "bi_filial": bi_filial.UniqueIndex;
+    "bi_fornecedor": bi_fornecedor.UniqueIndex;
+    "bi_margem_consolidada": bi_margem_consolidada.UniqueIndex;
+    "bi_margem_dia": bi_margem_dia.UniqueIndex;
     "bi_meta": bi_meta.UniqueIndex;
+    "bi_meta_carteira": bi_meta_carteira.UniqueIndex;
     "bi_movimento": bi_movimento.UniqueIndex;
+    "bi_posto": bi_posto.UniqueIndex;
     "bi_produto": bi_produto.UniqueIndex;
+    "bi_titulo": bi_titulo.UniqueIndex;
+    "bi_trr": bi_trr.UniqueIndex;
     "bi_veiculo": bi_veiculo.UniqueIndex;
     "bi_vendedor": bi_vendedor.UniqueIndex;
     "destinatario": destinatario.UniqueIndex;
@@ -12086,13 +15026,23 @@ declare module 'zapatos/schema' {
   }[T];
 
   export type ColumnForTable<T extends Table> = {
+    "bi_centro_custo": bi_centro_custo.Column;
     "bi_cliente": bi_cliente.Column;
+    "bi_compra": bi_compra.Column;
     "bi_configuracao": bi_configuracao.Column;
+    "bi_cota_fornecedor": bi_cota_fornecedor.Column;
     "bi_faturamento": bi_faturamento.Column;
     "bi_filial": bi_filial.Column;
+    "bi_fornecedor": bi_fornecedor.Column;
+    "bi_margem_consolidada": bi_margem_consolidada.Column;
+    "bi_margem_dia": bi_margem_dia.Column;
     "bi_meta": bi_meta.Column;
+    "bi_meta_carteira": bi_meta_carteira.Column;
     "bi_movimento": bi_movimento.Column;
+    "bi_posto": bi_posto.Column;
     "bi_produto": bi_produto.Column;
+    "bi_titulo": bi_titulo.Column;
+    "bi_trr": bi_trr.Column;
     "bi_veiculo": bi_veiculo.Column;
     "bi_vendedor": bi_vendedor.Column;
     "destinatario": destinatario.Column;
@@ -12125,13 +15075,23 @@ declare module 'zapatos/schema' {
   }[T];
 
   export type SQLForTable<T extends Table> = {
+    "bi_centro_custo": bi_centro_custo.SQL;
     "bi_cliente": bi_cliente.SQL;
+    "bi_compra": bi_compra.SQL;
     "bi_configuracao": bi_configuracao.SQL;
+    "bi_cota_fornecedor": bi_cota_fornecedor.SQL;
     "bi_faturamento": bi_faturamento.SQL;
     "bi_filial": bi_filial.SQL;
+    "bi_fornecedor": bi_fornecedor.SQL;
+    "bi_margem_consolidada": bi_margem_consolidada.SQL;
+    "bi_margem_dia": bi_margem_dia.SQL;
     "bi_meta": bi_meta.SQL;
+    "bi_meta_carteira": bi_meta_carteira.SQL;
     "bi_movimento": bi_movimento.SQL;
+    "bi_posto": bi_posto.SQL;
     "bi_produto": bi_produto.SQL;
+    "bi_titulo": bi_titulo.SQL;
+    "bi_trr": bi_trr.SQL;
     "bi_veiculo": bi_veiculo.SQL;
     "bi_vendedor": bi_vendedor.SQL;
     "destinatario": destinatario.SQL;

@@ -6,13 +6,15 @@
  */
 import { INVALID, type CellParser, type ParseContext, displayValue, isEmptyValue, unwrap } from '../cells.js';
 import { WorkbookError } from '../errors.js';
-import { HEADER_SCAN_ROWS, hasAll, locate, normalizeHeader, rowTexts, snakeCase } from '../headers.js';
+import { HEADER_SCAN_ROWS, normalizeHeader, rowTexts, snakeCase } from '../headers.js';
 import { MAX_ROW_ERRORS, type RowError, type StagingRow, type TipoPlanilha, type TypeReader } from '../types.js';
 import type { SheetInfo, SheetPass, SheetRow, Workbook } from '../workbook.js';
 
 export interface ColumnSpec {
   /** Header text as formats.md writes it. */
   header: string;
+  /** Other accepted header texts (`01` for `JAN`); matched like the header. */
+  aliases?: string[];
   /** Field (staging column); default: snakeCase(header). */
   field?: string;
   parse: CellParser;
@@ -25,27 +27,49 @@ export interface ColumnSpec {
 export interface TableSpec {
   staging: string;
   columns: ColumnSpec[];
+  /** Groups of optional headers of which at least one per group must be present (TRR). */
+  requireOneOf?: string[][];
+  /** Field that receives the tab's name (trimmed), e.g. the year of a quota tab. */
+  sheetField?: string;
+  /**
+   * One staging row per non-empty cell of these columns (a matrix stored unpivoted): the
+   * row carries `key` = the column's key and `value` = the cell; the `fields` themselves are
+   * not staged. A row whose cells of `fields` are all empty yields nothing.
+   */
+  unpivot?: { fields: Array<{ field: string; key: string }>; key: string; value: string };
 }
 
 export interface ParamSpec {
-  /** Tab holding the parameters. */
+  /** Tab holding the parameters (matched like a header: case, accents, inner spaces). */
   sheet: string;
   /** field → cell address (`E1`) and the pt-BR name used in messages. */
-  cells: Record<string, { address: string; label: string; parse: CellParser }>;
+  cells?: Record<string, { address: string; label: string; parse: CellParser }>;
+  /**
+   * Parameters found by looking at the tab's rows (up to `rows` of them, default all): the
+   * values found (null when absent) and the pt-BR problems that refuse the file.
+   */
+  scan?: {
+    rows?: number;
+    read: (rows: readonly SheetRow[], ctx: ParseContext) => { values: Record<string, string | null>; problems: string[] };
+  };
+  /** The tab may be missing: its fields are then absent from meta() (the SQL side decides). */
+  optional?: boolean;
   /** Extra check over the parsed values; returns a pt-BR reason or null. */
   check?: (values: Record<string, string>) => string | null;
 }
 
 export interface TypeSpec {
   tipo: TipoPlanilha;
-  params?: ParamSpec;
+  params?: ParamSpec | ParamSpec[];
   /** Named tabs, read in this order … */
   tabs?: Array<TableSpec & { sheet: string }>;
-  /** … or every sheet whose first 20 rows hold the table's required headers. */
+  /** … or every sheet whose first 20 rows hold the table's required headers … */
   anySheet?: TableSpec;
+  /** … among the sheets whose (trimmed) name passes this test. */
+  sheetFilter?: (name: string) => boolean;
 }
 
-interface CompiledColumn { field: string; header: string; parse: CellParser; required: boolean; optional: boolean; norm: string }
+interface CompiledColumn { field: string; header: string; parse: CellParser; required: boolean; optional: boolean; norms: string[] }
 
 function compile(table: TableSpec): CompiledColumn[] {
   return table.columns.map((c) => ({
@@ -54,8 +78,43 @@ function compile(table: TableSpec): CompiledColumn[] {
     parse: c.parse,
     required: c.required ?? false,
     optional: c.optional ?? false,
-    norm: normalizeHeader(c.header),
+    norms: [c.header, ...(c.aliases ?? [])].map(normalizeHeader),
   }));
+}
+
+/** True when a row's texts hold every required header of the table (any alias) and one of each requireOneOf group. */
+function isHeaderRow(texts: readonly string[], columns: readonly CompiledColumn[], oneOf: readonly string[][]): boolean {
+  for (const c of columns) if (!c.optional && !c.norms.some((n) => texts.includes(n))) return false;
+  return oneOf.every((g) => g.some((h) => texts.includes(h)));
+}
+
+/** 1-based column of each column (first alias found), or undefined. */
+function locateColumns(texts: readonly string[], columns: readonly CompiledColumn[]): Array<number | undefined> {
+  return columns.map((c) => {
+    for (const n of c.norms) {
+      const i = texts.indexOf(n);
+      if (i >= 0) return i + 1;
+    }
+    return undefined;
+  });
+}
+
+/** The required headers as formats.md writes them, for messages. */
+function requiredLabels(table: TableSpec, texts?: readonly string[]): string[] {
+  const cols = compile(table);
+  const out = cols.filter((c) => !c.optional && !(texts && c.norms.some((n) => texts.includes(n)))).map((c) => c.header);
+  for (const g of table.requireOneOf ?? []) {
+    if (!(texts && g.some((h) => texts.includes(normalizeHeader(h))))) out.push(g.join(' ou '));
+  }
+  return out;
+}
+
+/** The sheet named `name`, compared like headers (trimmed, inner spaces collapsed, case and accents ignored). */
+export function findSheet(wb: Workbook, name: string): SheetInfo | undefined {
+  const exact = wb.sheet(name);
+  if (exact) return exact;
+  const want = normalizeHeader(name);
+  return wb.sheets.find((s) => normalizeHeader(s.name) === want);
 }
 
 function decodeAddress(address: string): { row: number; col: number } {
@@ -112,7 +171,7 @@ class SpecReader implements TypeReader {
   }
 
   private sheetNamed(name: string): SheetInfo {
-    const s = this.wb.sheet(name);
+    const s = findSheet(this.wb, name);
     if (!s) throw new WorkbookError(`${this.spec.tipo}: aba '${name}' ausente`);
     if (s.kind !== 'worksheet') throw new WorkbookError(`${this.spec.tipo}: a aba '${name}' não é uma planilha de dados`);
     return s;
@@ -121,15 +180,17 @@ class SpecReader implements TypeReader {
   private async dataSheets(): Promise<Array<{ sheet: SheetInfo; table: TableSpec }>> {
     if (this.spec.tabs) return this.spec.tabs.map((t) => ({ sheet: this.sheetNamed(t.sheet), table: t }));
     const table = this.spec.anySheet!;
-    const required = compile(table).filter((c) => !c.optional).map((c) => c.norm);
+    const columns = compile(table);
+    const oneOf = (table.requireOneOf ?? []).map((g) => g.map(normalizeHeader));
+    const filter = this.spec.sheetFilter;
     const out: Array<{ sheet: SheetInfo; table: TableSpec }> = [];
     for (const sheet of this.wb.sheets) {
-      if (sheet.kind !== 'worksheet') continue;
+      if (sheet.kind !== 'worksheet' || (filter && !filter(sheet.name.trim()))) continue;
       const head = await this.wb.headerRows(sheet);
-      if (head.some((r) => hasAll(r.texts, required))) out.push({ sheet, table });
+      if (head.some((r) => isHeaderRow(r.texts, columns, oneOf))) out.push({ sheet, table });
     }
     if (out.length === 0) {
-      throw new WorkbookError(`${this.spec.tipo}: nenhuma aba tem o cabeçalho esperado (${table.columns.filter((c) => !c.optional).map((c) => c.header).join(', ')})`);
+      throw new WorkbookError(`${this.spec.tipo}: nenhuma aba tem o cabeçalho esperado (${requiredLabels(table).join(', ')})`);
     }
     return out;
   }
@@ -137,26 +198,43 @@ class SpecReader implements TypeReader {
   private plan: Array<{ sheet: SheetInfo; table: TableSpec }> = [];
 
   private async start(): Promise<void> {
-    const params = this.spec.params;
-    const paramSheet = params ? this.sheetNamed(params.sheet) : null;
+    const params = this.spec.params === undefined ? [] : Array.isArray(this.spec.params) ? this.spec.params : [this.spec.params];
+    // the tabs first: a missing tab is the clearer reason
+    const paramSheets = params.map((p) => (p.optional ? findSheet(this.wb, p.sheet) ?? null : this.sheetNamed(p.sheet)));
     this.plan = await this.dataSheets();
-    if (!params) return;
-    // The parameters get a pass of their own, finished before meta() resolves: a pass left
-    // waiting at a sheet boundary while the caller does other work (opening a transaction,
-    // creating the staging tables) would lose the next sheet's entry in the zip stream.
-    const pass = this.wb.pass([paramSheet!]);
+    const values: Record<string, string | null> = {};
+    for (let i = 0; i < params.length; i++) {
+      const sheet = paramSheets[i];
+      if (sheet && sheet.kind === 'worksheet') Object.assign(values, await this.readParams(params[i]!, sheet));
+    }
+    this.metaValues = values;
+  }
+
+  /**
+   * The parameters of one tab. Each gets a pass of its own, finished before meta() resolves:
+   * a pass left waiting at a sheet boundary while the caller does other work (opening a
+   * transaction, creating the staging tables) would lose the next sheet's entry in the zip stream.
+   */
+  private async readParams(params: ParamSpec, sheet: SheetInfo): Promise<Record<string, string | null>> {
+    const pass = this.wb.pass([sheet]);
     try {
       const first = await pass.next();
-      if (first.done) throw new WorkbookError(`${this.spec.tipo}: aba '${params.sheet}' ilegível`);
-      const wanted = Object.entries(params.cells).map(([field, c]) => ({ field, ...c, ...decodeAddress(c.address) }));
+      if (first.done) throw new WorkbookError(`${this.spec.tipo}: aba '${sheet.name}' ilegível`);
+      const wanted = Object.entries(params.cells ?? {}).map(([field, c]) => ({ field, ...c, ...decodeAddress(c.address) }));
+      const lastWanted = Math.max(0, ...wanted.map((w) => w.row));
+      const scanRows = params.scan ? params.scan.rows ?? Number.POSITIVE_INFINITY : 0;
       const raw = new Map<string, unknown>();
-      for await (const batch of first.value.batches) {
+      const scanned: SheetRow[] = [];
+      read: for await (const batch of first.value.batches) {
         for (const row of batch) {
+          if (row.number > lastWanted && row.number > scanRows) break read;
           for (const w of wanted) if (w.row === row.number) raw.set(w.field, row.values[w.col - 1]);
+          if (row.number <= scanRows) scanned.push(row);
         }
       }
       const problems: string[] = [];
       const values: Record<string, string> = {};
+      const out: Record<string, string | null> = {};
       for (const w of wanted) {
         const v = raw.get(w.field);
         const p = w.parse(v, this.ctx);
@@ -164,10 +242,18 @@ class SpecReader implements TypeReader {
         else if (p === INVALID) problems.push(`${w.label} inválido na célula ${w.address}: '${quote(displayValue(v))}'`);
         else values[w.field] = p;
       }
+      if (params.scan) {
+        const r = params.scan.read(scanned, this.ctx);
+        problems.push(...r.problems);
+        for (const [k, v] of Object.entries(r.values)) {
+          if (v === null) out[k] = null;
+          else values[k] = v;
+        }
+      }
       const extra = problems.length === 0 ? params.check?.(values) ?? null : null;
       if (extra) problems.push(extra);
-      if (problems.length > 0) throw new WorkbookError(`${this.spec.tipo}: aba '${params.sheet}': ${problems.join('; ')}`);
-      this.metaValues = values;
+      if (problems.length > 0) throw new WorkbookError(`${this.spec.tipo}: aba '${sheet.name}': ${problems.join('; ')}`);
+      return { ...out, ...values };
     } finally {
       await pass.return(undefined);
     }
@@ -243,9 +329,11 @@ interface FailSink { fail(linha: number, campo: string, valor: string, firstOfRo
 /** One tab of a type: finds the header, then turns rows into staging rows. */
 class TableReader {
   private readonly columns: CompiledColumn[];
-  private readonly requiredNorms: string[];
+  private readonly oneOf: string[][];
   private cols: Array<number | undefined> | null = null;
   private best: { number: number; found: number; texts: string[] } | null = null;
+  private readonly sheetValue: string;
+  private readonly unpivot: { idx: number[]; keys: string[]; key: string; value: string } | null;
 
   constructor(
     private readonly tipo: string,
@@ -255,7 +343,16 @@ class TableReader {
     private readonly sink: FailSink,
   ) {
     this.columns = compile(table);
-    this.requiredNorms = this.columns.filter((c) => !c.optional).map((c) => c.norm);
+    this.oneOf = (table.requireOneOf ?? []).map((g) => g.map(normalizeHeader));
+    this.sheetValue = sheet.name.trim();
+    const u = table.unpivot;
+    this.unpivot = u ? {
+      idx: u.fields.map((f) => this.columns.findIndex((c) => c.field === f.field)),
+      keys: u.fields.map((f) => f.key),
+      key: u.key,
+      value: u.value,
+    } : null;
+    if (this.unpivot?.idx.some((i) => i < 0)) throw new Error(`${tipo}: unpivot names a field that is not a column`);
   }
 
   process(batch: readonly SheetRow[]): StagingRow[] {
@@ -264,6 +361,7 @@ class TableReader {
     const n = columns.length;
     const staging = this.table.staging;
     const ctx = this.ctx;
+    const sheetField = this.table.sheetField;
     for (let r = 0; r < batch.length; r++) {
       const row = batch[r]!;
       const cols = this.cols;
@@ -287,7 +385,18 @@ class TableReader {
         }
         values[col.field] = p;
       }
-      if (!bad) out.push({ staging, linha: row.number, values });
+      if (bad) continue;
+      if (sheetField) values[sheetField] = this.sheetValue;
+      const u = this.unpivot;
+      if (!u) {
+        out.push({ staging, linha: row.number, values });
+        continue;
+      }
+      for (let k = 0; k < u.idx.length; k++) {
+        const v = values[columns[u.idx[k]!]!.field];
+        if (v === null || v === undefined) continue;
+        out.push({ staging, linha: row.number, values: { ...values, [u.key]: u.keys[k]!, [u.value]: v } });
+      }
     }
     return out;
   }
@@ -295,11 +404,11 @@ class TableReader {
   private scanHeader(row: SheetRow): void {
     if (row.number > HEADER_SCAN_ROWS) this.notFound();
     const texts = rowTexts(row);
-    if (hasAll(texts, this.requiredNorms)) {
-      this.cols = locate(texts, this.columns.map((c) => c.norm));
+    if (isHeaderRow(texts, this.columns, this.oneOf)) {
+      this.cols = locateColumns(texts, this.columns);
       return;
     }
-    const found = this.requiredNorms.filter((h) => texts.includes(h)).length;
+    const found = this.columns.filter((c) => !c.optional && c.norms.some((h) => texts.includes(h))).length;
     if (found > 0 && (!this.best || found > this.best.found)) this.best = { number: row.number, found, texts };
   }
 
@@ -309,12 +418,8 @@ class TableReader {
   }
 
   private notFound(): never {
-    const required = this.columns.filter((c) => !c.optional);
-    let detail = `faltam: ${required.map((c) => c.header).join(', ')}`;
-    if (this.best) {
-      const texts = this.best.texts;
-      detail = `a linha ${this.best.number} parece o cabeçalho, mas faltam: ${required.filter((c) => !texts.includes(c.norm)).map((c) => c.header).join(', ')}`;
-    }
+    let detail = `faltam: ${requiredLabels(this.table).join(', ')}`;
+    if (this.best) detail = `a linha ${this.best.number} parece o cabeçalho, mas faltam: ${requiredLabels(this.table, this.best.texts).join(', ')}`;
     throw new WorkbookError(`${this.tipo}: aba '${this.sheet.name}': cabeçalho não encontrado nas ${HEADER_SCAN_ROWS} primeiras linhas (${detail})`);
   }
 }

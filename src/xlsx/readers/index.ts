@@ -5,11 +5,21 @@
 import { WorkbookError } from '../errors.js';
 import type { TipoPlanilha, TypeReader } from '../types.js';
 import type { Workbook } from '../workbook.js';
+import { COMPRAS } from './compras.js';
+import { COTA_FORNECEDOR } from './cota-fornecedor.js';
 import { type TypeSpec, createReader } from './engine.js';
+import { FLUXO_PAGAR_RECEBER } from './fluxo.js';
+import { MARGEM_CONSOLIDADA } from './margem-consolidada.js';
+import { MARGEM_DIA } from './margem-dia.js';
 import { META } from './meta.js';
+import { META_CARTEIRA } from './meta-carteira.js';
+import { POSTOS } from './postos.js';
 import { RELATORIO18 } from './relatorio18.js';
+import { TRR } from './trr.js';
 
-export const READERS: Partial<Record<TipoPlanilha, TypeSpec>> = { RELATORIO18, META };
+export const READERS: Partial<Record<TipoPlanilha, TypeSpec>> = {
+  FLUXO_PAGAR_RECEBER, COMPRAS, RELATORIO18, COTA_FORNECEDOR, POSTOS, TRR, MARGEM_CONSOLIDADA, META_CARTEIRA, META, MARGEM_DIA,
+};
 
 export function hasReader(tipo: TipoPlanilha): boolean {
   return READERS[tipo] !== undefined;
