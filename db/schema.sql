@@ -353,6 +353,74 @@ COMMENT ON FUNCTION app.json_preco(p_valor jsonb) IS 'The price in a JSON value 
 
 
 --
+-- Name: login_tentativa; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.login_tentativa (
+    state text NOT NULL,
+    nonce text NOT NULL,
+    code_verifier text NOT NULL,
+    destino text NOT NULL,
+    criada_em timestamp with time zone DEFAULT now() NOT NULL,
+    expira_em timestamp with time zone DEFAULT (now() + '00:10:00'::interval) NOT NULL,
+    CONSTRAINT login_tentativa_destino_check CHECK (((destino ~ '^/'::text) AND (destino !~ '^//'::text) AND (destino !~ '^/\\'::text))),
+    CONSTRAINT login_tentativa_state_check CHECK ((length(state) >= 32))
+);
+
+
+--
+-- Name: TABLE login_tentativa; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.login_tentativa IS 'Identity-provider logins started and not yet finished: the OAuth state (also the CSRF token of the callback), the OIDC nonce, the PKCE code verifier and the local path to return to. A row is consumed once by the callback (app.login_consumir) and lives at most 10 minutes.';
+
+
+--
+-- Name: login_consumir(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.login_consumir(p_state text) RETURNS SETOF app.login_tentativa
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  delete from app.login_tentativa where state = p_state and expira_em > now() returning *;
+$$;
+
+
+--
+-- Name: FUNCTION login_consumir(p_state text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.login_consumir(p_state text) IS 'The login callback takes its pending login once: the row of that state (deleted), or no row when the state is unknown, already used or expired (the callback then answers 400).';
+
+
+--
+-- Name: login_iniciar(text, text, text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.login_iniciar(p_state text, p_nonce text, p_code_verifier text, p_destino text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if p_state is null or length(p_state) < 32 or p_nonce is null or p_code_verifier is null then
+    raise exception 'login sem state, nonce ou code verifier' using errcode = 'SS400';
+  end if;
+  insert into app.login_tentativa (state, nonce, code_verifier, destino)
+  values (p_state, p_nonce, p_code_verifier,
+          case when p_destino ~ '^/' and p_destino !~ '^//' and p_destino !~ '^/\\' then p_destino else '/' end);
+end;
+$$;
+
+
+--
+-- Name: FUNCTION login_iniciar(p_state text, p_nonce text, p_code_verifier text, p_destino text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.login_iniciar(p_state text, p_nonce text, p_code_verifier text, p_destino text) IS 'Records an identity-provider login being started: OAuth state, OIDC nonce, PKCE code verifier and the local path to return to (anything but a local path becomes /). Valid 10 minutes. SS400 when a part is missing.';
+
+
+--
 -- Name: notificar_bot(text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -755,6 +823,162 @@ $_$;
 --
 
 COMMENT ON FUNCTION app.schedule(p_job_name text, p_schedule text, p_command text) IS 'Schedules (or re-schedules) a named pg_cron job when this database hosts pg_cron; returns false and does nothing elsewhere. Used by migrations.';
+
+
+--
+-- Name: sessao; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.sessao (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    token_hash bytea NOT NULL,
+    email text NOT NULL,
+    nome text,
+    papel text DEFAULT 'equipe'::text NOT NULL,
+    csrf text NOT NULL,
+    criada_em timestamp with time zone DEFAULT now() NOT NULL,
+    ultimo_uso_em timestamp with time zone DEFAULT now() NOT NULL,
+    expira_em timestamp with time zone NOT NULL,
+    encerrada_em timestamp with time zone,
+    motivo_encerramento text,
+    CONSTRAINT sessao_check CHECK ((expira_em > criada_em)),
+    CONSTRAINT sessao_csrf_check CHECK ((length(csrf) >= 32)),
+    CONSTRAINT sessao_motivo_encerramento_check CHECK ((motivo_encerramento = ANY (ARRAY['logout'::text, 'rotacao'::text, 'expirada'::text]))),
+    CONSTRAINT sessao_papel_check CHECK ((papel = ANY (ARRAY['equipe'::text, 'smoke'::text])))
+);
+
+
+--
+-- Name: TABLE sessao; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.sessao IS 'Login sessions of the staff screens. The browser holds a random token in the session cookie; only its SHA-256 (token_hash) is stored, so a copy of this table opens no session. csrf is the token every form of the session carries. papel: equipe (identity-provider login) or smoke (POST /smoke/session: may only read). Write only through app.sessao_* functions.';
+
+
+--
+-- Name: sessao_criar(text, text, text, text, interval, text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.sessao_criar(p_token text, p_email text, p_nome text, p_papel text, p_duracao interval, p_csrf text, p_anterior text DEFAULT NULL::text) RETURNS app.sessao
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  v_row app.sessao;
+begin
+  if p_token is null or length(p_token) < 32 then
+    raise exception 'token de sessão curto demais' using errcode = 'SS400';
+  end if;
+  if p_email is null or p_email !~ '^[^@\s]+@[^@\s]+$' then
+    raise exception 'e-mail da sessão inválido: %', p_email using errcode = 'SS400';
+  end if;
+  if p_duracao is null or p_duracao <= interval '0' then
+    raise exception 'duração da sessão deve ser positiva' using errcode = 'SS400';
+  end if;
+  -- rotation at login: the session the browser came with (if any) ends here
+  if p_anterior is not null then
+    update app.sessao set encerrada_em = now(), motivo_encerramento = 'rotacao'
+     where token_hash = sha256(convert_to(p_anterior, 'UTF8')) and encerrada_em is null;
+  end if;
+  insert into app.sessao (token_hash, email, nome, papel, csrf, expira_em)
+  values (sha256(convert_to(p_token, 'UTF8')), lower(p_email), nullif(btrim(p_nome), ''), coalesce(p_papel, 'equipe'), p_csrf, now() + p_duracao)
+  returning * into v_row;
+  return v_row;
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION sessao_criar(p_token text, p_email text, p_nome text, p_papel text, p_duracao interval, p_csrf text, p_anterior text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.sessao_criar(p_token text, p_email text, p_nome text, p_papel text, p_duracao interval, p_csrf text, p_anterior text) IS 'Opens a screen session after a login: stores the SHA-256 of the cookie token p_token (never the token), the e-mail, name, papel (equipe | smoke), the CSRF token of its forms and the expiry (now + p_duracao). Rotation: the session whose token is p_anterior (the cookie the browser came with) is ended with motivo rotacao. SS400 on a short token, a malformed e-mail or a non-positive duration.';
+
+
+--
+-- Name: sessao_encerrar(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.sessao_encerrar(p_token text) RETURNS boolean
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  with e as (
+    update app.sessao set encerrada_em = now(), motivo_encerramento = 'logout'
+     where token_hash = sha256(convert_to(coalesce(p_token, ''), 'UTF8')) and encerrada_em is null
+    returning 1
+  )
+  select exists (select 1 from e);
+$$;
+
+
+--
+-- Name: FUNCTION sessao_encerrar(p_token text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.sessao_encerrar(p_token text) IS 'Logout: ends the session of the cookie token. True when a live session was ended; false when there was none (logging out twice is harmless).';
+
+
+--
+-- Name: sessao_expirar(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.sessao_expirar() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_n integer;
+begin
+  update app.sessao set encerrada_em = expira_em, motivo_encerramento = 'expirada'
+   where encerrada_em is null and expira_em <= now();
+  get diagnostics v_n = row_count;
+  -- ended sessions are kept 30 days (who logged in when), then removed
+  delete from app.sessao where encerrada_em < now() - interval '30 days';
+  delete from app.login_tentativa where expira_em <= now();
+  return v_n;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION sessao_expirar(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.sessao_expirar() IS 'Housekeeping (pg_cron job app_sessao_expirar, hourly): marks expired sessions (motivo expirada) and returns how many; removes sessions ended more than 30 days ago and identity-provider logins never finished.';
+
+
+--
+-- Name: sessao_validar(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.sessao_validar(p_token text) RETURNS SETOF app.sessao
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_row app.sessao;
+begin
+  select * into v_row from app.sessao
+   where token_hash = sha256(convert_to(coalesce(p_token, ''), 'UTF8'))
+     and encerrada_em is null and expira_em > now();
+  if not found then
+    return;
+  end if;
+  -- last use is recorded at most once a minute: a page view is not a write each time
+  if v_row.ultimo_uso_em < now() - interval '1 minute' then
+    update app.sessao set ultimo_uso_em = now() where id = v_row.id returning * into v_row;
+  end if;
+  return next v_row;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION sessao_validar(p_token text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.sessao_validar(p_token text) IS 'The live session of a cookie token (not ended, not expired), or no row. Records the last use (at most once a minute).';
 
 
 --
@@ -1310,6 +1534,45 @@ COMMENT ON TABLE public.bi_configuracao IS 'Global key/value configuration, repl
 
 
 --
+-- Name: configuracao_criar(text, text, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.configuracao_criar(p_chave text, p_valor text, p_tipo text, p_descricao text DEFAULT NULL::text) RETURNS public.bi_configuracao
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  v_row public.bi_configuracao;
+begin
+  if p_chave is null or p_chave !~ '^[a-z][a-z0-9_]{0,62}$' then
+    raise exception 'chave ''%'' inválida: use letras minúsculas, dígitos e _ (começando por letra, até 63)', p_chave using errcode = 'CF400';
+  end if;
+  if p_tipo is null or p_tipo not in ('string', 'integer', 'boolean', 'duration') then
+    raise exception 'tipo ''%'' inválido: string, integer, boolean ou duration', p_tipo using errcode = 'CF400';
+  end if;
+  if p_valor is null or not public.configuracao_valor_valido(p_tipo, p_valor) then
+    raise exception 'valor ''%'' inválido para o tipo %', p_valor, p_tipo using errcode = 'CF400';
+  end if;
+  insert into public.bi_configuracao (chave, valor, tipo, sistema, descricao)
+  values (p_chave, p_valor, p_tipo, false, nullif(btrim(p_descricao), ''))
+  on conflict (chave) do nothing
+  returning * into v_row;
+  if v_row.id is null then
+    raise exception 'a chave % já existe', p_chave using errcode = 'CF409';
+  end if;
+  return v_row;
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION configuracao_criar(p_chave text, p_valor text, p_tipo text, p_descricao text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.configuracao_criar(p_chave text, p_valor text, p_tipo text, p_descricao text) IS 'Adds a configuration key (never a system key: sistema = false). CF400 malformed key, unknown type or value invalid for the type; CF409 the key already exists.';
+
+
+--
 -- Name: configuracao_definir(text, text, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1348,6 +1611,142 @@ $$;
 --
 
 COMMENT ON FUNCTION public.configuracao_definir(p_chave text, p_valor text, p_versao_esperada timestamp with time zone) IS 'Changes the value of a non-system configuration key. Errors, in this order of precedence: CF404 unknown key, CF403 system key, CF400 value invalid for the key''s type, CF409 the row changed since p_versao_esperada (its atualizado_em). Writing the same value is a no-op.';
+
+
+--
+-- Name: configuracao_remover(text, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.configuracao_remover(p_chave text, p_versao_esperada timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS public.bi_configuracao
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_row public.bi_configuracao;
+begin
+  select * into v_row from public.bi_configuracao where chave = p_chave for update;
+  if not found then
+    raise exception 'chave de configuração % não existe', p_chave using errcode = 'CF404';
+  end if;
+  if v_row.sistema then
+    raise exception 'a chave % é do sistema e não pode ser removida', p_chave using errcode = 'CF403';
+  end if;
+  if p_versao_esperada is not null and date_trunc('milliseconds', v_row.atualizado_em) <> date_trunc('milliseconds', p_versao_esperada) then
+    raise exception 'a chave % foi alterada por outra pessoa em %; recarregue e tente de novo', p_chave, v_row.atualizado_em
+      using errcode = 'CF409';
+  end if;
+  delete from public.bi_configuracao where id = v_row.id;
+  return v_row;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION configuracao_remover(p_chave text, p_versao_esperada timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.configuracao_remover(p_chave text, p_versao_esperada timestamp with time zone) IS 'Removes a non-system configuration key and returns the removed row. Errors in this order: CF404 unknown key, CF403 system key, CF409 the row changed since p_versao_esperada (its atualizado_em).';
+
+
+--
+-- Name: destinatario; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.destinatario (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    email text NOT NULL,
+    nome text,
+    ativo boolean DEFAULT true NOT NULL,
+    criado_em timestamp with time zone DEFAULT now() NOT NULL,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT destinatario_email_check CHECK ((email ~ '^[^@\s]+@[^@\s]+\.[^@\s]+$'::text))
+);
+
+
+--
+-- Name: TABLE destinatario; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.destinatario IS 'Recipients of the operational alert e-mails (the /destinatarios page): every active row receives the order-webhook alerts ''Webhook parado'' and ''Webhook voltou a funcionar''. DBAs may INSERT/UPDATE/DELETE rows; ativo = false keeps a row without sending to it.';
+
+
+--
+-- Name: destinatario_remover(uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.destinatario_remover(p_id uuid) RETURNS public.destinatario
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_row public.destinatario;
+begin
+  delete from public.destinatario where id = p_id returning * into v_row;
+  if v_row.id is null then
+    raise exception 'destinatário % não existe', p_id using errcode = 'DS404';
+  end if;
+  return v_row;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION destinatario_remover(p_id uuid); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.destinatario_remover(p_id uuid) IS 'Removes a recipient of the webhook alert e-mails and returns it. DS404 unknown id. To stop sending without removing, save it with ativo = false.';
+
+
+--
+-- Name: destinatario_salvar(uuid, text, text, boolean, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.destinatario_salvar(p_id uuid, p_email text, p_nome text, p_ativo boolean DEFAULT true, p_versao_esperada timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS public.destinatario
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  v_row public.destinatario;
+  v_email text := btrim(coalesce(p_email, ''));
+begin
+  if p_id is not null then
+    select * into v_row from public.destinatario where id = p_id for update;
+    if not found then
+      raise exception 'destinatário % não existe', p_id using errcode = 'DS404';
+    end if;
+  end if;
+  if v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' or length(v_email) > 254 then
+    raise exception 'e-mail ''%'' inválido', v_email using errcode = 'DS400';
+  end if;
+  if p_id is not null and p_versao_esperada is not null
+     and date_trunc('milliseconds', v_row.atualizado_em) <> date_trunc('milliseconds', p_versao_esperada) then
+    raise exception 'o destinatário % foi alterado por outra pessoa; recarregue e tente de novo', v_row.email using errcode = 'DS409';
+  end if;
+  if exists (select 1 from public.destinatario d where lower(d.email) = lower(v_email) and d.id is distinct from p_id) then
+    raise exception 'o e-mail % já está na lista', v_email using errcode = 'DS409';
+  end if;
+  if p_id is null then
+    insert into public.destinatario (email, nome, ativo)
+    values (v_email, nullif(btrim(p_nome), ''), coalesce(p_ativo, true))
+    returning * into v_row;
+  else
+    update public.destinatario set email = v_email, nome = nullif(btrim(p_nome), ''), ativo = coalesce(p_ativo, true)
+     where id = p_id
+    returning * into v_row;
+  end if;
+  return v_row;
+exception
+  when unique_violation then
+    raise exception 'o e-mail % já está na lista', v_email using errcode = 'DS409';
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION destinatario_salvar(p_id uuid, p_email text, p_nome text, p_ativo boolean, p_versao_esperada timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.destinatario_salvar(p_id uuid, p_email text, p_nome text, p_ativo boolean, p_versao_esperada timestamp with time zone) IS 'Adds (p_id null) or edits a recipient of the webhook alert e-mails (/destinatarios). Errors in this order: DS404 unknown id, DS400 invalid e-mail, DS409 the row changed since p_versao_esperada or the e-mail (case-insensitive) is already on the list.';
 
 
 --
@@ -6443,28 +6842,6 @@ COMMENT ON TABLE public.bi_vendedor IS 'Sellers. NK codigo. Upserted by RELATORI
 
 
 --
--- Name: destinatario; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.destinatario (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    email text NOT NULL,
-    nome text,
-    ativo boolean DEFAULT true NOT NULL,
-    criado_em timestamp with time zone DEFAULT now() NOT NULL,
-    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT destinatario_email_check CHECK ((email ~ '^[^@\s]+@[^@\s]+\.[^@\s]+$'::text))
-);
-
-
---
--- Name: TABLE destinatario; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON TABLE public.destinatario IS 'Recipients of the operational alert e-mails (the /destinatarios page): every active row receives the order-webhook alerts ''Webhook parado'' and ''Webhook voltou a funcionar''. DBAs may INSERT/UPDATE/DELETE rows; ativo = false keeps a row without sending to it.';
-
-
---
 -- Name: erp_sync_audit; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -7523,6 +7900,14 @@ ALTER TABLE ONLY app.job
 
 
 --
+-- Name: login_tentativa login_tentativa_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.login_tentativa
+    ADD CONSTRAINT login_tentativa_pkey PRIMARY KEY (state);
+
+
+--
 -- Name: repeatable_file repeatable_file_pkey; Type: CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -7536,6 +7921,14 @@ ALTER TABLE ONLY app.repeatable_file
 
 ALTER TABLE ONLY app.replicacao_publicacao
     ADD CONSTRAINT replicacao_publicacao_pkey PRIMARY KEY (nome);
+
+
+--
+-- Name: sessao sessao_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.sessao
+    ADD CONSTRAINT sessao_pkey PRIMARY KEY (id);
 
 
 --
@@ -8080,6 +8473,34 @@ CREATE UNIQUE INDEX job_unique_key_idx ON app.job USING btree (kind, unique_key)
 
 
 --
+-- Name: login_tentativa_expira_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX login_tentativa_expira_idx ON app.login_tentativa USING btree (expira_em);
+
+
+--
+-- Name: sessao_email_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX sessao_email_idx ON app.sessao USING btree (email, criada_em DESC);
+
+
+--
+-- Name: sessao_expira_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX sessao_expira_idx ON app.sessao USING btree (expira_em);
+
+
+--
+-- Name: sessao_token_hash_key; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE UNIQUE INDEX sessao_token_hash_key ON app.sessao USING btree (token_hash);
+
+
+--
 -- Name: xls_job_processamento_idx; Type: INDEX; Schema: app; Owner: -
 --
 
@@ -8265,21 +8686,28 @@ CREATE INDEX xls_processamento_conjunto_idx ON public.xls_processamento USING bt
 -- Name: xls_processamento_recebido_idx; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX xls_processamento_recebido_idx ON public.xls_processamento USING btree (recebido_em DESC, id);
+CREATE INDEX xls_processamento_recebido_idx ON public.xls_processamento USING btree (recebido_em DESC, id DESC);
 
 
 --
 -- Name: xls_processamento_status_idx; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX xls_processamento_status_idx ON public.xls_processamento USING btree (status, recebido_em DESC);
+CREATE INDEX xls_processamento_status_idx ON public.xls_processamento USING btree (status, recebido_em DESC, id DESC);
+
+
+--
+-- Name: xls_processamento_status_tipo_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX xls_processamento_status_tipo_idx ON public.xls_processamento USING btree (status, tipo, recebido_em DESC, id DESC);
 
 
 --
 -- Name: xls_processamento_tipo_idx; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX xls_processamento_tipo_idx ON public.xls_processamento USING btree (tipo, recebido_em DESC);
+CREATE INDEX xls_processamento_tipo_idx ON public.xls_processamento USING btree (tipo, recebido_em DESC, id DESC);
 
 
 --
@@ -8795,4 +9223,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261123100000'),
     ('20261124100000'),
     ('20261124180000'),
+    ('20261124190000'),
     ('20261124200000');

@@ -9,6 +9,11 @@ import diagnosticsRoutes from './routes/diagnostics.js';
 import arquivoRoutes from './routes/arquivo.js';
 import syncRoutes from './routes/sync/index.js';
 import partnerWebhookRoutes from './routes/webhook/partner.js';
+import sessaoPlugin from './plugins/sessao.js';
+import staticRoutes from './routes/views/static.js';
+import loginRoutes from './routes/views/login.js';
+import viewRoutes from './routes/views/index.js';
+import importarRoutes from './routes/views/importar.js';
 
 export interface BuildOptions {
   logger?: boolean;
@@ -35,11 +40,17 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   });
   app.decorate('ctx', ctx);
   await app.register(problemPlugin);
+  await app.register(sessaoPlugin);
   await app.register(healthRoutes);
   await app.register(diagnosticsRoutes);
   await app.register(arquivoRoutes);
   await app.register(apiRoutes, { prefix: '/api' });
   await app.register(syncRoutes, { prefix: '/sync' });
   await app.register(partnerWebhookRoutes);
+  // staff screens: static kit (anonymous), login, the guarded screens, the import page (secret k)
+  await app.register(staticRoutes);
+  await app.register(loginRoutes);
+  await app.register(viewRoutes);
+  await app.register(importarRoutes);
   return app;
 }

@@ -70,6 +70,31 @@ export interface ReplicatorConfig {
   pollMs: number;
 }
 
+/**
+ * Staff screens. modo: habilitado (every OIDC variable set: views need a session), bypass
+ * (development/test without them: views open, loud warning) or fechado (production
+ * without them: views answer 503).
+ */
+export interface ViewsConfig {
+  modo: 'habilitado' | 'bypass' | 'fechado';
+  oidc: {
+    issuer: string;
+    clientId: string;
+    clientSecret: string;
+    /** the e-mail domain allowed in (exact match, lower case) */
+    dominio: string;
+    /** public base URL of the service; the callback is {baseUrl}/login/callback */
+    baseUrl: string;
+  } | null;
+  sessaoDuracaoHoras: number;
+  /** SMOKE_SESSION_TOKEN: POST /smoke/session gives a read-only session; null = route off */
+  smokeToken: string | null;
+  /** XLS_IMPORTAR_TOKEN: shared secret of the import page (query k); null = page answers 503 */
+  importarToken: string | null;
+  /** how long the import page waits for the processings before saying "ainda processando" */
+  importarEsperaSegundos: number;
+}
+
 export interface Config {
   env: 'production' | 'development' | 'test';
   port: number;
@@ -98,6 +123,7 @@ export interface Config {
    */
   xls: { limits: ArchiveLimits; loteLinhas: number };
   replicator: ReplicatorConfig;
+  views: ViewsConfig;
 }
 
 export interface ConfigResult {
@@ -202,6 +228,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   const partner = loadPartnerConfig(env, appEnv, warnings);
   const mail = loadMailConfig(env);
   const replicator = loadReplicatorConfig(env, warnings);
+  const views = loadViewsConfig(env, appEnv, warnings);
 
   return {
     warnings,
@@ -236,6 +263,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
         loteLinhas: int(env, 'XLS_MERGE_LOTE_LINHAS', 25_000, 1, 10_000_000),
       },
       replicator,
+      views,
     },
   };
 }
@@ -362,4 +390,42 @@ export function parseDocstoreUrl(raw: string): DocstoreAlvo {
     return { kind: 'postgres', url: u.toString(), schema };
   }
   throw new ConfigError(`REPLICATOR_DOCSTORE_URL deve começar com mongodb://, mongodb+srv:// ou postgres:// (recebido '${u.protocol}')`);
+}
+const OIDC_VARS = ['OIDC_ISSUER_URL', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_DOMINIO', 'PUBLIC_BASE_URL'] as const;
+
+function loadViewsConfig(env: Env, appEnv: Config['env'], warnings: string[]): ViewsConfig {
+  const given = OIDC_VARS.filter((n) => str(env, n) !== undefined);
+  let modo: ViewsConfig['modo'];
+  let oidc: ViewsConfig['oidc'] = null;
+  if (given.length === OIDC_VARS.length) {
+    const dominio = str(env, 'OIDC_DOMINIO')!.toLowerCase().replace(/^@/, '');
+    if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(dominio)) throw new ConfigError(`OIDC_DOMINIO deve ser um domínio de e-mail (empresa.com.br; recebido '${dominio}')`);
+    oidc = {
+      issuer: httpUrl(env, 'OIDC_ISSUER_URL')!,
+      clientId: str(env, 'OIDC_CLIENT_ID')!,
+      clientSecret: str(env, 'OIDC_CLIENT_SECRET')!,
+      dominio,
+      baseUrl: httpUrl(env, 'PUBLIC_BASE_URL')!,
+    };
+    modo = 'habilitado';
+  } else if (given.length > 0) {
+    const missing = OIDC_VARS.filter((n) => !given.includes(n));
+    throw new ConfigError(`login das telas incompleto: faltam ${missing.join(', ')} (defina todas as variáveis OIDC_* e PUBLIC_BASE_URL, ou nenhuma)`);
+  } else if (appEnv === 'production') {
+    modo = 'fechado';
+    warnings.push('telas FECHADAS: produção sem OIDC_ISSUER_URL/OIDC_CLIENT_ID/OIDC_CLIENT_SECRET/OIDC_DOMINIO/PUBLIC_BASE_URL; toda tela responde 503 até o login ser configurado');
+  } else {
+    modo = 'bypass';
+    warnings.push('!!! TELAS ABERTAS SEM LOGIN (modo bypass): OIDC_* não definidas fora de produção. Qualquer pessoa que alcance este endereço usa as telas. Nunca exponha este serviço assim !!!');
+  }
+  const importarToken = str(env, 'XLS_IMPORTAR_TOKEN') ?? null;
+  if (!importarToken) warnings.push('XLS_IMPORTAR_TOKEN não definida: a página /xls/importar responde 503');
+  return {
+    modo,
+    oidc,
+    sessaoDuracaoHoras: int(env, 'SESSAO_DURACAO_HORAS', 12, 1, 24 * 30),
+    smokeToken: str(env, 'SMOKE_SESSION_TOKEN') ?? null,
+    importarToken,
+    importarEsperaSegundos: int(env, 'XLS_IMPORTAR_ESPERA_SEGUNDOS', 30, 0, 300),
+  };
 }

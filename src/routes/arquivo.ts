@@ -1,12 +1,14 @@
 /**
  * GET /processamentos/{id}/arquivo: the original spreadsheet, from the object store or the
  * legacy column depending on the storage mode, with an RFC 6266 Content-Disposition.
- * Screens get sessions with the screens issue; until then it takes the API Bearer token.
+ * Takes a screen session (the view guard: modes and rejections of docs/screens.md) or, for
+ * scripts, the API Bearer token.
  */
 import type { FastifyInstance } from 'fastify';
 import * as db from 'zapatos/db';
 import { HttpProblem } from '../errors.js';
-import { requireBearer } from '../plugins/bearer.js';
+import { bearerToken, requireBearer } from '../plugins/bearer.js';
+import { viewGuard } from './views/guard.js';
 import { openOriginal, OriginalIndisponivel } from '../xls/storage.js';
 import { ObjectStoreUnavailable } from '../integrations/objstore.js';
 
@@ -20,7 +22,10 @@ export function contentDisposition(filename: string): string {
 
 export default async function arquivoRoutes(app: FastifyInstance) {
   app.get<{ Params: { id: string } }>('/processamentos/:id/arquivo', {
-    onRequest: requireBearer(() => app.ctx.config.apiToken),
+    onRequest: async (req, reply) => {
+      if (bearerToken(req) !== undefined) return requireBearer(() => app.ctx.config.apiToken)(req, reply);
+      return viewGuard(req, reply);
+    },
     schema: { params: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] } },
   }, async (req, reply) => {
     const p = await db.selectOne('xls_processamento', { id: req.params.id }, { columns: ['id', 'arquivo', 'objeto_chave', 'objeto_tamanho_bytes'] }).run(app.ctx.pool);

@@ -1,6 +1,7 @@
 /** POST /test/errtracker: raises an error on purpose so operators can see it arrive. */
 import type { FastifyInstance } from 'fastify';
-import { requireBearer } from '../plugins/bearer.js';
+import { problemBody, sendProblem } from '../plugins/problem.js';
+import { bearerOuSessao } from './api/index.js';
 
 export class DiagnosticError extends Error {
   constructor() {
@@ -10,7 +11,14 @@ export class DiagnosticError extends Error {
 }
 
 export default async function diagnosticsRoutes(app: FastifyInstance) {
-  app.post('/test/errtracker', { onRequest: requireBearer(() => app.ctx.config.apiToken) }, async () => {
+  // session or Bearer; never anonymous, not even when the screens are open (bypass)
+  app.post('/test/errtracker', {
+    onRequest: async (req, reply) => {
+      if (await bearerOuSessao(req)) return;
+      reply.header('WWW-Authenticate', 'Bearer realm="bi-comercial"');
+      return sendProblem(reply, problemBody(401, req, 'credencial ausente ou inválida: envie Authorization: Bearer <token> ou entre pelas telas'));
+    },
+  }, async () => {
     throw new DiagnosticError();
   });
 }

@@ -14322,6 +14322,209 @@ declare module 'zapatos/schema' {
     }
   
     /**
+     * **app.login_tentativa**
+     * - Table in database
+     */
+    export namespace login_tentativa {
+      export type Table = 'app.login_tentativa';
+      export interface Selectable {
+        /**
+        * **app.login_tentativa.code_verifier**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        code_verifier: string;
+        /**
+        * **app.login_tentativa.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em: Date;
+        /**
+        * **app.login_tentativa.destino**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        destino: string;
+        /**
+        * **app.login_tentativa.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `(now() + '00:10:00'::interval)`
+        */
+        expira_em: Date;
+        /**
+        * **app.login_tentativa.nonce**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nonce: string;
+        /**
+        * **app.login_tentativa.state**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        state: string;
+      }
+      export interface JSONSelectable {
+        /**
+        * **app.login_tentativa.code_verifier**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        code_verifier: string;
+        /**
+        * **app.login_tentativa.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em: db.TimestampTzString;
+        /**
+        * **app.login_tentativa.destino**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        destino: string;
+        /**
+        * **app.login_tentativa.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `(now() + '00:10:00'::interval)`
+        */
+        expira_em: db.TimestampTzString;
+        /**
+        * **app.login_tentativa.nonce**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nonce: string;
+        /**
+        * **app.login_tentativa.state**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        state: string;
+      }
+      export interface Whereable {
+        /**
+        * **app.login_tentativa.code_verifier**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        code_verifier?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.login_tentativa.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.login_tentativa.destino**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        destino?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.login_tentativa.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `(now() + '00:10:00'::interval)`
+        */
+        expira_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.login_tentativa.nonce**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nonce?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.login_tentativa.state**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        state?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      }
+      export interface Insertable {
+        /**
+        * **app.login_tentativa.code_verifier**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        code_verifier: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.login_tentativa.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.login_tentativa.destino**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        destino: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.login_tentativa.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `(now() + '00:10:00'::interval)`
+        */
+        expira_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.login_tentativa.nonce**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nonce: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.login_tentativa.state**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        state: string | db.Parameter<string> | db.SQLFragment;
+      }
+      export interface Updatable {
+        /**
+        * **app.login_tentativa.code_verifier**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        code_verifier?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.login_tentativa.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.login_tentativa.destino**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        destino?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.login_tentativa.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `(now() + '00:10:00'::interval)`
+        */
+        expira_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.login_tentativa.nonce**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nonce?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.login_tentativa.state**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        state?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      }
+      export type UniqueIndex = 'login_tentativa_pkey';
+      export type Column = keyof Selectable;
+      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+      export type SQL = SQLExpression | SQLExpression[];
+    }
+  
+    /**
      * **app.repeatable_file**
      * - Table in database
      */
@@ -14518,6 +14721,359 @@ declare module 'zapatos/schema' {
     }
   
     /**
+     * **app.sessao**
+     * - Table in database
+     */
+    export namespace sessao {
+      export type Table = 'app.sessao';
+      export interface Selectable {
+        /**
+        * **app.sessao.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em: Date;
+        /**
+        * **app.sessao.csrf**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        csrf: string;
+        /**
+        * **app.sessao.email**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        email: string;
+        /**
+        * **app.sessao.encerrada_em**
+        * - `timestamptz` in database
+        * - Nullable, no default
+        */
+        encerrada_em: Date | null;
+        /**
+        * **app.sessao.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        expira_em: Date;
+        /**
+        * **app.sessao.id**
+        * - `uuid` in database
+        * - `NOT NULL`, default: `gen_random_uuid()`
+        */
+        id: string;
+        /**
+        * **app.sessao.motivo_encerramento**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        motivo_encerramento: string | null;
+        /**
+        * **app.sessao.nome**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        nome: string | null;
+        /**
+        * **app.sessao.papel**
+        * - `text` in database
+        * - `NOT NULL`, default: `'equipe'::text`
+        */
+        papel: string;
+        /**
+        * **app.sessao.token_hash**
+        * - `bytea` in database
+        * - `NOT NULL`, no default
+        */
+        token_hash: Buffer;
+        /**
+        * **app.sessao.ultimo_uso_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        ultimo_uso_em: Date;
+      }
+      export interface JSONSelectable {
+        /**
+        * **app.sessao.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em: db.TimestampTzString;
+        /**
+        * **app.sessao.csrf**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        csrf: string;
+        /**
+        * **app.sessao.email**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        email: string;
+        /**
+        * **app.sessao.encerrada_em**
+        * - `timestamptz` in database
+        * - Nullable, no default
+        */
+        encerrada_em: db.TimestampTzString | null;
+        /**
+        * **app.sessao.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        expira_em: db.TimestampTzString;
+        /**
+        * **app.sessao.id**
+        * - `uuid` in database
+        * - `NOT NULL`, default: `gen_random_uuid()`
+        */
+        id: string;
+        /**
+        * **app.sessao.motivo_encerramento**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        motivo_encerramento: string | null;
+        /**
+        * **app.sessao.nome**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        nome: string | null;
+        /**
+        * **app.sessao.papel**
+        * - `text` in database
+        * - `NOT NULL`, default: `'equipe'::text`
+        */
+        papel: string;
+        /**
+        * **app.sessao.token_hash**
+        * - `bytea` in database
+        * - `NOT NULL`, no default
+        */
+        token_hash: db.ByteArrayString;
+        /**
+        * **app.sessao.ultimo_uso_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        ultimo_uso_em: db.TimestampTzString;
+      }
+      export interface Whereable {
+        /**
+        * **app.sessao.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.csrf**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        csrf?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.email**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        email?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.encerrada_em**
+        * - `timestamptz` in database
+        * - Nullable, no default
+        */
+        encerrada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        expira_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.id**
+        * - `uuid` in database
+        * - `NOT NULL`, default: `gen_random_uuid()`
+        */
+        id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.motivo_encerramento**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        motivo_encerramento?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.nome**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.papel**
+        * - `text` in database
+        * - `NOT NULL`, default: `'equipe'::text`
+        */
+        papel?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.token_hash**
+        * - `bytea` in database
+        * - `NOT NULL`, no default
+        */
+        token_hash?: (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.sessao.ultimo_uso_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        ultimo_uso_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      }
+      export interface Insertable {
+        /**
+        * **app.sessao.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.sessao.csrf**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        csrf: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.sessao.email**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        email: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.sessao.encerrada_em**
+        * - `timestamptz` in database
+        * - Nullable, no default
+        */
+        encerrada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.sessao.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        expira_em: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment;
+        /**
+        * **app.sessao.id**
+        * - `uuid` in database
+        * - `NOT NULL`, default: `gen_random_uuid()`
+        */
+        id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.sessao.motivo_encerramento**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        motivo_encerramento?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.sessao.nome**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.sessao.papel**
+        * - `text` in database
+        * - `NOT NULL`, default: `'equipe'::text`
+        */
+        papel?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.sessao.token_hash**
+        * - `bytea` in database
+        * - `NOT NULL`, no default
+        */
+        token_hash: (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | db.SQLFragment;
+        /**
+        * **app.sessao.ultimo_uso_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        ultimo_uso_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      }
+      export interface Updatable {
+        /**
+        * **app.sessao.criada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        criada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.sessao.csrf**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        csrf?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.sessao.email**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        email?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.sessao.encerrada_em**
+        * - `timestamptz` in database
+        * - Nullable, no default
+        */
+        encerrada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.sessao.expira_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        expira_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment>;
+        /**
+        * **app.sessao.id**
+        * - `uuid` in database
+        * - `NOT NULL`, default: `gen_random_uuid()`
+        */
+        id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.sessao.motivo_encerramento**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        motivo_encerramento?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.sessao.nome**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.sessao.papel**
+        * - `text` in database
+        * - `NOT NULL`, default: `'equipe'::text`
+        */
+        papel?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.sessao.token_hash**
+        * - `bytea` in database
+        * - `NOT NULL`, no default
+        */
+        token_hash?: (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | db.SQLFragment | db.SQLFragment<any, (db.ByteArrayString | Buffer) | db.Parameter<(db.ByteArrayString | Buffer)> | db.SQLFragment>;
+        /**
+        * **app.sessao.ultimo_uso_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        ultimo_uso_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      }
+      export type UniqueIndex = 'sessao_pkey' | 'sessao_token_hash_key';
+      export type Column = keyof Selectable;
+      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+      export type SQL = SQLExpression | SQLExpression[];
+    }
+  
+    /**
      * **app.worker**
      * - Table in database
      */
@@ -14692,20 +15248,20 @@ declare module 'zapatos/schema' {
   
     /* --- aggregate types --- */
   
-    export type Table = job.Table | repeatable_file.Table | replicacao_publicacao.Table | worker.Table;
-    export type Selectable = job.Selectable | repeatable_file.Selectable | replicacao_publicacao.Selectable | worker.Selectable;
-    export type JSONSelectable = job.JSONSelectable | repeatable_file.JSONSelectable | replicacao_publicacao.JSONSelectable | worker.JSONSelectable;
-    export type Whereable = job.Whereable | repeatable_file.Whereable | replicacao_publicacao.Whereable | worker.Whereable;
-    export type Insertable = job.Insertable | repeatable_file.Insertable | replicacao_publicacao.Insertable | worker.Insertable;
-    export type Updatable = job.Updatable | repeatable_file.Updatable | replicacao_publicacao.Updatable | worker.Updatable;
-    export type UniqueIndex = job.UniqueIndex | repeatable_file.UniqueIndex | replicacao_publicacao.UniqueIndex | worker.UniqueIndex;
-    export type Column = job.Column | repeatable_file.Column | replicacao_publicacao.Column | worker.Column;
+    export type Table = job.Table | login_tentativa.Table | repeatable_file.Table | replicacao_publicacao.Table | sessao.Table | worker.Table;
+    export type Selectable = job.Selectable | login_tentativa.Selectable | repeatable_file.Selectable | replicacao_publicacao.Selectable | sessao.Selectable | worker.Selectable;
+    export type JSONSelectable = job.JSONSelectable | login_tentativa.JSONSelectable | repeatable_file.JSONSelectable | replicacao_publicacao.JSONSelectable | sessao.JSONSelectable | worker.JSONSelectable;
+    export type Whereable = job.Whereable | login_tentativa.Whereable | repeatable_file.Whereable | replicacao_publicacao.Whereable | sessao.Whereable | worker.Whereable;
+    export type Insertable = job.Insertable | login_tentativa.Insertable | repeatable_file.Insertable | replicacao_publicacao.Insertable | sessao.Insertable | worker.Insertable;
+    export type Updatable = job.Updatable | login_tentativa.Updatable | repeatable_file.Updatable | replicacao_publicacao.Updatable | sessao.Updatable | worker.Updatable;
+    export type UniqueIndex = job.UniqueIndex | login_tentativa.UniqueIndex | repeatable_file.UniqueIndex | replicacao_publicacao.UniqueIndex | sessao.UniqueIndex | worker.UniqueIndex;
+    export type Column = job.Column | login_tentativa.Column | repeatable_file.Column | replicacao_publicacao.Column | sessao.Column | worker.Column;
   
-    export type AllBaseTables = [job.Table, repeatable_file.Table, replicacao_publicacao.Table, worker.Table];
+    export type AllBaseTables = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table];
     export type AllForeignTables = [];
     export type AllViews = [];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [job.Table, repeatable_file.Table, replicacao_publicacao.Table, worker.Table];
+    export type AllTablesAndViews = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table];
   }
 
 
@@ -14775,8 +15331,10 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.Selectable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Selectable;
     "app.job": app.job.Selectable;
+    "app.login_tentativa": app.login_tentativa.Selectable;
     "app.repeatable_file": app.repeatable_file.Selectable;
     "app.replicacao_publicacao": app.replicacao_publicacao.Selectable;
+    "app.sessao": app.sessao.Selectable;
     "app.worker": app.worker.Selectable;
   }[T];
 
@@ -14824,8 +15382,10 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.JSONSelectable;
     "xls_v_resumo_diario": xls_v_resumo_diario.JSONSelectable;
     "app.job": app.job.JSONSelectable;
+    "app.login_tentativa": app.login_tentativa.JSONSelectable;
     "app.repeatable_file": app.repeatable_file.JSONSelectable;
     "app.replicacao_publicacao": app.replicacao_publicacao.JSONSelectable;
+    "app.sessao": app.sessao.JSONSelectable;
     "app.worker": app.worker.JSONSelectable;
   }[T];
 
@@ -14873,8 +15433,10 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.Whereable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Whereable;
     "app.job": app.job.Whereable;
+    "app.login_tentativa": app.login_tentativa.Whereable;
     "app.repeatable_file": app.repeatable_file.Whereable;
     "app.replicacao_publicacao": app.replicacao_publicacao.Whereable;
+    "app.sessao": app.sessao.Whereable;
     "app.worker": app.worker.Whereable;
   }[T];
 
@@ -14922,8 +15484,10 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.Insertable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Insertable;
     "app.job": app.job.Insertable;
+    "app.login_tentativa": app.login_tentativa.Insertable;
     "app.repeatable_file": app.repeatable_file.Insertable;
     "app.replicacao_publicacao": app.replicacao_publicacao.Insertable;
+    "app.sessao": app.sessao.Insertable;
     "app.worker": app.worker.Insertable;
   }[T];
 
@@ -14971,8 +15535,10 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.Updatable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Updatable;
     "app.job": app.job.Updatable;
+    "app.login_tentativa": app.login_tentativa.Updatable;
     "app.repeatable_file": app.repeatable_file.Updatable;
     "app.replicacao_publicacao": app.replicacao_publicacao.Updatable;
+    "app.sessao": app.sessao.Updatable;
     "app.worker": app.worker.Updatable;
   }[T];
 
@@ -15020,8 +15586,10 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.UniqueIndex;
     "xls_v_resumo_diario": xls_v_resumo_diario.UniqueIndex;
     "app.job": app.job.UniqueIndex;
+    "app.login_tentativa": app.login_tentativa.UniqueIndex;
     "app.repeatable_file": app.repeatable_file.UniqueIndex;
     "app.replicacao_publicacao": app.replicacao_publicacao.UniqueIndex;
+    "app.sessao": app.sessao.UniqueIndex;
     "app.worker": app.worker.UniqueIndex;
   }[T];
 
@@ -15069,8 +15637,10 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.Column;
     "xls_v_resumo_diario": xls_v_resumo_diario.Column;
     "app.job": app.job.Column;
+    "app.login_tentativa": app.login_tentativa.Column;
     "app.repeatable_file": app.repeatable_file.Column;
     "app.replicacao_publicacao": app.replicacao_publicacao.Column;
+    "app.sessao": app.sessao.Column;
     "app.worker": app.worker.Column;
   }[T];
 
@@ -15118,8 +15688,10 @@ declare module 'zapatos/schema' {
     "xls_v_processamento": xls_v_processamento.SQL;
     "xls_v_resumo_diario": xls_v_resumo_diario.SQL;
     "app.job": app.job.SQL;
+    "app.login_tentativa": app.login_tentativa.SQL;
     "app.repeatable_file": app.repeatable_file.SQL;
     "app.replicacao_publicacao": app.replicacao_publicacao.SQL;
+    "app.sessao": app.sessao.SQL;
     "app.worker": app.worker.SQL;
   }[T];
 

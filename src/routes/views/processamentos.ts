@@ -1,0 +1,97 @@
+/**
+ * /processamentos (list with status and tipo filters, Page rules of the API) and
+ * /processamentos/{id} (detail, log, download, reprocess buttons for ERRO; a 409 is shown
+ * as a message on the detail, not as an error page). A running processing refreshes itself.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { HttpProblem } from '../../errors.js';
+import { PAGE_MAX_SIZE, parsePageRequest } from '../../plugins/page.js';
+import {
+  STATUS_PROCESSAMENTO, TIPOS_PLANILHA, type Aviso, type StatusProcessamento, type TipoPlanilha,
+  xlsReprocessar, xlsReprocessarConjunto, xlsReprocessarErros,
+} from '../../db/xls.js';
+import { detalheProcessamento, lerLog, listarProcessamentos } from '../../xls/consulta.js';
+import { renderPagina } from '../../views/render.js';
+import { consultaMedida } from '../../db/lenta.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function filtro<T extends string>(nome: string, v: unknown, validos: readonly T[]): T | '' {
+  const s = Array.isArray(v) ? String(v[v.length - 1]) : v === undefined ? '' : String(v);
+  if (s === '') return '';
+  if (!(validos as readonly string[]).includes(s)) throw new HttpProblem(400, 'Requisição inválida', `filtro ${nome} desconhecido: '${s}'`);
+  return s as T;
+}
+
+function idDe(req: FastifyRequest<{ Params: { id: string } }>): string {
+  if (!UUID.test(req.params.id)) throw new HttpProblem(404, 'Não encontrado', `processamento ${req.params.id} não existe`);
+  return req.params.id;
+}
+
+const AVISOS_OK: Record<string, string> = {
+  um: 'Reprocessamento solicitado: o processamento voltou para a fila.',
+};
+
+async function detalhe(app: FastifyInstance, req: FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string> }>, reply: FastifyReply,
+  aviso: { tipo: 'ok' | 'erro' | 'info'; texto: string } | null = null, status = 200) {
+  const id = idDe(req);
+  const p = await consultaMedida(app.ctx, req.log, 'detalhe de processamento', () => detalheProcessamento(app.ctx.pool, id));
+  const log = await lerLog(app.ctx.config.logsDir, id, p.logArquivo).catch(() => null);
+  const rodando = p.status === 'PENDENTE' || p.status === 'PROCESSANDO';
+  const okMsg = req.query.ok ? (req.query.ok === 'lote' ? `Reprocessamento solicitado: ${req.query.n ?? 0} processamento(s) em ERRO do lote voltaram para a fila.` : AVISOS_OK[req.query.ok] ?? null) : null;
+  return renderPagina(req, reply, 'processamentos/detalhe', {
+    titulo: `Processamento ${p.arquivo}`, status, refresh: rodando ? 3 : undefined,
+    aviso: aviso ?? (okMsg ? { tipo: 'ok', texto: okMsg } : rodando ? { tipo: 'info', texto: 'Ainda processando: esta página se atualiza sozinha.' } : null),
+  }, { p, log, veiculos: ((p.avisos ?? []) as unknown as Aviso[]).filter((a) => /ve[ií]culo/i.test(`${a.categoria} ${a.motivo}`)) });
+}
+
+export default async function processamentosScreens(app: FastifyInstance) {
+  app.get<{ Querystring: Record<string, unknown> }>('/processamentos', async (req, reply) => {
+    const status = filtro<StatusProcessamento>('status', req.query.status, STATUS_PROCESSAMENTO);
+    const tipo = filtro<TipoPlanilha>('tipo', req.query.tipo, TIPOS_PLANILHA);
+    const page = parsePageRequest(req.query);
+    const { itens, total } = await consultaMedida(app.ctx, req.log, 'lista de processamentos', () => listarProcessamentos(app.ctx.pool, { status, tipo }, page));
+    const paginas = Math.max(1, Math.ceil(total / page.size));
+    const q = (req.query as Record<string, string>);
+    const okMsg = q.ok === 'erros' ? `Reprocessamento solicitado: ${q.n ?? 0} processamento(s) em ERRO voltaram para a fila.` : null;
+    return renderPagina(req, reply, 'processamentos/lista', {
+      titulo: 'Processamentos', aviso: okMsg ? { tipo: 'ok', texto: okMsg } : null,
+      refresh: itens.some((i) => i.status === 'PENDENTE' || i.status === 'PROCESSANDO') ? 10 : undefined,
+    }, {
+      itens, total, page, paginas, status, tipo, statusValidos: STATUS_PROCESSAMENTO, tiposValidos: TIPOS_PLANILHA,
+      tamanhos: [20, 50, PAGE_MAX_SIZE],
+    });
+  });
+
+  app.get<{ Params: { id: string }; Querystring: Record<string, string> }>('/processamentos/:id', async (req, reply) => detalhe(app, req, reply));
+
+  app.post<{ Params: { id: string }; Querystring: Record<string, string> }>('/processamentos/:id/reprocessar', async (req, reply) => {
+    const id = idDe(req);
+    try {
+      await xlsReprocessar(app.ctx.pool, id);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'XL409') {
+        return detalhe(app, req, reply, { tipo: 'erro', texto: 'Não reprocessado: só um processamento em ERRO pode ser reprocessado (o status mudou; um clique duplo não faz mal).' }, 409);
+      }
+      throw err;
+    }
+    return reply.redirect(`/processamentos/${id}?ok=um`, 303);
+  });
+
+  app.post<{ Params: { id: string }; Body: { conjuntoId?: string }; Querystring: Record<string, string> }>('/processamentos/:id/reprocessar-lote', async (req, reply) => {
+    const id = idDe(req);
+    const conjuntoId = req.body?.conjuntoId;
+    if (typeof conjuntoId !== 'string' || !UUID.test(conjuntoId)) throw new HttpProblem(400, 'Requisição inválida', 'lote (conjuntoId) ausente ou inválido');
+    const ids = await xlsReprocessarConjunto(app.ctx.pool, conjuntoId);
+    if (ids.length === 0) {
+      return detalhe(app, req, reply, { tipo: 'erro', texto: 'Nenhum processamento do lote está em ERRO: nada foi reprocessado.' }, 409);
+    }
+    return reply.redirect(`/processamentos/${id}?ok=lote&n=${ids.length}`, 303);
+  });
+
+  app.post<{ Body: { tipo?: string } }>('/processamentos/reprocessar-erros', async (req, reply) => {
+    const tipo = filtro<TipoPlanilha>('tipo', req.body?.tipo, TIPOS_PLANILHA);
+    const ids = await xlsReprocessarErros(app.ctx.pool, tipo || null);
+    return reply.redirect(`/processamentos?status=ERRO${tipo ? `&tipo=${tipo}` : ''}&ok=erros&n=${ids.length}`, 303);
+  });
+}

@@ -1,0 +1,24 @@
+/**
+ * Navigation of the staff layout (views/layout.eta). A new screen adds its entry here;
+ * screens under /admin add theirs to ADMIN_LINKS (the /admin panel lists them).
+ * See docs/screens.md.
+ */
+export interface NavItem {
+  href: string;
+  rotulo: string;
+}
+
+export const NAV: NavItem[] = [
+  { href: '/processamentos', rotulo: 'Processamentos' },
+  { href: '/pedidos', rotulo: 'Pedidos' },
+  { href: '/destinatarios', rotulo: 'Destinatários' },
+  { href: '/admin', rotulo: 'Administração' },
+];
+
+export interface AdminLink extends NavItem {
+  descricao: string;
+}
+
+export const ADMIN_LINKS: AdminLink[] = [
+  { href: '/admin/configuracoes', rotulo: 'Configurações', descricao: 'Chaves de bi_configuracao enviadas aos celulares; as do sistema são somente leitura.' },
+];
