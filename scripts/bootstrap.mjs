@@ -45,6 +45,13 @@ if (needsOwnCluster) {
   if (!existsSync('/usr/lib/postgresql/15/bin/postgres')) missing.push('postgresql-15');
   if (!existsSync(join(pkglib, 'pg_cron.so'))) missing.push('postgresql-15-cron');
 }
+// The browser tests (test/web/navegador.test.ts) drive Debian's chromium: no browser is
+// installed until a run selects them (the whole suite, or a filter naming that file/folder).
+const filters = extra.filter((a) => !a.startsWith('-'));
+const browserTests = 'test/web/navegador.test.ts';
+const needsBrowser = mode === 'test' && (filters.length === 0
+  || filters.some((f) => browserTests.includes(f.replace(/^\.\//, '').replace(/\/$/, '')) || f.includes('navegador')));
+if (needsBrowser && !existsSync('/usr/bin/chromium')) missing.push('chromium');
 if (missing.length > 0) {
   const cmd = `apt-get update && apt-get install -y --no-install-recommends ${missing.join(' ')}`;
   if (!isRoot) {

@@ -11,7 +11,7 @@ import { HttpProblem, httpStatusOfSqlState } from '../../errors.js';
 import { problemBody, sendProblem } from '../../plugins/problem.js';
 import { csrfValido } from '../../plugins/sessao.js';
 import { renderPagina } from '../../views/render.js';
-import { aceitaHtml, viewGuard } from './guard.js';
+import { aceitaHtml, localPath, viewGuard } from './guard.js';
 import processamentosScreens from './processamentos.js';
 import adminScreens from './admin.js';
 import destinatariosScreens from './destinatarios.js';
@@ -40,7 +40,19 @@ export function viewErrorHandler(err: FastifyError & { code?: string }, req: Fas
   else req.log.info({ status, code: err.code }, err.message);
   if (!aceitaHtml(req)) return sendProblem(reply, problemBody(status, req, mensagem));
   const titulos: Record<number, string> = { 400: 'Dados inválidos', 403: 'Acesso negado', 404: 'Não encontrado', 409: 'Conflito', 413: 'Arquivo grande demais', 503: 'Indisponível' };
-  return renderPagina(req, reply, 'erro', { titulo: titulos[status] ?? 'Erro', status }, { mensagem, voltar: req.headers.referer ? null : '/' });
+  return renderPagina(req, reply, 'erro', { titulo: titulos[status] ?? 'Erro', status }, { mensagem, voltar: voltarPara(req) });
+}
+
+/** Where the error page's "Voltar" goes: the page the form came from (same origin), else the start. */
+function voltarPara(req: FastifyRequest): string {
+  const ref = req.headers.referer;
+  if (typeof ref === 'string') {
+    try {
+      const u = new URL(ref);
+      if (u.host === req.headers.host) return localPath(u.pathname + u.search) ?? '/';
+    } catch { /* not a URL */ }
+  }
+  return '/';
 }
 
 export default async function viewRoutes(app: FastifyInstance) {

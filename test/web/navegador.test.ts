@@ -1,0 +1,281 @@
+/**
+ * The staff screens in a real browser (Debian's chromium driven by playwright-core) against
+ * a real identity provider on loopback (oidc-provider) and the service with its job runner:
+ * login (allowed domain / other domain refused / unverified e-mail refused), every screen,
+ * every form, the CSRF refusal of a tampered token, the import page with a FLUXO file.
+ * A screenshot of every screen goes to test-artifacts/screens/ (gitignored).
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createTestDatabase, type TestDatabase } from '../harness/db.js';
+import { startPipeline, type Pipeline } from '../harness/pipeline.js';
+import { startIdp, type TestIdp } from '../harness/idp.js';
+import { buildWorkbook } from '../fixtures/builder.js';
+import { projectRoot } from '../../src/paths.js';
+import { DOMINIO, IMPORTAR_TOKEN } from './helpers.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = join(projectRoot, 'test-artifacts', 'screens');
+const CLIENT = { clientId: 'bi-comercial', clientSecret: 'segredo-do-cliente-0123456789' };
+
+let db: TestDatabase;
+let idp: TestIdp;
+let svc: Pipeline;
+let browser: Browser;
+let base: string;
+
+async function portaLivre(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+export async function fluxoXlsx(posicao = '15/11/2026'): Promise<Buffer> {
+  return buildWorkbook([
+    { name: 'Fluxo Pagar-Receber', rows: [['Fluxo de contas a pagar e a receber'], [`Posição em ${posicao}`]] },
+    { name: 'SemQuebras', rows: [
+      ['Tipo', 'Documento', 'Parcela', 'Pessoa', 'CNPJ/CPF', 'Emissão', 'Vencimento', 'Valor', 'Saldo', 'Centro de Custo', 'Descrição Centro de Custo'],
+      ['Pagar', 'NF-100', '1', 'Distribuidora Alfa', '11.222.333/0001-81', new Date(Date.UTC(2026, 9, 1)), new Date(Date.UTC(2026, 10, 1)), 1000, 1000, '10', 'Compras'],
+      ['Pagar', 'NF-101', '1', 'Distribuidora Alfa', '11.222.333/0001-81', new Date(Date.UTC(2026, 9, 5)), new Date(Date.UTC(2026, 11, 5)), 500, 500, '10', 'Compras'],
+      ['Receber', 'DP-7', '2', 'Posto Central', '44.555.666/0001-72', new Date(Date.UTC(2026, 8, 20)), new Date(Date.UTC(2026, 9, 20)), 800, 300, '20', 'Vendas'],
+      ['Receber', 'DP-8', '1', 'Posto Sul', '44.555.666/0001-72', new Date(Date.UTC(2026, 10, 2)), new Date(Date.UTC(2026, 11, 2)), 200, 200, '20', 'Vendas'],
+    ] },
+    { name: 'Grupo', rows: [['Grupo', 'Pagar', 'Receber'], ['Total', 1500, 500]] },
+  ]);
+}
+
+async function foto(page: Page, nome: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${nome}.png`), fullPage: true });
+}
+
+async function entrar(ctx: BrowserContext, login: string, destino = '/processamentos'): Promise<Page> {
+  const page = await ctx.newPage();
+  page.on('dialog', (d) => void d.accept());
+  await page.goto(`${base}${destino}`);
+  expect(new URL(page.url()).pathname).toBe('/login');
+  await page.getByRole('button', { name: 'Entrar com a conta da empresa' }).click();
+  await page.locator('input[name="login"]').fill(login);
+  await page.locator('input[name="password"]').fill('qualquer');
+  await page.locator('button[type="submit"]').click();
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.waitForLoadState('load');
+  return page;
+}
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  const port = await portaLivre();
+  base = `http://127.0.0.1:${port}`;
+  idp = await startIdp({ ...CLIENT, redirectUri: `${base}/login/callback` });
+  db = await createTestDatabase();
+  svc = await startPipeline(db, {
+    env: {
+      OIDC_ISSUER_URL: idp.issuer, OIDC_CLIENT_ID: CLIENT.clientId, OIDC_CLIENT_SECRET: CLIENT.clientSecret,
+      OIDC_DOMINIO: DOMINIO, PUBLIC_BASE_URL: base, XLS_IMPORTAR_TOKEN: IMPORTAR_TOKEN, XLS_IMPORTAR_ESPERA_SEGUNDOS: '30',
+    },
+  });
+  await svc.app.listen({ port, host: '127.0.0.1' });
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} ausente: npm test instala o pacote Debian chromium (scripts/bootstrap.mjs)`);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await svc?.close();
+  await idp?.close();
+  await db?.drop();
+});
+
+describe('login through the identity provider', () => {
+  it('an allowed, verified e-mail of the domain gets in and returns to `from`', async () => {
+    const ctx = await browser.newContext({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    try {
+      const page = await ctx.newPage();
+      await page.goto(`${base}/pedidos?estado=CANCELADO`);
+      await foto(page, '01-login');
+      await page.close();
+      const p = await entrar(ctx, `ana@${DOMINIO}`, '/pedidos?estado=CANCELADO');
+      expect(p.url()).toBe(`${base}/pedidos?estado=CANCELADO`);
+      await expect(p.locator('.usuario').textContent()).resolves.toBe('ana');
+      const cookies = await ctx.cookies(base);
+      const sessao = cookies.find((c) => c.name === 'bi_sessao');
+      expect(sessao).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+    } finally { await ctx.close(); }
+  });
+
+  it('another domain is refused (403 page)', async () => {
+    const ctx = await browser.newContext({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    try {
+      const p = await entrar(ctx, 'ze@outra.com.br');
+      await expect(p.locator('.aviso-erro').textContent()).resolves.toContain('não é do domínio empresa.com.br');
+      await foto(p, '02-login-outro-dominio');
+      expect((await ctx.cookies(base)).some((c) => c.name === 'bi_sessao')).toBe(false);
+      // hd of another organisation is refused even with an e-mail of the domain
+      const p2 = await entrar(await browser.newContext({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' }), `bia+hd=outra.com.br@${DOMINIO}`);
+      await expect(p2.locator('.aviso-erro').textContent()).resolves.toContain('organização outra.com.br');
+      await p2.context().close();
+    } finally { await ctx.close(); }
+  });
+
+  it('an unverified e-mail is refused', async () => {
+    const ctx = await browser.newContext({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    try {
+      const p = await entrar(ctx, `naoverificado@${DOMINIO}`);
+      await expect(p.locator('.aviso-erro').textContent()).resolves.toContain('não está verificado');
+      await foto(p, '03-login-nao-verificado');
+    } finally { await ctx.close(); }
+  });
+});
+
+describe('every screen and form', () => {
+  let ctx: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    await db.pool.query(`insert into partner_pedido (code, estado, status, total, pago_em, atualizado_no_parceiro, cliente_nome, recurso, origem)
+      values ('PED-9001', 'CAPTURADO', 'received', 1520.75, now(), now(), 'Posto Central', '{}', 'poll')`);
+    ctx = await browser.newContext({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    page = await entrar(ctx, `ana@${DOMINIO}`);
+  }, 60_000);
+  afterAll(async () => { await ctx?.close(); });
+
+  it('import page: a FLUXO file, with progress, then its result; a resend says so', async () => {
+    const imp = await ctx.newPage();
+    await imp.goto(`${base}/xls/importar?k=${IMPORTAR_TOKEN}`);
+    await foto(imp, '10-importar');
+    await imp.getByLabel('Sua identificação (matrícula ou e-mail)').fill('ana.souza');
+    await imp.getByLabel('Seu nome').fill('Ana Souza');
+    const bytes = await fluxoXlsx();
+    await imp.getByLabel('Planilhas (.xlsx, uma ou mais)').setInputFiles([{ name: 'fluxo-15-11.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', buffer: bytes }]);
+    await imp.getByRole('button', { name: 'Importar' }).click();
+    await imp.waitForURL(/\/xls\/importar\/lote\//);
+    await imp.locator('section.resultado').first().waitFor({ timeout: 40_000 });
+    await foto(imp, '11-importar-resultado');
+    const texto = await imp.locator('section.resultado').first().textContent();
+    expect(texto).toContain('fluxo-15-11.xlsx');
+    expect(texto).toContain('FLUXO_PAGAR_RECEBER');
+    // a resend of the same file
+    await imp.goto(`${base}/xls/importar?k=${IMPORTAR_TOKEN}`);
+    await imp.getByLabel('Sua identificação (matrícula ou e-mail)').fill('ana.souza');
+    await imp.getByLabel('Seu nome').fill('Ana Souza');
+    await imp.getByLabel('Planilhas (.xlsx, uma ou mais)').setInputFiles([{ name: 'fluxo-15-11.xlsx', mimeType: 'application/octet-stream', buffer: bytes }]);
+    await imp.getByRole('button', { name: 'Importar' }).click();
+    await imp.locator('section.resultado').first().waitFor({ timeout: 40_000 });
+    await expect(imp.locator('section.resultado').first().textContent()).resolves.toMatch(/já tinha sido enviado/);
+    await foto(imp, '12-importar-reenvio');
+    // a type the page does not take
+    await imp.goto(`${base}/xls/importar?k=${IMPORTAR_TOKEN}`);
+    await imp.getByLabel('Sua identificação (matrícula ou e-mail)').fill('ana.souza');
+    await imp.getByLabel('Seu nome').fill('Ana Souza');
+    const meta = await buildWorkbook([{ name: 'Plan1', rows: [['Competência', 'Vendedor', 'Produto', 'Meta Volume', 'Meta Margem']] }]);
+    await imp.getByLabel('Planilhas (.xlsx, uma ou mais)').setInputFiles([{ name: 'meta.xlsx', mimeType: 'application/octet-stream', buffer: meta }]);
+    await imp.getByRole('button', { name: 'Importar' }).click();
+    await expect(imp.locator('.aviso-erro').textContent()).resolves.toContain('meta.xlsx: planilha do tipo META');
+    await foto(imp, '13-importar-recusa');
+    await imp.close();
+  }, 90_000);
+
+  it('processings: list, filters, detail, log, download link', async () => {
+    await page.goto(`${base}/processamentos`);
+    await foto(page, '20-processamentos');
+    await page.getByLabel('Tipo').selectOption('FLUXO_PAGAR_RECEBER');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    expect(page.url()).toContain('tipo=FLUXO_PAGAR_RECEBER');
+    await page.getByRole('link', { name: 'fluxo-15-11.xlsx' }).first().click();
+    await page.waitForURL(/\/processamentos\/[0-9a-f-]{36}$/);
+    await expect(page.locator('h1').textContent()).resolves.toContain('fluxo-15-11.xlsx');
+    await expect(page.getByText('Log de execução').count()).resolves.toBeGreaterThan(0);
+    await foto(page, '21-processamento-detalhe');
+    const download = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Baixar o arquivo original' }).click()]);
+    expect(download[0].suggestedFilename()).toBe('fluxo-15-11.xlsx');
+  });
+
+  it('configuration: create, edit, the 400 by type, delete', async () => {
+    await page.goto(`${base}/admin`);
+    await foto(page, '30-admin');
+    await page.getByRole('link', { name: 'Configurações' }).first().click();
+    await foto(page, '31-configuracoes');
+    await page.getByRole('link', { name: 'Nova configuração' }).click();
+    await page.getByLabel('Chave').fill('intervalo_navegador');
+    await page.getByLabel('Tipo').selectOption('integer');
+    await page.getByLabel('Valor').fill('dez');
+    await page.getByRole('button', { name: 'Criar' }).click();
+    await expect(page.locator('.aviso-erro').textContent()).resolves.toContain('inválido para o tipo integer');
+    await foto(page, '32-configuracao-nova-erro');
+    await page.getByLabel('Valor').fill('10');
+    await page.getByRole('button', { name: 'Criar' }).click();
+    await expect(page.locator('.aviso-ok').textContent()).resolves.toContain('Configuração criada');
+    await page.getByRole('link', { name: 'Editar intervalo_navegador' }).click();
+    await foto(page, '33-configuracao-editar');
+    await page.getByLabel('Valor').fill('20');
+    await page.getByRole('button', { name: 'Salvar' }).click();
+    await expect(page.locator('.aviso-ok').textContent()).resolves.toContain('Configuração salva');
+    await page.getByRole('button', { name: 'Remover intervalo_navegador' }).click();
+    await expect(page.locator('.aviso-ok').textContent()).resolves.toContain('Configuração removida');
+  });
+
+  it('recipients: add, edit, remove; a tampered CSRF token is refused', async () => {
+    await page.goto(`${base}/destinatarios`);
+    await page.getByLabel('E-mail').fill('operacao@empresa.com.br');
+    await page.getByLabel('Nome (opcional)').fill('Operação');
+    await page.getByRole('button', { name: 'Adicionar' }).click();
+    await expect(page.locator('.aviso-ok').textContent()).resolves.toContain('Destinatário adicionado');
+    await foto(page, '40-destinatarios');
+    await page.getByRole('link', { name: 'Editar operacao@empresa.com.br' }).click();
+    await page.getByLabel('Nome (opcional)').fill('Operação 24h');
+    await foto(page, '41-destinatario-editar');
+    await page.getByRole('button', { name: 'Salvar' }).click();
+    await expect(page.locator('table').textContent()).resolves.toContain('Operação 24h');
+    // CSRF: the form's token tampered in the page
+    await page.getByLabel('E-mail').fill('intruso@empresa.com.br');
+    await page.locator('form.formulario input[name="_csrf"]').evaluate((el) => { (el as unknown as { value: string }).value = 'adulterado-adulterado-adulterado-adulterado'; });
+    const [resp] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Adicionar' }).click()]);
+    expect(resp.status()).toBe(400);
+    await expect(page.locator('main').textContent()).resolves.toContain('token CSRF inválido');
+    await foto(page, '42-csrf-recusado');
+    await expect(page.getByRole('link', { name: 'Voltar' }).getAttribute('href')).resolves.toBe('/destinatarios');
+    expect((await db.pool.query(`select count(*)::int as n from destinatario where email = 'intruso@empresa.com.br'`)).rows[0].n).toBe(0);
+    await page.goto(`${base}/destinatarios`);
+    await page.getByRole('button', { name: 'Remover operacao@empresa.com.br' }).click();
+    await expect(page.locator('.aviso-ok').textContent()).resolves.toContain('Destinatário removido');
+  });
+
+  it('orders console: the watchdog in words, Enfileirar', async () => {
+    await page.goto(`${base}/pedidos`);
+    await expect(page.locator('section.cartao').textContent()).resolves.toContain('Nenhum evento do webhook foi recebido ainda.');
+    await foto(page, '50-pedidos');
+    await page.getByRole('button', { name: 'Enfileirar o pedido PED-9001' }).click();
+    await expect(page.locator('.aviso-ok').textContent()).resolves.toContain('Pedido PED-9001 enfileirado');
+    await page.getByRole('link', { name: /ENFILEIRADO/ }).click();
+    await expect(page.locator('table').textContent()).resolves.toContain('PED-9001');
+    await foto(page, '51-pedidos-enfileirados');
+  });
+
+  it('keyboard: the skip link is the first stop and every field has a label', async () => {
+    for (const url of ['/processamentos', '/admin/configuracoes/nova', '/destinatarios', '/pedidos', `/xls/importar?k=${IMPORTAR_TOKEN}`]) {
+      await page.goto(`${base}${url}`);
+      await page.keyboard.press('Tab');
+      // (browser-side code as text: the project's TypeScript has no DOM types)
+      await expect(page.evaluate('document.activeElement && document.activeElement.textContent')).resolves.toBe('Pular para o conteúdo');
+      const semRotulo = await page.evaluate(`[...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
+        .filter((el) => !el.labels || el.labels.length === 0).map((el) => el.name)`);
+      expect(semRotulo, url).toEqual([]);
+    }
+  });
+
+  it('logout ends the session', async () => {
+    await page.goto(`${base}/processamentos`);
+    await page.getByRole('button', { name: 'Sair' }).click();
+    expect(new URL(page.url()).pathname).toBe('/login');
+    await page.goto(`${base}/processamentos`);
+    expect(new URL(page.url()).pathname).toBe('/login');
+  });
+});
