@@ -228,6 +228,30 @@ describe('reset with the hosting strategy (Render API fake) on real slots', () =
   }, 90_000);
 });
 
+describe('refusals on real slots', () => {
+  it('VALIDAR fails when the platform refuses the API key: nothing was stopped', async () => {
+    if (!engine.running) await engine.start();
+    svc = await startServico(db, db.pool, envHosting({ REPLICATOR_HOSTING_API_KEY: 'rnd_errada' }));
+    const res = await iniciar(svc.app, {});
+    const d = await aguardar(svc.app, res.json().id, terminou);
+    expect(d).toMatchObject({ status: 'ERRO', stepFalho: 'VALIDAR' });
+    expect(d.erroMensagem).toContain('401');
+    expect(hosting.calls.map((c) => c.method)).toEqual(['GET']);
+    expect(engine.running).toBe(true);
+    expect(await slotAtivo(db.url, engine.slots.at(-1)!)).toBe(true);
+  }, 90_000);
+
+  it('replicacao_slots_remover refuses while a prefixed slot is active (RR409) and drops nothing', async () => {
+    if (!engine.running) await engine.start();
+    const ativo = engine.slots.at(-1)!;
+    await db.pool.query(`select pg_create_logical_replication_slot($1, 'test_decoding')`, [`powersync_${dbName}_parado`]);
+    await expect(db.pool.query(`select replicacao_slots_remover('powersync_')`)).rejects.toMatchObject({ code: 'RR409' });
+    const { rows } = await db.pool.query(`select slot_name, active from replicacao_slots('powersync_')`);
+    expect(rows).toEqual(expect.arrayContaining([{ slot_name: ativo, active: true }, { slot_name: `powersync_${dbName}_parado`, active: false }]));
+    await db.pool.query(`select pg_drop_replication_slot($1)`, [`powersync_${dbName}_parado`]);
+  }, 60_000);
+});
+
 describe('reset with the manual strategy', () => {
   it('asks for the stop, waits for it, says the restart is manual, skips AGUARDAR_REPLICACAO with a warning', async () => {
     await criarDocstore();
