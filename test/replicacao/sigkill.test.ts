@@ -44,7 +44,7 @@ function boot(): Promise<{ child: ChildProcess; url: string; out: () => string }
   children.push(child);
   let out = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sem linha de listen: ${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`sem linha de listen: ${out}`)), 90_000);
     const onData = (d: Buffer) => {
       out += d.toString();
       const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
@@ -101,5 +101,5 @@ describe('SIGKILL in the middle of a reset', () => {
     const parado = new Promise((r) => b.child.once('exit', r));
     b.child.kill('SIGTERM');
     await parado;
-  }, 120_000);
+  }, 300_000);
 });
