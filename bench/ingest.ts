@@ -29,8 +29,8 @@ const N = arg('rows', 200_000);
 const M = arg('movimento', Math.round(N / 10));
 /** V8 old-space cap of the service, as the Dockerfile sets it (0 = Node's default). */
 const HEAP = arg('heap', 192);
-/** Rows per merge lot (XLS_MERGE_LOTE_LINHAS of the service; 0 = the service's default). */
-const LOTE = arg('lote', 0);
+/** Rows per merge lot (XLS_MERGE_CHUNK_LINHAS of the service; 0 = the service's default). */
+const LOTE = arg(process.argv.includes("--lote") ? "lote" : "chunk", 0); // --lote: the legacy name
 
 async function relatorio18(variant: 'base' | 'outro-checksum' | 'um-porcento'): Promise<Buffer> {
   const utc = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d));
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     DATABASE_URL: url, S3_FILE_STORAGE: 'OBJSTORE', S3_ENDPOINT: s3.endpoint, S3_BUCKET: s3.bucket,
     S3_ACCESS_KEY_ID: s3.accessKeyId, S3_SECRET_ACCESS_KEY: s3.secretAccessKey, JOBS_CONCURRENCY: '1',
     ...(HEAP > 0 ? { NODE_OPTIONS: `--max-old-space-size=${HEAP}` } : {}),
-    ...(LOTE > 0 ? { XLS_MERGE_LOTE_LINHAS: String(LOTE) } : {}),
+    ...(LOTE > 0 ? { XLS_MERGE_CHUNK_LINHAS: String(LOTE) } : {}),
   });
   const client = new pg.Client({ connectionString: url });
   await client.connect();

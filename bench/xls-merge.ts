@@ -1,8 +1,11 @@
 /**
- * `npm run bench:xls-merge [-- <rows>] [--lote N]`: times the RELATORIO18 merge (xls_merge) on a
- * throwaway Postgres and prints its figures: first import, identical re-import, 1% changed,
- * scope deletes, and — for comparison — a bare `INSERT … ON CONFLICT DO UPDATE WHERE … IS
- * DISTINCT FROM` of the same identical rows. WAL = bytes of WAL the statement generated.
+ * `npm run bench:xls-merge [-- <rows>] [--tipo T[,T…]] [--chunk N]`: times the declarative merge
+ * (xls_merge) of every spreadsheet type that has a generator in bench/xls-merge-tipos.ts, on a
+ * throwaway Postgres, and prints per type: first import, identical re-import (with its WAL),
+ * 1% changed; for RELATORIO18 also a scope delete and — for comparison — a bare `INSERT … ON
+ * CONFLICT DO UPDATE WHERE … IS DISTINCT FROM` of the same identical rows. WAL = bytes of WAL the
+ * import generated. --chunk N: COPY in chunks of N rows, each followed by xls_merge_chunk, as the
+ * service does (without the reader alongside); --lote is the legacy name.
  */
 import { createHash } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
@@ -10,23 +13,30 @@ import { Readable } from 'node:stream';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { startTestCluster, prepareDatabases, recreateDatabase, TEMPLATE_DB } from '../test/harness/cluster.js';
-import { xlsConcluir, xlsDefinirTipo, xlsIniciar, xlsMerge, xlsMergeLote, xlsReceber, xlsStagingPreparar } from '../src/db/xls.js';
+import { xlsConcluir, xlsDefinirTipo, xlsIniciar, xlsMerge, xlsMergeChunk, xlsReceber, xlsStagingPreparar } from '../src/db/xls.js';
+import { GERADORES, type GeradorTipo } from './xls-merge-tipos.js';
 
-const ROWS = Number(process.argv[2] ?? 200_000);
-/** --lote N: COPY in lots of N rows, each followed by xls_merge_lote (as the service does, without the reader alongside). */
-const LOTE = process.argv.includes('--lote') ? Number(process.argv[process.argv.indexOf('--lote') + 1]) : 0;
-const MOV = Math.round(ROWS / 10);
+const ROWS = /^\d+$/.test(process.argv[2] ?? '') ? Number(process.argv[2]) : 200_000;
+function opt(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+const CHUNK = Number(opt('chunk') ?? opt('lote') ?? 0);
+const TIPOS = opt('tipo')?.split(',');
 const WORKER = 'bench';
 
-function fatRow(i: number, changed: boolean): string[] {
-  return [String(i + 2), String(i % 20).padStart(2, '0'), String(100000 + i), '1', String(1 + (i % 3)), `2026-11-${String(1 + (i % 28)).padStart(2, '0')}`,
-    `C${i % 5000}`, `Cliente ${i % 5000}`, `V${i % 80}`, `Vendedor ${i % 80}`, `P${i % 40}`, `Produto ${i % 40}`,
-    '1000.5', '5.899', changed ? '9999.99' : String(5902.45 + (i % 100)),
-    i % 10 === 0 ? `ABC${String(1000 + (i % 3000))}` : '\\N', i % 10 === 0 ? '2019/2020' : '\\N', i % 10 === 0 ? 'Scania' : '\\N'];
-}
-function movRow(i: number): string[] {
-  return [String(i + 2), String(i % 20).padStart(2, '0'), `2026-11-${String(1 + (i % 28)).padStart(2, '0')}`, String(700000 + i), `1.1.${i % 50}`,
-    'Conta', `Histórico ${i}`, String(i % 997), '0', '\\N', '\\N'];
+/** The rows of one staging table as COPY lines, in the column order SQL gave (linha first). */
+function linhas(g: GeradorTipo, staging: string, colunas: string[], n: number, alterada: (i: number) => boolean, manter: (i: number) => boolean): string[][] {
+  const out: string[][] = [];
+  for (let i = 0; i < n; i++) {
+    if (!manter(i)) continue;
+    const row = g.gerar(staging, i, alterada(i));
+    out.push([String(i + 2), ...colunas.slice(1).map((c) => {
+      if (!(c in row)) throw new Error(`${g.tipo}/${staging}: o gerador não tem a coluna ${c}`);
+      return row[c] ?? '\\N';
+    })]);
+  }
+  return out;
 }
 
 async function copy(c: pg.PoolClient, tabela: string, colunas: string[], lines: string[][]): Promise<void> {
@@ -48,45 +58,48 @@ async function walSince(c: pg.PoolClient, from: string): Promise<number> {
 
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;
 
-async function importar(pool: pg.Pool, label: string, fat: string[][], mov: string[][]) {
-  const content = `${label}-${Math.random()}`;
+interface Cenario { alterada?: (i: number) => boolean; manter?: (i: number) => boolean }
+
+async function importar(pool: pg.Pool, g: GeradorTipo, label: string, n: number, cenario: Cenario = {}) {
+  const content = `${g.tipo}-${label}-${Math.random()}`;
   const r = await xlsReceber(pool, { arquivo: `${label}.xlsx`, checksum: createHash('sha256').update(content).digest('hex'), tamanhoBytes: 1, arquivoBytes: Buffer.from(content) });
   await xlsIniciar(pool, r.processamentoId!, WORKER);
-  await xlsDefinirTipo(pool, r.processamentoId!, WORKER, 'RELATORIO18');
+  await xlsDefinirTipo(pool, r.processamentoId!, WORKER, g.tipo);
   const c = await pool.connect();
   try {
     await c.query('begin');
-    const [tf, tm] = await xlsStagingPreparar(c, 'RELATORIO18');
+    const tabelas = await xlsStagingPreparar(c, g.tipo);
+    const porStaging = g.linhas(n);
+    const dados = tabelas.map((t) => [t, linhas(g, t.staging, t.colunas, porStaging[t.staging] ?? 0, cenario.alterada ?? (() => false), cenario.manter ?? (() => true))] as const);
     const t0 = performance.now();
-    const meta = { periodo_inicio: '2026-11-01', periodo_fim: '2026-11-30' };
     const lsn = await walNow(c);
-    for (const [t, rows] of [[tf!, fat], [tm!, mov]] as const) {
-      if (!LOTE) { await copy(c, t.tabela, t.colunas, rows); continue; }
-      for (let i = 0; i < rows.length; i += LOTE) {
-        await copy(c, t.tabela, t.colunas, rows.slice(i, i + LOTE));
-        await xlsMergeLote(c, r.processamentoId!, meta);
+    for (const [t, rows] of dados) {
+      if (!CHUNK) { await copy(c, t.tabela, t.colunas, rows); continue; }
+      for (let i = 0; i < rows.length; i += CHUNK) {
+        await copy(c, t.tabela, t.colunas, rows.slice(i, i + CHUNK));
+        await xlsMergeChunk(c, r.processamentoId!, g.meta);
       }
     }
     const tCopy = performance.now() - t0;
     const t1 = performance.now();
-    const m = await xlsMerge(c, r.processamentoId!, meta);
+    const m = await xlsMerge(c, r.processamentoId!, g.meta);
     const tMerge = performance.now() - t1;
     const wal = await walSince(c, lsn);
     await xlsConcluir(c, r.processamentoId!, WORKER);
     await c.query('commit');
-    console.log(`${label.padEnd(36)} COPY${LOTE ? '+lots' : ''} ${(tCopy / 1000).toFixed(2)} s   merge ${(tMerge / 1000).toFixed(2)} s   WAL ${mb(wal).padStart(8)}   `
+    console.log(`${(g.tipo + ' ' + label).padEnd(48)} COPY${CHUNK ? '+chunks' : ''} ${(tCopy / 1000).toFixed(2)} s   merge ${(tMerge / 1000).toFixed(2)} s   WAL ${mb(wal).padStart(8)}   `
       + `enviadas ${m.linhasEnviadas}  efetivas ${m.linhasEfetivas}  removidas ${m.linhasRemovidas}`);
   } finally {
     c.release();
   }
 }
 
-async function bareOnConflict(pool: pg.Pool, fat: string[][]) {
+async function bareOnConflict(pool: pg.Pool, g: GeradorTipo, n: number) {
   const c = await pool.connect();
   try {
     await c.query('begin');
     const [tf] = await xlsStagingPreparar(c, 'RELATORIO18');
-    await copy(c, tf!.tabela, tf!.colunas, fat);
+    await copy(c, tf!.tabela, tf!.colunas, linhas(g, 'faturamento', tf!.colunas, n, () => false, (i) => i % 100 !== 1));
     await c.query('analyze pg_temp.xls_stg_faturamento');
     const lsn = await walNow(c);
     const t = performance.now();
@@ -110,21 +123,26 @@ async function main() {
   const cluster = await startTestCluster();
   try {
     await prepareDatabases(cluster);
-    await recreateDatabase(cluster.adminUrl, 'bench_xls', TEMPLATE_DB);
-    const pool = new pg.Pool({ connectionString: cluster.urlFor('bench_xls'), max: 4 });
-    await pool.query(`insert into app.worker (id, hostname, pid) values ($1, 'bench', 0)`, [WORKER]);
-    const fat = Array.from({ length: ROWS }, (_, i) => fatRow(i, false));
-    const mov = Array.from({ length: MOV }, (_, i) => movRow(i));
-    console.log(`RELATORIO18 merge, ${ROWS} billing rows + ${MOV} movement rows (PostgreSQL ${(await pool.query('show server_version')).rows[0].server_version})`);
-    await importar(pool, 'first import', fat, mov);
-    await pool.query('vacuum analyze bi_faturamento, bi_movimento');
-    await importar(pool, 'identical re-import', fat, mov);
-    await importar(pool, '1% changed', fat.map((r, i) => (i % 100 === 0 ? fatRow(i, true) : r)), mov);
-    await importar(pool, '1% back + 1% absent (scope delete)', fat.filter((_, i) => i % 100 !== 1), mov.filter((_, i) => i % 100 !== 1));
-    await importar(pool, 'identical re-import again', fat.filter((_, i) => i % 100 !== 1), mov.filter((_, i) => i % 100 !== 1));
-    // last: its row locks (rolled back) leave every tuple to be re-checked by the next scan
-    await bareOnConflict(pool, fat.filter((_, i) => i % 100 !== 1));
-    await pool.end();
+    for (const g of GERADORES.filter((x) => !TIPOS || TIPOS.includes(x.tipo))) {
+      const banco = `bench_xls_${g.tipo.toLowerCase()}`;
+      await recreateDatabase(cluster.adminUrl, banco, TEMPLATE_DB);
+      const pool = new pg.Pool({ connectionString: cluster.urlFor(banco), max: 4 });
+      await pool.query(`insert into app.worker (id, hostname, pid) values ($1, 'bench', 0)`, [WORKER]);
+      await g.preparar?.(pool, ROWS);
+      const tabelas = (await pool.query('select array_agg(tabela) t from app.xls_alvo where tipo = $1', [g.tipo])).rows[0].t as string[];
+      console.log(`${g.tipo}: ${ROWS} rows (${Object.entries(g.linhas(ROWS)).map(([k, v]) => `${k} ${v}`).join(', ')}), PostgreSQL ${(await pool.query('show server_version')).rows[0].server_version}`);
+      await importar(pool, g, 'first import', ROWS);
+      await pool.query(`vacuum analyze ${tabelas.map((t) => `public."${t}"`).join(', ')}`);
+      await importar(pool, g, 'identical re-import', ROWS);
+      await importar(pool, g, '1% changed', ROWS, { alterada: (i) => i % 100 === 0 });
+      if (g.tipo === 'RELATORIO18') {
+        await importar(pool, g, '1% back + 1% absent (scope delete)', ROWS, { manter: (i) => i % 100 !== 1 });
+        await importar(pool, g, 'identical re-import again', ROWS, { manter: (i) => i % 100 !== 1 });
+        // last: its row locks (rolled back) leave every tuple to be re-checked by the next scan
+        await bareOnConflict(pool, g, ROWS);
+      }
+      await pool.end();
+    }
   } finally {
     await cluster.stop();
   }

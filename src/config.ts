@@ -121,7 +121,7 @@ export interface Config {
    * Spreadsheet uploads: limits of every archive (the batch zip and each xlsx); rows per lot
    * of the merge (the database merges one lot while the reader parses the next).
    */
-  xls: { limits: ArchiveLimits; loteLinhas: number };
+  xls: { limits: ArchiveLimits; chunkLinhas: number };
   replicator: ReplicatorConfig;
   views: ViewsConfig;
 }
@@ -153,6 +153,13 @@ function bool(env: Env, name: string, def: boolean): boolean {
   if (/^(true|1|yes|sim)$/i.test(raw)) return true;
   if (/^(false|0|no|não|nao)$/i.test(raw)) return false;
   throw new ConfigError(`${name} deve ser true ou false (recebido '${raw}')`);
+}
+
+/** The variable to read: `name`, or else `legacy` when only it is set (with a warning naming the replacement). */
+function legacyName(env: Env, name: string, legacy: string, warnings: string[]): string {
+  if (str(env, name) !== undefined || str(env, legacy) === undefined) return name;
+  warnings.push(`a variável ${legacy} está obsoleta; use ${name}`);
+  return legacy;
 }
 
 /** Reads `name`, or else a legacy name (with a warning naming the replacement). */
@@ -260,7 +267,8 @@ export function loadConfig(env: Env = process.env): ConfigResult {
           maxTotalUncompressedBytes: int(env, 'XLS_ZIP_MAX_UNCOMPRESSED_BYTES', 1024 * 1024 * 1024, 1024),
           maxRatio: int(env, 'XLS_ZIP_MAX_RATIO', 200, 1),
         },
-        loteLinhas: int(env, 'XLS_MERGE_LOTE_LINHAS', 25_000, 1, 10_000_000),
+        // rows per chunk; XLS_MERGE_LOTE_LINHAS is the legacy name ("lote" also meant the zip batch)
+        chunkLinhas: int(env, legacyName(env, 'XLS_MERGE_CHUNK_LINHAS', 'XLS_MERGE_LOTE_LINHAS', warnings), 25_000, 1, 10_000_000),
       },
       replicator,
       views,

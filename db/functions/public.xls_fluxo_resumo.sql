@@ -9,7 +9,7 @@ declare
   v_tipo text;
   v_pos date;
 begin
-  select p.tipo, (p.metricas #>> '{bi_titulo,posicao}')::date into v_tipo, v_pos
+  select p.tipo, (p.metricas #>> '{fluxo,posicao}')::date into v_tipo, v_pos
     from public.xls_processamento p where p.id = p_processamento_id;
   if not found then
     raise exception 'processamento % não existe', p_processamento_id using errcode = 'XL404';

@@ -7,7 +7,6 @@ declare
   v_tipo text;
   v_status text;
   v_res jsonb;
-  v_fn regprocedure;
 begin
   select p.tipo, p.status into v_tipo, v_status from public.xls_processamento p where p.id = p_processamento_id for update;
   if not found then
@@ -22,13 +21,12 @@ begin
   end if;
   if v_tipo is null then
     raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
-  end if;
-  -- dispatch by name: the merge of type T is public.xls_merge_<lower(T)>(jsonb)
-  v_fn := pg_catalog.to_regprocedure(format('public.%I(jsonb)', 'xls_merge_' || lower(v_tipo)));
-  if v_fn is null then
+  elsif exists (select from app.xls_alvo a where a.tipo = v_tipo) then
+    -- the type is described in app.xls_alvo: the declarative merge applies its description
+    v_res := app.xls_merge_fim(v_tipo, coalesce(p_meta, '{}'));
+  else
     raise exception 'o tipo % ainda não tem importação', v_tipo using errcode = 'XL422';
   end if;
-  execute format('select %s($1)', v_fn::regproc) into v_res using coalesce(p_meta, '{}');
   update public.xls_processamento p
      set linhas_enviadas = (v_res ->> 'linhas_enviadas')::integer,
          linhas_efetivas = (v_res ->> 'linhas_efetivas')::integer,
@@ -42,4 +40,4 @@ end;
 $function$
 ;
 
-comment on function public.xls_merge(uuid,jsonb) is 'Merge of a PROCESSANDO processing, dispatched by its tipo to public.xls_merge_<lower(tipo)>(jsonb) (xls_merge_relatorio18, xls_merge_meta, xls_merge_margem_consolidada, xls_merge_margem_dia, xls_merge_meta_carteira, xls_merge_postos, xls_merge_trr, xls_merge_compras, xls_merge_cota_fornecedor, xls_merge_fluxo_pagar_receber), from the staging tables filled in this transaction. Records linhas_enviadas, linhas_efetivas, linhas_removidas, metricas, avisos and linhas_rejeitadas on the processing and returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Pass the reader''s row errors in p_meta.linhas_rejeitadas. Errors: XL404, XL409 (not PROCESSANDO / no tipo), XL422 (type without import, invalid period, FLUXO_PAGAR_RECEBER refused), XL424 (seller or customer missing: transient FK), XL500 (staging not prepared).';
+comment on function public.xls_merge(uuid,jsonb) is 'Merge of a PROCESSANDO processing, dispatched by looking its tipo up in app.xls_alvo (the declarative merge: app.xls_merge_chunk / app.xls_merge_fim), from the staging tables filled in this transaction. Records linhas_enviadas, linhas_efetivas, linhas_removidas, metricas, avisos and linhas_rejeitadas on the processing and returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Pass the reader''s row errors in p_meta.linhas_rejeitadas. Errors: XL404, XL409 (not PROCESSANDO / no tipo), XL422 (type without import, invalid period), XL424 (seller missing: transient FK), XL500 (staging not prepared).';

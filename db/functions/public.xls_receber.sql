@@ -57,7 +57,19 @@ begin
   else
     select p.id, p.status, p.objeto_chave, p.recebido_em into v_existente
       from public.xls_processamento p where p.checksum = v_checksum for update;
-    if v_existente.status in ('ERRO', 'IGNORADO') then
+    if v_existente.status = 'ERRO' and app.xls_fk_aguardando(v_existente.id) is not null then
+      -- it waits for its batch's master report (first transient FK failure): running it now
+      -- would fail again and use up its one retry; the batch close reprocesses it
+      v_proc := v_existente.id;
+      v_chave := v_existente.objeto_chave;
+      update public.xls_processamento p
+         set arquivo = v_arquivo, uploader_id = p_uploader_id, uploader_nome = p_uploader_nome,
+             arquivo_bytes = case when p.arquivo_bytes is null and p.objeto_chave is null then p_arquivo_bytes else p.arquivo_bytes end
+       where p.id = v_proc;
+      v_status := 'REPROCESSANDO';
+      v_motivo := format('mesmo arquivo do processamento %s, que aguarda o relatório mestre do lote %s (falha transitória de chave estrangeira): será reprocessado quando ele concluir',
+                         v_proc, app.xls_fk_aguardando(v_proc));
+    elsif v_existente.status in ('ERRO', 'IGNORADO') then
       v_proc := v_existente.id;
       v_chave := coalesce(v_existente.objeto_chave,
         case when p_objeto_bucket is not null then public.xls_objeto_chave(v_checksum, v_existente.recebido_em) end);
@@ -91,4 +103,4 @@ end;
 $function$
 ;
 
-comment on function public.xls_receber(text,text,bigint,text,bytea,uuid,text,text) is 'Receives one .xlsx (loose, or an entry of batch p_conjunto_id) and decides by checksum: new file -> ENFILEIRADO (processing created, job queued); same checksum in ERRO or IGNORADO -> REPROCESSANDO (that record back to PENDENTE, job queued); in SUCESSO, PENDENTE or PROCESSANDO -> DUPLICADO (nothing stored, processamento_id null, motivo names the existing id). p_objeto_bucket: the bucket when the storage mode uses the object store (else null); p_arquivo_bytes: the bytes when it uses the database column (else null). Returns objeto_chave and armazenar_objeto: when true, the caller must put the bytes at objeto_chave before committing (rollback on failure: nothing stays). Errors: XL400 bad arguments, XL404 unknown batch, XL409 batch closed.';
+comment on function public.xls_receber(text,text,bigint,text,bytea,uuid,text,text) is 'Receives one .xlsx (loose, or an entry of batch p_conjunto_id) and decides by checksum: new file -> ENFILEIRADO (processing created, job queued); same checksum in ERRO or IGNORADO -> REPROCESSANDO (that record back to PENDENTE, job queued; but a record in ERRO waiting for its open batch after a first transient FK failure keeps waiting and is reprocessed when the batch closes, app.xls_fk_aguardando); in SUCESSO, PENDENTE or PROCESSANDO -> DUPLICADO (nothing stored, processamento_id null, motivo names the existing id). p_objeto_bucket: the bucket when the storage mode uses the object store (else null); p_arquivo_bytes: the bytes when it uses the database column (else null). Returns objeto_chave and armazenar_objeto: when true, the caller must put the bytes at objeto_chave before committing (rollback on failure: nothing stays). Errors: XL400 bad arguments, XL404 unknown batch, XL409 batch closed.';

@@ -15,7 +15,9 @@ begin
      where p.conjunto_id = p_conjunto_id and p.status = 'ERRO'
      order by p.recebido_em, p.id for update skip locked
   loop
-    if public.xls_requeue(v_id) then
+    if app.xls_fk_aguardando(v_id) is not null then
+      v_ids := v_ids || v_id; -- keeps waiting for its batch's master report: the batch close reprocesses it
+    elsif public.xls_requeue(v_id) then
       v_ids := v_ids || v_id;
     end if;
   end loop;
@@ -24,4 +26,4 @@ end;
 $function$
 ;
 
-comment on function public.xls_reprocessar_conjunto(uuid) is 'Reprocess button, the errors of a batch: every processing of the batch in ERRO -> PENDENTE. Returns the ids reprocessed (possibly none). XL404 unknown batch.';
+comment on function public.xls_reprocessar_conjunto(uuid) is 'Reprocess button, the errors of a batch: every processing of the batch in ERRO -> PENDENTE. Returns the ids reprocessed (possibly none); one waiting for its open batch after a first transient FK failure (app.xls_fk_aguardando) keeps waiting and is reprocessed by the batch close. XL404 unknown batch.';

@@ -15,7 +15,9 @@ begin
      where p.status = 'ERRO' and (p_tipo is null or p.tipo = p_tipo)
      order by p.recebido_em, p.id for update skip locked
   loop
-    if public.xls_requeue(v_id) then
+    if app.xls_fk_aguardando(v_id) is not null then
+      v_ids := v_ids || v_id; -- keeps waiting for its batch's master report: the batch close reprocesses it
+    elsif public.xls_requeue(v_id) then
       v_ids := v_ids || v_id;
     end if;
   end loop;
@@ -24,4 +26,4 @@ end;
 $function$
 ;
 
-comment on function public.xls_reprocessar_erros(text) is 'Reprocess button of the list filtered by ERRO: every processing in ERRO (of type p_tipo when given) -> PENDENTE. Returns the ids reprocessed (possibly none). XL400 unknown type.';
+comment on function public.xls_reprocessar_erros(text) is 'Reprocess button of the list filtered by ERRO: every processing in ERRO (of type p_tipo when given) -> PENDENTE. Returns the ids reprocessed (possibly none); one waiting for its open batch after a first transient FK failure (app.xls_fk_aguardando) keeps waiting and is reprocessed by the batch close. XL400 unknown type.';

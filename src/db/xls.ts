@@ -5,11 +5,10 @@
  */
 import * as db from 'zapatos/db';
 
-export const TIPOS_PLANILHA = [
-  'FLUXO_PAGAR_RECEBER', 'COMPRAS', 'RELATORIO18', 'COTA_FORNECEDOR', 'POSTOS', 'TRR',
-  'MARGEM_CONSOLIDADA', 'META_CARTEIRA', 'META', 'MARGEM_DIA',
-] as const;
-export type TipoPlanilha = (typeof TIPOS_PLANILHA)[number];
+import type { TipoPlanilha } from '../xlsx/types.js';
+
+/** One list of types (formats.md, detection order): the reader's, checked against app.xls_tipo by test/xls-sql/descricao.test.ts. */
+export { TIPOS_PLANILHA, type TipoPlanilha } from '../xlsx/types.js';
 
 export const STATUS_PROCESSAMENTO = ['PENDENTE', 'PROCESSANDO', 'SUCESSO', 'ERRO', 'IGNORADO'] as const;
 export type StatusProcessamento = (typeof STATUS_PROCESSAMENTO)[number];
@@ -73,7 +72,11 @@ export interface Aviso { categoria: string; motivo: string; quantidade: number; 
 export interface LinhaRejeitada { aba: string | null; linha: number; campo: string | null; valor: string | null; mensagem: string }
 
 /** Accepted as input: the reader's RowError (aba optional) / a warning object or plain text. */
-export type LinhaRejeitadaEntrada = { linha: number; campo?: string | null; valor?: string | null; mensagem?: string | null; aba?: string | null };
+export type LinhaRejeitadaEntrada = {
+  linha: number; campo?: string | null; valor?: string | null; mensagem?: string | null; aba?: string | null;
+  /** Read by the merge only (not stored): the staging table and the row's readable values. */
+  staging?: string | null; valores?: Record<string, string | null> | null;
+};
 export type AvisoEntrada = string | { motivo: string; categoria?: string; quantidade?: number; linhas?: Array<number | Partial<LinhaAviso>> };
 
 export interface ResultadoMerge {
@@ -193,9 +196,9 @@ export async function xlsMerge(q: db.Queryable, id: string, meta: Record<string,
   };
 }
 
-/** Merges the rows staged so far (one lot, same transaction); types without lots keep them staged. */
-export async function xlsMergeLote(q: db.Queryable, id: string, meta: Record<string, unknown> = {}): Promise<number> {
-  const [r] = await db.sql<db.SQL, Array<{ n: number }>>`select public.xls_merge_lote(${db.param(id)}::uuid, ${json(meta)}::jsonb) as n`.run(q);
+/** Merges the rows staged so far as one chunk (same transaction) and empties the staging; returns the rows taken. */
+export async function xlsMergeChunk(q: db.Queryable, id: string, meta: Record<string, unknown> = {}): Promise<number> {
+  const [r] = await db.sql<db.SQL, Array<{ n: number }>>`select public.xls_merge_chunk(${db.param(id)}::uuid, ${json(meta)}::jsonb) as n`.run(q);
   return r!.n;
 }
 

@@ -8,7 +8,7 @@ import type { AppContext } from '../context.js';
 import type { JobHandler } from '../jobs/runner.js';
 import { CopyBuffer, copyLines, copyText } from '../db/copy.js';
 import {
-  xlsConcluir, xlsDefinirTipo, xlsFalhar, xlsIgnorar, xlsIniciar, xlsMerge, xlsMergeLote, xlsStagingPreparar,
+  xlsConcluir, xlsDefinirTipo, xlsFalhar, xlsIgnorar, xlsIniciar, xlsMerge, xlsMergeChunk, xlsStagingPreparar,
   type Aviso, type Desfecho, type ProcessamentoIniciado, type StagingTabela,
 } from '../db/xls.js';
 import { reportWarning } from '../integrations/errtracker.js';
@@ -17,15 +17,15 @@ import { ExecLog } from './execlog.js';
 import { readOriginal } from './storage.js';
 
 /**
- * COPYs the reader's rows into their staging tables in lots of `loteLinhas` rows, and after
- * each COPY starts `mergeLote()` without waiting for it: the database merges one lot while
+ * COPYs the reader's rows into their staging tables in chunks of `chunkLinhas` rows, and after
+ * each COPY starts `mergeChunk()` without waiting for it: the database merges one chunk while
  * the reader parses the next. Before the next COPY the previous merge is awaited (one query
- * at a time on the connection; one lot of COPY text held, outside the JS heap). Readers emit a
- * tab's rows together, so a lot never mixes staging tables. The first lot is a fifth of the
+ * at a time on the connection; one chunk of COPY text held, outside the JS heap). Readers emit a
+ * tab's rows together, so a chunk never mixes staging tables. The first chunk is a fifth of the
  * others, so that the database starts merging sooner. Returns the rows copied per table.
  */
-export async function copyStagingEmLotes(client: pg.PoolClient, tabelas: StagingTabela[], rows: AsyncIterable<StagingRow>,
-  loteLinhas: number, mergeLote: () => Promise<unknown>): Promise<Map<string, number>> {
+export async function copyStagingEmChunks(client: pg.PoolClient, tabelas: StagingTabela[], rows: AsyncIterable<StagingRow>,
+  chunkLinhas: number, mergeChunk: () => Promise<unknown>): Promise<Map<string, number>> {
   const byStaging = new Map(tabelas.map((t) => [t.staging, { ...t, campos: t.colunas.filter((c) => c !== 'linha') }]));
   if ([...byStaging.values()].some((t) => t.colunas[0] !== 'linha')) throw new Error('staging: a primeira coluna deve ser linha');
   const copied = new Map<string, number>();
@@ -44,7 +44,7 @@ export async function copyStagingEmLotes(client: pg.PoolClient, tabelas: Staging
     await copyLines(client, target.tabela, target.colunas, lot.bytes());
     lot.reset(); // the COPY has completed: the server has every byte
     copied.set(target.staging, (copied.get(target.staging) ?? 0) + n);
-    const p = mergeLote();
+    const p = mergeChunk();
     p.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
     pending = p;
   }
@@ -60,8 +60,8 @@ export async function copyStagingEmLotes(client: pg.PoolClient, tabelas: Staging
     let line = String(row.linha);
     for (let i = 0; i < campos.length; i++) line += '\t' + copyText(values[campos[i]!]);
     lot.push(line + '\n');
-    // the first lot is a fifth of the others: the database starts merging sooner
-    if (++inLot >= (copied.size === 0 && pending === null ? Math.max(1, Math.ceil(loteLinhas / 5)) : loteLinhas)) await flush();
+    // the first chunk is a fifth of the others: the database starts merging sooner
+    if (++inLot >= (copied.size === 0 && pending === null ? Math.max(1, Math.ceil(chunkLinhas / 5)) : chunkLinhas)) await flush();
   }
   await flush();
   if (pending) await pending;
@@ -88,18 +88,18 @@ async function merge(ctx: AppContext, p: ProcessamentoIniciado, workerId: string
     await client.query('begin');
     const tabelas = await xlsStagingPreparar(client, tipo);
     const started = Date.now();
-    let lotes = 0;
-    const copied = await copyStagingEmLotes(client, tabelas, reader.rows(), ctx.config.xls.loteLinhas, () => {
-      lotes += 1;
-      return xlsMergeLote(client, p.id, meta);
+    let chunks = 0;
+    const copied = await copyStagingEmChunks(client, tabelas, reader.rows(), ctx.config.xls.chunkLinhas, () => {
+      chunks += 1;
+      return xlsMergeChunk(client, p.id, meta);
     });
     let total = 0;
     for (const [s, n] of copied) { total += n; log.line(`staging ${s}: ${n} linhas copiadas`); }
     const errors = reader.errors();
-    log.line(`leitura concluída: ${total} linhas em ${lotes} lotes em ${Date.now() - started} ms (gravação dos lotes incluída); ${errors.length} linhas rejeitadas`);
+    log.line(`leitura concluída: ${total} linhas em ${chunks} chunks em ${Date.now() - started} ms (gravação dos chunks incluída); ${errors.length} linhas rejeitadas`);
     const merged = Date.now();
     for (const e of errors.slice(0, 50)) log.line(`rejeitada: ${e.mensagem}`);
-    const r = await xlsMerge(client, p.id, { ...meta, linhas_rejeitadas: errors, linhas_rejeitadas_total: reader.rejectedRows() });
+    const r = await xlsMerge(client, p.id, { ...meta, linhas_rejeitadas: errors });
     log.line(`merge: ${r.linhasEnviadas} enviadas, ${r.linhasEfetivas} gravadas, ${r.linhasRemovidas} removidas (fechamento em ${Date.now() - merged} ms)`);
     for (const a of r.avisos) log.line(`aviso [${a.categoria}] ${a.motivo} (${a.quantidade})`);
     const d = await xlsConcluir(client, p.id, workerId);

@@ -31,6 +31,14 @@ export interface RowError {
   valor: string;
   /** `linha <n>: <campo> '<valor>' inválido` */
   mensagem: string;
+  /** The tab (sheet name) of the row. */
+  aba?: string;
+  /** The staging table the row was read for. */
+  staging?: string;
+  /** On the first error of a row: the COPY-ready values of the fields that could be read. The
+   *  merge normalises them like accepted rows: a readable natural key is protected from the
+   *  scope delete; an unreadable one suspends the deletes of its target (docs/xls-merge.md). */
+  valores?: Record<string, string | null>;
 }
 
 export interface TypeReader {

@@ -43,6 +43,19 @@ describe('configuration', () => {
     expect(warnings.join('\n')).toMatch(/OBJSTORE_ACCESS_KEY.*S3_ACCESS_KEY_ID/);
   });
 
+  it('rows per merge chunk: XLS_MERGE_CHUNK_LINHAS; the legacy XLS_MERGE_LOTE_LINHAS is read with a warning', () => {
+    const ps = { ...base, S3_FILE_STORAGE: 'PSQL' };
+    expect(loadConfig(ps).config.xls.chunkLinhas).toBe(25_000);
+    expect(loadConfig({ ...ps, XLS_MERGE_CHUNK_LINHAS: '1000' }).config.xls.chunkLinhas).toBe(1000);
+    const legacy = loadConfig({ ...ps, XLS_MERGE_LOTE_LINHAS: '500' });
+    expect(legacy.config.xls.chunkLinhas).toBe(500);
+    expect(legacy.warnings).toContain('a variável XLS_MERGE_LOTE_LINHAS está obsoleta; use XLS_MERGE_CHUNK_LINHAS');
+    const both = loadConfig({ ...ps, XLS_MERGE_CHUNK_LINHAS: '1000', XLS_MERGE_LOTE_LINHAS: '500' });
+    expect(both.config.xls.chunkLinhas).toBe(1000);
+    expect(both.warnings.join('\n')).not.toMatch(/XLS_MERGE_LOTE_LINHAS/);
+    expect(() => loadConfig({ ...ps, XLS_MERGE_LOTE_LINHAS: '0' })).toThrowError(/XLS_MERGE_LOTE_LINHAS deve estar entre 1/);
+  });
+
   it('refuses an unknown storage mode and malformed numbers', () => {
     expect(() => loadConfig({ ...base, S3_FILE_STORAGE: 'DISK' })).toThrowError(ConfigError);
     expect(() => loadConfig({ ...base, S3_FILE_STORAGE: 'PSQL', PORT: 'abc' })).toThrowError(/PORT/);

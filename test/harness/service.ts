@@ -22,7 +22,7 @@ export function testEnv(db: Pick<TestDatabase, 'url'>, extra: Record<string, str
     HOST: '127.0.0.1',
     GIT_COMMIT: 'testcommit',
     // small lots, so that the pipeline tests' files are merged in several lots
-    XLS_MERGE_LOTE_LINHAS: '64',
+    XLS_MERGE_CHUNK_LINHAS: '64',
     ...extra,
   };
 }

@@ -89,8 +89,8 @@ describe('a monthly batch: RELATORIO18 + META + a stray PDF', () => {
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     expect(res.body).toMatch(/tipo RELATORIO18/);
     expect(res.body).toMatch(/staging faturamento: 200 linhas copiadas/);
-    // XLS_MERGE_LOTE_LINHAS=64 in the tests: 200 + 200 rows in 4 + 4 lots, each merged while the next was read
-    expect(res.body).toMatch(/leitura concluída: 400 linhas em 8 lotes/);
+    // XLS_MERGE_CHUNK_LINHAS=64 in the tests: 200 + 200 rows in 4 + 4 chunks, each merged while the next was read
+    expect(res.body).toMatch(/leitura concluída: 400 linhas em 8 chunks/);
     expect(res.body).toMatch(/desfecho: SUCESSO/);
   });
 

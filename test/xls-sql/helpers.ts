@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import {
-  xlsConcluir, xlsDefinirTipo, xlsIniciar, xlsMerge, xlsMergeLote, xlsReceber, xlsStagingPreparar,
+  xlsConcluir, xlsDefinirTipo, xlsIniciar, xlsMerge, xlsMergeChunk, xlsReceber, xlsStagingPreparar,
   type Desfecho, type ResultadoMerge, type TipoPlanilha,
 } from '../../src/db/xls.js';
 
@@ -61,10 +61,10 @@ export async function copyStaging(client: pg.PoolClient, tabela: string, colunas
 export interface MergeInput {
   staging: Record<string, Row[]>;
   meta?: Record<string, unknown>;
-  /** COPY each staging table in lots of this many rows, calling xls_merge_lote after each (as the edge does). */
-  lote?: number;
-  /** With lote: the last lot of the last staging table is left staged for xls_merge (as a DBA may do). */
-  ultimoLoteNoMerge?: boolean;
+  /** COPY each staging table in chunks of this many rows, calling xls_merge_chunk after each (as the edge does). */
+  chunk?: number;
+  /** With chunk: the last chunk of the last staging table is left staged for xls_merge (as a DBA may do). */
+  ultimoChunkNoMerge?: boolean;
 }
 
 /** One merge transaction as the edge runs it: preparar, COPY each staging, xls_merge, xls_concluir. */
@@ -76,14 +76,14 @@ export async function importar(pool: pg.Pool, id: string, worker: string, tipo: 
     const tabelas = await xlsStagingPreparar(client, tipo);
     for (const t of tabelas) {
       const rows = input.staging[t.staging] ?? [];
-      if (!input.lote) {
+      if (!input.chunk) {
         await copyStaging(client, t.tabela, t.colunas, rows);
         continue;
       }
-      for (let i = 0; i < rows.length; i += input.lote) {
-        await copyStaging(client, t.tabela, t.colunas, rows.slice(i, i + input.lote));
-        const ultimo = t === tabelas[tabelas.length - 1] && i + input.lote >= rows.length;
-        if (!(ultimo && input.ultimoLoteNoMerge)) await xlsMergeLote(client, id, input.meta ?? {});
+      for (let i = 0; i < rows.length; i += input.chunk) {
+        await copyStaging(client, t.tabela, t.colunas, rows.slice(i, i + input.chunk));
+        const ultimo = t === tabelas[tabelas.length - 1] && i + input.chunk >= rows.length;
+        if (!(ultimo && input.ultimoChunkNoMerge)) await xlsMergeChunk(client, id, input.meta ?? {});
       }
     }
     const merge = await xlsMerge(client, id, input.meta ?? {});

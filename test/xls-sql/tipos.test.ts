@@ -109,7 +109,7 @@ describe('POSTOS and TRR: the whole table is the scope', () => {
     expect(b.merge).toMatchObject({ linhasEnviadas: 1, linhasEfetivas: 1, linhasRemovidas: 1 });
     const c = await importar('POSTOS', { posto: [] });
     expect(c.merge).toMatchObject({ linhasEnviadas: 0, linhasEfetivas: 0, linhasRemovidas: 0 });
-    expect(c.merge.avisos.map((a) => a.motivo)).toEqual(['envio vazio: nada removido']);
+    expect(c.merge.avisos.map((a) => a.motivo)).toEqual(['envio vazio: nada removido de bi_posto']);
     expect(await rows(`select cnpj, tipo_instalacao from bi_posto`)).toEqual([{ cnpj: '11111111000111', tipo_instalacao: 'Posto revendedor' }]);
   });
 
@@ -141,10 +141,10 @@ describe('COMPRAS', () => {
       compra(4, { codigo_onu: '1830', produto: 'Ácido' }), compra(5, { codigo_onu: null, produto: 'Lubrificante' }),
       compra(6, { cnpj_fornecedor: '66666666000166', fornecedor: null, data: '2026-09-30', codigo_onu: '3475' }),
     ] });
-    expect(a.merge).toMatchObject({ linhasEnviadas: 3, linhasEfetivas: 3, linhasRemovidas: 0, linhasRejeitadas: [] });
+    expect(a.merge).toMatchObject({ linhasEnviadas: 5, linhasEfetivas: 3, linhasRemovidas: 0, linhasRejeitadas: [] });
     expect(a.merge.avisos).toEqual([expect.objectContaining({ categoria: 'filtrada', quantidade: 2,
       linhas: [{ aba: 'Compras', linha: 4, valor: '1830' }, { aba: 'Compras', linha: 5, valor: null }] })]);
-    expect(a.merge.tabelas).toMatchObject({ bi_compra: { filtradas: 2 } });
+    expect(a.merge.tabelas).toMatchObject({ bi_compra: { enviadas: 5, efetivas: 3 }, filtradas_onu: { linhas: 2 }, bi_fornecedor: { efetivas: 2 } });
     expect(await rows(`select cnpj, nome from bi_fornecedor order by cnpj`)).toEqual([
       { cnpj: '55555555000155', nome: 'Distribuidora' }, { cnpj: '66666666000166', nome: null },
     ]);
@@ -174,7 +174,7 @@ describe('COTA_FORNECEDOR', () => {
     const c = await importar('COTA_FORNECEDOR', { cota: [] });
     expect(c.desfecho.status).toBe('SUCESSO');
     expect(c.merge).toMatchObject({ linhasEnviadas: 0, linhasRemovidas: 0 });
-    expect(c.merge.avisos.map((x) => x.motivo)).toEqual(['envio vazio: nada removido']);
+    expect(c.merge.avisos.map((x) => x.motivo)).toEqual(['envio vazio: nada removido de bi_cota_fornecedor']);
     expect(await rows(`select count(*)::int n from bi_cota_fornecedor`)).toEqual([{ n: 1 }]);
   });
 });
@@ -201,7 +201,7 @@ describe('FLUXO_PAGAR_RECEBER', () => {
     expect(await rows(`select codigo, descricao from bi_centro_custo`)).toEqual([{ codigo: 'CC1', descricao: 'Vendas' }]);
     // a newer position becomes current; the older stays as history
     const b = await fluxo('2026-11-22', [tit(2, { saldo: '60' }), tit(5, { tipo: 'P', documento: 'X', vencimento: '2026-11-21', saldo: '10' })]);
-    expect(b.merge.tabelas).toMatchObject({ bi_titulo: { posicao: '2026-11-22', atual: true, deixaram_de_ser_atuais: 3 } });
+    expect(b.merge.tabelas).toMatchObject({ fluxo: { posicao: '2026-11-22', atual: true, deixaram_de_ser_atuais: 3 } });
     expect(b.merge.avisos.map((x) => x.motivo)).toEqual(['aba Grupo sem a linha Total: o total a receber não foi conferido']);
     // re-import of 15/11 replaces that position and leaves it out of the current one
     const c = await fluxo('2026-11-15', [tit(2, { saldo: '90' })]);
@@ -247,7 +247,6 @@ describe('FLUXO_PAGAR_RECEBER', () => {
         { linha: 9, campo: 'saldo', valor: 'abc', mensagem: "linha 9: saldo 'abc' inválido" },
         { linha: 5, campo: 'vencimento', valor: '31/02/2026', mensagem: "linha 5: vencimento '31/02/2026' inválido" },
       ],
-      linhas_rejeitadas_total: 2,
     }).catch((e) => e);
     await completeJobs(db.pool, 'w-teste');
     expect(err).toMatchObject({ code: 'XL422' });
@@ -323,21 +322,5 @@ describe('contracts and refusals', () => {
     await expect(db.pool.query(`select * from xls_fluxo_resumo('00000000-0000-4000-8000-000000000000')`)).rejects.toMatchObject({ code: 'XL404' });
     const a = await importar('TRR', { trr: [] });
     await expect(db.pool.query('select * from xls_fluxo_resumo($1)', [a.id])).rejects.toMatchObject({ code: 'XL422' });
-  });
-
-  it('app.xls_aplicar refuses an unknown scope (XL400) and a source without the key (XL500)', async () => {
-    const c = await db.pool.connect();
-    try {
-      await c.query('begin');
-      await c.query('create temp table src (linha int, cnpj text)');
-      await expect(c.query(`select app.xls_aplicar('bi_trr', 'pg_temp.src', 'tudo')`)).rejects.toMatchObject({ code: 'XL400' });
-      await c.query('rollback');
-      await c.query('begin');
-      await c.query('create temp table src (linha int, polo text)');
-      await expect(c.query(`select app.xls_aplicar('bi_cota_fornecedor', 'pg_temp.src', 'tabela')`)).rejects.toMatchObject({ code: 'XL500' });
-      await c.query('rollback');
-    } finally {
-      c.release();
-    }
   });
 });

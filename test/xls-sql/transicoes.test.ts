@@ -281,6 +281,39 @@ describe('batch close and the transient-FK retry', () => {
     expect(again).toMatchObject({ status: 'REPROCESSANDO', processamentoId: id });
     expect(await status(db.pool, id)).toMatchObject({ conjunto_id: c2, fk_falhas: 0 });
   });
+
+  it('a resend or reprocess of a file waiting for its batch after XL424 keeps waiting, and is retried once when the master commits', async () => {
+    const conjunto = await xlsConjuntoAbrir(db.pool, { arquivo: 'espera.zip' });
+    const meta = (await receberAvulso(db.pool, 'meta-espera', 'meta.xlsx', { conjuntoId: conjunto })).processamentoId!;
+    const r18 = await novo(conjunto);
+    await iniciar(db.pool, r18, 'w2', 'RELATORIO18'); // the master report is running
+    expect(await rodarMeta(meta, 'w1', 'VESP')).toMatchObject({ status: 'ERRO', alarmar: false, conjuntoFechado: false });
+    await completeJobs(db.pool, 'w1');
+    // the user re-uploads it 0.2 s later, loose: it is not run again before the master commits
+    const again = await receberAvulso(db.pool, 'meta-espera', 'meta-de-novo.xlsx');
+    expect(again).toMatchObject({ status: 'REPROCESSANDO', processamentoId: meta });
+    expect(again.motivo).toMatch(new RegExp(`aguarda o relatório mestre do lote ${conjunto}`));
+    expect(await status(db.pool, meta)).toMatchObject({ status: 'ERRO', fk_falhas: 1, fk_retentar: true, alarmar: false, conjunto_id: conjunto });
+    expect(await jobsPendentes(meta)).toEqual([]);
+    // the reprocess buttons (one, the batch's, all of META) say it will be reprocessed, and leave it waiting
+    expect(await xlsReprocessar(db.pool, meta)).toEqual([meta]);
+    expect(await xlsReprocessarConjunto(db.pool, conjunto)).toEqual([meta]);
+    expect(await xlsReprocessarErros(db.pool, 'META')).toContain(meta);
+    expect(await status(db.pool, meta)).toMatchObject({ status: 'ERRO', fk_retentar: true });
+    expect(await jobsPendentes(meta)).toEqual([]);
+    const { rows: [p] } = await db.pool.query('select arquivo from xls_processamento where id = $1', [meta]);
+    expect(p.arquivo).toBe('meta-de-novo.xlsx');
+    // the master commits: the batch closes and reprocesses it once; the seller now exists
+    const { desfecho } = await importar(db.pool, r18, 'w2', 'RELATORIO18', r18Rows('VESP'));
+    expect(desfecho).toMatchObject({ status: 'SUCESSO', conjuntoFechado: true, reprocessados: [meta] });
+    await completeJobs(db.pool, 'w2');
+    expect(await rodarMeta(meta, 'w1', 'VESP')).toMatchObject({ status: 'SUCESSO', alarmar: false });
+    await completeJobs(db.pool, 'w1');
+    // once the batch is closed, a resend of a file in ERRO runs at once again (the rule above)
+    const outro = (await receberAvulso(db.pool, 'meta-espera-2', 'm2.xlsx', { conjuntoId: (await xlsConjuntoAbrir(db.pool, { arquivo: 'x.zip' })) })).processamentoId!;
+    expect(await rodarMeta(outro, 'w1', 'NUNCA')).toMatchObject({ status: 'PENDENTE', conjuntoFechado: true });
+    await completeJobs(db.pool, 'w1');
+  });
 });
 
 describe('orphan recovery (startup and every minute)', () => {

@@ -116,7 +116,15 @@ describe('RELATORIO18', () => {
       "linha 6: filial '#N/A' inválido",
       "linha 2: debito '-' inválido",
     ]);
-    expect(r.errors()[0]).toEqual({ linha: 2, campo: 'quantidade', valor: 'abc', mensagem: "linha 2: quantidade 'abc' inválido" });
+    // a rejected row carries its tab, its staging table and, on its first error, the fields that could be read
+    expect(r.errors()[0]).toEqual({
+      linha: 2, campo: 'quantidade', valor: 'abc', mensagem: "linha 2: quantidade 'abc' inválido", aba: '20', staging: 'faturamento',
+      valores: expect.objectContaining({ filial: expect.any(String), nota_fiscal: expect.any(String), emissao: expect.any(String) }),
+    });
+    expect(r.errors()[0]!.valores).not.toHaveProperty('quantidade');
+    expect(r.errors()[2]).not.toHaveProperty('valores'); // the second error of row 3
+    expect(r.errors()[3]!.valores).not.toHaveProperty('nota_fiscal'); // row 4: its key cannot be read
+    expect(r.errors()[5]).toMatchObject({ aba: '30', staging: 'movimento' });
     expect(r.rejectedRows()).toBe(5);
   });
 

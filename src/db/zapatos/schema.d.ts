@@ -15246,22 +15246,701 @@ declare module 'zapatos/schema' {
       export type SQL = SQLExpression | SQLExpression[];
     }
   
+    /**
+     * **app.xls_alvo**
+     * - Table in database
+     */
+    export namespace xls_alvo {
+      export type Table = 'app.xls_alvo';
+      export interface Selectable {
+        /**
+        * **app.xls_alvo.aba**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        aba: string | null;
+        /**
+        * **app.xls_alvo.comparar**
+        * - `_text` in database
+        * - Nullable, no default
+        */
+        comparar: string[] | null;
+        /**
+        * **app.xls_alvo.escopo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        escopo: string;
+        /**
+        * **app.xls_alvo.escopo_coluna**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        escopo_coluna: string | null;
+        /**
+        * **app.xls_alvo.expressoes**
+        * - `jsonb` in database
+        * - `NOT NULL`, default: `'{}'::jsonb`
+        */
+        expressoes: db.JSONValue;
+        /**
+        * **app.xls_alvo.ordem**
+        *
+        * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
+        * - `int4` in database
+        * - `NOT NULL`, default: `1`
+        */
+        ordem: number;
+        /**
+        * **app.xls_alvo.reter**
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        reter: string[];
+        /**
+        * **app.xls_alvo.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging: string;
+        /**
+        * **app.xls_alvo.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela: string;
+        /**
+        * **app.xls_alvo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string;
+      }
+      export interface JSONSelectable {
+        /**
+        * **app.xls_alvo.aba**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        aba: string | null;
+        /**
+        * **app.xls_alvo.comparar**
+        * - `_text` in database
+        * - Nullable, no default
+        */
+        comparar: string[] | null;
+        /**
+        * **app.xls_alvo.escopo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        escopo: string;
+        /**
+        * **app.xls_alvo.escopo_coluna**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        escopo_coluna: string | null;
+        /**
+        * **app.xls_alvo.expressoes**
+        * - `jsonb` in database
+        * - `NOT NULL`, default: `'{}'::jsonb`
+        */
+        expressoes: db.JSONValue;
+        /**
+        * **app.xls_alvo.ordem**
+        *
+        * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
+        * - `int4` in database
+        * - `NOT NULL`, default: `1`
+        */
+        ordem: number;
+        /**
+        * **app.xls_alvo.reter**
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        reter: string[];
+        /**
+        * **app.xls_alvo.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging: string;
+        /**
+        * **app.xls_alvo.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela: string;
+        /**
+        * **app.xls_alvo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string;
+      }
+      export interface Whereable {
+        /**
+        * **app.xls_alvo.aba**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        aba?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.comparar**
+        * - `_text` in database
+        * - Nullable, no default
+        */
+        comparar?: string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.escopo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        escopo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.escopo_coluna**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        escopo_coluna?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.expressoes**
+        * - `jsonb` in database
+        * - `NOT NULL`, default: `'{}'::jsonb`
+        */
+        expressoes?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.ordem**
+        *
+        * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
+        * - `int4` in database
+        * - `NOT NULL`, default: `1`
+        */
+        ordem?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.reter**
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        reter?: string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      }
+      export interface Insertable {
+        /**
+        * **app.xls_alvo.aba**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        aba?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alvo.comparar**
+        * - `_text` in database
+        * - Nullable, no default
+        */
+        comparar?: string[] | db.Parameter<string[]> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alvo.escopo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        escopo: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_alvo.escopo_coluna**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        escopo_coluna?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alvo.expressoes**
+        * - `jsonb` in database
+        * - `NOT NULL`, default: `'{}'::jsonb`
+        */
+        expressoes?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alvo.ordem**
+        *
+        * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
+        * - `int4` in database
+        * - `NOT NULL`, default: `1`
+        */
+        ordem?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alvo.reter**
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        reter?: string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alvo.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_alvo.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_alvo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string | db.Parameter<string> | db.SQLFragment;
+      }
+      export interface Updatable {
+        /**
+        * **app.xls_alvo.aba**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        aba?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.comparar**
+        * - `_text` in database
+        * - Nullable, no default
+        */
+        comparar?: string[] | db.Parameter<string[]> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string[] | db.Parameter<string[]> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.escopo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        escopo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.escopo_coluna**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        escopo_coluna?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.expressoes**
+        * - `jsonb` in database
+        * - `NOT NULL`, default: `'{}'::jsonb`
+        */
+        expressoes?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.ordem**
+        *
+        * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
+        * - `int4` in database
+        * - `NOT NULL`, default: `1`
+        */
+        ordem?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.reter**
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        reter?: string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      }
+      export type UniqueIndex = 'xls_alvo_pkey' | 'xls_alvo_tipo_ordem_key';
+      export type Column = keyof Selectable;
+      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+      export type SQL = SQLExpression | SQLExpression[];
+    }
+  
+    /**
+     * **app.xls_staging_coluna**
+     * - Table in database
+     */
+    export namespace xls_staging_coluna {
+      export type Table = 'app.xls_staging_coluna';
+      export interface Selectable {
+        /**
+        * **app.xls_staging_coluna.coluna**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        coluna: string;
+        /**
+        * **app.xls_staging_coluna.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem: number;
+        /**
+        * **app.xls_staging_coluna.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging: string;
+        /**
+        * **app.xls_staging_coluna.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string;
+        /**
+        * **app.xls_staging_coluna.tipo_sql**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo_sql: string;
+      }
+      export interface JSONSelectable {
+        /**
+        * **app.xls_staging_coluna.coluna**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        coluna: string;
+        /**
+        * **app.xls_staging_coluna.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem: number;
+        /**
+        * **app.xls_staging_coluna.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging: string;
+        /**
+        * **app.xls_staging_coluna.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string;
+        /**
+        * **app.xls_staging_coluna.tipo_sql**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo_sql: string;
+      }
+      export interface Whereable {
+        /**
+        * **app.xls_staging_coluna.coluna**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        coluna?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_staging_coluna.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_staging_coluna.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_staging_coluna.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_staging_coluna.tipo_sql**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo_sql?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      }
+      export interface Insertable {
+        /**
+        * **app.xls_staging_coluna.coluna**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        coluna: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_staging_coluna.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem: number | db.Parameter<number> | db.SQLFragment;
+        /**
+        * **app.xls_staging_coluna.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_staging_coluna.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_staging_coluna.tipo_sql**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo_sql: string | db.Parameter<string> | db.SQLFragment;
+      }
+      export interface Updatable {
+        /**
+        * **app.xls_staging_coluna.coluna**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        coluna?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_staging_coluna.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+        /**
+        * **app.xls_staging_coluna.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_staging_coluna.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_staging_coluna.tipo_sql**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo_sql?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      }
+      export type UniqueIndex = 'xls_staging_coluna_pkey' | 'xls_staging_coluna_tipo_staging_coluna_key';
+      export type Column = keyof Selectable;
+      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+      export type SQL = SQLExpression | SQLExpression[];
+    }
+  
+    /**
+     * **app.xls_tipo**
+     * - Table in database
+     */
+    export namespace xls_tipo {
+      export type Table = 'app.xls_tipo';
+      export interface Selectable {
+        /**
+        * **app.xls_tipo.descricao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        descricao: string;
+        /**
+        * **app.xls_tipo.hook**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        hook: string | null;
+        /**
+        * **app.xls_tipo.mestre**
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        mestre: boolean;
+        /**
+        * **app.xls_tipo.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem: number;
+        /**
+        * **app.xls_tipo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string;
+      }
+      export interface JSONSelectable {
+        /**
+        * **app.xls_tipo.descricao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        descricao: string;
+        /**
+        * **app.xls_tipo.hook**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        hook: string | null;
+        /**
+        * **app.xls_tipo.mestre**
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        mestre: boolean;
+        /**
+        * **app.xls_tipo.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem: number;
+        /**
+        * **app.xls_tipo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string;
+      }
+      export interface Whereable {
+        /**
+        * **app.xls_tipo.descricao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        descricao?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_tipo.hook**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        hook?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_tipo.mestre**
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        mestre?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_tipo.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_tipo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      }
+      export interface Insertable {
+        /**
+        * **app.xls_tipo.descricao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        descricao: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_tipo.hook**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        hook?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_tipo.mestre**
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        mestre?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_tipo.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem: number | db.Parameter<number> | db.SQLFragment;
+        /**
+        * **app.xls_tipo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string | db.Parameter<string> | db.SQLFragment;
+      }
+      export interface Updatable {
+        /**
+        * **app.xls_tipo.descricao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        descricao?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_tipo.hook**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        hook?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_tipo.mestre**
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        mestre?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_tipo.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+        /**
+        * **app.xls_tipo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      }
+      export type UniqueIndex = 'xls_tipo_ordem_key' | 'xls_tipo_pkey' | 'xls_tipo_um_mestre';
+      export type Column = keyof Selectable;
+      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+      export type SQL = SQLExpression | SQLExpression[];
+    }
+  
     /* --- aggregate types --- */
   
-    export type Table = job.Table | login_tentativa.Table | repeatable_file.Table | replicacao_publicacao.Table | sessao.Table | worker.Table;
-    export type Selectable = job.Selectable | login_tentativa.Selectable | repeatable_file.Selectable | replicacao_publicacao.Selectable | sessao.Selectable | worker.Selectable;
-    export type JSONSelectable = job.JSONSelectable | login_tentativa.JSONSelectable | repeatable_file.JSONSelectable | replicacao_publicacao.JSONSelectable | sessao.JSONSelectable | worker.JSONSelectable;
-    export type Whereable = job.Whereable | login_tentativa.Whereable | repeatable_file.Whereable | replicacao_publicacao.Whereable | sessao.Whereable | worker.Whereable;
-    export type Insertable = job.Insertable | login_tentativa.Insertable | repeatable_file.Insertable | replicacao_publicacao.Insertable | sessao.Insertable | worker.Insertable;
-    export type Updatable = job.Updatable | login_tentativa.Updatable | repeatable_file.Updatable | replicacao_publicacao.Updatable | sessao.Updatable | worker.Updatable;
-    export type UniqueIndex = job.UniqueIndex | login_tentativa.UniqueIndex | repeatable_file.UniqueIndex | replicacao_publicacao.UniqueIndex | sessao.UniqueIndex | worker.UniqueIndex;
-    export type Column = job.Column | login_tentativa.Column | repeatable_file.Column | replicacao_publicacao.Column | sessao.Column | worker.Column;
+    export type Table = job.Table | login_tentativa.Table | repeatable_file.Table | replicacao_publicacao.Table | sessao.Table | worker.Table | xls_alvo.Table | xls_staging_coluna.Table | xls_tipo.Table;
+    export type Selectable = job.Selectable | login_tentativa.Selectable | repeatable_file.Selectable | replicacao_publicacao.Selectable | sessao.Selectable | worker.Selectable | xls_alvo.Selectable | xls_staging_coluna.Selectable | xls_tipo.Selectable;
+    export type JSONSelectable = job.JSONSelectable | login_tentativa.JSONSelectable | repeatable_file.JSONSelectable | replicacao_publicacao.JSONSelectable | sessao.JSONSelectable | worker.JSONSelectable | xls_alvo.JSONSelectable | xls_staging_coluna.JSONSelectable | xls_tipo.JSONSelectable;
+    export type Whereable = job.Whereable | login_tentativa.Whereable | repeatable_file.Whereable | replicacao_publicacao.Whereable | sessao.Whereable | worker.Whereable | xls_alvo.Whereable | xls_staging_coluna.Whereable | xls_tipo.Whereable;
+    export type Insertable = job.Insertable | login_tentativa.Insertable | repeatable_file.Insertable | replicacao_publicacao.Insertable | sessao.Insertable | worker.Insertable | xls_alvo.Insertable | xls_staging_coluna.Insertable | xls_tipo.Insertable;
+    export type Updatable = job.Updatable | login_tentativa.Updatable | repeatable_file.Updatable | replicacao_publicacao.Updatable | sessao.Updatable | worker.Updatable | xls_alvo.Updatable | xls_staging_coluna.Updatable | xls_tipo.Updatable;
+    export type UniqueIndex = job.UniqueIndex | login_tentativa.UniqueIndex | repeatable_file.UniqueIndex | replicacao_publicacao.UniqueIndex | sessao.UniqueIndex | worker.UniqueIndex | xls_alvo.UniqueIndex | xls_staging_coluna.UniqueIndex | xls_tipo.UniqueIndex;
+    export type Column = job.Column | login_tentativa.Column | repeatable_file.Column | replicacao_publicacao.Column | sessao.Column | worker.Column | xls_alvo.Column | xls_staging_coluna.Column | xls_tipo.Column;
   
-    export type AllBaseTables = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table];
+    export type AllBaseTables = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
     export type AllForeignTables = [];
     export type AllViews = [];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table];
+    export type AllTablesAndViews = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
   }
 
 
@@ -15336,6 +16015,9 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.Selectable;
     "app.sessao": app.sessao.Selectable;
     "app.worker": app.worker.Selectable;
+    "app.xls_alvo": app.xls_alvo.Selectable;
+    "app.xls_staging_coluna": app.xls_staging_coluna.Selectable;
+    "app.xls_tipo": app.xls_tipo.Selectable;
   }[T];
 
   export type JSONSelectableForTable<T extends Table> = {
@@ -15387,6 +16069,9 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.JSONSelectable;
     "app.sessao": app.sessao.JSONSelectable;
     "app.worker": app.worker.JSONSelectable;
+    "app.xls_alvo": app.xls_alvo.JSONSelectable;
+    "app.xls_staging_coluna": app.xls_staging_coluna.JSONSelectable;
+    "app.xls_tipo": app.xls_tipo.JSONSelectable;
   }[T];
 
   export type WhereableForTable<T extends Table> = {
@@ -15438,6 +16123,9 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.Whereable;
     "app.sessao": app.sessao.Whereable;
     "app.worker": app.worker.Whereable;
+    "app.xls_alvo": app.xls_alvo.Whereable;
+    "app.xls_staging_coluna": app.xls_staging_coluna.Whereable;
+    "app.xls_tipo": app.xls_tipo.Whereable;
   }[T];
 
   export type InsertableForTable<T extends Table> = {
@@ -15489,6 +16177,9 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.Insertable;
     "app.sessao": app.sessao.Insertable;
     "app.worker": app.worker.Insertable;
+    "app.xls_alvo": app.xls_alvo.Insertable;
+    "app.xls_staging_coluna": app.xls_staging_coluna.Insertable;
+    "app.xls_tipo": app.xls_tipo.Insertable;
   }[T];
 
   export type UpdatableForTable<T extends Table> = {
@@ -15540,6 +16231,9 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.Updatable;
     "app.sessao": app.sessao.Updatable;
     "app.worker": app.worker.Updatable;
+    "app.xls_alvo": app.xls_alvo.Updatable;
+    "app.xls_staging_coluna": app.xls_staging_coluna.Updatable;
+    "app.xls_tipo": app.xls_tipo.Updatable;
   }[T];
 
   export type UniqueIndexForTable<T extends Table> = {
@@ -15591,6 +16285,9 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.UniqueIndex;
     "app.sessao": app.sessao.UniqueIndex;
     "app.worker": app.worker.UniqueIndex;
+    "app.xls_alvo": app.xls_alvo.UniqueIndex;
+    "app.xls_staging_coluna": app.xls_staging_coluna.UniqueIndex;
+    "app.xls_tipo": app.xls_tipo.UniqueIndex;
   }[T];
 
   export type ColumnForTable<T extends Table> = {
@@ -15642,6 +16339,9 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.Column;
     "app.sessao": app.sessao.Column;
     "app.worker": app.worker.Column;
+    "app.xls_alvo": app.xls_alvo.Column;
+    "app.xls_staging_coluna": app.xls_staging_coluna.Column;
+    "app.xls_tipo": app.xls_tipo.Column;
   }[T];
 
   export type SQLForTable<T extends Table> = {
@@ -15693,6 +16393,9 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.SQL;
     "app.sessao": app.sessao.SQL;
     "app.worker": app.worker.SQL;
+    "app.xls_alvo": app.xls_alvo.SQL;
+    "app.xls_staging_coluna": app.xls_staging_coluna.SQL;
+    "app.xls_tipo": app.xls_tipo.SQL;
   }[T];
 
 }

@@ -316,15 +316,16 @@ class SpecReader implements TypeReader {
   }
 
   /** Records an invalid field (the row is skipped by the caller). */
-  fail(linha: number, campo: string, valor: string, firstOfRow: boolean): void {
+  fail(linha: number, campo: string, valor: string, firstOfRow: boolean, aba: string, staging: string): RowError | null {
     if (firstOfRow) this.rejected++;
-    if (this.errs.length < MAX_ROW_ERRORS) {
-      this.errs.push({ linha, campo, valor, mensagem: `linha ${linha}: ${campo} '${quote(valor)}' inválido` });
-    }
+    if (this.errs.length >= MAX_ROW_ERRORS) return null;
+    const e: RowError = { linha, campo, valor, mensagem: `linha ${linha}: ${campo} '${quote(valor)}' inválido`, aba, staging };
+    this.errs.push(e);
+    return e;
   }
 }
 
-interface FailSink { fail(linha: number, campo: string, valor: string, firstOfRow: boolean): void }
+interface FailSink { fail(linha: number, campo: string, valor: string, firstOfRow: boolean, aba: string, staging: string): RowError | null }
 
 /** One tab of a type: finds the header, then turns rows into staging rows. */
 class TableReader {
@@ -373,20 +374,25 @@ class TableReader {
       const cells = row.values;
       const values: Record<string, string | null> = {};
       let bad = false;
+      let first: RowError | null = null;
       for (let i = 0; i < n; i++) {
         const col = columns[i]!;
         const at = cols[i];
         const raw = at === undefined ? undefined : cells[at - 1];
         const p = col.parse(raw, ctx);
         if (p === INVALID || (p === null && col.required)) {
-          this.sink.fail(row.number, col.field, displayValue(raw), !bad);
+          const e = this.sink.fail(row.number, col.field, displayValue(raw), !bad, this.sheet.name, staging);
+          if (!bad) first = e;
           bad = true;
           continue;
         }
         values[col.field] = p;
       }
-      if (bad) continue;
       if (sheetField) values[sheetField] = this.sheetValue;
+      if (bad) {
+        if (first) first.valores = values; // the readable fields: the merge may still protect the row's key
+        continue;
+      }
       const u = this.unpivot;
       if (!u) {
         out.push({ staging, linha: row.number, values });

@@ -1,11 +1,11 @@
 /**
- * xls_merge_lote: the edge merges each COPYed lot while it reads the next. A file merged in
+ * xls_merge_chunk: the edge merges each COPYed lot while it reads the next. A file merged in
  * lots must leave the database and the metrics exactly as one xls_merge of every row would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import { xlsMerge, xlsMergeLote, xlsStagingPreparar } from '../../src/db/xls.js';
-import { copyStagingEmLotes } from '../../src/xls/processar.js';
+import { xlsMerge, xlsMergeChunk, xlsStagingPreparar } from '../../src/db/xls.js';
+import { copyStagingEmChunks } from '../../src/xls/processar.js';
 import type { StagingRow } from '../../src/xlsx/index.js';
 import { completeJobs, copyStaging, fat, iniciar, mov, periodoNov, processarNovo, receberAvulso, type Row } from './helpers.js';
 
@@ -58,7 +58,7 @@ function arquivo(): { faturamento: Row[]; movimento: Row[] } {
   return { faturamento, movimento };
 }
 
-describe('xls_merge_lote', () => {
+describe('xls_merge_chunk', () => {
   it('a file merged in lots leaves the same rows and the same metrics as one merge', async () => {
     await processarNovo(one.pool, 'base', 'RELATORIO18', { staging: base, meta: periodoNov });
     const input = arquivo();
@@ -68,7 +68,7 @@ describe('xls_merge_lote', () => {
       const db = await createTestDatabase();
       try {
         await processarNovo(db.pool, 'base', 'RELATORIO18', { staging: base, meta: periodoNov });
-        const b = await processarNovo(db.pool, 'arquivo', 'RELATORIO18', { staging: input, meta: periodoNov, lote: size });
+        const b = await processarNovo(db.pool, 'arquivo', 'RELATORIO18', { staging: input, meta: periodoNov, chunk: size });
         expect({ ...b.merge }, `lots of ${size}`).toEqual({ ...a.merge });
         expect(await estado(db), `lots of ${size}`).toEqual(await estado(one));
       } finally {
@@ -87,7 +87,7 @@ describe('xls_merge_lote', () => {
 
   it('a key repeated across lots counts once in linhas_efetivas, also when its last row changes nothing; its last row wins', async () => {
     const faturamento = [fat(100), fat(101), fat(102), fat(100, { valor_total: '2' }), fat(101, { valor_total: '3' }), fat(102)].map((r, i) => ({ ...r, linha: i + 2 }));
-    const { merge } = await processarNovo(lots.pool, `rep-${++n}`, 'RELATORIO18', { staging: { faturamento, movimento: [] }, meta: { periodo_inicio: '2026-10-01', periodo_fim: '2026-10-31' }, lote: 3 });
+    const { merge } = await processarNovo(lots.pool, `rep-${++n}`, 'RELATORIO18', { staging: { faturamento, movimento: [] }, meta: { periodo_inicio: '2026-10-01', periodo_fim: '2026-10-31' }, chunk: 3 });
     expect(merge.linhasEnviadas).toBe(6);
     expect(merge.linhasEfetivas).toBe(3);
     expect(merge.tabelas.bi_faturamento).toEqual({ enviadas: 6, efetivas: 3, removidas: 0 });
@@ -106,7 +106,7 @@ describe('xls_merge_lote', () => {
     };
     const [emLotes, deUmaVez] = await Promise.all([createTestDatabase(), createTestDatabase()]);
     try {
-      const a = await processarNovo(emLotes.pool, `fim-${++n}`, 'RELATORIO18', { staging, meta, lote: 3, ultimoLoteNoMerge: true });
+      const a = await processarNovo(emLotes.pool, `fim-${++n}`, 'RELATORIO18', { staging, meta, chunk: 3, ultimoChunkNoMerge: true });
       const b = await processarNovo(deUmaVez.pool, `fim-${++n}`, 'RELATORIO18', { staging, meta });
       expect(a.merge.avisos).toContainEqual(expect.objectContaining({ categoria: 'duplicada', quantidade: 1, linhas: [{ aba: '30', linha: 2, valor: null }] }));
       expect(a.merge.tabelas.bi_movimento).toEqual({ enviadas: 4, efetivas: 3, removidas: 0 });
@@ -164,7 +164,7 @@ describe('xls_merge_lote', () => {
       const staging = { faturamento: c.faturamento.map((r, i) => ({ ...r, linha: i + 2 })), movimento: [mov(200, { filial: '15' })] };
       const [emLotes, deUmaVez] = await Promise.all([createTestDatabase(), createTestDatabase()]);
       try {
-        await processarNovo(emLotes.pool, `ref-${++n}`, 'RELATORIO18', { staging, meta, lote: 3 });
+        await processarNovo(emLotes.pool, `ref-${++n}`, 'RELATORIO18', { staging, meta, chunk: 3 });
         await processarNovo(deUmaVez.pool, `ref-${++n}`, 'RELATORIO18', { staging, meta });
         const esperado = { ...c.esperado, filial: ['11', '12', '13', '14', '15'].map((codigo) => ({ codigo })) };
         expect(await ref(emLotes.pool), `${c.nome}, em lotes`).toEqual(esperado);
@@ -186,7 +186,7 @@ describe('xls_merge_lote', () => {
     const movimento = [{ ...mov(300, { data: '2026-09-20', placa: P, ano_veiculo: '2021/2022' }), linha: 2 }]; // same date, tab 30: loses to tab 20
     for (const lote of [undefined, 1, 2]) {
       await lots.pool.query('delete from bi_veiculo where placa = $1', [P]);
-      await processarNovo(lots.pool, `veic-${++n}`, 'RELATORIO18', { staging: { faturamento, movimento }, meta: { periodo_inicio: '2026-09-01', periodo_fim: '2026-09-30' }, lote });
+      await processarNovo(lots.pool, `veic-${++n}`, 'RELATORIO18', { staging: { faturamento, movimento }, meta: { periodo_inicio: '2026-09-01', periodo_fim: '2026-09-30' }, chunk: lote });
       const { rows } = await lots.pool.query('select ano_fabricacao, ano_modelo, modelo from bi_veiculo where placa = $1', [P]);
       expect(rows, `lote ${lote}`).toEqual([{ ano_fabricacao: 2017, ano_modelo: 2018, modelo: 'M2' }]);
     }
@@ -194,7 +194,7 @@ describe('xls_merge_lote', () => {
 
   it('new rows get time-ordered ids (UUID version 7 layout), increasing in the order they were written', async () => {
     const faturamento = [fat(503), fat(501), fat(502), fat(500)].map((r, i) => ({ ...r, linha: i + 2 }));
-    await processarNovo(lots.pool, `ids-${++n}`, 'RELATORIO18', { staging: { faturamento, movimento: [] }, meta: { periodo_inicio: '2026-08-01', periodo_fim: '2026-08-31' }, lote: 2 });
+    await processarNovo(lots.pool, `ids-${++n}`, 'RELATORIO18', { staging: { faturamento, movimento: [] }, meta: { periodo_inicio: '2026-08-01', periodo_fim: '2026-08-31' }, chunk: 2 });
     const { rows } = await lots.pool.query(`select id::text, nota_fiscal from bi_faturamento where nota_fiscal in ('1500', '1501', '1502', '1503') order by id`);
     // lot 1 (1503, 1501) is written in key order, then lot 2 (1502, 1500)
     expect(rows.map((r) => r.nota_fiscal)).toEqual(['1501', '1503', '1500', '1502']);
@@ -206,11 +206,11 @@ describe('xls_merge_lote', () => {
   });
 
   it('refusals: unknown XL404, no type or not PROCESSANDO XL409, bad period XL422, another period in a later lot XL409', async () => {
-    await expect(xlsMergeLote(lots.pool, '00000000-0000-0000-0000-000000000000')).rejects.toMatchObject({ code: 'XL404' });
+    await expect(xlsMergeChunk(lots.pool, '00000000-0000-0000-0000-000000000000')).rejects.toMatchObject({ code: 'XL404' });
     const semTipo = await receberAvulso(lots.pool, `sem-tipo-${++n}`);
-    await expect(xlsMergeLote(lots.pool, semTipo.processamentoId!)).rejects.toMatchObject({ code: 'XL409' }); // PENDENTE
+    await expect(xlsMergeChunk(lots.pool, semTipo.processamentoId!)).rejects.toMatchObject({ code: 'XL409' }); // PENDENTE
     await iniciar(lots.pool, semTipo.processamentoId!, 'w-l', null);
-    await expect(xlsMergeLote(lots.pool, semTipo.processamentoId!)).rejects.toMatchObject({ code: 'XL409', message: expect.stringMatching(/sem tipo/) });
+    await expect(xlsMergeChunk(lots.pool, semTipo.processamentoId!)).rejects.toMatchObject({ code: 'XL409', message: expect.stringMatching(/sem tipo/) });
     await completeJobs(lots.pool, 'w-l');
 
     const r = await receberAvulso(lots.pool, `periodo-${++n}`);
@@ -220,17 +220,17 @@ describe('xls_merge_lote', () => {
       await client.query('begin');
       const [tf] = await xlsStagingPreparar(client, 'RELATORIO18');
       await client.query('savepoint s');
-      await expect(xlsMergeLote(client, r.processamentoId!, { periodo_inicio: '2026-11-30', periodo_fim: '2026-11-01' })).rejects.toMatchObject({ code: 'XL422' });
+      await expect(xlsMergeChunk(client, r.processamentoId!, { periodo_inicio: '2026-11-30', periodo_fim: '2026-11-01' })).rejects.toMatchObject({ code: 'XL422' });
       await client.query('rollback to savepoint s');
       await copyStaging(client, tf!.tabela, tf!.colunas, [fat(200)]);
-      expect(await xlsMergeLote(client, r.processamentoId!, periodoNov)).toBe(1);
+      expect(await xlsMergeChunk(client, r.processamentoId!, periodoNov)).toBe(1);
       await client.query('savepoint s');
-      await expect(xlsMergeLote(client, r.processamentoId!, { periodo_inicio: '2026-12-01', periodo_fim: '2026-12-31' })).rejects.toMatchObject({ code: 'XL409' });
+      await expect(xlsMergeChunk(client, r.processamentoId!, { periodo_inicio: '2026-12-01', periodo_fim: '2026-12-31' })).rejects.toMatchObject({ code: 'XL409' });
       await client.query('rollback to savepoint s');
       // a new merge in the same transaction starts from nothing: the lot above is not counted
       await xlsStagingPreparar(client, 'RELATORIO18');
       await copyStaging(client, tf!.tabela, tf!.colunas, [fat(201), fat(202)]);
-      expect(await xlsMergeLote(client, r.processamentoId!, periodoNov)).toBe(2);
+      expect(await xlsMergeChunk(client, r.processamentoId!, periodoNov)).toBe(2);
       expect((await xlsMerge(client, r.processamentoId!, periodoNov)).linhasEnviadas).toBe(2);
     } finally {
       await client.query('rollback');
@@ -239,7 +239,8 @@ describe('xls_merge_lote', () => {
     }
   });
 
-  it('META has no lots: xls_merge_lote returns 0 and the rows stay staged for xls_merge', async () => {
+  it('META gets chunks from the declarative merge: each lot is written and the staging emptied; the end adds the scope deletes', async () => {
+    await lots.pool.query(`insert into bi_vendedor (codigo) values ('V1') on conflict do nothing`);
     const r = await receberAvulso(lots.pool, `meta-${++n}`);
     await iniciar(lots.pool, r.processamentoId!, 'w-l', 'META');
     const client = await lots.pool.connect();
@@ -247,9 +248,14 @@ describe('xls_merge_lote', () => {
       await client.query('begin');
       const [tm] = await xlsStagingPreparar(client, 'META');
       await copyStaging(client, tm!.tabela, tm!.colunas, [{ linha: 2, competencia: '2026-11-01', vendedor: 'V1', produto: 'P1', meta_volume: '10', meta_margem: '1' }]);
-      expect(await xlsMergeLote(client, r.processamentoId!)).toBe(0);
-      expect((await client.query('select count(*)::int n from pg_temp.xls_stg_meta')).rows[0].n).toBe(1);
-      expect((await xlsMerge(client, r.processamentoId!)).linhasEnviadas).toBe(1);
+      expect(await xlsMergeChunk(client, r.processamentoId!)).toBe(1);
+      expect((await client.query('select count(*)::int n from pg_temp.xls_stg_meta')).rows[0].n).toBe(0);
+      expect((await client.query(`select meta_volume from bi_meta where vendedor = 'V1' and produto = 'P1'`)).rows).toEqual([{ meta_volume: '10' }]);
+      await copyStaging(client, tm!.tabela, tm!.colunas, [{ linha: 3, competencia: '2026-11-01', vendedor: 'V1', produto: 'P1', meta_volume: '12', meta_margem: '1' }]);
+      const m = await xlsMerge(client, r.processamentoId!);
+      expect([m.linhasEnviadas, m.linhasEfetivas]).toEqual([2, 1]);
+      expect(m.avisos).toContainEqual(expect.objectContaining({ categoria: 'duplicada', linhas: [{ aba: null, linha: 2, valor: null }] }));
+      expect((await client.query(`select meta_volume from bi_meta where vendedor = 'V1' and produto = 'P1'`)).rows).toEqual([{ meta_volume: '12' }]);
     } finally {
       await client.query('rollback');
       client.release();
@@ -258,7 +264,7 @@ describe('xls_merge_lote', () => {
   });
 });
 
-describe('copyStagingEmLotes (the edge)', () => {
+describe('copyStagingEmChunks (the edge)', () => {
   async function* linhas(): AsyncGenerator<StagingRow> {
     for (let i = 0; i < 5; i++) yield { staging: 'faturamento', linha: i + 2, values: { filial: '01', nota_fiscal: `N${i}`, nome_cliente: 'tab\tnova\nlinha \\' } };
     for (let i = 0; i < 3; i++) yield { staging: 'movimento', linha: i + 2, values: { filial: '01', lancamento: `L${i}` } };
@@ -270,7 +276,7 @@ describe('copyStagingEmLotes (the edge)', () => {
       await client.query('begin');
       const tabelas = await xlsStagingPreparar(client, 'RELATORIO18');
       const seen: string[] = [];
-      const copied = await copyStagingEmLotes(client, tabelas, linhas(), 2, async () => {
+      const copied = await copyStagingEmChunks(client, tabelas, linhas(), 2, async () => {
         const { rows } = await client.query(`select (select count(*) from pg_temp.xls_stg_faturamento)::int f, (select count(*) from pg_temp.xls_stg_movimento)::int m`);
         seen.push(`${rows[0].f}/${rows[0].m}`);
         await client.query('truncate pg_temp.xls_stg_faturamento, pg_temp.xls_stg_movimento');
@@ -289,7 +295,7 @@ describe('copyStagingEmLotes (the edge)', () => {
       await client.query('begin');
       const tabelas = await xlsStagingPreparar(client, 'RELATORIO18');
       let calls = 0;
-      const err = await copyStagingEmLotes(client, tabelas, linhas(), 2, async () => {
+      const err = await copyStagingEmChunks(client, tabelas, linhas(), 2, async () => {
         calls += 1;
         if (calls === 1) {
           const { rows } = await client.query(`select nome_cliente from pg_temp.xls_stg_faturamento order by linha limit 1`);

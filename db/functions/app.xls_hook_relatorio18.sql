@@ -1,0 +1,205 @@
+CREATE OR REPLACE FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text, p_meta jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+ SET work_mem TO '64MB'
+AS $function$
+-- What belongs to RELATORIO18 only, around the declarative merge of bi_faturamento (tab 20)
+-- and bi_movimento (tab 30): its period check, the vehicle-registry defence and the
+-- reference tables (bi_filial, bi_vendedor, bi_cliente, bi_produto, bi_veiculo).
+declare
+  v_per record;
+  v_data text;
+  v_modelo_len integer;
+  v_aux jsonb;
+  v_avisos jsonb := '[]';
+  v_filial integer;
+  v_vendedor integer;
+  v_cliente integer;
+  v_produto integer;
+  v_veiculo integer;
+begin
+  if p_fase = 'inicio' then
+    perform public.xls_r18_periodo(p_meta);
+    -- vehicle-registry defence, chunk by chunk: every row with any vehicle column, before
+    -- rejections and repeated keys (the defence looks at all of them), is classified once per
+    -- distinct plate and year; the chunk keeps its problem rows and, per valid plate, only the
+    -- rows that can still be the latest (plate seen, latest valid year, latest model).
+    create temp table xls_veiculo_lote (aba text, linha integer, data date, placa_bruta text, placa text, ano_bruto text, modelo text) on commit drop;
+    create temp table xls_veiculo_problema (ordem integer, motivo text, aba text, linha integer, valor text) on commit drop;
+    create temp table xls_veiculo_cand (placa text, k bigint, k_ano bigint, fab smallint, mod smallint, k_modelo bigint, modelo text) on commit drop;
+    -- reference-table candidates of the accepted rows: per seller its last row and its last
+    -- row with a name, per client and product its last row with a name
+    create temp table xls_ref_filial (codigo text) on commit drop;
+    create temp table xls_ref_vendedor (codigo text, lu integer, filial text, ln integer, nome text) on commit drop;
+    create temp table xls_ref_cliente (codigo text, ln integer, nome text) on commit drop;
+    create temp table xls_ref_produto (codigo text, ln integer, descricao text) on commit drop;
+    return '{}';
+  end if;
+
+  if p_fase = 'normalizado' then
+    v_data := case p_staging when 'faturamento' then 'emissao' else 'data' end;
+    v_modelo_len := app.xls_tamanho('bi_veiculo', 'modelo');
+    execute format($q$
+      insert into pg_temp.xls_veiculo_lote
+      select %1$L, c.linha, c.%2$I, c.placa_bruta, c.placa, nullif(btrim(c.ano_veiculo), ''), %3$s
+        from pg_temp.%4$I c
+       where c.placa_bruta is not null or c.ano_veiculo is not null%5$s$q$,
+      case p_staging when 'faturamento' then '20' else '30' end, v_data,
+      case when p_staging = 'faturamento' then format('left(c.modelo_veiculo, %s)', v_modelo_len) else 'null' end,
+      'xls_chunk_' || p_staging,
+      case when p_staging = 'faturamento' then ' or c.modelo_veiculo is not null' else '' end);
+    if not exists (select from pg_temp.xls_veiculo_lote) then
+      return '{}';
+    end if;
+    -- for the registry, each valid plate keeps only its latest row (latest date, tab 20 before
+    -- 30, last row), found by a hash aggregate over one packed ordering key (no sort)
+    with placas as (
+      select p.placa, p.placa ~ '^[A-Z]{3}[0-9][A-Z0-9][0-9]{2}$' as placa_valida
+        from (select distinct placa from pg_temp.xls_veiculo_lote where placa is not null) p
+    ), anos as (
+      select a.ano_bruto, a.ano_ok,
+             case when a.ano_ok then substring(a.ano_bruto from '^([0-9]{4})')::smallint end as fab,
+             case when a.ano_ok then substring(a.ano_bruto from '([0-9]{4})$')::smallint end as mod
+        from (select d.ano_bruto, d.ano_bruto ~ '^(19|20)[0-9]{2}[[:space:]]*/[[:space:]]*(19|20)[0-9]{2}$' as ano_ok
+                from (select distinct ano_bruto from pg_temp.xls_veiculo_lote where ano_bruto is not null) d) a
+    ), c as (
+      select v.aba, v.linha, v.placa_bruta, v.placa, v.ano_bruto, v.modelo, p.placa_valida,
+             coalesce(a.ano_ok, false) as ano_ok, a.fab, a.mod,
+             -- k: the later row has the larger key: latest date (none last), tab 20 before 30, last
+             -- row of the sheet; (data desc nulls last, aba, linha desc) packed into one bigint.
+             -- Written inline: a SQL function with a pinned search_path is not inlined.
+             ((coalesce(v.data - date '2000-01-01', -1000000) + 1000000)::bigint * 2 + (v.aba = '20')::integer) * 2147483648 + v.linha as k
+        from pg_temp.xls_veiculo_lote v
+        left join placas p on p.placa = v.placa
+        left join anos a on a.ano_bruto = v.ano_bruto
+    ), problemas as (
+      insert into pg_temp.xls_veiculo_problema (ordem, motivo, aba, linha, valor)
+      select x.ordem, x.motivo, c.aba, c.linha, x.valor
+        from c
+       cross join lateral (values
+             (1, 'placa inválida', c.placa_bruta, c.placa_bruta is not null and not c.placa_valida),
+             (2, 'placa ausente', coalesce(c.ano_bruto, c.modelo), c.placa_bruta is null),
+             (3, 'ano do veículo inválido', c.ano_bruto, c.ano_bruto is not null and not c.ano_ok),
+             (4, 'ano modelo incoerente', c.ano_bruto, c.ano_ok and (c.mod < c.fab or c.mod > c.fab + 1))
+           ) x (ordem, motivo, valor, problema)
+       where ((c.placa_bruta is not null and not c.placa_valida) or c.placa_bruta is null
+              or (c.ano_bruto is not null and not c.ano_ok) or (c.ano_ok and (c.mod < c.fab or c.mod > c.fab + 1)))
+         and x.problema
+    ), melhores as (
+      select c.placa, max(c.k) as k, max(array[c.k, c.fab, c.mod]) filter (where c.ano_ok) as ano,
+             max(c.k) filter (where c.modelo is not null) as k_modelo
+        from c where c.placa_valida group by c.placa
+    )
+    insert into pg_temp.xls_veiculo_cand (placa, k, k_ano, fab, mod, k_modelo, modelo)
+    select m.placa, m.k, m.ano[1], m.ano[2]::smallint, m.ano[3]::smallint, m.k_modelo, c.modelo
+      from melhores m
+      left join c on c.placa = m.placa and c.k = m.k_modelo;
+    truncate pg_temp.xls_veiculo_lote;
+    return '{}';
+  end if;
+
+  if p_fase = 'aceito' then
+    -- the chunk's rows that will be written give the reference-table candidates
+    perform app.xls_r18_candidatos(p_staging, format('pg_temp.%I', 'xls_chunk_' || p_staging)::regclass);
+    return '{}';
+  end if;
+
+  if p_fase <> 'fim' then
+    return '{}';
+  end if;
+  select * into v_per from public.xls_r18_periodo(p_meta);
+
+  -- Vehicle-registry defence: the problem rows the chunks kept (rows are imported anyway).
+  select coalesce(jsonb_agg(jsonb_build_object('categoria', 'veiculo', 'motivo', r.motivo, 'quantidade', r.n, 'linhas', r.linhas)
+                            order by r.ordem), '[]')
+    into v_aux
+    from (select m.ordem, m.motivo, count(*) as n,
+                 coalesce(jsonb_agg(jsonb_build_object('aba', m.aba, 'linha', m.linha, 'valor', m.valor) order by m.aba, m.linha)
+                            filter (where m.rn <= 1000), '[]') as linhas
+            from (select x.*, row_number() over (partition by x.ordem order by x.aba, x.linha) as rn
+                    from pg_temp.xls_veiculo_problema x) m
+           group by m.ordem, m.motivo) r;
+  v_avisos := v_avisos || v_aux;
+
+  -- a key repeated across chunks was settled: the candidates are rebuilt from the surviving rows
+  if exists (select from pg_temp.xls_merge_estado e where e.refeito) then
+    truncate pg_temp.xls_ref_filial, pg_temp.xls_ref_vendedor, pg_temp.xls_ref_cliente, pg_temp.xls_ref_produto;
+    perform app.xls_r18_candidatos('faturamento', 'pg_temp.xls_aceitas_faturamento');
+    perform app.xls_r18_candidatos('movimento', 'pg_temp.xls_aceitas_movimento');
+  end if;
+
+  -- reference tables: upsert only (never deleted by a spreadsheet), in key order; each value
+  -- comes from the last row of the sheet (highest row number) that has it
+  insert into public.bi_filial (codigo)
+  select x.codigo from (select distinct r.codigo from pg_temp.xls_ref_filial r) x
+   where not exists (select from public.bi_filial t where t.codigo = x.codigo)
+   order by x.codigo
+  on conflict (codigo) do nothing;
+  get diagnostics v_filial = row_count;
+
+  insert into public.bi_vendedor as t (codigo, nome, filial)
+  select u.codigo, n.nome, u.filial
+    from (select distinct on (r.codigo) r.codigo, r.filial from pg_temp.xls_ref_vendedor r order by r.codigo, r.lu desc) u
+    left join (select distinct on (r.codigo) r.codigo, r.nome from pg_temp.xls_ref_vendedor r
+                where r.ln is not null order by r.codigo, r.ln desc) n on n.codigo = u.codigo
+   where not exists (select from public.bi_vendedor t where t.codigo = u.codigo
+                        and t.nome is not distinct from coalesce(n.nome, t.nome)
+                        and t.filial is not distinct from coalesce(u.filial, t.filial))
+   order by u.codigo
+  on conflict (codigo) do update set nome = coalesce(excluded.nome, t.nome), filial = coalesce(excluded.filial, t.filial)
+   where (t.nome, t.filial) is distinct from (coalesce(excluded.nome, t.nome), coalesce(excluded.filial, t.filial));
+  get diagnostics v_vendedor = row_count;
+
+  insert into public.bi_cliente as t (codigo, nome)
+  select s.codigo, s.nome
+    from (select distinct on (r.codigo) r.codigo, r.nome from pg_temp.xls_ref_cliente r order by r.codigo, r.ln desc nulls last) s
+   where not exists (select from public.bi_cliente t where t.codigo = s.codigo and t.nome is not distinct from coalesce(s.nome, t.nome))
+   order by s.codigo
+  on conflict (codigo) do update set nome = coalesce(excluded.nome, t.nome)
+   where t.nome is distinct from coalesce(excluded.nome, t.nome);
+  get diagnostics v_cliente = row_count;
+
+  insert into public.bi_produto as t (codigo, descricao)
+  select s.codigo, s.descricao
+    from (select distinct on (r.codigo) r.codigo, r.descricao from pg_temp.xls_ref_produto r order by r.codigo, r.ln desc nulls last) s
+   where not exists (select from public.bi_produto t where t.codigo = s.codigo and t.descricao is not distinct from coalesce(s.descricao, t.descricao))
+   order by s.codigo
+  on conflict (codigo) do update set descricao = coalesce(excluded.descricao, t.descricao)
+   where t.descricao is distinct from coalesce(excluded.descricao, t.descricao);
+  get diagnostics v_produto = row_count;
+
+  insert into public.bi_veiculo as t (placa, ano_fabricacao, ano_modelo, modelo)
+  select s.placa, s.fab, s.mod, s.modelo
+    from (select v.placa,
+                 (max(array[v.k_ano, v.fab, v.mod]) filter (where v.k_ano is not null))[2]::smallint as fab,
+                 (max(array[v.k_ano, v.fab, v.mod]) filter (where v.k_ano is not null))[3]::smallint as mod,
+                 (array_agg(v.modelo order by v.k_modelo desc) filter (where v.k_modelo is not null))[1] as modelo
+            from pg_temp.xls_veiculo_cand v group by v.placa) s
+   where not exists (select from public.bi_veiculo t where t.placa = s.placa
+                        and t.ano_fabricacao is not distinct from coalesce(s.fab, t.ano_fabricacao)
+                        and t.ano_modelo is not distinct from coalesce(s.mod, t.ano_modelo)
+                        and t.modelo is not distinct from coalesce(s.modelo, t.modelo))
+   order by s.placa
+  on conflict (placa) do update
+     set ano_fabricacao = coalesce(excluded.ano_fabricacao, t.ano_fabricacao),
+         ano_modelo = coalesce(excluded.ano_modelo, t.ano_modelo),
+         modelo = coalesce(excluded.modelo, t.modelo)
+   where (t.ano_fabricacao, t.ano_modelo, t.modelo) is distinct from
+         (coalesce(excluded.ano_fabricacao, t.ano_fabricacao), coalesce(excluded.ano_modelo, t.ano_modelo), coalesce(excluded.modelo, t.modelo));
+  get diagnostics v_veiculo = row_count;
+
+  return jsonb_build_object(
+    'avisos', v_avisos,
+    'tabelas', jsonb_build_object(
+      'bi_filial', jsonb_build_object('efetivas', v_filial),
+      'bi_vendedor', jsonb_build_object('efetivas', v_vendedor),
+      'bi_cliente', jsonb_build_object('efetivas', v_cliente),
+      'bi_produto', jsonb_build_object('efetivas', v_produto),
+      'bi_veiculo', jsonb_build_object('efetivas', v_veiculo)),
+    'resultado', jsonb_build_object('periodo', jsonb_build_object('inicio', v_per.inicio, 'fim', v_per.fim)));
+end;
+$function$
+;
+
+comment on function app.xls_hook_relatorio18(text,text,jsonb) is 'Hook of RELATORIO18 in the declarative merge (app.xls_tipo.hook; phases in docs/xls-merge.md). inicio: checks the period of p_meta (xls_r18_periodo, XL422) and creates its work tables. normalizado: the vehicle-registry defence of the chunk''s rows with any vehicle column (before rejections), each distinct plate and year classified once, problem rows and per valid plate the latest candidate kept. aceito: the reference-table candidates of the rows about to be written (app.xls_r18_candidatos). fim: the vehicle warnings (avisos categoria veiculo with rows and counts), then upserts bi_filial (codigo only), bi_vendedor, bi_cliente (codigo, nome), bi_produto and bi_veiculo (valid plates; a missing year or model keeps the stored one) from the last row that has each value, candidates rebuilt from the surviving rows when a key repeated across chunks; returns their counts and the period.';

@@ -1,0 +1,316 @@
+CREATE OR REPLACE FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+AS $function$
+-- First chunk of a merge in this transaction: reads the type's description (app.xls_alvo,
+-- app.xls_staging_coluna) and the targets' catalog (UNIQUE constraint = natural key,
+-- varchar(n) = length, NOT NULL without default = required, foreign keys), generates the
+-- statements of every step once with format('%I') and keeps them in pg_temp.xls_merge_estado,
+-- one row per target, with the counters; creates the work tables; takes the merge lock.
+declare
+  a record;
+  v_tabela regclass;
+  v_stg text;
+  v_chunk text;
+  v_aceitas text;
+  v_dif text;
+  v_cols record;
+  v_written text[];
+  v_tipos text[];
+  v_lens integer[];
+  v_notnull boolean[];
+  v_chave text[];
+  v_naochave text[];
+  v_comparar text[];
+  v_extras text[];
+  v_obrig text[];
+  v_reter text[];
+  v_norm text;
+  v_select text;
+  v_expr text;
+  v_i integer;
+  v_fk record;
+  v_sql_fk text[] := '{}';
+  v_on_key text;
+  v_on_key_t text;
+  v_key_list text;
+  v_escopo_t text;
+  v_escopo_s text;
+  v_inicio date;
+  v_fim date;
+  v_vazio boolean;
+  v_tabelas text[];
+begin
+  if not exists (select from app.xls_alvo x where x.tipo = p_tipo) then
+    raise exception 'o tipo % ainda não tem importação', p_tipo using errcode = 'XL422';
+  end if;
+  select array_agg(x.tabela order by x.tabela) into v_tabelas from app.xls_alvo x where x.tipo = p_tipo;
+  perform public.xls_travar(v_tabelas);
+  -- what belongs to one type only: checks of p_meta (its own messages first), its own work tables
+  perform app.xls_merge_hook(p_tipo, 'inicio', null, p_meta);
+
+  create temp table xls_merge_estado (
+    tipo text not null, staging text not null, tabela text not null, ordem integer not null, aba text,
+    escopo text not null, escopo_coluna text, chave text[] not null, meta jsonb not null,
+    inicio date, fim date, vazio boolean,
+    enviadas integer not null default 0, efetivas integer not null default 0, chunks integer not null default 0,
+    refeito boolean not null default false,
+    sql_select text not null, sql_rejeitar text, sql_dedup text not null, sql_fk text[] not null,
+    sql_dif text not null, sql_inserir text not null, sql_atualizar text, sql_aceitar text not null, sql_hash text not null,
+    sql_rep text not null, sql_escopo_t text not null, sql_escopo_s text not null, sql_on_key_t text not null,
+    sql_key_list text not null
+  ) on commit drop;
+  -- rows rejected by SQL (chave_legivel: the natural key could be read) and rows that gave way
+  -- to a later one with the same key
+  create temp table xls_ocorrencia (tipo text, aba text, linha integer, campo text, staging text, chave_legivel boolean) on commit drop;
+
+  for a in select x.* from app.xls_alvo x where x.tipo = p_tipo order by x.ordem loop
+    v_tabela := to_regclass('public.' || quote_ident(a.tabela));
+    if v_tabela is null then
+      raise exception 'descrição de %: tabela % não existe', p_tipo, a.tabela using errcode = 'XL500';
+    end if;
+    v_stg := format('pg_temp.%I', 'xls_stg_' || a.staging);
+    v_chunk := format('pg_temp.%I', 'xls_chunk_' || a.staging);
+    v_aceitas := format('pg_temp.%I', 'xls_aceitas_' || a.staging);
+    v_dif := format('pg_temp.%I', 'xls_dif_' || a.staging);
+
+    -- the staging columns, normalised: text trimmed, empty -> NULL
+    select string_agg(case when c.tipo_sql = 'text' then format('nullif(btrim(%1$I), %2$L) as %1$I', c.coluna, '') else quote_ident(c.coluna) end,
+                      ', ' order by c.ordem)
+      into v_norm
+      from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1;
+    if v_norm is null then
+      raise exception 'descrição de %: staging % sem colunas em app.xls_staging_coluna', p_tipo, a.staging using errcode = 'XL500';
+    end if;
+
+    -- written columns: the target's columns fed by a staging column of the same name or an expression
+    select array_agg(t.attname::text order by t.attnum), array_agg(format_type(t.atttypid, t.atttypmod) order by t.attnum),
+           array_agg(case when t.atttypid in ('varchar'::regtype, 'bpchar'::regtype) and t.atttypmod > 4 then t.atttypmod - 4 end order by t.attnum),
+           array_agg(t.attnotnull and not t.atthasdef order by t.attnum)
+      into v_written, v_tipos, v_lens, v_notnull
+      from pg_catalog.pg_attribute t
+     where t.attrelid = v_tabela and t.attnum > 0 and not t.attisdropped and t.attgenerated = ''
+       and t.attname not in ('id', 'atualizado_em')
+       and (a.expressoes ? t.attname::text
+            or exists (select from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.coluna = t.attname::text and c.ordem > 1));
+
+    -- natural key: the target's UNIQUE constraint
+    select array_agg(k.attname::text order by u.ord) into v_chave
+      from (select con.conkey from pg_catalog.pg_constraint con where con.conrelid = v_tabela and con.contype = 'u') c0
+      cross join lateral unnest(c0.conkey) with ordinality u (attnum, ord)
+      join pg_catalog.pg_attribute k on k.attrelid = v_tabela and k.attnum = u.attnum;
+    if (select count(*) from pg_catalog.pg_constraint con where con.conrelid = v_tabela and con.contype = 'u') <> 1 then
+      raise exception 'descrição de %: % precisa de exatamente uma restrição UNIQUE (a chave natural)', p_tipo, a.tabela using errcode = 'XL500';
+    end if;
+    if not v_chave <@ coalesce(v_written, '{}') then
+      raise exception 'descrição de %: a chave natural de % (%) não vem toda do staging %', p_tipo, a.tabela, array_to_string(v_chave, ', '), a.staging
+        using errcode = 'XL500';
+    end if;
+    if a.escopo_coluna is not null and not a.escopo_coluna = any(v_written) then
+      raise exception 'descrição de %: coluna de escopo % não é gravada em %', p_tipo, a.escopo_coluna, a.tabela using errcode = 'XL500';
+    end if;
+    select coalesce(array_agg(w order by o), '{}') into v_naochave from unnest(v_written) with ordinality x (w, o) where not w = any(v_chave);
+    v_comparar := coalesce(a.comparar, v_naochave);
+    if not v_comparar <@ v_naochave then
+      raise exception 'descrição de %: comparar (%) deve listar colunas gravadas fora da chave de %', p_tipo, array_to_string(v_comparar, ', '), a.tabela
+        using errcode = 'XL500';
+    end if;
+    select coalesce(array_agg(w order by o), '{}') into v_obrig from unnest(v_written, v_notnull) with ordinality x (w, nn, o) where nn;
+    -- extra columns: staging columns not written, and expressions naming no target column
+    select coalesce(array_agg(e), '{}') into v_extras
+      from (select c.coluna as e from app.xls_staging_coluna c
+             where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1 and not c.coluna = any(v_written)
+               and not exists (select from jsonb_object_keys(a.expressoes) k where k = c.coluna)
+            union
+            select k from jsonb_object_keys(a.expressoes) k where not k = any(v_written)) x;
+    v_reter := a.reter;
+    if not v_reter <@ (v_extras || v_written) then
+      raise exception 'descrição de %: reter (%) nomeia colunas que o chunk não tem', p_tipo, array_to_string(v_reter, ', ') using errcode = 'XL500';
+    end if;
+
+    -- the chunk's select list: target columns cut to their length and cast to their type, extras as they are
+    v_select := 's.linha';
+    for v_i in 1 .. cardinality(v_written) loop
+      v_expr := coalesce(a.expressoes ->> v_written[v_i], quote_ident(v_written[v_i]));
+      v_select := v_select || ', ' || case
+        when v_lens[v_i] is not null then format('left((%s)::text, %s)::%s as %I', v_expr, v_lens[v_i], v_tipos[v_i], v_written[v_i])
+        else format('(%s)::%s as %I', v_expr, v_tipos[v_i], v_written[v_i]) end;
+    end loop;
+    for v_i in 1 .. coalesce(cardinality(v_extras), 0) loop
+      v_select := v_select || ', ' || format('%s as %I', coalesce(a.expressoes ->> v_extras[v_i], quote_ident(v_extras[v_i])), v_extras[v_i]);
+    end loop;
+    v_select := format('select %s from (select linha, %s from %s) s', v_select, v_norm, v_stg);
+
+    execute format('create temp table %I on commit drop as %s limit 0', 'xls_chunk_' || a.staging, v_select);
+    execute format('create temp table %I on commit drop as select %s, true as novo from %s limit 0', 'xls_dif_' || a.staging,
+                   (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)), v_chunk);
+    execute format('create temp table %I on commit drop as select linha, %s, true as gravada from %s limit 0', 'xls_aceitas_' || a.staging,
+                   (select string_agg(quote_ident(w), ', ') from (select distinct on (w) w, o from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) with ordinality x (w, o) order by w, o) y),
+                   v_chunk);
+    execute format('create temp table %I (h bigint) on commit drop', 'xls_hash_' || a.staging);
+    execute format('create temp table %I on commit drop as select %s from %s limit 0', 'xls_protegidas_' || a.staging,
+                   (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)), v_chunk);
+
+    v_on_key := (select string_agg(format('%1$s.%2$I = %3$s.%2$I', '%1$s', w, '%2$s'), ' and ' order by o) from unnest(v_chave) with ordinality x (w, o));
+    v_on_key_t := format(v_on_key, 't', 's');
+    v_key_list := (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o));
+
+    -- foreign keys of the target: a referenced code missing is a transient failure (XL424)
+    v_sql_fk := '{}';
+    for v_fk in
+      select con.confrelid::regclass as ref,
+             array_agg(ca.attname::text order by u.ord) as cols, array_agg(ra.attname::text order by u.ord) as refcols
+        from pg_catalog.pg_constraint con
+       cross join lateral unnest(con.conkey, con.confkey) with ordinality u (ck, rk, ord)
+        join pg_catalog.pg_attribute ca on ca.attrelid = con.conrelid and ca.attnum = u.ck
+        join pg_catalog.pg_attribute ra on ra.attrelid = con.confrelid and ra.attnum = u.rk
+       where con.conrelid = v_tabela and con.contype = 'f'
+       group by con.oid, con.confrelid
+    loop
+      if not v_fk.cols <@ v_written then continue; end if;
+      v_sql_fk := v_sql_fk || format($q$
+        select count(*)::integer as n,
+               string_agg(format('%%s (%%s %%s)', f.v, case when f.n = 1 then 'linha' else 'linhas' end, f.linhas), ', ' order by f.v)
+                 filter (where f.ordem <= 20) as faltam,
+               %1$L as rotulo
+          from (select concat_ws('/', %2$s) as v, count(*) as n,
+                       array_to_string((array_agg(c.linha order by c.linha))[1:10], ', ') || case when count(*) > 10 then ', …' else '' end as linhas,
+                       row_number() over (order by concat_ws('/', %2$s)) as ordem
+                  from %3$s c
+                 where %4$s and not exists (select from %5$s r where %6$s)
+                 group by %2$s) f$q$,
+        format('%s não cadastrado em %s', array_to_string(v_fk.cols, '/'), v_fk.ref),
+        (select string_agg(format('c.%I', w), ', ' order by o) from unnest(v_fk.cols) with ordinality x (w, o)),
+        v_chunk,
+        (select string_agg(format('c.%I is not null', w), ' and ' order by o) from unnest(v_fk.cols) with ordinality x (w, o)),
+        v_fk.ref,
+        (select string_agg(format('r.%I = c.%I', r, w), ' and ' order by o) from unnest(v_fk.cols, v_fk.refcols) with ordinality x (w, r, o)));
+    end loop;
+
+    -- scope
+    v_vazio := null;
+    if a.escopo = 'periodo' then
+      begin
+        v_inicio := (p_meta ->> 'periodo_inicio')::date;
+        v_fim := (p_meta ->> 'periodo_fim')::date;
+      exception when data_exception then
+        v_inicio := null;
+      end;
+      if v_inicio is null or v_fim is null or v_fim < v_inicio then
+        raise exception 'período ausente ou inválido (periodo_inicio, periodo_fim): % a %',
+          coalesce(p_meta ->> 'periodo_inicio', '?'), coalesce(p_meta ->> 'periodo_fim', '?') using errcode = 'XL422';
+      end if;
+      v_escopo_t := format('t.%I between %L::date and %L::date', a.escopo_coluna, v_inicio, v_fim);
+      v_escopo_s := format('s.%I between %L::date and %L::date', a.escopo_coluna, v_inicio, v_fim);
+      execute format('select not exists (select from %s t where %s)', v_tabela, v_escopo_t) into v_vazio;
+    elsif a.escopo = 'valores' then
+      v_escopo_t := format('t.%1$I in (select distinct s.%1$I from %2$s s)', a.escopo_coluna, v_aceitas);
+      v_escopo_s := 'true';
+    elsif a.escopo = 'meses' then
+      v_escopo_t := format('exists (select from (select distinct date_trunc(''month'', s.%1$I)::date as m from %2$s s) m where t.%1$I >= m.m and t.%1$I < (m.m + interval ''1 month'')::date)',
+                           a.escopo_coluna, v_aceitas);
+      v_escopo_s := 'true';
+    else
+      v_escopo_t := 'true';
+      v_escopo_s := 'true';
+      execute format('select not exists (select from %s t)', v_tabela) into v_vazio;
+    end if;
+
+    insert into pg_temp.xls_merge_estado (tipo, staging, tabela, ordem, aba, escopo, escopo_coluna, chave, meta, inicio, fim, vazio,
+      sql_select, sql_rejeitar, sql_dedup, sql_fk, sql_dif, sql_inserir, sql_atualizar, sql_aceitar, sql_hash, sql_rep,
+      sql_escopo_t, sql_escopo_s, sql_on_key_t, sql_key_list)
+    values (p_tipo, a.staging, a.tabela, a.ordem, a.aba, a.escopo, a.escopo_coluna, v_chave, coalesce(p_meta, '{}') - 'linhas_rejeitadas',
+      v_inicio, v_fim, v_vazio,
+      v_select,
+      -- rows a NOT NULL column (key or not) of which is empty: set aside; their key, when readable, stays protected
+      case when cardinality(v_obrig) > 0 then format($q$
+        with r as (
+          delete from %1$s c where %2$s
+          returning c.linha, case %3$s end as campo, (%4$s) as legivel, %5$s)
+        , p as (insert into %6$s select %7$s from r where r.legivel)
+        insert into pg_temp.xls_ocorrencia select 'rejeitada', $1, r.linha, r.campo, $2, r.legivel from r$q$,
+        v_chunk,
+        (select string_agg(format('c.%I is null', w), ' or ' order by o) from unnest(v_obrig) with ordinality x (w, o)),
+        (select string_agg(format('when c.%1$I is null then %1$L', w), ' ' order by o) from unnest(v_obrig) with ordinality x (w, o)),
+        (select string_agg(format('c.%I is not null', w), ' and ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        (select string_agg(format('c.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        format('pg_temp.%I', 'xls_protegidas_' || a.staging),
+        (select string_agg(format('r.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o))) end,
+      -- a key repeated in the chunk: its last row wins (a hash aggregate finds the repeated keys; only their rows are sorted)
+      format($q$
+        with dup as (select %1$s from %2$s group by %1$s having count(*) > 1),
+        d as (
+          delete from %2$s c
+           using (select s.ctid, row_number() over (partition by %3$s order by s.linha desc, s.ctid desc) as rn
+                    from %2$s s join dup t on %4$s) x
+           where c.ctid = x.ctid and x.rn > 1
+          returning c.linha)
+        insert into pg_temp.xls_ocorrencia select 'duplicada', $1, d.linha, null, $2, true from d$q$,
+        v_key_list, v_chunk,
+        (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        v_on_key_t),
+      v_sql_fk,
+      -- one probe of the natural-key index per row keeps the new (novo) and changed rows
+      format($q$
+        insert into %1$s
+        select %2$s, t.id is null
+          from %3$s s
+          left join lateral (select t.id%4$s from %5$s t where %6$s limit 1) t on true
+         where t.id is null%7$s$q$,
+        v_dif,
+        (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
+        v_chunk,
+        (select coalesce(string_agg(format(', t.%I', w), '' order by o), '') from unnest(v_comparar) with ordinality x (w, o)),
+        v_tabela,
+        v_on_key_t,
+        case when cardinality(v_comparar) > 0 then format(' or (%s) is distinct from (%s)',
+          (select string_agg(format('t.%I', w), ', ' order by o) from unnest(v_comparar) with ordinality x (w, o)) || case when cardinality(v_comparar) = 1 then ', null' else '' end,
+          (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_comparar) with ordinality x (w, o)) || case when cardinality(v_comparar) = 1 then ', null' else '' end)
+        else '' end),
+      -- new keys: plain INSERT in key order with time-ordered ids (the merge lock excludes a concurrent writer)
+      format($q$
+        insert into %1$s (id, %2$s)
+        select ($1 || lpad(to_hex(nextval('public.xls_id_seq')), 15, '0'))::uuid, o.*
+          from (select %2$s from %3$s s where s.novo order by %4$s) o$q$,
+        v_tabela,
+        (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
+        v_dif, v_key_list),
+      -- changed rows: the diff-aware upsert in key order
+      case when cardinality(v_naochave) > 0 then format($q$
+        insert into %1$s as t (%2$s)
+        select %2$s from %3$s s where not s.novo order by %4$s
+        on conflict (%4$s) do update set %5$s
+         where (%6$s) is distinct from (%7$s)$q$,
+        v_tabela,
+        (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
+        v_dif, v_key_list,
+        (select string_agg(format('%1$I = excluded.%1$I', w), ', ' order by o) from unnest(v_naochave) with ordinality x (w, o)),
+        (select string_agg(format('t.%I', w), ', ' order by o) from unnest(coalesce(nullif(v_comparar, '{}'), v_naochave)) with ordinality x (w, o)) || ', null',
+        (select string_agg(format('excluded.%I', w), ', ' order by o) from unnest(coalesce(nullif(v_comparar, '{}'), v_naochave)) with ordinality x (w, o)) || ', null') end,
+      -- what the end needs of every accepted row: key, scope column, retained columns, written or not
+      format($q$
+        insert into %1$s (linha, %2$s, gravada)
+        select c.linha, %3$s, d.novo is not null from %4$s c left join %5$s d on %6$s$q$,
+        v_aceitas,
+        (select string_agg(quote_ident(w), ', ' order by w) from (select distinct w from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) w) y),
+        (select string_agg(format('c.%I', w), ', ' order by w) from (select distinct w from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) w) y),
+        v_chunk, v_dif, format(v_on_key, 'd', 'c')),
+      -- the hash of each accepted key: a key repeated across chunks is looked for only when a hash repeats
+      format($q$insert into %1$s select hashtextextended(concat_ws(chr(31), %2$s), 0) from %3$s c$q$,
+        format('pg_temp.%I', 'xls_hash_' || a.staging),
+        (select string_agg(format('c.%I::text', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        v_chunk),
+      -- keys repeated across chunks: the last row stays (the chunks wrote it last)
+      format($q$
+        create temp table %1$I on commit drop as
+        select %2$s, max(linha) as ultima, count(*) filter (where gravada) as escritas from %3$s group by %2$s having count(*) > 1$q$,
+        'xls_rep_' || a.staging, v_key_list, v_aceitas),
+      v_escopo_t, v_escopo_s, v_on_key_t, v_key_list);
+  end loop;
+
+end;
+$function$
+;
+
+comment on function app.xls_merge_preparar(text,jsonb) is 'Internal, first chunk of a merge (called by app.xls_merge_chunk): takes the merge lock of the type''s target tables, reads the description (app.xls_alvo, app.xls_staging_coluna) and the targets'' catalog (UNIQUE constraint = natural key, varchar(n) = length, NOT NULL without default = required, foreign keys = XL424 checks), generates every statement once with format(%I) into pg_temp.xls_merge_estado and creates the work tables pg_temp.xls_chunk_<staging>, xls_dif_, xls_aceitas_, xls_hash_, xls_protegidas_ and xls_ocorrencia. A description the catalog contradicts raises XL500; a periodo scope without a valid period XL422. Calls the type hook''s phase inicio.';
