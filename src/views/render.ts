@@ -56,7 +56,8 @@ export function renderPagina(req: FastifyRequest, reply: FastifyReply, template:
     ...data,
     titulo: opts.titulo,
     refresh: opts.refresh ?? null,
-    aviso: opts.aviso ?? null,
+    // messages from SQL start in lower case: shown as a sentence
+    aviso: opts.aviso ? { ...opts.aviso, texto: opts.aviso.texto.charAt(0).toUpperCase() + opts.aviso.texto.slice(1) } : null,
     semNavegacao: Boolean(opts.semNavegacao),
     usuario: req.usuario ?? null,
     modo: req.server.ctx.config.views.modo,

@@ -72,7 +72,9 @@ describe('a monthly batch: RELATORIO18 + META + a stray PDF', () => {
     expect(dl.statusCode).toBe(200);
     expect(dl.rawPayload.equals(r18)).toBe(true);
     expect(dl.headers['content-disposition']).toBe(`attachment; filename="relatorio18.xlsx"; filename*=UTF-8''relatorio18.xlsx`);
-    expect((await p.app.inject({ url: `/processamentos/${rows[0].id}/arquivo` })).statusCode).toBe(401);
+    // a wrong Bearer is refused (anonymous access follows the screens' security mode: this app
+    // runs in bypass, where screens and their download are open; test/web/seguranca.test.ts)
+    expect((await p.app.inject({ url: `/processamentos/${rows[0].id}/arquivo`, headers: bearer('errado') })).statusCode).toBe(401);
     expect((await p.app.inject({ url: '/processamentos/00000000-0000-0000-0000-000000000000/arquivo', headers: bearer() })).statusCode).toBe(404);
   });
 

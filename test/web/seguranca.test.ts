@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import { bearer, testApp } from '../harness/service.js';
+import { API_TOKEN, bearer, testApp } from '../harness/service.js';
 import { loadConfig } from '../../src/config.js';
 import { DOMINIO, HTML, SMOKE_TOKEN, appHabilitado, form, linkedStatic, oidcEnv, sessao } from './helpers.js';
 
@@ -85,6 +85,21 @@ describe('mode habilitado: the rejection matrix', () => {
     expect((await db.pool.query(`select count(*)::int as n from destinatario where email = 'csrf@empresa.com.br'`)).rows[0].n).toBe(0);
     const ok = await app.inject({ method: 'POST', url: '/destinatarios', headers: h, payload: new URLSearchParams({ email: 'csrf@empresa.com.br', _csrf: s.csrf }).toString() });
     expect(ok.statusCode).toBe(303);
+  });
+});
+
+describe('secrets never reach a page', () => {
+  it('neither the ERP token nor the API token nor the OIDC client secret appears in any screen', async () => {
+    const erp = 'erp-segredo-do-parceiro-0123456789';
+    const a = await appHabilitado(db, { ERP_SYNC_ACCESS_TOKEN: erp });
+    try {
+      const s = await sessao(db);
+      const pages = [...SCREENS, '/admin/configuracoes/nova', '/admin/configuracoes/slow_query_timeout_ms', '/login'];
+      for (const url of pages) {
+        const res = await a.inject({ url, headers: { ...HTML, cookie: s.cookie } });
+        for (const secret of [erp, API_TOKEN, oidcEnv().OIDC_CLIENT_SECRET]) expect(res.body, url).not.toContain(secret);
+      }
+    } finally { await a.close(); }
   });
 });
 

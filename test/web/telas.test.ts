@@ -251,7 +251,8 @@ describe('/xls/importar refusals (nothing stored)', () => {
     expect(res.statusCode).toBe(303);
     const loc = res.headers.location as string;
     expect(loc).toMatch(/^\/xls\/importar\/lote\/[0-9a-f-]{36}\?k=.*&t=\d+$/);
-    const { rows } = await db.pool.query(`select p.uploader_id, p.uploader_nome, p.status, c.uploader_id as lote_uploader from xls_processamento p join xls_conjunto_lote c on c.id = p.conjunto_id order by p.arquivo`);
+    const conjuntoId = /\/lote\/([0-9a-f-]{36})/.exec(loc)![1];
+    const { rows } = await db.pool.query(`select p.uploader_id, p.uploader_nome, p.status, c.uploader_id as lote_uploader from xls_processamento p join xls_conjunto_lote c on c.id = p.conjunto_id where c.id = $1 order by p.arquivo`, [conjuntoId]);
     expect(rows).toHaveLength(2);
     expect(rows.every((r) => r.uploader_id === 'ana.souza' && r.uploader_nome === 'Ana Souza' && r.lote_uploader === 'ana.souza')).toBe(true);
     const esperando = await app.inject({ url: loc, headers: HTML });

@@ -57,16 +57,18 @@ interface Resultado {
     efetivas: number | null;
   };
   posicao: string | null;
+  atual: boolean | null;
   totais: Array<{ tipo: string; total: string; vencido: string; titulos: number; titulosVencidos: number }>;
 }
 
-async function resumoFluxo(app: FastifyInstance, id: string): Promise<{ posicao: string | null; totais: Resultado['totais'] }> {
+async function resumoFluxo(app: FastifyInstance, id: string): Promise<{ posicao: string | null; atual: boolean | null; totais: Resultado['totais'] }> {
   const [ok] = await db.sql<db.SQL, Array<{ ok: boolean }>>`select to_regprocedure('public.xls_fluxo_resumo(uuid)') is not null as ok`.run(app.ctx.pool);
-  if (!ok?.ok) return { posicao: null, totais: [] };
-  const rows = await db.sql<db.SQL, Array<{ tipo: string; posicao: string; total: string; vencido: string; titulos: number; titulos_vencidos: number }>>`
-    select tipo, posicao::text as posicao, total::text as total, vencido::text as vencido, titulos, titulos_vencidos from public.xls_fluxo_resumo(${db.param(id)}::uuid)`.run(app.ctx.pool);
+  if (!ok?.ok) return { posicao: null, atual: null, totais: [] };
+  const rows = await db.sql<db.SQL, Array<{ tipo: string; posicao: string; atual: boolean; total: string; vencido: string; titulos: number; titulos_vencidos: number }>>`
+    select tipo, posicao::text as posicao, atual, total::text as total, vencido::text as vencido, titulos, titulos_vencidos from public.xls_fluxo_resumo(${db.param(id)}::uuid)`.run(app.ctx.pool);
   return {
     posicao: rows[0]?.posicao ?? null,
+    atual: rows.length ? rows.some((r) => r.atual) : null,
     totais: rows.map((r) => ({ tipo: r.tipo, total: r.total, vencido: r.vencido, titulos: r.titulos, titulosVencidos: r.titulos_vencidos })),
   };
 }
@@ -80,7 +82,7 @@ async function resultados(app: FastifyInstance, conjuntoId: string): Promise<Res
     // a resend of a known file: the entry names the existing processing; show that one
     const reenvio = i.status === 'DUPLICADO' || i.status === 'REPROCESSANDO';
     const id = i.processamento_id ?? (i.status === 'DUPLICADO' ? UUID.exec(i.motivo ?? '')?.[0] ?? null : null);
-    const r: Resultado = { arquivo: i.arquivo, entrada: i.status, motivo: i.motivo, processamentoId: id, reenvio, p: null, posicao: null, totais: [] };
+    const r: Resultado = { arquivo: i.arquivo, entrada: i.status, motivo: i.motivo, processamentoId: id, reenvio, p: null, posicao: null, atual: null, totais: [] };
     if (id) {
       const p = await db.selectOne('xls_processamento', { id }, {
         columns: ['id', 'status', 'tipo', 'erro_mensagem', 'avisos', 'linhas_rejeitadas', 'linhas_efetivas'],

@@ -11,6 +11,12 @@ import { partnerPedidoEnfileirar, partnerStatus } from '../../db/partner.js';
 import { toStatus } from '../api/partner.js';
 import { renderPagina } from '../../views/render.js';
 
+/** The platform's order statuses in words for staff (the code stays visible next to it). */
+export const STATUS_PLATAFORMA: Record<string, string> = {
+  waiting_payment: 'aguardando pagamento', received: 'pago', cancelled: 'cancelado', refused: 'recusado',
+  invoiced: 'faturado', shipped: 'enviado', delivered: 'entregue',
+};
+
 export const ESTADOS = ['CAPTURADO', 'ENFILEIRADO', 'CANCELADO'] as const;
 type Estado = (typeof ESTADOS)[number];
 
@@ -62,7 +68,7 @@ export default async function pedidosScreens(app: FastifyInstance) {
     const ok = typeof q.ok === 'string' ? `Pedido ${q.ok} enfileirado.` : null;
     return renderPagina(req, reply, 'pedidos/console', { titulo: 'Console de pedidos', status, aviso: aviso ?? (ok ? { tipo: 'ok', texto: ok } : null) }, {
       estado, estados: ESTADOS, rows, total: Number(total), page, paginas: Math.max(1, Math.ceil(Number(total) / page.size)),
-      frases: statusEmPalavras(s), alerta: Boolean(s.episodioAberto), contagens: s.pedidos,
+      frases: statusEmPalavras(s), statusPlataforma: STATUS_PLATAFORMA, alerta: Boolean(s.episodioAberto), contagens: s.pedidos,
     });
   };
 
