@@ -1050,6 +1050,49 @@ COMMENT ON FUNCTION app.tg__grant_bi_select() IS 'Event trigger: every table cre
 
 
 --
+-- Name: tg__publicar_bi(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.tg__publicar_bi() RETURNS event_trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_cmd record;
+  v_nome text;
+  v_mudou boolean := false;
+begin
+  -- a bi_* table not yet published (created, or renamed to bi_*), or a published table
+  -- that is no longer bi_* (renamed away): the registered publications are set again
+  for v_cmd in
+    select * from pg_event_trigger_ddl_commands()
+     where object_type in ('table', 'table column') and schema_name = 'public'
+  loop
+    select c.relname into v_nome from pg_class c where c.oid = v_cmd.objid and c.relkind in ('r', 'p');
+    if v_nome is null then
+      continue;
+    end if;
+    if exists (select from app.replicacao_publicacao r join pg_publication p on p.pubname = r.nome
+                where (v_nome like 'bi\_%') <> exists (select from pg_publication_rel pr
+                                                       where pr.prpubid = p.oid and pr.prrelid = v_cmd.objid)) then
+      v_mudou := true;
+    end if;
+  end loop;
+  if v_mudou then
+    perform public.replicacao_publicacao_sincronizar(null);
+  end if;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION tg__publicar_bi(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.tg__publicar_bi() IS 'Event trigger (_200_bi_publicar): when a table of public becomes bi_* (created or renamed) or a published table stops being bi_*, the publications of app.replicacao_publicacao are set again to exactly the bi_* tables (replicacao_publicacao_sincronizar). Dropped tables leave publications by themselves.';
+
+
+--
 -- Name: unschedule(text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1112,169 +1155,6 @@ COMMENT ON FUNCTION app.worker_timeout() IS 'How long a worker may go without a 
 
 
 --
--- Name: xls_aplicar(regclass, regclass, text, text, jsonb, regclass); Type: FUNCTION; Schema: app; Owner: -
---
-
-CREATE FUNCTION app.xls_aplicar(p_alvo regclass, p_origem regclass, p_escopo text, p_escopo_coluna text DEFAULT NULL::text, p_rejeitadas jsonb DEFAULT '[]'::jsonb, p_escopo_origem regclass DEFAULT NULL::regclass) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    SET work_mem TO '64MB'
-    AS $_$
-declare
-  v_chave text[];
-  v_cols text[];
-  v_cmp text[];
-  v_expr text[];
-  v_tam integer[];
-  v_k text;
-  v_on text;
-  v_env integer;
-  v_ef integer := 0;
-  v_rm integer := 0;
-  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_rejeitadas);
-  v_avisos jsonb := '[]';
-  v_aux jsonb;
-  v_null text;
-  v_repetida boolean;
-  v_n integer;
-  v_escopo text;
-  v_t text := replace(p_alvo::text, 'public.', '');
-  i integer;
-begin
-  if p_escopo is null or p_escopo not in ('tabela', 'valores', 'meses') or (p_escopo <> 'tabela' and p_escopo_coluna is null) then
-    raise exception 'escopo inválido: % %', coalesce(p_escopo, 'null'), coalesce(p_escopo_coluna, '') using errcode = 'XL400';
-  end if;
-  -- the natural key: the table's UNIQUE constraint
-  select array_agg(a.attname::text order by k.ord) into v_chave
-    from pg_catalog.pg_constraint c
-    cross join unnest(c.conkey) with ordinality k (attnum, ord)
-    join pg_catalog.pg_attribute a on a.attrelid = c.conrelid and a.attnum = k.attnum
-   where c.conrelid = p_alvo and c.contype = 'u';
-  if v_chave is null then
-    raise exception '% sem chave natural (UNIQUE)', p_alvo using errcode = 'XL500';
-  end if;
-  -- the columns written: those of the target the source also has; strings truncated to the column's length
-  select array_agg(a.attname::text order by a.attnum),
-         array_agg(case when a.atttypid = 'varchar'::regtype and a.atttypmod > 4 then a.atttypmod - 4 end order by a.attnum)
-    into v_cols, v_tam
-    from pg_catalog.pg_attribute a
-   where a.attrelid = p_alvo and a.attnum > 0 and not a.attisdropped and a.attname not in ('id', 'atualizado_em')
-     and exists (select from pg_catalog.pg_attribute o where o.attrelid = p_origem and o.attname = a.attname and o.attnum > 0 and not o.attisdropped);
-  if not v_chave <@ v_cols then
-    raise exception 'a origem % não tem toda a chave de % (%)', p_origem, p_alvo, array_to_string(v_chave, ', ') using errcode = 'XL500';
-  end if;
-  v_expr := array(select case when v_tam[n] is null then format('s.%I', v_cols[n]) else format('left(s.%I, %s)', v_cols[n], v_tam[n]) end
-                    from generate_subscripts(v_cols, 1) n order by n);
-  v_cmp := array(select c from unnest(v_cols) c where c <> all (v_chave));
-
-  execute format('select count(*) from %s', p_origem) into v_env;
-
-  -- rows without a readable key are rejected
-  select string_agg(format('s.%I is null', c), ' or ') into v_null from unnest(v_chave) c;
-  execute format($q$
-    with d as (delete from %s s where %s returning s.linha, %s as campo)
-    select coalesce(jsonb_agg(jsonb_build_object('aba', null, 'linha', d.linha, 'campo', d.campo, 'valor', '',
-                    'mensagem', format('linha %%s: %%s '''' inválido', d.linha, d.campo)) order by d.linha), '[]') from d$q$,
-    p_origem, v_null,
-    (select 'case ' || string_agg(format('when s.%I is null then %L', c, c), ' ') || ' end' from unnest(v_chave) c))
-    into v_aux;
-  v_rejeitadas := public.xls_rejeitadas_normalizar(v_rejeitadas || v_aux);
-
-  -- a key repeated in the file: its last row wins (the window runs only when a key repeats)
-  select string_agg(v_expr[n], ', ') into v_k from generate_subscripts(v_cols, 1) n where v_cols[n] = any (v_chave);
-  execute format('analyze %s', p_origem);
-  execute format('select exists (select from %s s group by %s having count(*) > 1)', p_origem, v_k) into v_repetida;
-  if v_repetida then
-  execute format($q$
-    with d as (
-      delete from %1$s m
-       using (select s.ctid, row_number() over (partition by %2$s order by s.linha desc) as rn from %1$s s) x
-       where m.ctid = x.ctid and x.rn > 1
-      returning m.linha)
-    select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
-             'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
-             'quantidade', count(*),
-             'linhas', jsonb_agg(jsonb_build_object('aba', null, 'linha', linha, 'valor', null) order by linha))) end from d$q$,
-    p_origem, v_k)
-    into v_aux;
-  v_avisos := v_avisos || v_aux;
-  end if;
-
-  -- update changed rows only, then insert new keys (diff-aware). No speculative insertion:
-  -- the caller's xls_travar lock excludes a concurrent merge of the same table.
-  select string_agg(format('t.%I = %s', v_cols[n], v_expr[n]), ' and ') into v_on
-    from generate_subscripts(v_cols, 1) n where v_cols[n] = any (v_chave);
-  if cardinality(v_cmp) > 0 then
-    execute format($q$
-      update %1$s as t set (%2$s) = row(%3$s)
-        from %4$s s
-       where %5$s and (%6$s) is distinct from (%3$s)$q$,
-      p_alvo,
-      (select string_agg(format('%I', c), ', ') from unnest(v_cmp) c),
-      (select string_agg(v_expr[n], ', ') from generate_subscripts(v_cols, 1) n where v_cols[n] = any (v_cmp)),
-      p_origem,
-      v_on,
-      (select string_agg(format('t.%I', c), ', ') from unnest(v_cmp) c));
-    get diagnostics v_ef = row_count;
-  end if;
-  execute format($q$
-    insert into %1$s (%2$s)
-    select %3$s from %4$s s
-     where not exists (select from %1$s t where %5$s)
-     order by %6$s$q$,
-    p_alvo,
-    (select string_agg(format('%I', c), ', ') from unnest(v_cols) c),
-    array_to_string(v_expr, ', '),
-    p_origem,
-    v_on,
-    v_k);
-  get diagnostics v_n = row_count;
-  v_ef := v_ef + v_n;
-
-  -- delete what the scope lost
-  if v_env = 0 then
-    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
-      'motivo', 'envio vazio: nada removido'));
-  elsif public.xls_suspender_remocoes(v_rejeitadas, null) then
-    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
-      'motivo', format('há linhas rejeitadas: remoções de %s suspensas; corrija e reenvie', v_t)));
-  else
-    v_escopo := case p_escopo
-      when 'tabela' then 'true'
-      when 'valores' then format('t.%1$I in (select distinct e.%1$I from %2$s e)', p_escopo_coluna, coalesce(p_escopo_origem, p_origem))
-      else format('date_trunc(''month'', t.%1$I) in (select distinct date_trunc(''month'', e.%1$I) from %2$s e)',
-                  p_escopo_coluna, coalesce(p_escopo_origem, p_origem)) end;
-    execute format($q$
-      with alvo as (
-        select t.id from %1$s t
-         where %2$s and not exists (select from %3$s s where %4$s)
-         order by %5$s
-         for update of t)
-      delete from %1$s t using alvo where t.id = alvo.id$q$,
-      p_alvo, v_escopo, p_origem, v_on,
-      (select string_agg(format('t.%I', c), ', ') from unnest(v_chave) c));
-    get diagnostics v_rm = row_count;
-  end if;
-
-  return jsonb_build_object(
-    'linhas_enviadas', v_env,
-    'linhas_efetivas', v_ef,
-    'linhas_removidas', v_rm,
-    'avisos', v_avisos,
-    'linhas_rejeitadas', v_rejeitadas,
-    'tabelas', jsonb_build_object(v_t, jsonb_build_object('enviadas', v_env, 'efetivas', v_ef, 'removidas', v_rm)));
-end;
-$_$;
-
-
---
--- Name: FUNCTION xls_aplicar(p_alvo regclass, p_origem regclass, p_escopo text, p_escopo_coluna text, p_rejeitadas jsonb, p_escopo_origem regclass); Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON FUNCTION app.xls_aplicar(p_alvo regclass, p_origem regclass, p_escopo text, p_escopo_coluna text, p_rejeitadas jsonb, p_escopo_origem regclass) IS 'Interim generic merge of one source table (a temp table whose columns are named as the target''s, plus linha) into one bi_* table: the key is the target''s UNIQUE constraint, the compared columns are the other columns both tables have, strings are truncated to the varchar length. Rejects rows without a key, keeps the last row of a repeated key (warning), updates changed rows only and inserts new keys (plain statements: the caller''s xls_travar lock excludes a concurrent merge of the table), then deletes the rows of the scope the file no longer has: p_escopo tabela (the whole table), valores (the values of p_escopo_coluna present), meses (the calendar months of the dates of p_escopo_coluna present); the scope values come from p_escopo_origem when given. An empty source deletes nothing (warning ''envio vazio: nada removido''); rejected rows suspend the deletes (warning). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Used by the merges of the eight types of issue 12 until the declarative merge replaces it.';
-
-
---
 -- Name: xls_brl(numeric); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1292,6 +1172,1161 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_brl(p_valor numeric) IS 'A value in Brazilian form for messages: 1234567.891 → ''1.234.567,89''.';
+
+
+--
+-- Name: xls_fk_aguardando(uuid); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_fk_aguardando(p_id uuid) RETURNS uuid
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select l.id
+    from public.xls_processamento p
+    join public.xls_conjunto_lote l on l.id = p.conjunto_id
+   where p.id = p_id and p.status = 'ERRO' and p.fk_retentar and l.fechado_em is null;
+$$;
+
+
+--
+-- Name: FUNCTION xls_fk_aguardando(p_id uuid); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_fk_aguardando(p_id uuid) IS 'Internal: the open batch a processing waits for (ERRO by a first transient foreign-key failure, fk_retentar, while its batch''s master report has not concluded), else null. A resend (xls_receber) or a reprocess button (xls_reprocessar*) of such a processing does not run it again at once — it would fail again before the master report commits and use up its one retry — but leaves it waiting: the batch close reprocesses it.';
+
+
+--
+-- Name: xls_hook_compras(text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_hook_compras(p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_n integer;
+  v_linhas jsonb;
+begin
+  if p_fase = 'inicio' then
+    drop table if exists pg_temp.xls_compras_filtradas;
+    create temp table xls_compras_filtradas (linha integer, codigo text) on commit drop;
+    drop table if exists pg_temp.xls_compras_fornecedores;
+    create temp table xls_compras_fornecedores (n integer) on commit drop;
+  elsif p_fase = 'normalizado' then
+    -- only fuels enter: the other rows leave the chunk, counted (they are not errors)
+    with f as (
+      delete from pg_temp.xls_chunk_compra c
+       where c.codigo_onu is null or c.codigo_onu not in (1170, 1202, 1203, 1223, 1863, 3475)
+      returning c.linha, c.onu_texto)
+    insert into pg_temp.xls_compras_filtradas select f.linha, f.onu_texto from f;
+    -- the suppliers before the foreign-key check of bi_compra; an empty name keeps the stored one
+    insert into public.bi_fornecedor as t (cnpj, nome)
+    select s.cnpj, s.nome
+      from (select distinct on (c.cnpj_fornecedor) c.cnpj_fornecedor as cnpj, left(c.fornecedor, 150) as nome
+              from pg_temp.xls_chunk_compra c where c.cnpj_fornecedor is not null
+             order by c.cnpj_fornecedor, c.linha desc) s
+     where not exists (select from public.bi_fornecedor t where t.cnpj = s.cnpj and t.nome is not distinct from coalesce(s.nome, t.nome))
+     order by s.cnpj
+    on conflict (cnpj) do update set nome = coalesce(excluded.nome, t.nome);
+    get diagnostics v_n = row_count;
+    insert into pg_temp.xls_compras_fornecedores values (v_n);
+  elsif p_fase = 'fim' then
+    select count(*), jsonb_agg(jsonb_build_object('aba', 'Compras', 'linha', f.linha, 'valor', f.codigo) order by f.linha)
+      into v_n, v_linhas
+      from pg_temp.xls_compras_filtradas f;
+    return jsonb_build_object(
+      'avisos', case when v_n = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
+        'categoria', 'filtrada', 'quantidade', v_n, 'linhas', v_linhas,
+        'motivo', 'código ONU fora dos combustíveis (1170, 1202, 1203, 1223, 1863, 3475): linha não importada')) end,
+      'tabelas', jsonb_build_object(
+        'bi_fornecedor', jsonb_build_object('efetivas', (select coalesce(sum(n), 0) from pg_temp.xls_compras_fornecedores)),
+        'filtradas_onu', jsonb_build_object('linhas', v_n)));
+  end if;
+  return '{}';
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_hook_compras(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_hook_compras(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of COMPRAS in the declarative merge. normalizado: rows whose Código ONU is not a fuel (1170, 1202, 1203, 1223, 1863, 3475; an empty code included) leave the chunk and are counted, not rejected; the suppliers of the remaining rows are upserted into bi_fornecedor (an empty name keeps the stored one) before bi_compra''s foreign-key check. fim: a warning of category filtrada listing the rows and their codes, tabelas.filtradas_onu and tabelas.bi_fornecedor.';
+
+
+--
+-- Name: xls_hook_fluxo(text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_posicao date;
+  v_max date;
+  v_atual boolean;
+  v_rej jsonb;
+  v_n integer;
+  v_motivo text;
+  v_cc integer;
+  v_saiu integer := 0;
+  v_soma numeric;
+  v_grupo numeric;
+  v_avisos jsonb := '[]';
+  v_aviso text;
+begin
+  if p_fase = 'inicio' then
+    -- the position date (the reader found it in tab Fluxo Pagar-Receber)
+    begin
+      v_posicao := (p_meta ->> 'posicao')::date;
+    exception when data_exception then
+      v_posicao := null;
+    end;
+    if v_posicao is null then
+      raise exception 'FLUXO_PAGAR_RECEBER recusado: data de posição ausente ou inválida (%)', coalesce(p_meta ->> 'posicao', 'ausente')
+        using errcode = 'XL422';
+    end if;
+    -- rule 2: only the newest position is current (read under the merge lock on bi_titulo)
+    select max(t.posicao) into v_max from public.bi_titulo t;
+    drop table if exists pg_temp.xls_fluxo_estado;
+    create temp table xls_fluxo_estado on commit drop as
+    select v_posicao as posicao, (v_max is null or v_posicao >= v_max) as atual, v_max as anterior;
+    return '{}';
+  elsif p_fase <> 'fim' then
+    return '{}';
+  end if;
+
+  -- rule 4, total refusal: any invalid row (the reader's, or a row SQL set aside) writes nothing
+  select coalesce(jsonb_agg(e), '[]') into v_rej
+    from (select e from jsonb_array_elements(case when jsonb_typeof(p_meta -> 'linhas_rejeitadas') = 'array' then p_meta -> 'linhas_rejeitadas' else '[]' end) e
+          union all
+          select jsonb_build_object('linha', o.linha, 'campo', o.campo, 'mensagem', format('linha %s: %s '''' inválido', o.linha, o.campo))
+            from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada') x;
+  if jsonb_array_length(v_rej) > 0 then
+    select count(distinct (e ->> 'linha')::integer),
+           string_agg(coalesce(e ->> 'mensagem', format('linha %s: %s ''%s'' inválido', e ->> 'linha', e ->> 'campo', e ->> 'valor')), '; '
+                      order by (e ->> 'linha')::integer, e ->> 'campo')
+      into v_n, v_motivo
+      from jsonb_array_elements(v_rej) e;
+    raise exception 'FLUXO_PAGAR_RECEBER recusado, nada gravado: % linha(s) inválida(s): %', v_n, v_motivo using errcode = 'XL422';
+  end if;
+
+  select e.posicao, e.atual, e.anterior into v_posicao, v_atual, v_max from pg_temp.xls_fluxo_estado e;
+  -- rule 2: a newer position takes the flag from the older ones (the partial index serves this)
+  if v_atual and v_max is not null and v_posicao > v_max then
+    update public.bi_titulo t set atual = false where t.atual and t.posicao < v_posicao;
+    get diagnostics v_saiu = row_count;
+  elsif not v_atual then
+    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'posicao', 'quantidade', 1, 'linhas', '[]'::jsonb,
+      'motivo', format('posição %s anterior à atual (%s): entra no histórico sem se tornar a atual',
+                       to_char(v_posicao, 'DD/MM/YYYY'), to_char(v_max, 'DD/MM/YYYY'))));
+  end if;
+
+  -- rule 1: cost centres (never deleted); an empty description keeps the stored one
+  insert into public.bi_centro_custo as c (codigo, descricao)
+  select x.codigo, x.descricao
+    from (select distinct on (left(a.centro_custo, 20)) left(a.centro_custo, 20) as codigo, left(a.descricao_centro_custo, 120) as descricao
+            from pg_temp.xls_aceitas_titulo a where a.centro_custo is not null
+           order by left(a.centro_custo, 20), a.linha desc) x
+   where not exists (select from public.bi_centro_custo t where t.codigo = x.codigo and t.descricao is not distinct from coalesce(x.descricao, t.descricao))
+   order by x.codigo
+  on conflict (codigo) do update set descricao = coalesce(excluded.descricao, c.descricao);
+  get diagnostics v_cc = row_count;
+
+  -- rule 5: the receivable sum of Saldo against the Total of tab Grupo
+  select coalesce(sum(a.saldo), 0) into v_soma from pg_temp.xls_aceitas_titulo a where a.tipo = 'RECEBER';
+  if not (p_meta ? 'total_receber_grupo') then
+    v_aviso := 'aba Grupo ausente: o total a receber não foi conferido';
+  elsif p_meta ->> 'total_receber_grupo' is null then
+    v_aviso := coalesce(p_meta ->> 'grupo_problema', 'aba Grupo sem total') || ': o total a receber não foi conferido';
+  else
+    v_grupo := (p_meta ->> 'total_receber_grupo')::numeric;
+    if abs(v_soma - v_grupo) > 0.01 then
+      v_aviso := format('total a receber difere da aba Grupo: soma do Saldo %s, Total da aba Grupo %s', app.xls_brl(v_soma), app.xls_brl(v_grupo));
+    end if;
+  end if;
+  if v_aviso is not null then
+    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'total', 'quantidade', 1, 'linhas', '[]'::jsonb, 'motivo', v_aviso));
+  end if;
+
+  return jsonb_build_object('avisos', v_avisos, 'tabelas', jsonb_build_object(
+    'bi_centro_custo', jsonb_build_object('efetivas', v_cc),
+    'fluxo', jsonb_build_object('posicao', v_posicao, 'atual', v_atual, 'deixaram_de_ser_atuais', v_saiu, 'soma_saldo_receber', v_soma)));
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio (under the merge lock on bi_titulo, which serialises simultaneous imports): the position date of p_meta.posicao (missing or invalid: XL422, nothing written) and whether it is the newest (pg_temp.xls_fluxo_estado, read by the expressions of posicao and atual). fim: total refusal (XL422) when any row is invalid, the reason listing every one as ''linha <n>: <campo> ''''<valor>'''' inválido''; a newer position takes atual from the older ones, an older one enters the history only (warning); cost centres upserted into bi_centro_custo; the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
+
+
+--
+-- Name: xls_hook_margem_consolidada(text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_hook_margem_consolidada(p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_n integer;
+begin
+  if p_fase <> 'fim' then
+    return '{}';
+  end if;
+  -- branches by code only (município and UF are manual registry data)
+  insert into public.bi_filial (codigo)
+  select distinct a.filial from pg_temp.xls_aceitas_margem_consolidada a
+   where not exists (select from public.bi_filial f where f.codigo = a.filial)
+   order by 1
+  on conflict (codigo) do nothing;
+  get diagnostics v_n = row_count;
+  return jsonb_build_object('tabelas', jsonb_build_object('bi_filial', jsonb_build_object('efetivas', v_n)));
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_hook_margem_consolidada(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_hook_margem_consolidada(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of MARGEM_CONSOLIDADA in the declarative merge (phase fim): new branch codes of the accepted rows go to bi_filial, code only (município and UF are manual registry data).';
+
+
+--
+-- Name: xls_hook_margem_dia(text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_hook_margem_dia(p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_n integer;
+begin
+  if p_fase <> 'fim' then
+    return '{}';
+  end if;
+  -- bi_cliente keeps the stored name, CNPJ/CPF, classe, município and UF when the sheet lacks
+  -- the field (column absent or cell empty); a customer's last row wins; unchanged rows are
+  -- left alone (ON CONFLICT DO UPDATE would lock and log them)
+  insert into public.bi_cliente as t (codigo, nome, cnpj_cpf, classe, municipio, uf)
+  select c.codigo, c.nome, c.cnpj_cpf, c.classe, c.municipio, c.uf
+    from (select distinct on (a.cliente) a.cliente as codigo, left(a.nome_cliente, 150) as nome,
+                 left(nullif(regexp_replace(a.cnpj_cpf, '\D', '', 'g'), ''), 14) as cnpj_cpf, left(a.classe, 40) as classe,
+                 left(a.municipio, 100) as municipio, left(upper(a.uf), 2) as uf
+            from pg_temp.xls_aceitas_margem_dia a
+           order by a.cliente, a.linha desc) c
+   where not exists (select from public.bi_cliente t where t.codigo = c.codigo
+                       and (t.nome, t.cnpj_cpf, t.classe, t.municipio, t.uf) is not distinct from
+                           (coalesce(c.nome, t.nome), coalesce(c.cnpj_cpf, t.cnpj_cpf), coalesce(c.classe, t.classe),
+                            coalesce(c.municipio, t.municipio), coalesce(c.uf, t.uf)))
+   order by c.codigo
+  on conflict (codigo) do update
+     set nome = coalesce(excluded.nome, t.nome), cnpj_cpf = coalesce(excluded.cnpj_cpf, t.cnpj_cpf),
+         classe = coalesce(excluded.classe, t.classe), municipio = coalesce(excluded.municipio, t.municipio),
+         uf = coalesce(excluded.uf, t.uf);
+  get diagnostics v_n = row_count;
+  return jsonb_build_object('tabelas', jsonb_build_object('bi_cliente', jsonb_build_object('efetivas', v_n)));
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_hook_margem_dia(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_hook_margem_dia(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of MARGEM_DIA in the declarative merge (phase fim): upserts bi_cliente (codigo, nome, cnpj_cpf, classe, municipio, uf) from the accepted rows (retained columns), keeping each stored value when the sheet lacks the field (column absent or cell empty); a customer''s last row wins.';
+
+
+--
+-- Name: xls_hook_relatorio18(text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET work_mem TO '64MB'
+    AS $_$
+-- What belongs to RELATORIO18 only, around the declarative merge of bi_faturamento (tab 20)
+-- and bi_movimento (tab 30): its period check, the vehicle-registry defence and the
+-- reference tables (bi_filial, bi_vendedor, bi_cliente, bi_produto, bi_veiculo).
+declare
+  v_per record;
+  v_data text;
+  v_modelo_len integer;
+  v_aux jsonb;
+  v_avisos jsonb := '[]';
+  v_filial integer;
+  v_vendedor integer;
+  v_cliente integer;
+  v_produto integer;
+  v_veiculo integer;
+begin
+  if p_fase = 'inicio' then
+    perform public.xls_r18_periodo(p_meta);
+    -- vehicle-registry defence, chunk by chunk: every row with any vehicle column, before
+    -- rejections and repeated keys (the defence looks at all of them), is classified once per
+    -- distinct plate and year; the chunk keeps its problem rows and, per valid plate, only the
+    -- rows that can still be the latest (plate seen, latest valid year, latest model).
+    create temp table xls_veiculo_lote (aba text, linha integer, data date, placa_bruta text, placa text, ano_bruto text, modelo text) on commit drop;
+    create temp table xls_veiculo_problema (ordem integer, motivo text, aba text, linha integer, valor text) on commit drop;
+    create temp table xls_veiculo_cand (placa text, k bigint, k_ano bigint, fab smallint, mod smallint, k_modelo bigint, modelo text) on commit drop;
+    -- reference-table candidates of the accepted rows: per seller its last row and its last
+    -- row with a name, per client and product its last row with a name
+    create temp table xls_ref_filial (codigo text) on commit drop;
+    create temp table xls_ref_vendedor (codigo text, lu integer, filial text, ln integer, nome text) on commit drop;
+    create temp table xls_ref_cliente (codigo text, ln integer, nome text) on commit drop;
+    create temp table xls_ref_produto (codigo text, ln integer, descricao text) on commit drop;
+    return '{}';
+  end if;
+
+  if p_fase = 'normalizado' then
+    v_data := case p_staging when 'faturamento' then 'emissao' else 'data' end;
+    v_modelo_len := app.xls_tamanho('bi_veiculo', 'modelo');
+    execute format($q$
+      insert into pg_temp.xls_veiculo_lote
+      select %1$L, c.linha, c.%2$I, c.placa_bruta, c.placa, nullif(btrim(c.ano_veiculo), ''), %3$s
+        from pg_temp.%4$I c
+       where c.placa_bruta is not null or c.ano_veiculo is not null%5$s$q$,
+      case p_staging when 'faturamento' then '20' else '30' end, v_data,
+      case when p_staging = 'faturamento' then format('left(c.modelo_veiculo, %s)', v_modelo_len) else 'null' end,
+      'xls_chunk_' || p_staging,
+      case when p_staging = 'faturamento' then ' or c.modelo_veiculo is not null' else '' end);
+    if not exists (select from pg_temp.xls_veiculo_lote) then
+      return '{}';
+    end if;
+    -- for the registry, each valid plate keeps only its latest row (latest date, tab 20 before
+    -- 30, last row), found by a hash aggregate over one packed ordering key (no sort)
+    with placas as (
+      select p.placa, p.placa ~ '^[A-Z]{3}[0-9][A-Z0-9][0-9]{2}$' as placa_valida
+        from (select distinct placa from pg_temp.xls_veiculo_lote where placa is not null) p
+    ), anos as (
+      select a.ano_bruto, a.ano_ok,
+             case when a.ano_ok then substring(a.ano_bruto from '^([0-9]{4})')::smallint end as fab,
+             case when a.ano_ok then substring(a.ano_bruto from '([0-9]{4})$')::smallint end as mod
+        from (select d.ano_bruto, d.ano_bruto ~ '^(19|20)[0-9]{2}[[:space:]]*/[[:space:]]*(19|20)[0-9]{2}$' as ano_ok
+                from (select distinct ano_bruto from pg_temp.xls_veiculo_lote where ano_bruto is not null) d) a
+    ), c as (
+      select v.aba, v.linha, v.placa_bruta, v.placa, v.ano_bruto, v.modelo, p.placa_valida,
+             coalesce(a.ano_ok, false) as ano_ok, a.fab, a.mod,
+             -- k: the later row has the larger key: latest date (none last), tab 20 before 30, last
+             -- row of the sheet; (data desc nulls last, aba, linha desc) packed into one bigint.
+             -- Written inline: a SQL function with a pinned search_path is not inlined.
+             ((coalesce(v.data - date '2000-01-01', -1000000) + 1000000)::bigint * 2 + (v.aba = '20')::integer) * 2147483648 + v.linha as k
+        from pg_temp.xls_veiculo_lote v
+        left join placas p on p.placa = v.placa
+        left join anos a on a.ano_bruto = v.ano_bruto
+    ), problemas as (
+      insert into pg_temp.xls_veiculo_problema (ordem, motivo, aba, linha, valor)
+      select x.ordem, x.motivo, c.aba, c.linha, x.valor
+        from c
+       cross join lateral (values
+             (1, 'placa inválida', c.placa_bruta, c.placa_bruta is not null and not c.placa_valida),
+             (2, 'placa ausente', coalesce(c.ano_bruto, c.modelo), c.placa_bruta is null),
+             (3, 'ano do veículo inválido', c.ano_bruto, c.ano_bruto is not null and not c.ano_ok),
+             (4, 'ano modelo incoerente', c.ano_bruto, c.ano_ok and (c.mod < c.fab or c.mod > c.fab + 1))
+           ) x (ordem, motivo, valor, problema)
+       where ((c.placa_bruta is not null and not c.placa_valida) or c.placa_bruta is null
+              or (c.ano_bruto is not null and not c.ano_ok) or (c.ano_ok and (c.mod < c.fab or c.mod > c.fab + 1)))
+         and x.problema
+    ), melhores as (
+      select c.placa, max(c.k) as k, max(array[c.k, c.fab, c.mod]) filter (where c.ano_ok) as ano,
+             max(c.k) filter (where c.modelo is not null) as k_modelo
+        from c where c.placa_valida group by c.placa
+    )
+    insert into pg_temp.xls_veiculo_cand (placa, k, k_ano, fab, mod, k_modelo, modelo)
+    select m.placa, m.k, m.ano[1], m.ano[2]::smallint, m.ano[3]::smallint, m.k_modelo, c.modelo
+      from melhores m
+      left join c on c.placa = m.placa and c.k = m.k_modelo;
+    truncate pg_temp.xls_veiculo_lote;
+    return '{}';
+  end if;
+
+  if p_fase = 'aceito' then
+    -- the chunk's rows that will be written give the reference-table candidates
+    perform app.xls_r18_candidatos(p_staging, format('pg_temp.%I', 'xls_chunk_' || p_staging)::regclass);
+    return '{}';
+  end if;
+
+  if p_fase <> 'fim' then
+    return '{}';
+  end if;
+  select * into v_per from public.xls_r18_periodo(p_meta);
+
+  -- Vehicle-registry defence: the problem rows the chunks kept (rows are imported anyway).
+  select coalesce(jsonb_agg(jsonb_build_object('categoria', 'veiculo', 'motivo', r.motivo, 'quantidade', r.n, 'linhas', r.linhas)
+                            order by r.ordem), '[]')
+    into v_aux
+    from (select m.ordem, m.motivo, count(*) as n,
+                 coalesce(jsonb_agg(jsonb_build_object('aba', m.aba, 'linha', m.linha, 'valor', m.valor) order by m.aba, m.linha)
+                            filter (where m.rn <= 1000), '[]') as linhas
+            from (select x.*, row_number() over (partition by x.ordem order by x.aba, x.linha) as rn
+                    from pg_temp.xls_veiculo_problema x) m
+           group by m.ordem, m.motivo) r;
+  v_avisos := v_avisos || v_aux;
+
+  -- a key repeated across chunks was settled: the candidates are rebuilt from the surviving rows
+  if exists (select from pg_temp.xls_merge_estado e where e.refeito) then
+    truncate pg_temp.xls_ref_filial, pg_temp.xls_ref_vendedor, pg_temp.xls_ref_cliente, pg_temp.xls_ref_produto;
+    perform app.xls_r18_candidatos('faturamento', 'pg_temp.xls_aceitas_faturamento');
+    perform app.xls_r18_candidatos('movimento', 'pg_temp.xls_aceitas_movimento');
+  end if;
+
+  -- reference tables: upsert only (never deleted by a spreadsheet), in key order; each value
+  -- comes from the last row of the sheet (highest row number) that has it
+  insert into public.bi_filial (codigo)
+  select x.codigo from (select distinct r.codigo from pg_temp.xls_ref_filial r) x
+   where not exists (select from public.bi_filial t where t.codigo = x.codigo)
+   order by x.codigo
+  on conflict (codigo) do nothing;
+  get diagnostics v_filial = row_count;
+
+  insert into public.bi_vendedor as t (codigo, nome, filial)
+  select u.codigo, n.nome, u.filial
+    from (select distinct on (r.codigo) r.codigo, r.filial from pg_temp.xls_ref_vendedor r order by r.codigo, r.lu desc) u
+    left join (select distinct on (r.codigo) r.codigo, r.nome from pg_temp.xls_ref_vendedor r
+                where r.ln is not null order by r.codigo, r.ln desc) n on n.codigo = u.codigo
+   where not exists (select from public.bi_vendedor t where t.codigo = u.codigo
+                        and t.nome is not distinct from coalesce(n.nome, t.nome)
+                        and t.filial is not distinct from coalesce(u.filial, t.filial))
+   order by u.codigo
+  on conflict (codigo) do update set nome = coalesce(excluded.nome, t.nome), filial = coalesce(excluded.filial, t.filial)
+   where (t.nome, t.filial) is distinct from (coalesce(excluded.nome, t.nome), coalesce(excluded.filial, t.filial));
+  get diagnostics v_vendedor = row_count;
+
+  insert into public.bi_cliente as t (codigo, nome)
+  select s.codigo, s.nome
+    from (select distinct on (r.codigo) r.codigo, r.nome from pg_temp.xls_ref_cliente r order by r.codigo, r.ln desc nulls last) s
+   where not exists (select from public.bi_cliente t where t.codigo = s.codigo and t.nome is not distinct from coalesce(s.nome, t.nome))
+   order by s.codigo
+  on conflict (codigo) do update set nome = coalesce(excluded.nome, t.nome)
+   where t.nome is distinct from coalesce(excluded.nome, t.nome);
+  get diagnostics v_cliente = row_count;
+
+  insert into public.bi_produto as t (codigo, descricao)
+  select s.codigo, s.descricao
+    from (select distinct on (r.codigo) r.codigo, r.descricao from pg_temp.xls_ref_produto r order by r.codigo, r.ln desc nulls last) s
+   where not exists (select from public.bi_produto t where t.codigo = s.codigo and t.descricao is not distinct from coalesce(s.descricao, t.descricao))
+   order by s.codigo
+  on conflict (codigo) do update set descricao = coalesce(excluded.descricao, t.descricao)
+   where t.descricao is distinct from coalesce(excluded.descricao, t.descricao);
+  get diagnostics v_produto = row_count;
+
+  insert into public.bi_veiculo as t (placa, ano_fabricacao, ano_modelo, modelo)
+  select s.placa, s.fab, s.mod, s.modelo
+    from (select v.placa,
+                 (max(array[v.k_ano, v.fab, v.mod]) filter (where v.k_ano is not null))[2]::smallint as fab,
+                 (max(array[v.k_ano, v.fab, v.mod]) filter (where v.k_ano is not null))[3]::smallint as mod,
+                 (array_agg(v.modelo order by v.k_modelo desc) filter (where v.k_modelo is not null))[1] as modelo
+            from pg_temp.xls_veiculo_cand v group by v.placa) s
+   where not exists (select from public.bi_veiculo t where t.placa = s.placa
+                        and t.ano_fabricacao is not distinct from coalesce(s.fab, t.ano_fabricacao)
+                        and t.ano_modelo is not distinct from coalesce(s.mod, t.ano_modelo)
+                        and t.modelo is not distinct from coalesce(s.modelo, t.modelo))
+   order by s.placa
+  on conflict (placa) do update
+     set ano_fabricacao = coalesce(excluded.ano_fabricacao, t.ano_fabricacao),
+         ano_modelo = coalesce(excluded.ano_modelo, t.ano_modelo),
+         modelo = coalesce(excluded.modelo, t.modelo)
+   where (t.ano_fabricacao, t.ano_modelo, t.modelo) is distinct from
+         (coalesce(excluded.ano_fabricacao, t.ano_fabricacao), coalesce(excluded.ano_modelo, t.ano_modelo), coalesce(excluded.modelo, t.modelo));
+  get diagnostics v_veiculo = row_count;
+
+  return jsonb_build_object(
+    'avisos', v_avisos,
+    'tabelas', jsonb_build_object(
+      'bi_filial', jsonb_build_object('efetivas', v_filial),
+      'bi_vendedor', jsonb_build_object('efetivas', v_vendedor),
+      'bi_cliente', jsonb_build_object('efetivas', v_cliente),
+      'bi_produto', jsonb_build_object('efetivas', v_produto),
+      'bi_veiculo', jsonb_build_object('efetivas', v_veiculo)),
+    'resultado', jsonb_build_object('periodo', jsonb_build_object('inicio', v_per.inicio, 'fim', v_per.fim)));
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_hook_relatorio18(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of RELATORIO18 in the declarative merge (app.xls_tipo.hook; phases in docs/xls-merge.md). inicio: checks the period of p_meta (xls_r18_periodo, XL422) and creates its work tables. normalizado: the vehicle-registry defence of the chunk''s rows with any vehicle column (before rejections), each distinct plate and year classified once, problem rows and per valid plate the latest candidate kept. aceito: the reference-table candidates of the rows about to be written (app.xls_r18_candidatos). fim: the vehicle warnings (avisos categoria veiculo with rows and counts), then upserts bi_filial (codigo only), bi_vendedor, bi_cliente (codigo, nome), bi_produto and bi_veiculo (valid plates; a missing year or model keeps the stored one) from the last row that has each value, candidates rebuilt from the surviving rows when a key repeated across chunks; returns their counts and the period.';
+
+
+--
+-- Name: xls_merge_chunk(text, jsonb, boolean); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean DEFAULT false) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET work_mem TO '64MB'
+    AS $$
+-- One chunk of a declarative merge: for every target of the type (app.xls_alvo, in order),
+-- the rows staged so far are normalised, rows without a required value set aside, a key
+-- repeated in the chunk settled (the last row wins), foreign keys checked (XL424), and the
+-- target written diff-aware in key order (new keys inserted, changed rows upserted); the
+-- staging is emptied. The statements were generated once by app.xls_merge_preparar.
+declare
+  -- time-ordered ids for new rows: 48-bit ms timestamp, version 7, rand_a 0, variant 10, xls_id_seq
+  v_id_prefixo text := lpad(to_hex((extract(epoch from clock_timestamp()) * 1000)::bigint), 12, '0') || '70008';
+  e record;
+  v_n integer;
+  v_total integer := 0;
+  v_dif integer;
+  v_fk text;
+  v_falta record;
+begin
+  perform public.xls_staging_exigir(p_tipo);
+  if to_regclass('pg_temp.xls_merge_estado') is null then
+    perform app.xls_merge_preparar(p_tipo, p_meta);
+  elsif exists (select from pg_temp.xls_merge_estado x where x.tipo <> p_tipo) then
+    raise exception 'outro merge (%) em andamento nesta transação: chame xls_staging_preparar antes', (select x.tipo from pg_temp.xls_merge_estado x limit 1)
+      using errcode = 'XL409';
+  elsif exists (select from pg_temp.xls_merge_estado x where x.meta is distinct from coalesce(p_meta, '{}') - 'linhas_rejeitadas') then
+    raise exception 'parâmetros % diferentes dos chunks anteriores deste merge (%)', coalesce(p_meta, '{}') - 'linhas_rejeitadas',
+      (select x.meta from pg_temp.xls_merge_estado x limit 1) using errcode = 'XL409';
+  end if;
+
+  for e in select x.* from pg_temp.xls_merge_estado x order by x.ordem loop
+    execute format('truncate pg_temp.%I', 'xls_chunk_' || e.staging);
+    execute format('insert into pg_temp.%I %s', 'xls_chunk_' || e.staging, e.sql_select);
+    get diagnostics v_n = row_count;
+    if v_n = 0 then continue; end if;
+    execute format('truncate pg_temp.%I', 'xls_stg_' || e.staging);
+    perform app.xls_merge_hook(p_tipo, 'normalizado', e.staging, p_meta);
+    if e.sql_rejeitar is not null then
+      execute e.sql_rejeitar using e.aba, e.staging;
+    end if;
+    execute e.sql_dedup using e.aba, e.staging;
+    foreach v_fk in array e.sql_fk loop
+      execute v_fk into v_falta;
+      if v_falta.n > 0 then
+        raise exception '%', v_falta.rotulo || ': ' || v_falta.faltam || case when v_falta.n > 20 then format(' e mais %s', v_falta.n - 20) else '' end
+          using errcode = 'XL424',
+                hint = 'o cadastro é criado pelo relatório mestre; dentro de um lote o arquivo é refeito depois que o relatório mestre concluir';
+      end if;
+    end loop;
+    perform app.xls_merge_hook(p_tipo, 'aceito', e.staging, p_meta);
+    execute format('truncate pg_temp.%I', 'xls_dif_' || e.staging);
+    execute e.sql_dif;
+    get diagnostics v_dif = row_count;
+    if v_dif > 0 then
+      execute e.sql_inserir using v_id_prefixo;
+      if e.sql_atualizar is not null then
+        execute e.sql_atualizar;
+      end if;
+    end if;
+    execute e.sql_aceitar;
+    -- the hashes are needed only when another chunk of the target came or may come
+    if not p_final or e.chunks > 0 then
+      execute e.sql_hash;
+    end if;
+    update pg_temp.xls_merge_estado x set enviadas = x.enviadas + v_n, efetivas = x.efetivas + v_dif, chunks = x.chunks + 1
+     where x.staging = e.staging;
+    v_total := v_total + v_n;
+  end loop;
+  return v_total;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean) IS 'Internal, one chunk of the declarative merge of a type (called by xls_merge_chunk while the edge reads, and by xls_merge for what is left): per target of app.xls_alvo, normalises the staged rows (trimmed, empty -> NULL, expressions, cut to the column length), sets aside rows with an empty NOT NULL column (xls_ocorrencia; a readable key stays protected from deletion), lets the last row of a key repeated in the chunk win, checks the foreign keys (XL424 naming the missing codes and rows), writes the target diff-aware in key order and keeps key, scope column and retained columns of the accepted rows (xls_aceitas_<staging>) for the end; the staging is emptied. The first call of a transaction prepares the merge (app.xls_merge_preparar); every chunk must carry the same parameters (else XL409). Returns the rows taken.';
+
+
+--
+-- Name: xls_merge_fim(text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_merge_fim(p_tipo text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET work_mem TO '64MB'
+    AS $_$
+-- The end of a declarative merge: the rows still staged as a last chunk, keys repeated across
+-- chunks, the type's hook (phase fim), rejected rows (protect their key or suspend the
+-- deletes of their tab), the scope deletes, the metrics.
+declare
+  e record;
+  v_n_alvos integer;
+  v_bool boolean;
+  v_n integer;
+  v_rm_t integer;
+  v_env integer := 0;
+  v_ef integer := 0;
+  v_rm integer := 0;
+  v_hook jsonb;
+  v_rej_leitor jsonb := public.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
+  v_rejeitadas jsonb;
+  v_avisos jsonb := '[]';
+  v_remocoes jsonb := '[]';
+  v_tabelas jsonb := '{}';
+  v_aux jsonb;
+  v_legiveis integer[];
+  v_ilegiveis integer[];
+  v_abas text;
+begin
+  perform app.xls_merge_chunk(p_tipo, p_meta, true);
+  select count(*) into v_n_alvos from pg_temp.xls_merge_estado;
+
+  -- a key repeated across chunks: its last row stays (the chunks wrote it last, so it is what
+  -- the target holds), the earlier rows give way; a key written by several chunks counts once
+  for e in select x.* from pg_temp.xls_merge_estado x where x.chunks > 1 order by x.ordem loop
+    execute format('select exists (select from pg_temp.%I group by h having count(*) > 1)', 'xls_hash_' || e.staging) into v_bool;
+    if v_bool then
+      execute e.sql_rep;
+      execute format($q$
+        with d as (delete from pg_temp.%1$I s using pg_temp.%2$I t where %3$s and s.linha < t.ultima returning s.linha)
+        insert into pg_temp.xls_ocorrencia select 'duplicada', $1, d.linha, null, $2, true from d$q$,
+        'xls_aceitas_' || e.staging, 'xls_rep_' || e.staging, e.sql_on_key_t) using e.aba, e.staging;
+      execute format('select coalesce(sum(greatest(escritas - 1, 0)), 0)::integer from pg_temp.%I', 'xls_rep_' || e.staging) into v_n;
+      update pg_temp.xls_merge_estado x set efetivas = x.efetivas - v_n, refeito = true where x.staging = e.staging;
+    end if;
+  end loop;
+
+  -- what belongs to one type only (reference tables, defences): {avisos, tabelas, resultado}
+  v_hook := app.xls_merge_hook(p_tipo, 'fim', null, p_meta);
+  v_avisos := v_avisos || coalesce(v_hook -> 'avisos', '[]');
+
+  -- rows set aside by SQL (an empty NOT NULL column; the reader normally catches them)
+  select coalesce(jsonb_agg(jsonb_build_object('aba', o.aba, 'linha', o.linha, 'campo', o.campo, 'valor', '',
+                                               'mensagem', format('linha %s: %s '''' inválido', o.linha, o.campo))
+                            order by o.aba, o.linha), '[]')
+    into v_aux from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada';
+  v_rejeitadas := public.xls_rejeitadas_normalizar(v_rej_leitor || v_aux);
+
+  select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
+           'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
+           'quantidade', count(*),
+           'linhas', jsonb_agg(jsonb_build_object('aba', o.aba, 'linha', o.linha, 'valor', null) order by o.aba, o.linha))) end
+    into v_aux from pg_temp.xls_ocorrencia o where o.tipo = 'duplicada';
+  v_avisos := v_avisos || v_aux;
+
+  -- the reader's rejected rows, per target: the staging they were read for, else their tab
+  -- (a tab no target names, or none, counts for every target)
+  drop table if exists pg_temp.xls_rej_leitor;
+  create temp table xls_rej_leitor on commit drop as
+  select r.linha, r.aba, r.staging, r.valores
+    from (select (x ->> 'linha')::integer as linha, x ->> 'aba' as aba, x ->> 'staging' as staging,
+                 (array_agg(x -> 'valores') filter (where jsonb_typeof(x -> 'valores') = 'object'))[1] as valores
+            from jsonb_array_elements(case when jsonb_typeof(p_meta -> 'linhas_rejeitadas') = 'array' then p_meta -> 'linhas_rejeitadas' else '[]' end) x
+           group by 1, 2, 3) r;
+
+  for e in select x.* from pg_temp.xls_merge_estado x order by x.ordem loop
+    -- which of this target's rejected rows have a readable key: their values go through the
+    -- same normalisation as accepted rows; a readable key is protected from the scope delete
+    v_legiveis := '{}';
+    if exists (select from pg_temp.xls_rej_leitor r
+                where r.valores is not null
+                  and (r.staging = e.staging or (r.staging is null and (r.aba is null or v_n_alvos = 1 or r.aba = e.aba
+                        or not exists (select from pg_temp.xls_merge_estado y where y.aba = r.aba))))) then
+      begin
+        execute format('insert into pg_temp.%1$I select * from jsonb_populate_recordset(null::pg_temp.%1$I, $1)', 'xls_stg_' || e.staging)
+          using (select jsonb_agg(r.valores || jsonb_build_object('linha', r.linha)) from pg_temp.xls_rej_leitor r
+                  where r.valores is not null
+                    and (r.staging = e.staging or (r.staging is null and (r.aba is null or v_n_alvos = 1 or r.aba = e.aba
+                          or not exists (select from pg_temp.xls_merge_estado y where y.aba = r.aba)))));
+        execute format($q$
+          with n as (select * from (%1$s) z where %2$s),
+          p as (insert into pg_temp.%3$I select %4$s from n)
+          select coalesce(array_agg(n.linha), '{}') from n$q$,
+          e.sql_select,
+          (select string_agg(format('z.%I is not null', k), ' and ') from unnest(e.chave) k),
+          'xls_protegidas_' || e.staging, e.sql_key_list) into v_legiveis;
+      exception when data_exception or invalid_text_representation then
+        v_legiveis := '{}'; -- values that do not even cast: the key is not readable
+      end;
+      execute format('truncate pg_temp.%I', 'xls_stg_' || e.staging);
+    end if;
+    select array_agg(distinct u.linha order by u.linha), string_agg(distinct u.aba, ', ')
+      into v_ilegiveis, v_abas
+      from (select r.linha, coalesce(e.aba, r.aba) as aba from pg_temp.xls_rej_leitor r
+             where (r.staging = e.staging or (r.staging is null and (r.aba is null or v_n_alvos = 1 or r.aba = e.aba
+                     or not exists (select from pg_temp.xls_merge_estado y where y.aba = r.aba))))
+               and not r.linha = any(v_legiveis)
+            union all
+            select o.linha, o.aba from pg_temp.xls_ocorrencia o
+             where o.tipo = 'rejeitada' and o.staging = e.staging and not o.chave_legivel) u;
+
+    v_rm_t := 0;
+    if e.enviadas = 0 then
+      v_remocoes := v_remocoes || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
+        'motivo', format('envio vazio%s: nada removido de %s', ' na aba ' || e.aba, e.tabela)));
+    elsif v_ilegiveis is not null then
+      v_remocoes := v_remocoes || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', cardinality(v_ilegiveis),
+        'linhas', (select jsonb_agg(jsonb_build_object('aba', coalesce(e.aba, v_abas), 'linha', l, 'valor', null) order by l) from unnest(v_ilegiveis[1:1000]) l),
+        'motivo', format('há linhas rejeitadas sem chave legível%s (%s %s): remoções de %s suspensas; corrija e reenvie',
+                         ' na aba ' || v_abas, case when cardinality(v_ilegiveis) = 1 then 'linha' else 'linhas' end,
+                         array_to_string(v_ilegiveis[1:10], ', ') || case when cardinality(v_ilegiveis) > 10 then ', …' else '' end, e.tabela)));
+    elsif not coalesce(e.vazio, false) then
+      -- every key of the file is now stored with the file's values: when the scope holds as
+      -- many rows as the file has in it, none is absent and the anti-join is skipped
+      execute format('select (select count(*) from public.%I t where %s) <> (select count(*) from pg_temp.%I s where %s)',
+                     e.tabela, e.sql_escopo_t, 'xls_aceitas_' || e.staging, e.sql_escopo_s) into v_bool;
+      if v_bool then
+        execute format($q$
+          with alvo as (
+            select t.id from public.%1$I t
+             where %2$s
+               and not exists (select from pg_temp.%3$I s where %4$s)
+               and not exists (select from pg_temp.%5$I s where %4$s)
+             order by %6$s
+             for update of t)
+          delete from public.%1$I t using alvo where t.id = alvo.id$q$,
+          e.tabela, e.sql_escopo_t, 'xls_aceitas_' || e.staging, e.sql_on_key_t, 'xls_protegidas_' || e.staging, e.sql_key_list);
+        get diagnostics v_rm_t = row_count;
+      end if;
+    end if;
+    v_env := v_env + e.enviadas;
+    v_ef := v_ef + e.efetivas;
+    v_rm := v_rm + v_rm_t;
+    v_tabelas := v_tabelas || jsonb_build_object(e.tabela, jsonb_build_object('enviadas', e.enviadas, 'efetivas', e.efetivas, 'removidas', v_rm_t));
+  end loop;
+
+  return jsonb_build_object(
+    'linhas_enviadas', v_env,
+    'linhas_efetivas', v_ef,
+    'linhas_removidas', v_rm,
+    'avisos', public.xls_avisos_normalizar(v_avisos || v_remocoes),
+    'linhas_rejeitadas', v_rejeitadas,
+    'tabelas', v_tabelas || coalesce(v_hook -> 'tabelas', '{}')) || coalesce(v_hook -> 'resultado', '{}');
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_merge_fim(p_tipo text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_merge_fim(p_tipo text, p_meta jsonb) IS 'Internal, the end of the declarative merge of a type (called by xls_merge): takes what is still staged as a last chunk, settles keys repeated across chunks (the last row stays; linhas_efetivas counts such a key once), calls the type hook (phase fim: reference tables, defences), then per target: a rejected row with a readable key (its values normalised as accepted rows) protects that key from deletion; a row whose key cannot be read suspends the deletes of its own target (tab), with a warning naming the rows; otherwise deletes the rows of the scope absent from the file in key order (skipped when the scope was empty before the merge or holds exactly the file''s rows). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas} plus the hook''s resultado.';
+
+
+--
+-- Name: xls_merge_hook(text, text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_merge_hook(p_tipo text, p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  v_hook text;
+  v_res jsonb;
+begin
+  select t.hook into v_hook from app.xls_tipo t where t.tipo = p_tipo;
+  if v_hook is null then
+    return '{}';
+  end if;
+  execute format('select %s($1, $2, $3)', v_hook::regproc) into v_res using p_fase, p_staging, coalesce(p_meta, '{}');
+  return coalesce(v_res, '{}');
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_merge_hook(p_tipo text, p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_merge_hook(p_tipo text, p_fase text, p_staging text, p_meta jsonb) IS 'Internal: calls the hook of a spreadsheet type (app.xls_tipo.hook), if it has one, at a phase of the generic merge: inicio (first chunk, p_staging null), normalizado (the chunk of target p_staging normalised, before rejections), aceito (after rejections and repeated keys, before writing), fim (after keys repeated across chunks, before the scope deletes, p_staging null; returns {avisos, tabelas, resultado}). Returns the hook''s jsonb ({} without hook).';
+
+
+--
+-- Name: xls_merge_preparar(text, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+-- First chunk of a merge in this transaction: reads the type's description (app.xls_alvo,
+-- app.xls_staging_coluna) and the targets' catalog (UNIQUE constraint = natural key,
+-- varchar(n) = length, NOT NULL without default = required, foreign keys), generates the
+-- statements of every step once with format('%I') and keeps them in pg_temp.xls_merge_estado,
+-- one row per target, with the counters; creates the work tables; takes the merge lock.
+declare
+  a record;
+  v_tabela regclass;
+  v_stg text;
+  v_chunk text;
+  v_aceitas text;
+  v_dif text;
+  v_cols record;
+  v_written text[];
+  v_tipos text[];
+  v_lens integer[];
+  v_notnull boolean[];
+  v_chave text[];
+  v_naochave text[];
+  v_comparar text[];
+  v_extras text[];
+  v_obrig text[];
+  v_reter text[];
+  v_norm text;
+  v_select text;
+  v_expr text;
+  v_i integer;
+  v_fk record;
+  v_sql_fk text[] := '{}';
+  v_on_key text;
+  v_on_key_t text;
+  v_key_list text;
+  v_escopo_t text;
+  v_escopo_s text;
+  v_inicio date;
+  v_fim date;
+  v_vazio boolean;
+  v_tabelas text[];
+begin
+  if not exists (select from app.xls_alvo x where x.tipo = p_tipo) then
+    raise exception 'o tipo % ainda não tem importação', p_tipo using errcode = 'XL422';
+  end if;
+  select array_agg(x.tabela order by x.tabela) into v_tabelas from app.xls_alvo x where x.tipo = p_tipo;
+  perform public.xls_travar(v_tabelas);
+  -- what belongs to one type only: checks of p_meta (its own messages first), its own work tables
+  perform app.xls_merge_hook(p_tipo, 'inicio', null, p_meta);
+
+  create temp table xls_merge_estado (
+    tipo text not null, staging text not null, tabela text not null, ordem integer not null, aba text,
+    escopo text not null, escopo_coluna text, chave text[] not null, meta jsonb not null,
+    inicio date, fim date, vazio boolean,
+    enviadas integer not null default 0, efetivas integer not null default 0, chunks integer not null default 0,
+    refeito boolean not null default false,
+    sql_select text not null, sql_rejeitar text, sql_dedup text not null, sql_fk text[] not null,
+    sql_dif text not null, sql_inserir text not null, sql_atualizar text, sql_aceitar text not null, sql_hash text not null,
+    sql_rep text not null, sql_escopo_t text not null, sql_escopo_s text not null, sql_on_key_t text not null,
+    sql_key_list text not null
+  ) on commit drop;
+  -- rows rejected by SQL (chave_legivel: the natural key could be read) and rows that gave way
+  -- to a later one with the same key
+  create temp table xls_ocorrencia (tipo text, aba text, linha integer, campo text, staging text, chave_legivel boolean) on commit drop;
+
+  for a in select x.* from app.xls_alvo x where x.tipo = p_tipo order by x.ordem loop
+    v_tabela := to_regclass('public.' || quote_ident(a.tabela));
+    if v_tabela is null then
+      raise exception 'descrição de %: tabela % não existe', p_tipo, a.tabela using errcode = 'XL500';
+    end if;
+    v_stg := format('pg_temp.%I', 'xls_stg_' || a.staging);
+    v_chunk := format('pg_temp.%I', 'xls_chunk_' || a.staging);
+    v_aceitas := format('pg_temp.%I', 'xls_aceitas_' || a.staging);
+    v_dif := format('pg_temp.%I', 'xls_dif_' || a.staging);
+
+    -- the staging columns, normalised: text trimmed, empty -> NULL
+    select string_agg(case when c.tipo_sql = 'text' then format('nullif(btrim(%1$I), %2$L) as %1$I', c.coluna, '') else quote_ident(c.coluna) end,
+                      ', ' order by c.ordem)
+      into v_norm
+      from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1;
+    if v_norm is null then
+      raise exception 'descrição de %: staging % sem colunas em app.xls_staging_coluna', p_tipo, a.staging using errcode = 'XL500';
+    end if;
+
+    -- written columns: the target's columns fed by a staging column of the same name or an expression
+    select array_agg(t.attname::text order by t.attnum), array_agg(format_type(t.atttypid, t.atttypmod) order by t.attnum),
+           array_agg(case when t.atttypid in ('varchar'::regtype, 'bpchar'::regtype) and t.atttypmod > 4 then t.atttypmod - 4 end order by t.attnum),
+           array_agg(t.attnotnull and not t.atthasdef order by t.attnum)
+      into v_written, v_tipos, v_lens, v_notnull
+      from pg_catalog.pg_attribute t
+     where t.attrelid = v_tabela and t.attnum > 0 and not t.attisdropped and t.attgenerated = ''
+       and t.attname not in ('id', 'atualizado_em')
+       and (a.expressoes ? t.attname::text
+            or exists (select from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.coluna = t.attname::text and c.ordem > 1));
+
+    -- natural key: the target's UNIQUE constraint
+    select array_agg(k.attname::text order by u.ord) into v_chave
+      from (select con.conkey from pg_catalog.pg_constraint con where con.conrelid = v_tabela and con.contype = 'u') c0
+      cross join lateral unnest(c0.conkey) with ordinality u (attnum, ord)
+      join pg_catalog.pg_attribute k on k.attrelid = v_tabela and k.attnum = u.attnum;
+    if (select count(*) from pg_catalog.pg_constraint con where con.conrelid = v_tabela and con.contype = 'u') <> 1 then
+      raise exception 'descrição de %: % precisa de exatamente uma restrição UNIQUE (a chave natural)', p_tipo, a.tabela using errcode = 'XL500';
+    end if;
+    if not v_chave <@ coalesce(v_written, '{}') then
+      raise exception 'descrição de %: a chave natural de % (%) não vem toda do staging %', p_tipo, a.tabela, array_to_string(v_chave, ', '), a.staging
+        using errcode = 'XL500';
+    end if;
+    if a.escopo_coluna is not null and not a.escopo_coluna = any(v_written) then
+      raise exception 'descrição de %: coluna de escopo % não é gravada em %', p_tipo, a.escopo_coluna, a.tabela using errcode = 'XL500';
+    end if;
+    select coalesce(array_agg(w order by o), '{}') into v_naochave from unnest(v_written) with ordinality x (w, o) where not w = any(v_chave);
+    v_comparar := coalesce(a.comparar, v_naochave);
+    if not v_comparar <@ v_naochave then
+      raise exception 'descrição de %: comparar (%) deve listar colunas gravadas fora da chave de %', p_tipo, array_to_string(v_comparar, ', '), a.tabela
+        using errcode = 'XL500';
+    end if;
+    select coalesce(array_agg(w order by o), '{}') into v_obrig from unnest(v_written, v_notnull) with ordinality x (w, nn, o) where nn;
+    -- extra columns: staging columns not written, and expressions naming no target column
+    select coalesce(array_agg(e), '{}') into v_extras
+      from (select c.coluna as e from app.xls_staging_coluna c
+             where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1 and not c.coluna = any(v_written)
+               and not exists (select from jsonb_object_keys(a.expressoes) k where k = c.coluna)
+            union
+            select k from jsonb_object_keys(a.expressoes) k where not k = any(v_written)) x;
+    v_reter := a.reter;
+    if not v_reter <@ (v_extras || v_written) then
+      raise exception 'descrição de %: reter (%) nomeia colunas que o chunk não tem', p_tipo, array_to_string(v_reter, ', ') using errcode = 'XL500';
+    end if;
+
+    -- the chunk's select list: target columns cut to their length and cast to their type, extras as they are
+    v_select := 's.linha';
+    for v_i in 1 .. cardinality(v_written) loop
+      v_expr := coalesce(a.expressoes ->> v_written[v_i], quote_ident(v_written[v_i]));
+      v_select := v_select || ', ' || case
+        when v_lens[v_i] is not null then format('left((%s)::text, %s)::%s as %I', v_expr, v_lens[v_i], v_tipos[v_i], v_written[v_i])
+        else format('(%s)::%s as %I', v_expr, v_tipos[v_i], v_written[v_i]) end;
+    end loop;
+    for v_i in 1 .. coalesce(cardinality(v_extras), 0) loop
+      v_select := v_select || ', ' || format('%s as %I', coalesce(a.expressoes ->> v_extras[v_i], quote_ident(v_extras[v_i])), v_extras[v_i]);
+    end loop;
+    v_select := format('select %s from (select linha, %s from %s) s', v_select, v_norm, v_stg);
+
+    execute format('create temp table %I on commit drop as %s limit 0', 'xls_chunk_' || a.staging, v_select);
+    execute format('create temp table %I on commit drop as select %s, true as novo from %s limit 0', 'xls_dif_' || a.staging,
+                   (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)), v_chunk);
+    execute format('create temp table %I on commit drop as select linha, %s, true as gravada from %s limit 0', 'xls_aceitas_' || a.staging,
+                   (select string_agg(quote_ident(w), ', ') from (select distinct on (w) w, o from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) with ordinality x (w, o) order by w, o) y),
+                   v_chunk);
+    execute format('create temp table %I (h bigint) on commit drop', 'xls_hash_' || a.staging);
+    execute format('create temp table %I on commit drop as select %s from %s limit 0', 'xls_protegidas_' || a.staging,
+                   (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)), v_chunk);
+
+    v_on_key := (select string_agg(format('%1$s.%2$I = %3$s.%2$I', '%1$s', w, '%2$s'), ' and ' order by o) from unnest(v_chave) with ordinality x (w, o));
+    v_on_key_t := format(v_on_key, 't', 's');
+    v_key_list := (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o));
+
+    -- foreign keys of the target: a referenced code missing is a transient failure (XL424)
+    v_sql_fk := '{}';
+    for v_fk in
+      select con.confrelid::regclass as ref,
+             array_agg(ca.attname::text order by u.ord) as cols, array_agg(ra.attname::text order by u.ord) as refcols
+        from pg_catalog.pg_constraint con
+       cross join lateral unnest(con.conkey, con.confkey) with ordinality u (ck, rk, ord)
+        join pg_catalog.pg_attribute ca on ca.attrelid = con.conrelid and ca.attnum = u.ck
+        join pg_catalog.pg_attribute ra on ra.attrelid = con.confrelid and ra.attnum = u.rk
+       where con.conrelid = v_tabela and con.contype = 'f'
+       group by con.oid, con.confrelid
+    loop
+      if not v_fk.cols <@ v_written then continue; end if;
+      v_sql_fk := v_sql_fk || format($q$
+        select count(*)::integer as n,
+               string_agg(format('%%s (%%s %%s)', f.v, case when f.n = 1 then 'linha' else 'linhas' end, f.linhas), ', ' order by f.v)
+                 filter (where f.ordem <= 20) as faltam,
+               %1$L as rotulo
+          from (select concat_ws('/', %2$s) as v, count(*) as n,
+                       array_to_string((array_agg(c.linha order by c.linha))[1:10], ', ') || case when count(*) > 10 then ', …' else '' end as linhas,
+                       row_number() over (order by concat_ws('/', %2$s)) as ordem
+                  from %3$s c
+                 where %4$s and not exists (select from %5$s r where %6$s)
+                 group by %2$s) f$q$,
+        format('%s não cadastrado em %s', array_to_string(v_fk.cols, '/'), v_fk.ref),
+        (select string_agg(format('c.%I', w), ', ' order by o) from unnest(v_fk.cols) with ordinality x (w, o)),
+        v_chunk,
+        (select string_agg(format('c.%I is not null', w), ' and ' order by o) from unnest(v_fk.cols) with ordinality x (w, o)),
+        v_fk.ref,
+        (select string_agg(format('r.%I = c.%I', r, w), ' and ' order by o) from unnest(v_fk.cols, v_fk.refcols) with ordinality x (w, r, o)));
+    end loop;
+
+    -- scope
+    v_vazio := null;
+    if a.escopo = 'periodo' then
+      begin
+        v_inicio := (p_meta ->> 'periodo_inicio')::date;
+        v_fim := (p_meta ->> 'periodo_fim')::date;
+      exception when data_exception then
+        v_inicio := null;
+      end;
+      if v_inicio is null or v_fim is null or v_fim < v_inicio then
+        raise exception 'período ausente ou inválido (periodo_inicio, periodo_fim): % a %',
+          coalesce(p_meta ->> 'periodo_inicio', '?'), coalesce(p_meta ->> 'periodo_fim', '?') using errcode = 'XL422';
+      end if;
+      v_escopo_t := format('t.%I between %L::date and %L::date', a.escopo_coluna, v_inicio, v_fim);
+      v_escopo_s := format('s.%I between %L::date and %L::date', a.escopo_coluna, v_inicio, v_fim);
+      execute format('select not exists (select from %s t where %s)', v_tabela, v_escopo_t) into v_vazio;
+    elsif a.escopo = 'valores' then
+      v_escopo_t := format('t.%1$I in (select distinct s.%1$I from %2$s s)', a.escopo_coluna, v_aceitas);
+      v_escopo_s := 'true';
+    elsif a.escopo = 'meses' then
+      v_escopo_t := format('exists (select from (select distinct date_trunc(''month'', s.%1$I)::date as m from %2$s s) m where t.%1$I >= m.m and t.%1$I < (m.m + interval ''1 month'')::date)',
+                           a.escopo_coluna, v_aceitas);
+      v_escopo_s := 'true';
+    else
+      v_escopo_t := 'true';
+      v_escopo_s := 'true';
+      execute format('select not exists (select from %s t)', v_tabela) into v_vazio;
+    end if;
+
+    insert into pg_temp.xls_merge_estado (tipo, staging, tabela, ordem, aba, escopo, escopo_coluna, chave, meta, inicio, fim, vazio,
+      sql_select, sql_rejeitar, sql_dedup, sql_fk, sql_dif, sql_inserir, sql_atualizar, sql_aceitar, sql_hash, sql_rep,
+      sql_escopo_t, sql_escopo_s, sql_on_key_t, sql_key_list)
+    values (p_tipo, a.staging, a.tabela, a.ordem, a.aba, a.escopo, a.escopo_coluna, v_chave, coalesce(p_meta, '{}') - 'linhas_rejeitadas',
+      v_inicio, v_fim, v_vazio,
+      v_select,
+      -- rows a NOT NULL column (key or not) of which is empty: set aside; their key, when readable, stays protected
+      case when cardinality(v_obrig) > 0 then format($q$
+        with r as (
+          delete from %1$s c where %2$s
+          returning c.linha, case %3$s end as campo, (%4$s) as legivel, %5$s)
+        , p as (insert into %6$s select %7$s from r where r.legivel)
+        insert into pg_temp.xls_ocorrencia select 'rejeitada', $1, r.linha, r.campo, $2, r.legivel from r$q$,
+        v_chunk,
+        (select string_agg(format('c.%I is null', w), ' or ' order by o) from unnest(v_obrig) with ordinality x (w, o)),
+        (select string_agg(format('when c.%1$I is null then %1$L', w), ' ' order by o) from unnest(v_obrig) with ordinality x (w, o)),
+        (select string_agg(format('c.%I is not null', w), ' and ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        (select string_agg(format('c.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        format('pg_temp.%I', 'xls_protegidas_' || a.staging),
+        (select string_agg(format('r.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o))) end,
+      -- a key repeated in the chunk: its last row wins (a hash aggregate finds the repeated keys; only their rows are sorted)
+      format($q$
+        with dup as (select %1$s from %2$s group by %1$s having count(*) > 1),
+        d as (
+          delete from %2$s c
+           using (select s.ctid, row_number() over (partition by %3$s order by s.linha desc, s.ctid desc) as rn
+                    from %2$s s join dup t on %4$s) x
+           where c.ctid = x.ctid and x.rn > 1
+          returning c.linha)
+        insert into pg_temp.xls_ocorrencia select 'duplicada', $1, d.linha, null, $2, true from d$q$,
+        v_key_list, v_chunk,
+        (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        v_on_key_t),
+      v_sql_fk,
+      -- one probe of the natural-key index per row keeps the new (novo) and changed rows
+      format($q$
+        insert into %1$s
+        select %2$s, t.id is null
+          from %3$s s
+          left join lateral (select t.id%4$s from %5$s t where %6$s limit 1) t on true
+         where t.id is null%7$s$q$,
+        v_dif,
+        (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
+        v_chunk,
+        (select coalesce(string_agg(format(', t.%I', w), '' order by o), '') from unnest(v_comparar) with ordinality x (w, o)),
+        v_tabela,
+        v_on_key_t,
+        case when cardinality(v_comparar) > 0 then format(' or (%s) is distinct from (%s)',
+          (select string_agg(format('t.%I', w), ', ' order by o) from unnest(v_comparar) with ordinality x (w, o)) || case when cardinality(v_comparar) = 1 then ', null' else '' end,
+          (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_comparar) with ordinality x (w, o)) || case when cardinality(v_comparar) = 1 then ', null' else '' end)
+        else '' end),
+      -- new keys: plain INSERT in key order with time-ordered ids (the merge lock excludes a concurrent writer)
+      format($q$
+        insert into %1$s (id, %2$s)
+        select ($1 || lpad(to_hex(nextval('public.xls_id_seq')), 15, '0'))::uuid, o.*
+          from (select %2$s from %3$s s where s.novo order by %4$s) o$q$,
+        v_tabela,
+        (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
+        v_dif, v_key_list),
+      -- changed rows: the diff-aware upsert in key order
+      case when cardinality(v_naochave) > 0 then format($q$
+        insert into %1$s as t (%2$s)
+        select %2$s from %3$s s where not s.novo order by %4$s
+        on conflict (%4$s) do update set %5$s
+         where (%6$s) is distinct from (%7$s)$q$,
+        v_tabela,
+        (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
+        v_dif, v_key_list,
+        (select string_agg(format('%1$I = excluded.%1$I', w), ', ' order by o) from unnest(v_naochave) with ordinality x (w, o)),
+        (select string_agg(format('t.%I', w), ', ' order by o) from unnest(coalesce(nullif(v_comparar, '{}'), v_naochave)) with ordinality x (w, o)) || ', null',
+        (select string_agg(format('excluded.%I', w), ', ' order by o) from unnest(coalesce(nullif(v_comparar, '{}'), v_naochave)) with ordinality x (w, o)) || ', null') end,
+      -- what the end needs of every accepted row: key, scope column, retained columns, written or not
+      format($q$
+        insert into %1$s (linha, %2$s, gravada)
+        select c.linha, %3$s, d.novo is not null from %4$s c left join %5$s d on %6$s$q$,
+        v_aceitas,
+        (select string_agg(quote_ident(w), ', ' order by w) from (select distinct w from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) w) y),
+        (select string_agg(format('c.%I', w), ', ' order by w) from (select distinct w from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) w) y),
+        v_chunk, v_dif, format(v_on_key, 'd', 'c')),
+      -- the hash of each accepted key: a key repeated across chunks is looked for only when a hash repeats
+      format($q$insert into %1$s select hashtextextended(concat_ws(chr(31), %2$s), 0) from %3$s c$q$,
+        format('pg_temp.%I', 'xls_hash_' || a.staging),
+        (select string_agg(format('c.%I::text', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        v_chunk),
+      -- keys repeated across chunks: the last row stays (the chunks wrote it last)
+      format($q$
+        create temp table %1$I on commit drop as
+        select %2$s, max(linha) as ultima, count(*) filter (where gravada) as escritas from %3$s group by %2$s having count(*) > 1$q$,
+        'xls_rep_' || a.staging, v_key_list, v_aceitas),
+      v_escopo_t, v_escopo_s, v_on_key_t, v_key_list);
+  end loop;
+
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_merge_preparar(p_tipo text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb) IS 'Internal, first chunk of a merge (called by app.xls_merge_chunk): takes the merge lock of the type''s target tables, reads the description (app.xls_alvo, app.xls_staging_coluna) and the targets'' catalog (UNIQUE constraint = natural key, varchar(n) = length, NOT NULL without default = required, foreign keys = XL424 checks), generates every statement once with format(%I) into pg_temp.xls_merge_estado and creates the work tables pg_temp.xls_chunk_<staging>, xls_dif_, xls_aceitas_, xls_hash_, xls_protegidas_ and xls_ocorrencia. A description the catalog contradicts raises XL500; a periodo scope without a valid period XL422. Calls the type hook''s phase inicio.';
+
+
+--
+-- Name: xls_r18_candidatos(text, regclass); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_r18_candidatos(p_staging text, p_origem regclass) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET work_mem TO '64MB'
+    AS $_$
+begin
+  execute format('insert into pg_temp.xls_ref_filial select distinct filial from %s', p_origem);
+  if p_staging <> 'faturamento' then
+    return;
+  end if;
+  execute format($q$
+    insert into pg_temp.xls_ref_vendedor
+    select m.codigo, m.lu, u.filial, m.ln, left(n.nome_vendedor, %2$s)
+      from (select f.vendedor as codigo, max(f.linha) as lu, max(f.linha) filter (where f.nome_vendedor is not null) as ln
+              from %1$s f where f.vendedor is not null group by f.vendedor) m
+      join %1$s u on u.vendedor = m.codigo and u.linha = m.lu
+      left join %1$s n on n.vendedor = m.codigo and n.linha = m.ln$q$, p_origem, app.xls_tamanho('bi_vendedor', 'nome'));
+  execute format($q$
+    insert into pg_temp.xls_ref_cliente
+    select m.codigo, m.ln, left(n.nome_cliente, %2$s)
+      from (select f.cliente as codigo, max(f.linha) filter (where f.nome_cliente is not null) as ln
+              from %1$s f where f.cliente is not null group by f.cliente) m
+      left join %1$s n on n.cliente = m.codigo and n.linha = m.ln$q$, p_origem, app.xls_tamanho('bi_cliente', 'nome'));
+  execute format($q$
+    insert into pg_temp.xls_ref_produto
+    select m.codigo, m.ln, left(n.descricao_produto, %2$s)
+      from (select f.produto as codigo, max(f.linha) filter (where f.descricao_produto is not null) as ln
+              from %1$s f where f.produto is not null group by f.produto) m
+      left join %1$s n on n.produto = m.codigo and n.linha = m.ln$q$, p_origem, app.xls_tamanho('bi_produto', 'descricao'));
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_r18_candidatos(p_staging text, p_origem regclass); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_r18_candidatos(p_staging text, p_origem regclass) IS 'RELATORIO18 reference-table candidates of some accepted rows of staging p_staging (a chunk''s pg_temp.xls_chunk_<staging>, or every surviving row in xls_aceitas_<staging>): appends to the hook''s temp tables xls_ref_filial (codes of both tabs), and from billing rows xls_ref_vendedor (per seller, its last row with that row''s filial and its last row with a name), xls_ref_cliente and xls_ref_produto (per code, its last row with a name); names cut to the reference columns'' lengths. app.xls_hook_relatorio18 upserts the reference tables from the latest candidate of each code, so the chunks do this work while the edge reads.';
+
+
+--
+-- Name: xls_tamanho(text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_tamanho(p_tabela text, p_coluna text) RETURNS integer
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select case when a.atttypid in ('varchar'::regtype, 'bpchar'::regtype) and a.atttypmod > 4 then a.atttypmod - 4 end
+    from pg_catalog.pg_attribute a
+   where a.attrelid = to_regclass('public.' || quote_ident(p_tabela)) and a.attname = p_coluna and not a.attisdropped;
+$$;
+
+
+--
+-- Name: FUNCTION xls_tamanho(p_tabela text, p_coluna text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_tamanho(p_tabela text, p_coluna text) IS 'The maximum length of public.<p_tabela>.<p_coluna> (its varchar(n) or char(n)), null when unbounded: hooks cut values to it instead of repeating the number (the declarative merge cuts the target columns itself).';
 
 
 --
@@ -2888,6 +3923,643 @@ COMMENT ON FUNCTION public.partner_webhook_reprocessar(p_id uuid) IS 'For DBAs, 
 
 
 --
+-- Name: xls_resetar_replicator; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.xls_resetar_replicator (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    status text DEFAULT 'EM_ANDAMENTO'::text NOT NULL,
+    step_atual text,
+    step_falho text,
+    erro_mensagem text,
+    motivo text,
+    solicitante text,
+    estrategia text,
+    job_id bigint,
+    worker text,
+    assumido_em timestamp with time zone,
+    slots_removidos text[] DEFAULT '{}'::text[] NOT NULL,
+    slot_novo text,
+    ultimo_nuke text,
+    iniciado_em timestamp with time zone DEFAULT now() NOT NULL,
+    finalizado_em timestamp with time zone,
+    CONSTRAINT xls_resetar_replicator_erro_tem_mensagem CHECK (((status <> 'ERRO'::text) OR (erro_mensagem IS NOT NULL))),
+    CONSTRAINT xls_resetar_replicator_estrategia_valida CHECK ((estrategia = ANY (ARRAY['hosting'::text, 'manual'::text]))),
+    CONSTRAINT xls_resetar_replicator_fim CHECK (((status = 'EM_ANDAMENTO'::text) = (finalizado_em IS NULL))),
+    CONSTRAINT xls_resetar_replicator_motivo_tamanho CHECK ((char_length(motivo) <= 500)),
+    CONSTRAINT xls_resetar_replicator_status_valido CHECK ((status = ANY (ARRAY['EM_ANDAMENTO'::text, 'SUCESSO'::text, 'ERRO'::text]))),
+    CONSTRAINT xls_resetar_replicator_step_falho_valido CHECK ((step_falho = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text]))),
+    CONSTRAINT xls_resetar_replicator_step_valido CHECK ((step_atual = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text])))
+);
+
+
+--
+-- Name: TABLE xls_resetar_replicator; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.xls_resetar_replicator IS 'One row per reset of the replication to the phones (start: replicacao_resetar). status EM_ANDAMENTO -> SUCESSO | ERRO; step_atual is the last step started (kept on ERRO), step_falho the step that failed; at most one EM_ANDAMENTO (partial unique index). The steps are in xls_resetar_replicator_passo.';
+
+
+--
+-- Name: COLUMN xls_resetar_replicator.assumido_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_resetar_replicator.assumido_em IS 'When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).';
+
+
+--
+-- Name: COLUMN xls_resetar_replicator.ultimo_nuke; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_resetar_replicator.ultimo_nuke IS 'The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.';
+
+
+--
+-- Name: replicacao_assumir(uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_assumir(p_id uuid, p_worker text, p_estrategia text) RETURNS public.xls_resetar_replicator
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_row public.xls_resetar_replicator;
+begin
+  -- session-level: held by the worker's connection for as long as it runs the steps; a
+  -- process that dies loses its connection, and so the lock (replicacao_recuperar)
+  if not pg_try_advisory_lock(hashtext('xls_resetar_replicator'), hashtext(p_id::text)) then
+    return null;
+  end if;
+  select * into v_row from public.xls_resetar_replicator where id = p_id for update;
+  if not found then
+    perform pg_advisory_unlock(hashtext('xls_resetar_replicator'), hashtext(p_id::text));
+    raise exception 'reset % não existe', p_id using errcode = 'RR404';
+  end if;
+  if v_row.status <> 'EM_ANDAMENTO' then
+    perform pg_advisory_unlock(hashtext('xls_resetar_replicator'), hashtext(p_id::text));
+    return v_row;
+  end if;
+  if v_row.assumido_em is not null then
+    -- taken before by a process that died (we hold its lock now): never run the steps twice
+    v_row := public.replicacao_falhar(p_id, 'interrompida após reinício da aplicação');
+    perform pg_advisory_unlock(hashtext('xls_resetar_replicator'), hashtext(p_id::text));
+    return v_row;
+  end if;
+  update public.xls_resetar_replicator set assumido_em = now(), worker = p_worker, estrategia = p_estrategia where id = p_id returning * into v_row;
+  return v_row;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_assumir(p_id uuid, p_worker text, p_estrategia text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_assumir(p_id uuid, p_worker text, p_estrategia text) IS 'Called by the job of a reset on its own connection: takes the execution''s advisory lock (session level, held while the steps run) and marks it taken by p_worker under the restart strategy p_estrategia (hosting | manual). Returns null when another session holds the lock; the row unchanged when it is no longer EM_ANDAMENTO; the row in ERRO (''interrompida após reinício da aplicação'') when it had been taken by a process that died. RR404: unknown id.';
+
+
+--
+-- Name: replicacao_falhar(uuid, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_falhar(p_id uuid, p_mensagem text) RETURNS public.xls_resetar_replicator
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_row public.xls_resetar_replicator;
+begin
+  select * into v_row from public.xls_resetar_replicator where id = p_id for update;
+  if not found then
+    raise exception 'reset % não existe', p_id using errcode = 'RR404';
+  end if;
+  if v_row.status <> 'EM_ANDAMENTO' then
+    return v_row;
+  end if;
+  -- the step that was running when the execution stopped ends with it
+  update public.xls_resetar_replicator_passo
+     set status = 'ERRO', finalizado_em = now(), mensagem = coalesce(mensagem || ' — ', '') || coalesce(p_mensagem, 'falhou')
+   where execucao_id = p_id and status = 'EM_ANDAMENTO';
+  update public.xls_resetar_replicator
+     set status = 'ERRO', finalizado_em = now(),
+         step_falho = coalesce(step_falho, step_atual),
+         erro_mensagem = case when erro_mensagem is null then coalesce(p_mensagem, 'falhou')
+                              when p_mensagem is null or position(p_mensagem in erro_mensagem) > 0 then erro_mensagem
+                              else erro_mensagem || '; ' || p_mensagem end
+   where id = p_id
+  returning * into v_row;
+  perform app.notificar_bot(public.replicacao_texto_bot(v_row));
+  return v_row;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_falhar(p_id uuid, p_mensagem text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_falhar(p_id uuid, p_mensagem text) IS 'Ends a reset in ERRO (step_atual kept; step_falho = the first failed step, else the step that was running) and queues the messaging-bot notice, in one transaction. No automatic cleanup: replicacao_instrucoes(step_falho) says what to do by hand. A no-op on an execution already ended. RR404 unknown.';
+
+
+--
+-- Name: replicacao_finalizar(uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_finalizar(p_id uuid) RETURNS public.xls_resetar_replicator
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_row public.xls_resetar_replicator;
+  v_nuke text;
+begin
+  select * into v_row from public.xls_resetar_replicator where id = p_id for update;
+  if not found then
+    raise exception 'reset % não existe', p_id using errcode = 'RR404';
+  end if;
+  if v_row.status <> 'EM_ANDAMENTO' then
+    raise exception 'o reset % já terminou (%)', p_id, v_row.status using errcode = 'RR409';
+  end if;
+  if v_row.step_falho is not null then
+    raise exception 'o reset % teve falha no passo %: não pode ser finalizado com sucesso', p_id, v_row.step_falho
+      using errcode = 'RR409';
+  end if;
+  perform public.replicacao_passo(p_id, 'FINALIZAR', 'EM_ANDAMENTO');
+  v_nuke := public.replicacao_ultimo_nuke_avancar();
+  perform public.replicacao_passo(p_id, 'FINALIZAR', 'SUCESSO', format('ultimo_nuke = %s', v_nuke));
+  update public.xls_resetar_replicator
+     set status = 'SUCESSO', finalizado_em = now(), ultimo_nuke = v_nuke
+   where id = p_id
+  returning * into v_row;
+  perform app.notificar_bot(public.replicacao_texto_bot(v_row));
+  return v_row;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_finalizar(p_id uuid); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_finalizar(p_id uuid) IS 'Reset step FINALIZAR: advances ultimo_nuke (replicacao_ultimo_nuke_avancar), ends the execution in SUCESSO and queues the messaging-bot notice, in one transaction. RR404 unknown; RR409 already ended or a step failed.';
+
+
+--
+-- Name: replicacao_instrucoes(text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_instrucoes(p_step text, p_estrategia text DEFAULT 'manual'::text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select case p_step
+    when 'VALIDAR' then
+      'Nada foi alterado: o motor de sincronização não foi parado. Corrija o que a mensagem de erro aponta '
+      || '(variáveis REPLICATOR_*, conexão com o banco, API da plataforma de hospedagem) e inicie um novo reset.'
+    when 'PAUSAR' then
+      case when p_estrategia = 'hosting' then
+        'A suspensão do serviço do motor na plataforma de hospedagem falhou. Abra o painel da plataforma e veja o estado '
+        || 'do serviço: se ficou suspenso, retome-o (Resume) ou inicie um novo reset; se continua no ar, nada foi alterado. '
+        || 'Confira a chave e o id do serviço (REPLICATOR_HOSTING_API_KEY, REPLICATOR_HOSTING_SERVICE_ID).'
+      else
+        'O pedido de parada manual não foi registrado. Nada foi alterado; inicie um novo reset.'
+      end
+    when 'AGUARDAR_PARADA' then
+      'Um slot do motor continuou ativo além do limite: nada foi removido. Veja quem o segura com '
+      || '"select * from replicacao_slots();" (active_pid) e pare o motor de sincronização '
+      || '(painel da plataforma ou à mão). Depois inicie um novo reset. Se o motor ficou suspenso e você não vai '
+      || 'refazer o reset agora, retome-o.'
+    when 'RESET_SLOT' then
+      'O motor está parado e parte dos slots pode já ter sido removida (veja "slots removidos"). Com o motor parado, '
+      || 'inicie um novo reset (ele refaz tudo desde o começo). Para terminar à mão: '
+      || '"select replicacao_slots_remover();", apague o docstore do motor, "select replicacao_publicacao_recriar();", '
+      || 'retome o motor, confira que um slot ficou ativo ("select * from replicacao_slots();") e rode '
+      || '"select replicacao_ultimo_nuke_avancar();".'
+    when 'DROP_DOCSTORE' then
+      'O slot já foi removido e o RESUME foi tentado (o motor volta a replicar do zero, mas o docstore antigo continua lá). '
+      || 'Apague à mão o armazenamento do motor: no MongoDB, "db.dropDatabase()" no banco de REPLICATOR_DOCSTORE_URL; '
+      || 'no Postgres, "drop schema <schema> cascade" (o schema da URL, padrão powersync). Depois inicie um novo reset, '
+      || 'para que o motor recomece limpo e os aparelhos recebam o novo ultimo_nuke.'
+    when 'RECRIAR_PUBLICACAO' then
+      'O motor está parado, sem slot e sem docstore. Recrie a publicação com "select replicacao_publicacao_recriar();", '
+      || 'retome o motor (painel da plataforma ou à mão), confira que um slot ficou ativo ("select * from replicacao_slots();") '
+      || 'e rode "select replicacao_ultimo_nuke_avancar();" para os aparelhos sincronizarem do zero.'
+    when 'RESUME' then
+      'O motor continua parado. Retome-o à mão (painel da plataforma: Resume no serviço do motor, ou reinicie o processo), '
+      || 'confira que um slot ficou ativo ("select * from replicacao_slots();") e rode '
+      || '"select replicacao_ultimo_nuke_avancar();" para os aparelhos sincronizarem do zero.'
+    when 'AGUARDAR_REPLICACAO' then
+      'O motor foi retomado, mas nenhum slot ficou ativo dentro do limite. Veja os logs do motor na plataforma de hospedagem '
+      || '(conexão com o banco, publicação, docstore). Quando um slot ficar ativo ("select * from replicacao_slots();"), '
+      || 'rode "select replicacao_ultimo_nuke_avancar();".'
+    when 'FINALIZAR' then
+      'A replicação já foi refeita; só o aviso aos aparelhos faltou. Rode "select replicacao_ultimo_nuke_avancar();".'
+  end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_instrucoes(p_step text, p_estrategia text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_instrucoes(p_step text, p_estrategia text) IS 'What to do by hand (pt-BR) after a reset failed in step p_step under the restart strategy p_estrategia (hosting | manual); shown by the reset detail (API and /admin screen). The runbook is docs/replicacao.md.';
+
+
+--
+-- Name: replicacao_liberar(uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_liberar(p_id uuid) RETURNS boolean
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select pg_advisory_unlock(hashtext('xls_resetar_replicator'), hashtext(p_id::text));
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_liberar(p_id uuid); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_liberar(p_id uuid) IS 'Releases the advisory lock replicacao_assumir took on this session (end of the reset job).';
+
+
+--
+-- Name: xls_resetar_replicator_passo; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.xls_resetar_replicator_passo (
+    id bigint NOT NULL,
+    execucao_id uuid NOT NULL,
+    ordem smallint NOT NULL,
+    step text NOT NULL,
+    status text DEFAULT 'EM_ANDAMENTO'::text NOT NULL,
+    mensagem text,
+    iniciado_em timestamp with time zone DEFAULT now() NOT NULL,
+    finalizado_em timestamp with time zone,
+    CONSTRAINT xls_resetar_replicator_passo_fim CHECK (((status = 'EM_ANDAMENTO'::text) = (finalizado_em IS NULL))),
+    CONSTRAINT xls_resetar_replicator_passo_status_valido CHECK ((status = ANY (ARRAY['EM_ANDAMENTO'::text, 'SUCESSO'::text, 'AVISO'::text, 'PULADO'::text, 'ERRO'::text]))),
+    CONSTRAINT xls_resetar_replicator_passo_step_valido CHECK ((step = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text])))
+);
+
+
+--
+-- Name: TABLE xls_resetar_replicator_passo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.xls_resetar_replicator_passo IS 'Per-step log of a reset: one row per step started, with its outcome (SUCESSO, AVISO = done with a warning, PULADO = skipped, ERRO), timestamps and the last message.';
+
+
+--
+-- Name: replicacao_passo(uuid, text, text, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_passo(p_id uuid, p_step text, p_status text, p_mensagem text DEFAULT NULL::text, p_slot_novo text DEFAULT NULL::text) RETURNS public.xls_resetar_replicator_passo
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_exec public.xls_resetar_replicator;
+  v_passo public.xls_resetar_replicator_passo;
+  v_ordem smallint;
+begin
+  v_ordem := array_position(array['VALIDAR', 'PAUSAR', 'AGUARDAR_PARADA', 'RESET_SLOT', 'DROP_DOCSTORE',
+    'RECRIAR_PUBLICACAO', 'RESUME', 'AGUARDAR_REPLICACAO', 'FINALIZAR'], p_step);
+  if v_ordem is null then
+    raise exception 'passo desconhecido: %', p_step using errcode = 'RR400';
+  end if;
+  if p_status is null or p_status not in ('EM_ANDAMENTO', 'SUCESSO', 'AVISO', 'PULADO', 'ERRO') then
+    raise exception 'status de passo inválido: %', p_status using errcode = 'RR400';
+  end if;
+  select * into v_exec from public.xls_resetar_replicator where id = p_id for update;
+  if not found then
+    raise exception 'reset % não existe', p_id using errcode = 'RR404';
+  end if;
+  if v_exec.status <> 'EM_ANDAMENTO' then
+    raise exception 'o reset % já terminou (%)', p_id, v_exec.status using errcode = 'RR409';
+  end if;
+
+  if p_status = 'EM_ANDAMENTO' then
+    update public.xls_resetar_replicator set step_atual = p_step where id = p_id;
+    insert into public.xls_resetar_replicator_passo (execucao_id, ordem, step, status, mensagem)
+    values (p_id, v_ordem, p_step, 'EM_ANDAMENTO', p_mensagem)
+    on conflict (execucao_id, step) do update
+      set status = 'EM_ANDAMENTO', mensagem = excluded.mensagem, iniciado_em = now(), finalizado_em = null
+    returning * into v_passo;
+  else
+    insert into public.xls_resetar_replicator_passo (execucao_id, ordem, step, status, mensagem, finalizado_em)
+    values (p_id, v_ordem, p_step, p_status, p_mensagem, now())
+    on conflict (execucao_id, step) do update
+      set status = excluded.status, mensagem = coalesce(excluded.mensagem, xls_resetar_replicator_passo.mensagem),
+          finalizado_em = now()
+    returning * into v_passo;
+    if p_status = 'ERRO' then
+      update public.xls_resetar_replicator
+         set step_falho = coalesce(step_falho, p_step),
+             erro_mensagem = coalesce(erro_mensagem, format('%s: %s', p_step, coalesce(p_mensagem, 'falhou')))
+       where id = p_id;
+    end if;
+  end if;
+  if p_slot_novo is not null then
+    update public.xls_resetar_replicator set slot_novo = p_slot_novo where id = p_id;
+  end if;
+  return v_passo;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_passo(p_id uuid, p_step text, p_status text, p_mensagem text, p_slot_novo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_passo(p_id uuid, p_step text, p_status text, p_mensagem text, p_slot_novo text) IS 'Records a step of a reset: EM_ANDAMENTO starts it (step_atual of the execution), SUCESSO / AVISO (done with a warning) / PULADO / ERRO end it with a message; the first ERRO sets step_falho and erro_mensagem (the execution ends later, by replicacao_falhar). RR400 unknown step or status; RR404 unknown execution; RR409 the execution already ended.';
+
+
+--
+-- Name: replicacao_publicacao_recriar(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_publicacao_recriar(p_nome text DEFAULT 'powersync'::text) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+begin
+  if p_nome is null or p_nome !~ '^[a-z_][a-z0-9_]{0,62}$' then
+    raise exception 'nome de publicação inválido: %', p_nome using errcode = 'RR400';
+  end if;
+  insert into app.replicacao_publicacao (nome) values (p_nome) on conflict (nome) do nothing;
+  execute format('drop publication if exists %I', p_nome);
+  return public.replicacao_publicacao_sincronizar(p_nome);
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION replicacao_publicacao_recriar(p_nome text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_publicacao_recriar(p_nome text) IS 'Reset step RECRIAR_PUBLICACAO, also for psql: registers p_nome in app.replicacao_publicacao (so later bi_* tables join it), drops the publication and creates it again with exactly the bi_* tables of public. Returns how many tables it covers. RR400: invalid name.';
+
+
+--
+-- Name: replicacao_publicacao_sincronizar(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_publicacao_sincronizar(p_nome text DEFAULT NULL::text) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_pub text;
+  v_tabelas text;
+  v_n integer;
+  v_rel record;
+begin
+  select string_agg(format('%I.%I', n.nspname, c.relname), ', ' order by c.relname), count(*)
+    into v_tabelas, v_n
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+   where n.nspname = 'public' and c.relkind in ('r', 'p') and c.relname like 'bi\_%'
+     and not c.relispartition;
+  for v_pub in
+    select r.nome from app.replicacao_publicacao r where p_nome is null or r.nome = p_nome order by r.nome
+  loop
+    if not exists (select from pg_publication where pubname = v_pub) then
+      execute format('create publication %I', v_pub);
+    end if;
+    if v_tabelas is not null then
+      execute format('alter publication %I set table %s', v_pub, v_tabelas);
+    else
+      for v_rel in select * from pg_publication_tables where pubname = v_pub loop
+        execute format('alter publication %I drop table %I.%I', v_pub, v_rel.schemaname, v_rel.tablename);
+      end loop;
+    end if;
+  end loop;
+  return coalesce(v_n, 0);
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_publicacao_sincronizar(p_nome text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_publicacao_sincronizar(p_nome text) IS 'Sets the publication p_nome (or, with null, every publication of app.replicacao_publicacao) to exactly the bi_* tables of public, creating it when missing. Returns how many tables it covers. Called by the event trigger _200_bi_publicar and by replicacao_publicacao_recriar.';
+
+
+--
+-- Name: replicacao_recuperar(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_recuperar() RETURNS SETOF public.xls_resetar_replicator
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v record;
+begin
+  for v in
+    select r.id from public.xls_resetar_replicator r
+     where r.status = 'EM_ANDAMENTO'
+       -- nobody runs it: no session holds its advisory lock (a dead process lost it) ...
+       and not exists (select from pg_locks l
+                        where l.locktype = 'advisory' and l.granted
+                          and l.database = (select oid from pg_database where datname = current_database())
+                          and l.classid = hashtext('xls_resetar_replicator')::oid
+                          and l.objid = hashtext(r.id::text)::oid and l.objsubid = 2)
+       -- ... and it was taken before, or no job will take it (none queued, none just claimed)
+       and (r.assumido_em is not null
+            or not exists (select from app.job j
+                            where j.id = r.job_id
+                              and (j.status = 'pending'
+                                   or (j.status = 'running' and j.locked_at > now() - interval '1 minute'))))
+     for update skip locked
+  loop
+    return query select * from public.replicacao_falhar(v.id, 'interrompida após reinício da aplicação');
+  end loop;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_recuperar(); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_recuperar() IS 'Orphan rule of the reset, at application startup and every minute (pg_cron job replicacao_recuperar): an execution EM_ANDAMENTO that no live process runs (no session holds its advisory lock, and it was taken, or its job is neither queued nor just claimed) ends in ERRO ''interrompida após reinício da aplicação'' with step_atual kept, which unblocks new resets. Executions run by live replicas are left alone. Returns the executions it ended.';
+
+
+--
+-- Name: replicacao_resetar(text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_resetar(p_motivo text DEFAULT NULL::text, p_solicitante text DEFAULT 'psql'::text) RETURNS public.xls_resetar_replicator
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_row public.xls_resetar_replicator;
+  v_em_andamento uuid;
+  v_motivo text := nullif(btrim(p_motivo), '');
+begin
+  if char_length(v_motivo) > 500 then
+    raise exception 'motivo com % caracteres: o máximo é 500', char_length(v_motivo) using errcode = 'RR400';
+  end if;
+  begin
+    insert into public.xls_resetar_replicator (motivo, solicitante) values (v_motivo, left(p_solicitante, 200))
+    returning * into v_row;
+  exception when unique_violation then
+    select id into v_em_andamento from public.xls_resetar_replicator where status = 'EM_ANDAMENTO';
+    raise exception 'já existe um reset da replicação em andamento (%)', v_em_andamento
+      using errcode = 'RR409', detail = coalesce(v_em_andamento::text, '');
+  end;
+  update public.xls_resetar_replicator
+     set job_id = app.enqueue('replicacao_resetar', jsonb_build_object('id', v_row.id), now(), v_row.id::text, 1)
+   where id = v_row.id
+  returning * into v_row;
+  return v_row;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_resetar(p_motivo text, p_solicitante text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_resetar(p_motivo text, p_solicitante text) IS 'Starts a reset of the replication to the phones: an execution EM_ANDAMENTO in xls_resetar_replicator and its job (replicacao_resetar), which a replica of the service claims and runs step by step. Callable from psql: select * from replicacao_resetar(''motivo''); then follow it in xls_resetar_replicator_passo. RR409 when one is already EM_ANDAMENTO (the detail carries its id); RR400 when motivo has more than 500 characters.';
+
+
+--
+-- Name: replicacao_slots(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_slots(p_prefixo text DEFAULT 'powersync_'::text) RETURNS TABLE(slot_name text, plugin text, slot_type text, active boolean, active_pid integer, restart_lsn pg_lsn, wal_status text)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select s.slot_name::text, s.plugin::text, s.slot_type, s.active, s.active_pid, s.restart_lsn, s.wal_status
+    from pg_replication_slots s
+   where s.database = current_database() and starts_with(s.slot_name::text, p_prefixo)
+   order by s.slot_name;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_slots(p_prefixo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_slots(p_prefixo text) IS 'The replication slots of this database whose name starts with p_prefixo (the sync engine''s, REPLICATOR_SLOT_PREFIX), with whether a client holds them (active, active_pid). Read by the reset steps AGUARDAR_PARADA and AGUARDAR_REPLICACAO; handy in psql: select * from replicacao_slots();';
+
+
+--
+-- Name: replicacao_slots_remover(text, uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_slots_remover(p_prefixo text DEFAULT 'powersync_'::text, p_execucao uuid DEFAULT NULL::uuid) RETURNS text[]
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_ativo text;
+  v_slot text;
+  v_removidos text[] := '{}';
+begin
+  if p_prefixo is null or p_prefixo = '' then
+    raise exception 'prefixo de slot vazio: recusado (removeria todos os slots)' using errcode = 'RR400';
+  end if;
+  select s.slot_name into v_ativo from public.replicacao_slots(p_prefixo) s where s.active limit 1;
+  if v_ativo is not null then
+    raise exception 'o slot % está ativo: o motor de sincronização ainda o usa; nenhum slot foi removido', v_ativo
+      using errcode = 'RR409';
+  end if;
+  for v_slot in select s.slot_name from public.replicacao_slots(p_prefixo) s where not s.active loop
+    perform pg_drop_replication_slot(v_slot);
+    v_removidos := v_removidos || v_slot;
+  end loop;
+  if p_execucao is not null then
+    update public.xls_resetar_replicator set slots_removidos = slots_removidos || v_removidos where id = p_execucao;
+  end if;
+  return v_removidos;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_slots_remover(p_prefixo text, p_execucao uuid); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_slots_remover(p_prefixo text, p_execucao uuid) IS 'Reset step RESET_SLOT, also for psql: drops every inactive replication slot of this database whose name starts with p_prefixo (two can coexist) and returns their names; records them on the execution p_execucao when given. RR409 when one of them is active (nothing is dropped); RR400 for an empty prefix.';
+
+
+--
+-- Name: replicacao_texto_bot(public.xls_resetar_replicator); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_texto_bot(p_exec public.xls_resetar_replicator) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select case p_exec.status
+    when 'SUCESSO' then concat_ws(E'\n',
+      '✅ Reset da replicação concluído',
+      format('Execução: %s', p_exec.id),
+      case when p_exec.motivo is not null then format('Motivo: %s', p_exec.motivo) end,
+      format('Slots removidos: %s', coalesce(nullif(array_to_string(p_exec.slots_removidos, ', '), ''), 'nenhum')),
+      case when p_exec.estrategia = 'manual'
+           then 'Reinício do motor de sincronização: MANUAL (confira se ele voltou e está replicando)'
+           else format('Novo slot ativo: %s', coalesce(p_exec.slot_novo, '—')) end,
+      format('ultimo_nuke: %s (os aparelhos limpam os dados e sincronizam do zero)', p_exec.ultimo_nuke))
+    else concat_ws(E'\n',
+      '❌ Reset da replicação terminou com ERRO',
+      format('Execução: %s', p_exec.id),
+      case when p_exec.motivo is not null then format('Motivo: %s', p_exec.motivo) end,
+      format('Passo: %s', coalesce(p_exec.step_falho, p_exec.step_atual, '—')),
+      format('Erro: %s', p_exec.erro_mensagem),
+      'Nenhuma limpeza automática foi feita: veja as instruções de recuperação no detalhe do reset (/admin/replicacao).')
+  end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_texto_bot(p_exec public.xls_resetar_replicator); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_texto_bot(p_exec public.xls_resetar_replicator) IS 'The messaging-bot text (pt-BR) of a reset''s outcome, SUCESSO or ERRO.';
+
+
+--
+-- Name: replicacao_ultimo_nuke_avancar(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_ultimo_nuke_avancar() RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_antigo timestamptz;
+  v_novo timestamptz;
+  v_texto text;
+begin
+  select valor::timestamptz into v_antigo from public.bi_configuracao where chave = 'ultimo_nuke' for update;
+  -- only grows: a clock behind the stored value still moves it forward by a millisecond
+  v_novo := greatest(date_trunc('milliseconds', clock_timestamp()),
+                     coalesce(v_antigo, '-infinity'::timestamptz) + interval '1 millisecond');
+  v_texto := to_char(v_novo at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+  insert into public.bi_configuracao (chave, valor, tipo, sistema, descricao)
+  values ('ultimo_nuke', v_texto, 'string', true,
+          'Instante (UTC, ISO-8601) do último reset da replicação. Só cresce; clientes que veem um valor novo limpam os dados locais e sincronizam do zero.')
+  on conflict (chave) do update set valor = excluded.valor;
+  return v_texto;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_ultimo_nuke_avancar(); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_ultimo_nuke_avancar() IS 'Advances bi_configuracao.ultimo_nuke (UTC ISO-8601 instant, never goes back) and so NOTIFYs app_config: clients that see a new value clear their local data and sync from zero. The FINALIZAR step of a reset; callable from psql to finish a reset by hand (docs/replicacao.md). Returns the new value.';
+
+
+--
 -- Name: tg__touch_atualizado_em(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -3389,7 +5061,7 @@ declare
   v_tipo text;
   v_pos date;
 begin
-  select p.tipo, (p.metricas #>> '{bi_titulo,posicao}')::date into v_tipo, v_pos
+  select p.tipo, (p.metricas #>> '{fluxo,posicao}')::date into v_tipo, v_pos
     from public.xls_processamento p where p.id = p_processamento_id;
   if not found then
     raise exception 'processamento % não existe', p_processamento_id using errcode = 'XL404';
@@ -3556,12 +5228,62 @@ COMMENT ON FUNCTION public.xls_mensagem_bot(p_id uuid) IS 'The pt-BR messaging-b
 CREATE FUNCTION public.xls_merge(p_processamento_id uuid, p_meta jsonb DEFAULT '{}'::jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $_$
+    AS $$
 declare
   v_tipo text;
   v_status text;
   v_res jsonb;
-  v_fn regprocedure;
+begin
+  select p.tipo, p.status into v_tipo, v_status from public.xls_processamento p where p.id = p_processamento_id for update;
+  if not found then
+    raise exception 'processamento % não existe', p_processamento_id using errcode = 'XL404';
+  end if;
+  if v_status <> 'PROCESSANDO' then
+    raise exception 'processamento % está em %: só se importa um processamento em PROCESSANDO', p_processamento_id, v_status
+      using errcode = 'XL409';
+  end if;
+  if p_meta is not null and jsonb_typeof(p_meta) <> 'object' then
+    raise exception 'p_meta deve ser um objeto JSON' using errcode = 'XL400';
+  end if;
+  if v_tipo is null then
+    raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
+  elsif exists (select from app.xls_alvo a where a.tipo = v_tipo) then
+    -- the type is described in app.xls_alvo: the declarative merge applies its description
+    v_res := app.xls_merge_fim(v_tipo, coalesce(p_meta, '{}'));
+  else
+    raise exception 'o tipo % ainda não tem importação', v_tipo using errcode = 'XL422';
+  end if;
+  update public.xls_processamento p
+     set linhas_enviadas = (v_res ->> 'linhas_enviadas')::integer,
+         linhas_efetivas = (v_res ->> 'linhas_efetivas')::integer,
+         linhas_removidas = (v_res ->> 'linhas_removidas')::integer,
+         metricas = v_res -> 'tabelas',
+         avisos = v_res -> 'avisos',
+         linhas_rejeitadas = v_res -> 'linhas_rejeitadas'
+   where p.id = p_processamento_id;
+  return v_res;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_merge(p_processamento_id uuid, p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_merge(p_processamento_id uuid, p_meta jsonb) IS 'Merge of a PROCESSANDO processing, dispatched by looking its tipo up in app.xls_alvo (the declarative merge: app.xls_merge_chunk / app.xls_merge_fim), from the staging tables filled in this transaction. Records linhas_enviadas, linhas_efetivas, linhas_removidas, metricas, avisos and linhas_rejeitadas on the processing and returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Pass the reader''s row errors in p_meta.linhas_rejeitadas. Errors: XL404, XL409 (not PROCESSANDO / no tipo), XL422 (type without import, invalid period), XL424 (seller missing: transient FK), XL500 (staging not prepared).';
+
+
+--
+-- Name: xls_merge_chunk(uuid, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_merge_chunk(p_processamento_id uuid, p_meta jsonb DEFAULT '{}'::jsonb) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_tipo text;
+  v_status text;
 begin
   select p.tipo, p.status into v_tipo, v_status from public.xls_processamento p where p.id = p_processamento_id for update;
   if not found then
@@ -3577,844 +5299,19 @@ begin
   if v_tipo is null then
     raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
   end if;
-  -- dispatch by name: the merge of type T is public.xls_merge_<lower(T)>(jsonb)
-  v_fn := pg_catalog.to_regprocedure(format('public.%I(jsonb)', 'xls_merge_' || lower(v_tipo)));
-  if v_fn is null then
+  if not exists (select from app.xls_alvo a where a.tipo = v_tipo) then
     raise exception 'o tipo % ainda não tem importação', v_tipo using errcode = 'XL422';
   end if;
-  execute format('select %s($1)', v_fn::regproc) into v_res using coalesce(p_meta, '{}');
-  update public.xls_processamento p
-     set linhas_enviadas = (v_res ->> 'linhas_enviadas')::integer,
-         linhas_efetivas = (v_res ->> 'linhas_efetivas')::integer,
-         linhas_removidas = (v_res ->> 'linhas_removidas')::integer,
-         metricas = v_res -> 'tabelas',
-         avisos = v_res -> 'avisos',
-         linhas_rejeitadas = v_res -> 'linhas_rejeitadas'
-   where p.id = p_processamento_id;
-  return v_res;
-end;
-$_$;
-
-
---
--- Name: FUNCTION xls_merge(p_processamento_id uuid, p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge(p_processamento_id uuid, p_meta jsonb) IS 'Merge of a PROCESSANDO processing, dispatched by its tipo to public.xls_merge_<lower(tipo)>(jsonb) (xls_merge_relatorio18, xls_merge_meta, xls_merge_margem_consolidada, xls_merge_margem_dia, xls_merge_meta_carteira, xls_merge_postos, xls_merge_trr, xls_merge_compras, xls_merge_cota_fornecedor, xls_merge_fluxo_pagar_receber), from the staging tables filled in this transaction. Records linhas_enviadas, linhas_efetivas, linhas_removidas, metricas, avisos and linhas_rejeitadas on the processing and returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas}. Pass the reader''s row errors in p_meta.linhas_rejeitadas. Errors: XL404, XL409 (not PROCESSANDO / no tipo), XL422 (type without import, invalid period, FLUXO_PAGAR_RECEBER refused), XL424 (seller or customer missing: transient FK), XL500 (staging not prepared).';
-
-
---
--- Name: xls_merge_compras(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_compras(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $_$
-declare
-  v_res jsonb;
-  v_forn integer;
-  v_filtro jsonb;
-  v_n integer;
-begin
-  perform public.xls_staging_exigir('COMPRAS');
-  perform public.xls_travar(array['bi_compra']);
-  drop table if exists pg_temp.xls_src_compra_todas;
-  create temp table xls_src_compra_todas on commit drop as
-  select s.linha, s.data, nullif(regexp_replace(s.cnpj_fornecedor, '\D', '', 'g'), '') as cnpj_fornecedor,
-         nullif(btrim(s.fornecedor), '') as fornecedor, nullif(btrim(s.nota_fiscal), '') as nota_fiscal,
-         nullif(btrim(s.produto), '') as produto, s.codigo_onu as onu_texto,
-         case when regexp_replace(coalesce(s.codigo_onu, ''), '\D', '', 'g') ~ '^\d{1,4}$'
-              then regexp_replace(s.codigo_onu, '\D', '', 'g')::smallint end as codigo_onu,
-         s.quantidade, s.valor_total
-    from pg_temp.xls_stg_compra s;
-  -- only fuels enter; the other rows are counted (not errors)
-  select count(*), jsonb_agg(jsonb_build_object('aba', 'Compras', 'linha', t.linha, 'valor', t.onu_texto) order by t.linha)
-    into v_n, v_filtro
-    from pg_temp.xls_src_compra_todas t
-   where t.codigo_onu is null or t.codigo_onu not in (1170, 1202, 1203, 1223, 1863, 3475);
-  drop table if exists pg_temp.xls_src_compra;
-  create temp table xls_src_compra on commit drop as
-  select t.linha, t.data, t.cnpj_fornecedor, t.fornecedor, t.nota_fiscal, t.produto, t.codigo_onu, t.quantidade, t.valor_total
-    from pg_temp.xls_src_compra_todas t
-   where t.codigo_onu in (1170, 1202, 1203, 1223, 1863, 3475);
-  -- hook: the suppliers first (bi_compra references them); an empty name keeps the stored one
-  insert into public.bi_fornecedor as f (cnpj, nome)
-  select c.cnpj, c.nome
-    from (select distinct on (left(s.cnpj_fornecedor, 14)) left(s.cnpj_fornecedor, 14) as cnpj, left(s.fornecedor, 150) as nome
-            from pg_temp.xls_src_compra s where s.cnpj_fornecedor is not null
-           order by left(s.cnpj_fornecedor, 14), s.linha desc) c
-   where not exists (select from public.bi_fornecedor t where t.cnpj = c.cnpj and t.nome is not distinct from coalesce(c.nome, t.nome))
-   order by c.cnpj
-  on conflict (cnpj) do update set nome = coalesce(excluded.nome, f.nome)
-   where f.nome is distinct from coalesce(excluded.nome, f.nome);
-  get diagnostics v_forn = row_count;
-  -- scope: the calendar months covered by the dates of every row of the file (fuel or not)
-  v_res := app.xls_aplicar('public.bi_compra', 'pg_temp.xls_src_compra', 'meses', 'data', p_meta -> 'linhas_rejeitadas',
-                           'pg_temp.xls_src_compra_todas');
-  if v_n > 0 then
-    v_res := jsonb_set(v_res, '{avisos}', (v_res -> 'avisos') || jsonb_build_array(jsonb_build_object(
-      'categoria', 'filtrada', 'quantidade', v_n, 'linhas', v_filtro,
-      'motivo', 'código ONU fora dos combustíveis (1170, 1202, 1203, 1223, 1863, 3475): linha não importada')));
-  end if;
-  v_res := jsonb_set(v_res, '{tabelas,bi_compra,filtradas}', to_jsonb(v_n));
-  return jsonb_set(v_res, '{tabelas,bi_fornecedor}', jsonb_build_object('efetivas', v_forn));
-end;
-$_$;
-
-
---
--- Name: FUNCTION xls_merge_compras(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_compras(p_meta jsonb) IS 'Merge of COMPRAS from the staging table compra. Only fuels enter (Código ONU in 1170, 1202, 1203, 1223, 1863, 3475): the other rows are counted in a warning (categoria filtrada) and in tabelas.bi_compra.filtradas, not as errors. Hook: bi_fornecedor upsert by CNPJ (an empty name keeps the stored one). bi_compra through app.xls_aplicar; scope: the calendar months covered by the file''s dates. p_meta = {linhas_rejeitadas}.';
-
-
---
--- Name: xls_merge_cota_fornecedor(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_cota_fornecedor(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $_$
-begin
-  perform public.xls_staging_exigir('COTA_FORNECEDOR');
-  perform public.xls_travar(array['bi_cota_fornecedor']);
-  drop table if exists pg_temp.xls_src_cota;
-  create temp table xls_src_cota on commit drop as
-  select s.linha, case when btrim(s.aba) ~ '^\d{4}$' then btrim(s.aba)::smallint end as ano,
-         nullif(btrim(s.polo), '') as polo, nullif(btrim(s.produto), '') as produto,
-         case when s.mes between 1 and 12 then s.mes::smallint end as mes, s.quantidade
-    from pg_temp.xls_stg_cota s;
-  return app.xls_aplicar('public.bi_cota_fornecedor', 'pg_temp.xls_src_cota', 'tabela', null, p_meta -> 'linhas_rejeitadas');
-end;
-$_$;
-
-
---
--- Name: FUNCTION xls_merge_cota_fornecedor(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_cota_fornecedor(p_meta jsonb) IS 'Merge of COTA_FORNECEDOR from the staging table cota (unpivoted by the reader: aba = the year tab, mes 1..12) into bi_cota_fornecedor (app.xls_aplicar; scope: the whole table, each send replaces the whole matrix; a send without data rows deletes nothing and warns ''envio vazio: nada removido''). p_meta = {linhas_rejeitadas}.';
-
-
---
--- Name: xls_merge_fluxo_pagar_receber(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_fluxo_pagar_receber(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_posicao date;
-  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
-  v_total_rejeitadas integer;
-  v_listadas integer;
-  v_motivo text;
-  v_max date;
-  v_res jsonb;
-  v_cc integer;
-  v_atual integer := 0;
-  v_soma numeric;
-  v_grupo numeric;
-  v_aviso text;
-begin
-  -- rule 4, total refusal: no position date, or any invalid row → nothing written, every row listed
-  begin
-    v_posicao := (p_meta ->> 'posicao')::date;
-  exception when others then
-    v_posicao := null;
-  end;
-  if v_posicao is null then
-    raise exception 'FLUXO_PAGAR_RECEBER recusado: data de posição ausente ou inválida (%)', coalesce(p_meta ->> 'posicao', 'ausente')
-      using errcode = 'XL422';
-  end if;
-  perform public.xls_staging_exigir('FLUXO_PAGAR_RECEBER');
-  select count(distinct (e ->> 'linha')::integer) into v_listadas from jsonb_array_elements(v_rejeitadas) e;
-  v_total_rejeitadas := greatest(v_listadas, coalesce((p_meta ->> 'linhas_rejeitadas_total')::integer, 0));
-  if v_total_rejeitadas > 0 then
-    select string_agg(e ->> 'mensagem', '; ' order by (e ->> 'linha')::integer, e ->> 'campo') into v_motivo from jsonb_array_elements(v_rejeitadas) e;
-    v_motivo := coalesce(v_motivo, '') || case when v_total_rejeitadas > v_listadas
-      then format(' (e mais %s linhas inválidas não listadas)', v_total_rejeitadas - v_listadas) else '' end;
-    raise exception 'FLUXO_PAGAR_RECEBER recusado, nada gravado: % linha(s) inválida(s): %', v_total_rejeitadas, v_motivo
-      using errcode = 'XL422';
-  end if;
-
-  -- rule 3: simultaneous imports are serialised (the lock is held until commit)
-  perform public.xls_travar(array['bi_titulo']);
-  select max(t.posicao) into v_max from public.bi_titulo t;
-
-  drop table if exists pg_temp.xls_src_titulo;
-  create temp table xls_src_titulo on commit drop as
-  select s.linha, v_posicao as posicao,
-         case upper(btrim(s.tipo)) when 'P' then 'PAGAR' when 'PAGAR' then 'PAGAR' when 'R' then 'RECEBER' when 'RECEBER' then 'RECEBER' end as tipo,
-         nullif(btrim(s.documento), '') as documento, coalesce(btrim(s.parcela), '') as parcela,
-         nullif(btrim(s.pessoa), '') as pessoa, nullif(regexp_replace(s.cnpj_cpf, '\D', '', 'g'), '') as cnpj_cpf,
-         s.emissao, s.vencimento, s.valor, s.saldo, nullif(btrim(s.centro_custo), '') as centro_custo,
-         nullif(btrim(s.descricao_centro_custo), '') as descricao_centro_custo,
-         -- rule 2: only the newest position is current; an older one enters the history only
-         (v_max is null or v_posicao >= v_max) as atual
-    from pg_temp.xls_stg_titulo s;
-  select string_agg(format('linha %s: %s ''%s'' inválido', x.linha, x.campo, ''), '; ' order by x.linha), count(*)
-    into v_motivo, v_total_rejeitadas
-    from (select s.linha, case when s.tipo is null then 'tipo' when s.documento is null then 'documento'
-                                when s.vencimento is null then 'vencimento' else 'saldo' end as campo
-            from pg_temp.xls_src_titulo s
-           where s.tipo is null or s.documento is null or s.vencimento is null or s.saldo is null) x;
-  if v_total_rejeitadas > 0 then
-    raise exception 'FLUXO_PAGAR_RECEBER recusado, nada gravado: % linha(s) inválida(s): %', v_total_rejeitadas, v_motivo using errcode = 'XL422';
-  end if;
-
-  -- hook: cost centres (never deleted); an empty description keeps the stored one
-  insert into public.bi_centro_custo as c (codigo, descricao)
-  select x.codigo, x.descricao
-    from (select distinct on (left(s.centro_custo, 20)) left(s.centro_custo, 20) as codigo, left(s.descricao_centro_custo, 120) as descricao
-            from pg_temp.xls_src_titulo s where s.centro_custo is not null
-           order by left(s.centro_custo, 20), s.linha desc) x
-   where not exists (select from public.bi_centro_custo t where t.codigo = x.codigo and t.descricao is not distinct from coalesce(x.descricao, t.descricao))
-   order by x.codigo
-  on conflict (codigo) do update set descricao = coalesce(excluded.descricao, c.descricao)
-   where c.descricao is distinct from coalesce(excluded.descricao, c.descricao);
-  get diagnostics v_cc = row_count;
-
-  -- the position's titles: a re-import replaces that position (scope: this position)
-  v_res := app.xls_aplicar('public.bi_titulo', 'pg_temp.xls_src_titulo', 'valores', 'posicao', v_rejeitadas);
-  if v_max is null or v_posicao > v_max then
-    update public.bi_titulo t set atual = false where t.atual and t.posicao < v_posicao;
-    get diagnostics v_atual = row_count;
-  end if;
-
-  -- rule 5: receivable sum of Saldo against the Total of tab Grupo
-  select coalesce(sum(s.saldo), 0) into v_soma from pg_temp.xls_src_titulo s where s.tipo = 'RECEBER';
-  if not (p_meta ? 'total_receber_grupo') then
-    v_aviso := 'aba Grupo ausente: o total a receber não foi conferido';
-  elsif p_meta ->> 'total_receber_grupo' is null then
-    v_aviso := coalesce(p_meta ->> 'grupo_problema', 'aba Grupo sem total') || ': o total a receber não foi conferido';
-  else
-    v_grupo := (p_meta ->> 'total_receber_grupo')::numeric;
-    if abs(v_soma - v_grupo) > 0.01 then
-      v_aviso := format('total a receber difere da aba Grupo: soma do Saldo %s, Total da aba Grupo %s',
-                        app.xls_brl(v_soma), app.xls_brl(v_grupo));
-    end if;
-  end if;
-  if v_aviso is not null then
-    v_res := jsonb_set(v_res, '{avisos}', (v_res -> 'avisos') || jsonb_build_array(jsonb_build_object(
-      'categoria', 'total', 'quantidade', 1, 'linhas', '[]'::jsonb, 'motivo', v_aviso)));
-  end if;
-  if not (v_max is null or v_posicao >= v_max) then
-    v_res := jsonb_set(v_res, '{avisos}', (v_res -> 'avisos') || jsonb_build_array(jsonb_build_object(
-      'categoria', 'posicao', 'quantidade', 1, 'linhas', '[]'::jsonb,
-      'motivo', format('posição %s anterior à atual (%s): entra no histórico sem se tornar a atual', to_char(v_posicao, 'DD/MM/YYYY'), to_char(v_max, 'DD/MM/YYYY')))));
-  end if;
-  v_res := jsonb_set(v_res, '{tabelas,bi_titulo,posicao}', to_jsonb(v_posicao));
-  v_res := jsonb_set(v_res, '{tabelas,bi_titulo,atual}', to_jsonb(v_max is null or v_posicao >= v_max));
-  v_res := jsonb_set(v_res, '{tabelas,bi_titulo,deixaram_de_ser_atuais}', to_jsonb(v_atual));
-  v_res := jsonb_set(v_res, '{tabelas,bi_titulo,soma_saldo_receber}', to_jsonb(v_soma));
-  return jsonb_set(v_res, '{tabelas,bi_centro_custo}', jsonb_build_object('efetivas', v_cc));
+  return app.xls_merge_chunk(v_tipo, coalesce(p_meta, '{}'));
 end;
 $$;
 
 
 --
--- Name: FUNCTION xls_merge_fluxo_pagar_receber(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
+-- Name: FUNCTION xls_merge_chunk(p_processamento_id uuid, p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_merge_fluxo_pagar_receber(p_meta jsonb) IS 'Merge of FLUXO_PAGAR_RECEBER (service-spec rules 1-5) from the staging table titulo; p_meta = {posicao, total_receber_grupo, grupo_problema, linhas_rejeitadas, linhas_rejeitadas_total} (the reader finds the position and the Grupo total). Total refusal (XL422, nothing written): no position date, or any invalid row, the reason listing every row as ''linha <n>: <campo> ''''<valor>'''' inválido''. Serialised by a transaction lock on bi_titulo. The position''s titles replace that position (history per position); only the newest position carries atual (an older one enters the history without becoming current). Cost centres upserted into bi_centro_custo. Warns when the receivable sum of Saldo differs from the Grupo Total by more than 0,01, naming both figures. tabelas.bi_titulo.posicao records the position (xls_fluxo_resumo reads it).';
-
-
---
--- Name: xls_merge_lote(uuid, jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_lote(p_processamento_id uuid, p_meta jsonb DEFAULT '{}'::jsonb) RETURNS integer
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_tipo text;
-  v_status text;
-begin
-  select p.tipo, p.status into v_tipo, v_status from public.xls_processamento p where p.id = p_processamento_id for update;
-  if not found then
-    raise exception 'processamento % não existe', p_processamento_id using errcode = 'XL404';
-  end if;
-  if v_status <> 'PROCESSANDO' then
-    raise exception 'processamento % está em %: só se importa um processamento em PROCESSANDO', p_processamento_id, v_status
-      using errcode = 'XL409';
-  end if;
-  if p_meta is not null and jsonb_typeof(p_meta) <> 'object' then
-    raise exception 'p_meta deve ser um objeto JSON' using errcode = 'XL400';
-  end if;
-  if v_tipo = 'RELATORIO18' then
-    return public.xls_r18_lote(coalesce(p_meta, '{}'));
-  elsif v_tipo is null then
-    raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
-  end if;
-  return 0; -- a type without lots: its rows stay staged for xls_merge
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_merge_lote(p_processamento_id uuid, p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_lote(p_processamento_id uuid, p_meta jsonb) IS 'Optional, while the staging tables are being filled: merges the rows staged so far and empties the staging, so the database writes one lot while the edge reads the next (same transaction, before xls_merge). p_meta as for xls_merge (RELATORIO18 needs its period). Types without lots (META) keep their rows staged and return 0. The end result is the same as one xls_merge of every row; xls_merge then finishes (reference tables, scope deletes, metrics). Returns the rows taken. Errors as xls_merge.';
-
-
---
--- Name: xls_merge_margem_consolidada(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_margem_consolidada(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-begin
-  perform public.xls_staging_exigir('MARGEM_CONSOLIDADA');
-  perform public.xls_travar(array['bi_margem_consolidada']);
-  drop table if exists pg_temp.xls_src_margem_consolidada;
-  create temp table xls_src_margem_consolidada on commit drop as
-  select s.linha, date_trunc('month', s.competencia)::date as competencia,
-         nullif(btrim(s.filial), '') as filial, nullif(btrim(s.produto), '') as produto,
-         s.volume, s.receita_liquida, s.cmv, s.margem_total, s.margem_por_litro
-    from pg_temp.xls_stg_margem_consolidada s;
-  -- hook: branches by code only (município and UF are manual registry data)
-  insert into public.bi_filial (codigo)
-  select distinct left(s.filial, 20) from pg_temp.xls_src_margem_consolidada s
-   where s.filial is not null and not exists (select from public.bi_filial f where f.codigo = left(s.filial, 20)) order by 1
-  on conflict (codigo) do nothing;
-  return app.xls_aplicar('public.bi_margem_consolidada', 'pg_temp.xls_src_margem_consolidada', 'valores', 'competencia',
-                         p_meta -> 'linhas_rejeitadas');
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_merge_margem_consolidada(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_margem_consolidada(p_meta jsonb) IS 'Merge of MARGEM_CONSOLIDADA from the staging table margem_consolidada into bi_margem_consolidada (app.xls_aplicar; scope: the competências present in the file). New branch codes go to bi_filial, code only. p_meta = {linhas_rejeitadas}. Returns the metrics; xls_merge records them.';
-
-
---
--- Name: xls_merge_margem_dia(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_margem_dia(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_res jsonb;
-  v_cli integer;
-begin
-  perform public.xls_staging_exigir('MARGEM_DIA');
-  perform public.xls_travar(array['bi_margem_dia']);
-  drop table if exists pg_temp.xls_src_margem_dia;
-  create temp table xls_src_margem_dia on commit drop as
-  select s.linha, s.data, nullif(btrim(s.filial), '') as filial, nullif(btrim(s.cliente), '') as cliente,
-         nullif(btrim(s.produto), '') as produto, nullif(btrim(s.vendedor), '') as vendedor,
-         s.volume, s.preco_medio, s.custo_medio, s.margem, s.prazo,
-         nullif(btrim(s.nome_cliente), '') as nome_cliente, nullif(regexp_replace(s.cnpj_cpf, '\D', '', 'g'), '') as cnpj_cpf,
-         nullif(btrim(s.classe), '') as classe, nullif(btrim(s.municipio), '') as municipio, nullif(upper(btrim(s.uf)), '') as uf
-    from pg_temp.xls_stg_margem_dia s;
-  v_res := app.xls_aplicar('public.bi_margem_dia', 'pg_temp.xls_src_margem_dia', 'valores', 'data', p_meta -> 'linhas_rejeitadas');
-  -- hook: bi_cliente keeps the stored name, CNPJ/CPF, classe, município and UF when the sheet
-  -- lacks the field (column absent or cell empty); the last row of a customer wins
-  insert into public.bi_cliente as t (codigo, nome, cnpj_cpf, classe, municipio, uf)
-  select c.codigo, c.nome, c.cnpj_cpf, c.classe, c.municipio, c.uf
-    from (select distinct on (left(s.cliente, 20)) left(s.cliente, 20) as codigo, left(s.nome_cliente, 150) as nome,
-                 left(s.cnpj_cpf, 14) as cnpj_cpf, left(s.classe, 40) as classe, left(s.municipio, 100) as municipio, left(s.uf, 2) as uf
-            from pg_temp.xls_src_margem_dia s
-           order by left(s.cliente, 20), s.linha desc) c
-   where not exists (select from public.bi_cliente t where t.codigo = c.codigo
-                       and (t.nome, t.cnpj_cpf, t.classe, t.municipio, t.uf) is not distinct from
-                           (coalesce(c.nome, t.nome), coalesce(c.cnpj_cpf, t.cnpj_cpf), coalesce(c.classe, t.classe),
-                            coalesce(c.municipio, t.municipio), coalesce(c.uf, t.uf)))
-   order by c.codigo
-  on conflict (codigo) do update
-     set nome = coalesce(excluded.nome, t.nome), cnpj_cpf = coalesce(excluded.cnpj_cpf, t.cnpj_cpf),
-         classe = coalesce(excluded.classe, t.classe), municipio = coalesce(excluded.municipio, t.municipio),
-         uf = coalesce(excluded.uf, t.uf)
-   where (t.nome, t.cnpj_cpf, t.classe, t.municipio, t.uf) is distinct from
-         (coalesce(excluded.nome, t.nome), coalesce(excluded.cnpj_cpf, t.cnpj_cpf), coalesce(excluded.classe, t.classe),
-          coalesce(excluded.municipio, t.municipio), coalesce(excluded.uf, t.uf));
-  get diagnostics v_cli = row_count;
-  return jsonb_set(v_res, '{tabelas,bi_cliente}', jsonb_build_object('efetivas', v_cli));
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_merge_margem_dia(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_margem_dia(p_meta jsonb) IS 'Merge of MARGEM_DIA from the staging table margem_dia into bi_margem_dia (app.xls_aplicar; scope: the dates present in the file; an empty Prazo stays NULL). Hook: bi_cliente upsert of codigo, nome, cnpj_cpf, classe, municipio, uf that keeps each stored value when the sheet lacks the field (column absent or cell empty). p_meta = {linhas_rejeitadas}. Returns the metrics; xls_merge records them.';
-
-
---
--- Name: xls_merge_meta(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_meta(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_env integer;
-  v_ef integer := 0;
-  v_rm integer := 0;
-  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
-  v_avisos jsonb := '[]';
-  v_aux jsonb;
-  v_faltam text;
-  v_n integer;
-begin
-  perform public.xls_staging_exigir('META');
-  perform public.xls_travar(array['bi_meta']);
-  analyze pg_temp.xls_stg_meta;
-  select count(*) into v_env from pg_temp.xls_stg_meta;
-
-  drop table if exists pg_temp.xls_src_meta;
-  create temp table xls_src_meta on commit drop as
-  select s.linha,
-         date_trunc('month', s.competencia)::date as competencia,
-         left(nullif(btrim(s.vendedor), ''), 20) as vendedor,
-         left(nullif(btrim(s.produto), ''), 20) as produto,
-         s.meta_volume, s.meta_margem
-    from pg_temp.xls_stg_meta s;
-
-  select coalesce(jsonb_agg(jsonb_build_object('aba', null, 'linha', r.linha, 'campo', r.campo, 'valor', '',
-                                               'mensagem', format('linha %s: %s '''' inválido', r.linha, r.campo)) order by r.linha), '[]')
-    into v_aux
-    from (select m.linha, case when m.competencia is null then 'competencia' when m.vendedor is null then 'vendedor' else 'produto' end as campo
-            from pg_temp.xls_src_meta m where m.competencia is null or m.vendedor is null or m.produto is null) r;
-  v_rejeitadas := public.xls_rejeitadas_normalizar(v_rejeitadas || v_aux);
-  delete from pg_temp.xls_src_meta where competencia is null or vendedor is null or produto is null;
-
-  with d as (
-    delete from pg_temp.xls_src_meta m
-     using (select ctid, row_number() over (partition by competencia, vendedor, produto order by linha desc) as rn
-              from pg_temp.xls_src_meta) x
-     where m.ctid = x.ctid and x.rn > 1
-    returning m.linha)
-  select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
-           'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
-           'quantidade', count(*),
-           'linhas', jsonb_agg(jsonb_build_object('aba', null, 'linha', linha, 'valor', null) order by linha))) end
-    into v_aux from d;
-  v_avisos := v_avisos || v_aux;
-  analyze pg_temp.xls_src_meta;
-
-  -- The seller must exist (created by the batch's master report): a clear, distinct
-  -- error the batch logic treats as transient.
-  select count(*), string_agg(format('%s (%s %s)', f.vendedor, case when f.n = 1 then 'linha' else 'linhas' end, f.linhas), ', ' order by f.vendedor)
-                     filter (where f.ordem <= 20)
-    into v_n, v_faltam
-    from (select s.vendedor, count(*) as n,
-                 array_to_string((array_agg(s.linha order by s.linha))[1:10], ', ') || case when count(*) > 10 then ', …' else '' end as linhas,
-                 row_number() over (order by s.vendedor) as ordem
-            from pg_temp.xls_src_meta s
-           where not exists (select from public.bi_vendedor v where v.codigo = s.vendedor)
-           group by s.vendedor) f;
-  if v_n > 0 then
-    v_faltam := v_faltam || case when v_n > 20 then format(' e mais %s', v_n - 20) else '' end;
-    raise exception 'vendedor não cadastrado em bi_vendedor: %', v_faltam
-      using errcode = 'XL424',
-            hint = 'o vendedor é criado pelo RELATORIO18; dentro de um lote a META é refeita depois que o relatório mestre concluir';
-  end if;
-
-  begin
-    insert into public.bi_meta as t (competencia, vendedor, produto, meta_volume, meta_margem)
-    select s.competencia, s.vendedor, s.produto, s.meta_volume, s.meta_margem
-      from pg_temp.xls_src_meta s
-     where not exists (select from public.bi_meta t
-                        where t.competencia = s.competencia and t.vendedor = s.vendedor and t.produto = s.produto
-                          and (t.meta_volume, t.meta_margem) is not distinct from (s.meta_volume, s.meta_margem))
-     order by s.competencia, s.vendedor, s.produto
-    on conflict (competencia, vendedor, produto) do update
-       set meta_volume = excluded.meta_volume, meta_margem = excluded.meta_margem
-     where (t.meta_volume, t.meta_margem) is distinct from (excluded.meta_volume, excluded.meta_margem);
-    get diagnostics v_ef = row_count;
-  exception when foreign_key_violation then
-    raise exception 'vendedor não cadastrado em bi_vendedor (%)', sqlerrm using errcode = 'XL424';
-  end;
-
-  if v_env = 0 then
-    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
-      'motivo', 'envio vazio: nada removido de bi_meta'));
-  elsif public.xls_suspender_remocoes(v_rejeitadas, null) then
-    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
-      'motivo', 'há linhas rejeitadas: remoções de bi_meta suspensas; corrija e reenvie'));
-  else
-    with alvo as (
-      select t.id from public.bi_meta t
-       where t.competencia in (select distinct s.competencia from pg_temp.xls_src_meta s)
-         and not exists (select from pg_temp.xls_src_meta s
-                          where s.competencia = t.competencia and s.vendedor = t.vendedor and s.produto = t.produto)
-       order by t.competencia, t.vendedor, t.produto
-       for update of t)
-    delete from public.bi_meta t using alvo where t.id = alvo.id;
-    get diagnostics v_rm = row_count;
-  end if;
-
-  return jsonb_build_object(
-    'linhas_enviadas', v_env,
-    'linhas_efetivas', v_ef,
-    'linhas_removidas', v_rm,
-    'avisos', public.xls_avisos_normalizar(v_avisos),
-    'linhas_rejeitadas', v_rejeitadas,
-    'tabelas', jsonb_build_object('bi_meta', jsonb_build_object('enviadas', v_env, 'efetivas', v_ef, 'removidas', v_rm)));
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_merge_meta(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_meta(p_meta jsonb) IS 'Merge of META from the staging table meta; p_meta = {linhas_rejeitadas}. Every seller must exist in bi_vendedor, else XL424 (transient FK failure: the batch logic retries it once after the master report) naming the sellers and rows. Upserts bi_meta diff-aware in key order, then deletes rows of the competências present in the file that the file no longer has. Returns the metrics; xls_merge records them.';
-
-
---
--- Name: xls_merge_meta_carteira(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_meta_carteira(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_faltam text;
-  v_n integer;
-begin
-  perform public.xls_staging_exigir('META_CARTEIRA');
-  perform public.xls_travar(array['bi_meta_carteira']);
-  drop table if exists pg_temp.xls_src_meta_carteira;
-  create temp table xls_src_meta_carteira on commit drop as
-  select s.linha, date_trunc('month', s.competencia)::date as competencia,
-         left(nullif(btrim(s.cliente), ''), 20) as cliente, nullif(btrim(s.produto), '') as produto, s.meta_volume
-    from pg_temp.xls_stg_meta_carteira s;
-  -- hook: the customer must exist (created by the batch's master report), XL424 as META's seller
-  select count(*), string_agg(format('%s (%s %s)', f.cliente, case when f.n = 1 then 'linha' else 'linhas' end, f.linhas), ', ' order by f.cliente)
-                     filter (where f.ordem <= 20)
-    into v_n, v_faltam
-    from (select s.cliente, count(*) as n,
-                 array_to_string((array_agg(s.linha order by s.linha))[1:10], ', ') || case when count(*) > 10 then ', …' else '' end as linhas,
-                 row_number() over (order by s.cliente) as ordem
-            from pg_temp.xls_src_meta_carteira s
-           where s.cliente is not null and not exists (select from public.bi_cliente c where c.codigo = s.cliente)
-           group by s.cliente) f;
-  if v_n > 0 then
-    v_faltam := v_faltam || case when v_n > 20 then format(' e mais %s', v_n - 20) else '' end;
-    raise exception 'cliente não cadastrado em bi_cliente: %', v_faltam
-      using errcode = 'XL424',
-            hint = 'o cliente é criado pelo RELATORIO18; dentro de um lote a META_CARTEIRA é refeita depois que o relatório mestre concluir';
-  end if;
-  begin
-    return app.xls_aplicar('public.bi_meta_carteira', 'pg_temp.xls_src_meta_carteira', 'valores', 'competencia', p_meta -> 'linhas_rejeitadas');
-  exception when foreign_key_violation then
-    raise exception 'cliente não cadastrado em bi_cliente (%)', sqlerrm using errcode = 'XL424';
-  end;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_merge_meta_carteira(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_meta_carteira(p_meta jsonb) IS 'Merge of META_CARTEIRA from the staging table meta_carteira into bi_meta_carteira (app.xls_aplicar; scope: the competências present). Hook: every customer must exist in bi_cliente, else XL424 naming the customers and rows (transient FK failure: the batch logic retries it once after the master report, as META). p_meta = {linhas_rejeitadas}.';
-
-
---
--- Name: xls_merge_postos(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_postos(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-begin
-  perform public.xls_staging_exigir('POSTOS');
-  perform public.xls_travar(array['bi_posto']);
-  drop table if exists pg_temp.xls_src_posto;
-  create temp table xls_src_posto on commit drop as
-  select s.linha, nullif(regexp_replace(s.cnpj, '\D', '', 'g'), '') as cnpj, nullif(btrim(s.razao_social), '') as razao_social,
-         nullif(btrim(s.nome_fantasia), '') as nome_fantasia, nullif(btrim(s.bandeira), '') as bandeira,
-         nullif(btrim(s.endereco), '') as endereco, nullif(btrim(s.bairro), '') as bairro, nullif(btrim(s.municipio), '') as municipio,
-         nullif(upper(btrim(s.uf)), '') as uf, nullif(regexp_replace(s.cep, '\D', '', 'g'), '') as cep,
-         nullif(btrim(s.tipo_instalacao), '') as tipo_instalacao
-    from pg_temp.xls_stg_posto s;
-  return app.xls_aplicar('public.bi_posto', 'pg_temp.xls_src_posto', 'tabela', null, p_meta -> 'linhas_rejeitadas');
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_merge_postos(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_postos(p_meta jsonb) IS 'Merge of POSTOS from the staging table posto into bi_posto (app.xls_aplicar; scope: the whole table, the file is the full registry; an empty file deletes nothing). p_meta = {linhas_rejeitadas}.';
-
-
---
--- Name: xls_merge_relatorio18(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_relatorio18(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    SET work_mem TO '64MB'
-    AS $$
-declare
-  v_est record;
-  v_fat_ef integer := 0;
-  v_mov_ef integer := 0;
-  v_fat_rm integer := 0;
-  v_mov_rm integer := 0;
-  v_filial integer;
-  v_vendedor integer;
-  v_cliente integer;
-  v_produto integer;
-  v_veiculo integer;
-  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
-  v_avisos jsonb := '[]';
-  v_aux jsonb;
-  v_refazer boolean := false;
-begin
-  perform public.xls_r18_periodo(p_meta);
-  perform public.xls_staging_exigir('RELATORIO18');
-  -- whatever is still staged (everything, when no lot was merged while reading)
-  perform public.xls_r18_lote(p_meta, true);
-  select * into v_est from pg_temp.xls_r18_estado;
-
-  -- A key repeated across lots: its last row stays (the lots wrote it last, so it is what
-  -- bi_* holds), the earlier rows give way; a key written by several lots counts once.
-  -- The lots kept the hash of each key (xls_r18_chave); the exact grouping runs only when a
-  -- hash repeats, and the reference-table candidates are then rebuilt from the surviving rows.
-  v_fat_ef := v_est.fat_ef;
-  v_mov_ef := v_est.mov_ef;
-  if v_est.lotes > 1 and exists (select from (select c.h from pg_temp.xls_r18_chave c where c.aba = '20' group by c.h having count(*) > 1) x) then
-    v_refazer := true;
-    create temp table xls_rep_faturamento on commit drop as
-    select filial, nota_fiscal, serie, item, max(linha) as ultima, count(*) filter (where gravada) as escritas
-      from pg_temp.xls_src_faturamento group by 1, 2, 3, 4 having count(*) > 1;
-    with d as (
-      delete from pg_temp.xls_src_faturamento s using pg_temp.xls_rep_faturamento k
-       where k.filial = s.filial and k.nota_fiscal = s.nota_fiscal and k.serie = s.serie and k.item = s.item and s.linha < k.ultima
-      returning s.linha)
-    insert into pg_temp.xls_ocorrencia select 'duplicada', '20', d.linha, null from d;
-    v_fat_ef := v_fat_ef - (select coalesce(sum(greatest(k.escritas - 1, 0)), 0) from pg_temp.xls_rep_faturamento k);
-  end if;
-  if v_est.lotes > 1 and exists (select from (select c.h from pg_temp.xls_r18_chave c where c.aba = '30' group by c.h having count(*) > 1) x) then
-    v_refazer := true;
-    create temp table xls_rep_movimento on commit drop as
-    select filial, lancamento, conta, max(linha) as ultima, count(*) filter (where gravada) as escritas
-      from pg_temp.xls_src_movimento group by 1, 2, 3 having count(*) > 1;
-    with d as (
-      delete from pg_temp.xls_src_movimento s using pg_temp.xls_rep_movimento k
-       where k.filial = s.filial and k.lancamento = s.lancamento and k.conta = s.conta and s.linha < k.ultima
-      returning s.linha)
-    insert into pg_temp.xls_ocorrencia select 'duplicada', '30', d.linha, null from d;
-    v_mov_ef := v_mov_ef - (select coalesce(sum(greatest(k.escritas - 1, 0)), 0) from pg_temp.xls_rep_movimento k);
-  end if;
-
-  -- Vehicle-registry defence: the problem rows the lots kept (rows are imported anyway).
-  select coalesce(jsonb_agg(jsonb_build_object('categoria', 'veiculo', 'motivo', r.motivo, 'quantidade', r.n, 'linhas', r.linhas)
-                            order by r.ordem), '[]')
-    into v_aux
-    from (select m.ordem, m.motivo, count(*) as n,
-                 coalesce(jsonb_agg(jsonb_build_object('aba', m.aba, 'linha', m.linha, 'valor', m.valor) order by m.aba, m.linha)
-                            filter (where m.rn <= 1000), '[]') as linhas
-            from (select x.*, row_number() over (partition by x.ordem order by x.aba, x.linha) as rn
-                    from pg_temp.xls_veiculo_problema x) m
-           group by m.ordem, m.motivo) r;
-  v_avisos := v_avisos || v_aux;
-
-  -- rows without a natural key or date were set aside by the lots (the reader normally catches them)
-  select coalesce(jsonb_agg(jsonb_build_object('aba', o.aba, 'linha', o.linha, 'campo', o.campo, 'valor', '',
-                                               'mensagem', format('linha %s: %s '''' inválido', o.linha, o.campo))
-                            order by o.aba, o.linha), '[]')
-    into v_aux
-    from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada';
-  v_rejeitadas := public.xls_rejeitadas_normalizar(v_rejeitadas || v_aux);
-
-  select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
-           'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
-           'quantidade', count(*),
-           'linhas', coalesce(jsonb_agg(jsonb_build_object('aba', o.aba, 'linha', o.linha, 'valor', null) order by o.aba, o.linha), '[]'))) end
-    into v_aux from pg_temp.xls_ocorrencia o where o.tipo = 'duplicada';
-  v_avisos := v_avisos || v_aux;
-
-  -- reference tables: upsert only (never deleted by a spreadsheet), in key order; each
-  -- value comes from the last row of the sheet (highest row number) that has it: the lots
-  -- kept, per code, their last row and their last row with a name (xls_r18_candidatos)
-  if v_refazer then
-    truncate pg_temp.xls_ref_filial, pg_temp.xls_ref_vendedor, pg_temp.xls_ref_cliente, pg_temp.xls_ref_produto;
-    perform public.xls_r18_candidatos('pg_temp.xls_src_faturamento', 'pg_temp.xls_src_movimento');
-  end if;
-
-  insert into public.bi_filial (codigo)
-  select x.codigo from (select distinct r.codigo from pg_temp.xls_ref_filial r) x
-   where not exists (select from public.bi_filial t where t.codigo = x.codigo)
-   order by x.codigo
-  on conflict (codigo) do nothing;
-  get diagnostics v_filial = row_count;
-
-  insert into public.bi_vendedor as t (codigo, nome, filial)
-  select u.codigo, n.nome, u.filial
-    from (select distinct on (r.codigo) r.codigo, r.filial from pg_temp.xls_ref_vendedor r order by r.codigo, r.lu desc) u
-    left join (select distinct on (r.codigo) r.codigo, r.nome from pg_temp.xls_ref_vendedor r
-                where r.ln is not null order by r.codigo, r.ln desc) n on n.codigo = u.codigo
-   where not exists (select from public.bi_vendedor t where t.codigo = u.codigo
-                        and t.nome is not distinct from coalesce(n.nome, t.nome)
-                        and t.filial is not distinct from coalesce(u.filial, t.filial))
-   order by u.codigo
-  on conflict (codigo) do update set nome = coalesce(excluded.nome, t.nome), filial = coalesce(excluded.filial, t.filial)
-   where (t.nome, t.filial) is distinct from (coalesce(excluded.nome, t.nome), coalesce(excluded.filial, t.filial));
-  get diagnostics v_vendedor = row_count;
-
-  insert into public.bi_cliente as t (codigo, nome)
-  select s.codigo, s.nome
-    from (select distinct on (r.codigo) r.codigo, r.nome from pg_temp.xls_ref_cliente r order by r.codigo, r.ln desc nulls last) s
-   where not exists (select from public.bi_cliente t where t.codigo = s.codigo and t.nome is not distinct from coalesce(s.nome, t.nome))
-   order by s.codigo
-  on conflict (codigo) do update set nome = coalesce(excluded.nome, t.nome)
-   where t.nome is distinct from coalesce(excluded.nome, t.nome);
-  get diagnostics v_cliente = row_count;
-
-  insert into public.bi_produto as t (codigo, descricao)
-  select s.codigo, s.descricao
-    from (select distinct on (r.codigo) r.codigo, r.descricao from pg_temp.xls_ref_produto r order by r.codigo, r.ln desc nulls last) s
-   where not exists (select from public.bi_produto t where t.codigo = s.codigo and t.descricao is not distinct from coalesce(s.descricao, t.descricao))
-   order by s.codigo
-  on conflict (codigo) do update set descricao = coalesce(excluded.descricao, t.descricao)
-   where t.descricao is distinct from coalesce(excluded.descricao, t.descricao);
-  get diagnostics v_produto = row_count;
-
-  insert into public.bi_veiculo as t (placa, ano_fabricacao, ano_modelo, modelo)
-  select s.placa, s.fab, s.mod, s.modelo
-    from (select v.placa,
-                 (max(array[v.k_ano, v.fab, v.mod]) filter (where v.k_ano is not null))[2]::smallint as fab,
-                 (max(array[v.k_ano, v.fab, v.mod]) filter (where v.k_ano is not null))[3]::smallint as mod,
-                 (array_agg(v.modelo order by v.k_modelo desc) filter (where v.k_modelo is not null))[1] as modelo
-            from pg_temp.xls_veiculo_cand v group by v.placa) s
-   where not exists (select from public.bi_veiculo t where t.placa = s.placa
-                        and t.ano_fabricacao is not distinct from coalesce(s.fab, t.ano_fabricacao)
-                        and t.ano_modelo is not distinct from coalesce(s.mod, t.ano_modelo)
-                        and t.modelo is not distinct from coalesce(s.modelo, t.modelo))
-   order by s.placa
-  on conflict (placa) do update
-     set ano_fabricacao = coalesce(excluded.ano_fabricacao, t.ano_fabricacao),
-         ano_modelo = coalesce(excluded.ano_modelo, t.ano_modelo),
-         modelo = coalesce(excluded.modelo, t.modelo)
-   where (t.ano_fabricacao, t.ano_modelo, t.modelo) is distinct from
-         (coalesce(excluded.ano_fabricacao, t.ano_fabricacao), coalesce(excluded.ano_modelo, t.ano_modelo), coalesce(excluded.modelo, t.modelo));
-  get diagnostics v_veiculo = row_count;
-
-  -- scope deletes: rows of the period absent from the file, locked in key order. Every key
-  -- of the file is now stored with the file's date, so when the period holds as many rows
-  -- as the file has in it, none is absent and the anti-join is skipped (an identical
-  -- re-import: two counts instead of a join of the period with the file).
-
-  if v_est.fat_env = 0 then
-    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
-      'motivo', 'envio vazio na aba 20: nada removido de bi_faturamento'));
-  elsif public.xls_suspender_remocoes(v_rejeitadas, '20') then
-    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
-      'motivo', 'há linhas rejeitadas na aba 20: remoções de bi_faturamento suspensas; corrija e reenvie'));
-  elsif not v_est.fat_vazio
-        and (select count(*) from public.bi_faturamento t where t.emissao between v_est.inicio and v_est.fim)
-            <> (select count(*) from pg_temp.xls_src_faturamento s where s.emissao between v_est.inicio and v_est.fim) then
-    with alvo as (
-      select t.id from public.bi_faturamento t
-       where t.emissao between v_est.inicio and v_est.fim
-         and not exists (select from pg_temp.xls_src_faturamento s
-                          where s.filial = t.filial and s.nota_fiscal = t.nota_fiscal and s.serie = t.serie and s.item = t.item)
-       order by t.filial, t.nota_fiscal, t.serie, t.item
-       for update of t)
-    delete from public.bi_faturamento t using alvo where t.id = alvo.id;
-    get diagnostics v_fat_rm = row_count;
-  end if;
-
-  if v_est.mov_env = 0 then
-    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
-      'motivo', 'envio vazio na aba 30: nada removido de bi_movimento'));
-  elsif public.xls_suspender_remocoes(v_rejeitadas, '30') then
-    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
-      'motivo', 'há linhas rejeitadas na aba 30: remoções de bi_movimento suspensas; corrija e reenvie'));
-  elsif not v_est.mov_vazio
-        and (select count(*) from public.bi_movimento t where t.data between v_est.inicio and v_est.fim)
-            <> (select count(*) from pg_temp.xls_src_movimento s where s.data between v_est.inicio and v_est.fim) then
-    with alvo as (
-      select t.id from public.bi_movimento t
-       where t.data between v_est.inicio and v_est.fim
-         and not exists (select from pg_temp.xls_src_movimento s
-                          where s.filial = t.filial and s.lancamento = t.lancamento and s.conta = t.conta)
-       order by t.filial, t.lancamento, t.conta
-       for update of t)
-    delete from public.bi_movimento t using alvo where t.id = alvo.id;
-    get diagnostics v_mov_rm = row_count;
-  end if;
-
-  return jsonb_build_object(
-    'linhas_enviadas', v_est.fat_env + v_est.mov_env,
-    'linhas_efetivas', v_fat_ef + v_mov_ef,
-    'linhas_removidas', v_fat_rm + v_mov_rm,
-    'periodo', jsonb_build_object('inicio', v_est.inicio, 'fim', v_est.fim),
-    'avisos', public.xls_avisos_normalizar(v_avisos),
-    'linhas_rejeitadas', v_rejeitadas,
-    'tabelas', jsonb_build_object(
-      'bi_faturamento', jsonb_build_object('enviadas', v_est.fat_env, 'efetivas', v_fat_ef, 'removidas', v_fat_rm),
-      'bi_movimento', jsonb_build_object('enviadas', v_est.mov_env, 'efetivas', v_mov_ef, 'removidas', v_mov_rm),
-      'bi_filial', jsonb_build_object('efetivas', v_filial),
-      'bi_vendedor', jsonb_build_object('efetivas', v_vendedor),
-      'bi_cliente', jsonb_build_object('efetivas', v_cliente),
-      'bi_produto', jsonb_build_object('efetivas', v_produto),
-      'bi_veiculo', jsonb_build_object('efetivas', v_veiculo)));
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_merge_relatorio18(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_relatorio18(p_meta jsonb) IS 'Merge of RELATORIO18 from the staging tables faturamento (tab 20) and movimento (tab 30); p_meta = {periodo_inicio, periodo_fim (tab 10, E1/F1), linhas_rejeitadas (the reader''s row errors)}. Takes what is still staged through xls_r18_lote (bi_faturamento and bi_movimento written diff-aware in key order, lot by lot when the edge called xls_merge_lote while reading), then upserts bi_filial (codigo only), bi_vendedor, bi_cliente (codigo, nome), bi_produto, bi_veiculo (valid plates; a missing year or model keeps the stored one) from the last row that has each value (the candidates the lots kept, rebuilt from the surviving rows when a key repeated across lots), then deletes the rows of the period absent from the file (not when a tab came empty or had rejected rows). Vehicle-registry defence reasons go to avisos with row numbers and counts. linhas_efetivas counts the keys written (a key repeated across lots counts once). Returns the metrics; xls_merge records them. XL422 missing or invalid period.';
-
-
---
--- Name: xls_merge_trr(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_merge_trr(p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-begin
-  perform public.xls_staging_exigir('TRR');
-  perform public.xls_travar(array['bi_trr']);
-  drop table if exists pg_temp.xls_src_trr;
-  create temp table xls_src_trr on commit drop as
-  select s.linha, nullif(regexp_replace(s.cnpj, '\D', '', 'g'), '') as cnpj, nullif(btrim(s.razao_social), '') as razao_social,
-         nullif(btrim(s.municipio), '') as municipio, nullif(upper(btrim(s.uf)), '') as uf,
-         nullif(btrim(s.tipo_instalacao), '') as tipo_instalacao, nullif(btrim(s.qualificacao_empresa), '') as qualificacao_empresa,
-         s.capacidade_m3
-    from pg_temp.xls_stg_trr s;
-  return app.xls_aplicar('public.bi_trr', 'pg_temp.xls_src_trr', 'tabela', null, p_meta -> 'linhas_rejeitadas');
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_merge_trr(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_merge_trr(p_meta jsonb) IS 'Merge of TRR from the staging table trr into bi_trr (app.xls_aplicar; scope: the whole table; an empty file deletes nothing). p_meta = {linhas_rejeitadas}.';
+COMMENT ON FUNCTION public.xls_merge_chunk(p_processamento_id uuid, p_meta jsonb) IS 'Optional, while the staging tables are being filled: merges the rows staged so far as one chunk and empties the staging, so the database writes one chunk while the edge reads the next (same transaction, before xls_merge). The type is looked up in app.xls_alvo (the declarative merge, docs/xls-merge.md); p_meta as for xls_merge (RELATORIO18 needs its period; every chunk the same parameters). The end result is the same as one xls_merge of every row; xls_merge then finishes (keys repeated across chunks, the type''s hook, scope deletes, metrics). Returns the rows taken. Errors as xls_merge.';
 
 
 --
@@ -4456,420 +5353,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_orfao(p_id uuid, p_worker text) IS 'True when a PROCESSANDO processing held by p_worker has nobody working on it: the worker is dead (no heartbeat within app.worker_timeout()), or it holds no running xls_processar job for it (the job ended, or was rescued and given to another worker).';
-
-
---
--- Name: xls_r18_absorver(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_r18_absorver(p_meta jsonb) RETURNS integer
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    SET work_mem TO '64MB'
-    AS $_$
-declare
-  -- time-ordered ids for new rows: 48-bit ms timestamp, version 7, rand_a 0, variant 10, xls_id_seq
-  v_id_prefixo text := lpad(to_hex((extract(epoch from clock_timestamp()) * 1000)::bigint), 12, '0') || '70008';
-  v_per record;
-  v_fat integer;
-  v_mov integer;
-  v_n integer;
-  v_fat_ef integer := 0; -- rows this lot wrote (every dif row is written)
-  v_mov_ef integer := 0;
-begin
-  select * into v_per from public.xls_r18_periodo(p_meta);
-  perform public.xls_staging_exigir('RELATORIO18');
-  if to_regclass('pg_temp.xls_r18_estado') is null then
-    perform public.xls_travar(array['bi_faturamento', 'bi_movimento']);
-    -- was the period's scope empty before this merge (a first import)? Then every row of
-    -- the scope comes from this file and the scope delete is skipped. (Sound under the
-    -- advisory lock: only merges write these tables.)
-    create temp table xls_r18_estado on commit drop as
-    select v_per.inicio as inicio, v_per.fim as fim,
-           not exists (select from public.bi_faturamento t where t.emissao between v_per.inicio and v_per.fim) as fat_vazio,
-           not exists (select from public.bi_movimento t where t.data between v_per.inicio and v_per.fim) as mov_vazio,
-           0 as fat_env, 0 as mov_env, 0 as lotes, 0 as fat_ef, 0 as mov_ef;
-    -- normalised rows: trimmed, empty -> null, truncated to the column maximum. xls_src_* keep
-    -- every accepted row of the file (the last one of a repeated key); gravada = this merge
-    -- wrote the key (new or changed).
-    create temp table xls_lote_faturamento (
-      linha integer, filial text, nota_fiscal text, serie text, item text, emissao date, cliente text, nome_cliente text,
-      vendedor text, nome_vendedor text, produto text, descricao_produto text, quantidade numeric, valor_unitario numeric,
-      valor_total numeric, placa_bruta text, placa text, ano_bruto text, modelo text
-    ) on commit drop;
-    -- of every lot, what the end of the merge needs: keys (scope deletes, repeats across lots),
-    -- codes and names (reference tables), and whether this merge wrote the key
-    create temp table xls_src_faturamento (
-      linha integer, filial text, nota_fiscal text, serie text, item text, emissao date, cliente text, nome_cliente text,
-      vendedor text, nome_vendedor text, produto text, descricao_produto text, gravada boolean not null
-    ) on commit drop;
-    -- the lot's new (novo) or changed rows
-    create temp table xls_dif_faturamento (
-      filial text, nota_fiscal text, serie text, item text, emissao date, cliente text, vendedor text, produto text,
-      quantidade numeric, valor_unitario numeric, valor_total numeric, placa text, novo boolean
-    ) on commit drop;
-    create temp table xls_lote_movimento (
-      linha integer, filial text, data date, lancamento text, conta text, descricao_conta text, historico text,
-      debito numeric, credito numeric, placa_bruta text, placa text, ano_bruto text
-    ) on commit drop;
-    create temp table xls_src_movimento (linha integer, filial text, lancamento text, conta text, data date, gravada boolean not null) on commit drop;
-    create temp table xls_dif_movimento (
-      filial text, data date, lancamento text, conta text, descricao_conta text, historico text, debito numeric,
-      credito numeric, placa text, novo boolean
-    ) on commit drop;
-    -- vehicle-registry defence, lot by lot: every row with any vehicle column, before
-    -- rejections and duplicates (the defence looks at all of them), is classified once per
-    -- distinct plate and year; the lot keeps its problem rows and, per valid plate, only the
-    -- rows that can still be the latest (plate seen, latest valid year, latest model).
-    create temp table xls_veiculo_lote (aba text, linha integer, data date, placa_bruta text, placa text, ano_bruto text, modelo text) on commit drop;
-    create temp table xls_veiculo_problema (ordem integer, motivo text, aba text, linha integer, valor text) on commit drop;
-    create temp table xls_veiculo_cand (placa text, k bigint, k_ano bigint, fab smallint, mod smallint, k_modelo bigint, modelo text) on commit drop;
-    -- rows rejected here (no natural key or date) and rows that gave way to a later one with the same key
-    create temp table xls_ocorrencia (tipo text, aba text, linha integer, campo text) on commit drop;
-  elsif exists (select from pg_temp.xls_r18_estado e where (e.inicio, e.fim) is distinct from (v_per.inicio, v_per.fim)) then
-    raise exception 'período % a % diferente do período dos lotes anteriores deste merge', v_per.inicio, v_per.fim using errcode = 'XL409';
-  end if;
-
-  ------------------------------------------------------------------ tab 20: bi_faturamento
-  truncate pg_temp.xls_lote_faturamento;
-  insert into pg_temp.xls_lote_faturamento (linha, filial, nota_fiscal, serie, item, emissao, cliente, nome_cliente, vendedor,
-                                            nome_vendedor, produto, descricao_produto, quantidade, valor_unitario, valor_total,
-                                            placa_bruta, placa, ano_bruto, modelo)
-  select s.linha,
-         left(nullif(btrim(s.filial), ''), 20),
-         left(nullif(btrim(s.nota_fiscal), ''), 20),
-         coalesce(left(nullif(btrim(s.serie), ''), 5), ''),
-         coalesce(left(nullif(btrim(s.item), ''), 10), ''),
-         s.emissao,
-         left(nullif(btrim(s.cliente), ''), 20),
-         left(nullif(btrim(s.nome_cliente), ''), 150),
-         left(nullif(btrim(s.vendedor), ''), 20),
-         left(nullif(btrim(s.nome_vendedor), ''), 120),
-         left(nullif(btrim(s.produto), ''), 20),
-         left(nullif(btrim(s.descricao_produto), ''), 150),
-         s.quantidade, s.valor_unitario, s.valor_total,
-         nullif(btrim(s.placa), ''),
-         left(upper(regexp_replace(nullif(btrim(s.placa), ''), '[-[:space:]]', '', 'g')), 10),
-         nullif(btrim(s.ano_veiculo), ''),
-         left(nullif(btrim(s.modelo_veiculo), ''), 80)
-    from pg_temp.xls_stg_faturamento s;
-  get diagnostics v_fat = row_count;
-  if v_fat > 0 then
-    truncate pg_temp.xls_stg_faturamento;
-    insert into pg_temp.xls_veiculo_lote
-    select '20', f.linha, f.emissao, f.placa_bruta, f.placa, f.ano_bruto, f.modelo
-      from pg_temp.xls_lote_faturamento f
-     where f.placa_bruta is not null or f.ano_bruto is not null or f.modelo is not null;
-
-    with r as (
-      delete from pg_temp.xls_lote_faturamento f where f.filial is null or f.nota_fiscal is null or f.emissao is null
-      returning f.linha, case when f.filial is null then 'filial' when f.nota_fiscal is null then 'nota_fiscal' else 'emissao' end as campo)
-    insert into pg_temp.xls_ocorrencia select 'rejeitada', '20', r.linha, r.campo from r;
-
-    -- a key repeated in the lot: the last row wins (a hash aggregate finds the repeated
-    -- keys; only their rows are sorted); repeats across lots are settled at the end
-    with dup as (
-      select filial, nota_fiscal, serie, item from pg_temp.xls_lote_faturamento group by 1, 2, 3, 4 having count(*) > 1
-    ), d as (
-      delete from pg_temp.xls_lote_faturamento f
-       using (select s.ctid, row_number() over (partition by s.filial, s.nota_fiscal, s.serie, s.item order by s.linha desc, s.ctid desc) as rn
-                from pg_temp.xls_lote_faturamento s
-                join dup k on k.filial = s.filial and k.nota_fiscal = s.nota_fiscal and k.serie = s.serie and k.item = s.item) x
-       where f.ctid = x.ctid and x.rn > 1
-      returning f.linha)
-    insert into pg_temp.xls_ocorrencia select 'duplicada', '20', d.linha, null from d;
-    -- one probe of the natural-key index per row keeps only the new (novo) or changed rows
-    -- (a hash join would read the whole table once per lot). New keys go in with a plain
-    -- INSERT (no speculative insertion: the advisory lock excludes a concurrent writer, and a
-    -- unique violation would abort without losing anything); changed rows go through the
-    -- diff-aware upsert. Both write in key order.
-    truncate pg_temp.xls_dif_faturamento;
-    insert into pg_temp.xls_dif_faturamento
-    select s.filial, s.nota_fiscal, s.serie, s.item, s.emissao, s.cliente, s.vendedor, s.produto,
-           s.quantidade, s.valor_unitario, s.valor_total, s.placa, t.id is null as novo
-      from pg_temp.xls_lote_faturamento s
-      left join lateral (
-             select t.id, t.emissao, t.cliente, t.vendedor, t.produto, t.quantidade, t.valor_unitario, t.valor_total, t.placa
-               from public.bi_faturamento t
-              where t.filial = s.filial and t.nota_fiscal = s.nota_fiscal and t.serie = s.serie and t.item = s.item
-              limit 1) t on true
-     where t.id is null
-        or (t.emissao, t.cliente, t.vendedor, t.produto, t.quantidade, t.valor_unitario, t.valor_total, t.placa)
-           is distinct from
-           (s.emissao, s.cliente, s.vendedor, s.produto, s.quantidade, s.valor_unitario, s.valor_total, s.placa);
-    get diagnostics v_n = row_count;
-    v_fat_ef := v_n;
-    if v_n > 0 then
-      insert into public.bi_faturamento (id, filial, nota_fiscal, serie, item, emissao, cliente, vendedor, produto,
-                                         quantidade, valor_unitario, valor_total, placa)
-      select (v_id_prefixo || lpad(to_hex(nextval('public.xls_id_seq')), 15, '0'))::uuid, o.*
-        from (select s.filial, s.nota_fiscal, s.serie, s.item, s.emissao, s.cliente, s.vendedor, s.produto,
-                     s.quantidade, s.valor_unitario, s.valor_total, s.placa
-                from pg_temp.xls_dif_faturamento s
-               where s.novo
-               order by s.filial, s.nota_fiscal, s.serie, s.item) o;
-
-      insert into public.bi_faturamento as t (filial, nota_fiscal, serie, item, emissao, cliente, vendedor, produto,
-                                              quantidade, valor_unitario, valor_total, placa)
-      select s.filial, s.nota_fiscal, s.serie, s.item, s.emissao, s.cliente, s.vendedor, s.produto,
-             s.quantidade, s.valor_unitario, s.valor_total, s.placa
-        from pg_temp.xls_dif_faturamento s
-       where not s.novo
-       order by s.filial, s.nota_fiscal, s.serie, s.item
-      on conflict (filial, nota_fiscal, serie, item) do update
-         set emissao = excluded.emissao, cliente = excluded.cliente, vendedor = excluded.vendedor, produto = excluded.produto,
-             quantidade = excluded.quantidade, valor_unitario = excluded.valor_unitario, valor_total = excluded.valor_total,
-             placa = excluded.placa
-       where (t.emissao, t.cliente, t.vendedor, t.produto, t.quantidade, t.valor_unitario, t.valor_total, t.placa)
-             is distinct from
-             (excluded.emissao, excluded.cliente, excluded.vendedor, excluded.produto, excluded.quantidade,
-              excluded.valor_unitario, excluded.valor_total, excluded.placa);
-    end if;
-
-    insert into pg_temp.xls_src_faturamento
-    select l.linha, l.filial, l.nota_fiscal, l.serie, l.item, l.emissao, l.cliente, l.nome_cliente, l.vendedor, l.nome_vendedor,
-           l.produto, l.descricao_produto, d.filial is not null
-      from pg_temp.xls_lote_faturamento l
-      left join pg_temp.xls_dif_faturamento d
-        on d.filial = l.filial and d.nota_fiscal = l.nota_fiscal and d.serie = l.serie and d.item = l.item;
-  end if;
-
-  ------------------------------------------------------------------ tab 30: bi_movimento
-  truncate pg_temp.xls_lote_movimento;
-  insert into pg_temp.xls_lote_movimento (linha, filial, data, lancamento, conta, descricao_conta, historico, debito, credito,
-                                          placa_bruta, placa, ano_bruto)
-  select s.linha,
-         left(nullif(btrim(s.filial), ''), 20),
-         s.data,
-         left(nullif(btrim(s.lancamento), ''), 20),
-         left(nullif(btrim(s.conta), ''), 40),
-         left(nullif(btrim(s.descricao_conta), ''), 120),
-         left(nullif(btrim(s.historico), ''), 250),
-         s.debito, s.credito,
-         nullif(btrim(s.placa), ''),
-         left(upper(regexp_replace(nullif(btrim(s.placa), ''), '[-[:space:]]', '', 'g')), 10),
-         nullif(btrim(s.ano_veiculo), '')
-    from pg_temp.xls_stg_movimento s;
-  get diagnostics v_mov = row_count;
-  if v_mov > 0 then
-    truncate pg_temp.xls_stg_movimento;
-    insert into pg_temp.xls_veiculo_lote
-    select '30', m.linha, m.data, m.placa_bruta, m.placa, m.ano_bruto, null
-      from pg_temp.xls_lote_movimento m
-     where m.placa_bruta is not null or m.ano_bruto is not null;
-
-    with r as (
-      delete from pg_temp.xls_lote_movimento m
-       where m.filial is null or m.data is null or m.lancamento is null or m.conta is null
-      returning m.linha, case when m.filial is null then 'filial' when m.data is null then 'data'
-                              when m.lancamento is null then 'lancamento' else 'conta' end as campo)
-    insert into pg_temp.xls_ocorrencia select 'rejeitada', '30', r.linha, r.campo from r;
-
-    with dup as (
-      select filial, lancamento, conta from pg_temp.xls_lote_movimento group by 1, 2, 3 having count(*) > 1
-    ), d as (
-      delete from pg_temp.xls_lote_movimento s
-       using (select s2.ctid, row_number() over (partition by s2.filial, s2.lancamento, s2.conta order by s2.linha desc, s2.ctid desc) as rn
-                from pg_temp.xls_lote_movimento s2
-                join dup k on k.filial = s2.filial and k.lancamento = s2.lancamento and k.conta = s2.conta) x
-       where s.ctid = x.ctid and x.rn > 1
-      returning s.linha)
-    insert into pg_temp.xls_ocorrencia select 'duplicada', '30', d.linha, null from d;
-    truncate pg_temp.xls_dif_movimento;
-    insert into pg_temp.xls_dif_movimento
-    select s.filial, s.data, s.lancamento, s.conta, s.descricao_conta, s.historico, s.debito, s.credito, s.placa,
-           t.id is null as novo
-      from pg_temp.xls_lote_movimento s
-      left join lateral (
-             select t.id, t.data, t.descricao_conta, t.historico, t.debito, t.credito, t.placa
-               from public.bi_movimento t
-              where t.filial = s.filial and t.lancamento = s.lancamento and t.conta = s.conta
-              limit 1) t on true
-     where t.id is null
-        or (t.data, t.descricao_conta, t.historico, t.debito, t.credito, t.placa)
-           is distinct from (s.data, s.descricao_conta, s.historico, s.debito, s.credito, s.placa);
-    get diagnostics v_n = row_count;
-    v_mov_ef := v_n;
-    if v_n > 0 then
-      insert into public.bi_movimento (id, filial, data, lancamento, conta, descricao_conta, historico, debito, credito, placa)
-      select (v_id_prefixo || lpad(to_hex(nextval('public.xls_id_seq')), 15, '0'))::uuid, o.*
-        from (select s.filial, s.data, s.lancamento, s.conta, s.descricao_conta, s.historico, s.debito, s.credito, s.placa
-                from pg_temp.xls_dif_movimento s
-               where s.novo
-               order by s.filial, s.lancamento, s.conta) o;
-
-      insert into public.bi_movimento as t (filial, data, lancamento, conta, descricao_conta, historico, debito, credito, placa)
-      select s.filial, s.data, s.lancamento, s.conta, s.descricao_conta, s.historico, s.debito, s.credito, s.placa
-        from pg_temp.xls_dif_movimento s
-       where not s.novo
-       order by s.filial, s.lancamento, s.conta
-      on conflict (filial, lancamento, conta) do update
-         set data = excluded.data, descricao_conta = excluded.descricao_conta, historico = excluded.historico,
-             debito = excluded.debito, credito = excluded.credito, placa = excluded.placa
-       where (t.data, t.descricao_conta, t.historico, t.debito, t.credito, t.placa)
-             is distinct from
-             (excluded.data, excluded.descricao_conta, excluded.historico, excluded.debito, excluded.credito, excluded.placa);
-    end if;
-
-    insert into pg_temp.xls_src_movimento
-    select l.linha, l.filial, l.lancamento, l.conta, l.data, d.filial is not null
-      from pg_temp.xls_lote_movimento l
-      left join pg_temp.xls_dif_movimento d
-        on d.filial = l.filial and d.lancamento = l.lancamento and d.conta = l.conta;
-  end if;
-
-  ------------------------------------------------------------------ vehicles of this lot
-  if exists (select from pg_temp.xls_veiculo_lote) then
-    -- each distinct plate and year is classified once; problem rows are kept one by one; for
-    -- the registry, each valid plate keeps only its latest row (latest date, tab 20 before 30,
-    -- last row), found by a hash aggregate over one packed ordering key (no sort)
-    with placas as (
-      select p.placa, p.placa ~ '^[A-Z]{3}[0-9][A-Z0-9][0-9]{2}$' as placa_valida
-        from (select distinct placa from pg_temp.xls_veiculo_lote where placa is not null) p
-    ), anos as (
-      select a.ano_bruto, a.ano_ok,
-             case when a.ano_ok then substring(a.ano_bruto from '^([0-9]{4})')::smallint end as fab,
-             case when a.ano_ok then substring(a.ano_bruto from '([0-9]{4})$')::smallint end as mod
-        from (select d.ano_bruto, d.ano_bruto ~ '^(19|20)[0-9]{2}[[:space:]]*/[[:space:]]*(19|20)[0-9]{2}$' as ano_ok
-                from (select distinct ano_bruto from pg_temp.xls_veiculo_lote where ano_bruto is not null) d) a
-    ), c as (
-      select v.aba, v.linha, v.placa_bruta, v.placa, v.ano_bruto, v.modelo, p.placa_valida,
-             coalesce(a.ano_ok, false) as ano_ok, a.fab, a.mod,
-             -- k: the later row has the larger key: latest date (none last), tab 20 before 30, last
-             -- row of the sheet; (data desc nulls last, aba, linha desc) packed into one bigint.
-             -- Written inline: a SQL function with a pinned search_path is not inlined, and a
-             -- call per row cost more than the rest of the statement.
-             ((coalesce(v.data - date '2000-01-01', -1000000) + 1000000)::bigint * 2 + (v.aba = '20')::integer) * 2147483648 + v.linha as k
-        from pg_temp.xls_veiculo_lote v
-        left join placas p on p.placa = v.placa
-        left join anos a on a.ano_bruto = v.ano_bruto
-    ), problemas as (
-      insert into pg_temp.xls_veiculo_problema (ordem, motivo, aba, linha, valor)
-      select x.ordem, x.motivo, c.aba, c.linha, x.valor
-        from c
-       cross join lateral (values
-             (1, 'placa inválida', c.placa_bruta, c.placa_bruta is not null and not c.placa_valida),
-             (2, 'placa ausente', coalesce(c.ano_bruto, c.modelo), c.placa_bruta is null),
-             (3, 'ano do veículo inválido', c.ano_bruto, c.ano_bruto is not null and not c.ano_ok),
-             (4, 'ano modelo incoerente', c.ano_bruto, c.ano_ok and (c.mod < c.fab or c.mod > c.fab + 1))
-           ) x (ordem, motivo, valor, problema)
-       where ((c.placa_bruta is not null and not c.placa_valida) or c.placa_bruta is null
-              or (c.ano_bruto is not null and not c.ano_ok) or (c.ano_ok and (c.mod < c.fab or c.mod > c.fab + 1)))
-         and x.problema
-    ), melhores as (
-      select c.placa, max(c.k) as k, max(array[c.k, c.fab, c.mod]) filter (where c.ano_ok) as ano,
-             max(c.k) filter (where c.modelo is not null) as k_modelo
-        from c where c.placa_valida group by c.placa
-    )
-    insert into pg_temp.xls_veiculo_cand (placa, k, k_ano, fab, mod, k_modelo, modelo)
-    select m.placa, m.k, m.ano[1], m.ano[2]::smallint, m.ano[3]::smallint, m.k_modelo, c.modelo
-      from melhores m
-      left join c on c.placa = m.placa and c.k = m.k_modelo;
-    truncate pg_temp.xls_veiculo_lote;
-  end if;
-
-  update pg_temp.xls_r18_estado set fat_env = fat_env + v_fat, mov_env = mov_env + v_mov,
-                                    fat_ef = fat_ef + v_fat_ef, mov_ef = mov_ef + v_mov_ef,
-                                    lotes = lotes + (case when v_fat > 0 then 1 else 0 end) + (case when v_mov > 0 then 1 else 0 end);
-  return v_fat + v_mov;
-end;
-$_$;
-
-
---
--- Name: FUNCTION xls_r18_absorver(p_meta jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_r18_absorver(p_meta jsonb) IS 'One lot of a RELATORIO18 merge: takes the rows staged so far (xls_stg_faturamento, xls_stg_movimento, then emptied), normalises them, sets aside rows without a natural key or date, lets a repeated key''s last row in the lot win (repeats across lots are settled by xls_merge_relatorio18), and writes bi_faturamento and bi_movimento diff-aware in key order; the lot''s accepted rows stay in xls_lote_faturamento / xls_lote_movimento until the next call. The first call of a transaction takes the merge lock and notes whether the period''s scope was empty. Reference tables, the vehicle defence, scope deletes and the result are left to xls_merge_relatorio18. Returns the rows taken. Called through xls_r18_lote.';
-
-
---
--- Name: xls_r18_candidatos(regclass, regclass); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_r18_candidatos(p_faturamento regclass, p_movimento regclass) RETURNS void
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    SET work_mem TO '64MB'
-    AS $_$
-begin
-  if to_regclass('pg_temp.xls_ref_vendedor') is null then
-    create temp table xls_ref_filial (codigo text) on commit drop;
-    create temp table xls_ref_vendedor (codigo text, lu integer, filial text, ln integer, nome text) on commit drop;
-    create temp table xls_ref_cliente (codigo text, ln integer, nome text) on commit drop;
-    create temp table xls_ref_produto (codigo text, ln integer, descricao text) on commit drop;
-  end if;
-  execute format($q$
-    insert into pg_temp.xls_ref_filial
-    select filial from %1$s union select filial from %2$s$q$, p_faturamento, p_movimento);
-  execute format($q$
-    insert into pg_temp.xls_ref_vendedor
-    select m.codigo, m.lu, u.filial, m.ln, n.nome_vendedor
-      from (select f.vendedor as codigo, max(f.linha) as lu, max(f.linha) filter (where f.nome_vendedor is not null) as ln
-              from %1$s f where f.vendedor is not null group by f.vendedor) m
-      join %1$s u on u.vendedor = m.codigo and u.linha = m.lu
-      left join %1$s n on n.vendedor = m.codigo and n.linha = m.ln$q$, p_faturamento);
-  execute format($q$
-    insert into pg_temp.xls_ref_cliente
-    select m.codigo, m.ln, n.nome_cliente
-      from (select f.cliente as codigo, max(f.linha) filter (where f.nome_cliente is not null) as ln
-              from %1$s f where f.cliente is not null group by f.cliente) m
-      left join %1$s n on n.cliente = m.codigo and n.linha = m.ln$q$, p_faturamento);
-  execute format($q$
-    insert into pg_temp.xls_ref_produto
-    select m.codigo, m.ln, n.descricao_produto
-      from (select f.produto as codigo, max(f.linha) filter (where f.descricao_produto is not null) as ln
-              from %1$s f where f.produto is not null group by f.produto) m
-      left join %1$s n on n.produto = m.codigo and n.linha = m.ln$q$, p_faturamento);
-end;
-$_$;
-
-
---
--- Name: FUNCTION xls_r18_candidatos(p_faturamento regclass, p_movimento regclass); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_r18_candidatos(p_faturamento regclass, p_movimento regclass) IS 'RELATORIO18 reference-table candidates of some accepted rows (a lot''s xls_lote_faturamento / xls_lote_movimento, or every surviving row in xls_src_*): appends to the temp tables xls_ref_filial (codes), xls_ref_vendedor (per seller, its last row with that row''s filial and its last row with a name), xls_ref_cliente and xls_ref_produto (per code, its last row with a name). xls_merge_relatorio18 upserts bi_filial, bi_vendedor, bi_cliente and bi_produto from the latest candidate of each code, so the lots do this work while the edge reads and the end of the merge reads a few rows per lot. Creates the temp tables (ON COMMIT DROP) on first use.';
-
-
---
--- Name: xls_r18_lote(jsonb, boolean); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_r18_lote(p_meta jsonb, p_final boolean DEFAULT false) RETURNS integer
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    SET work_mem TO '64MB'
-    AS $$
-declare
-  v_n integer;
-begin
-  v_n := public.xls_r18_absorver(p_meta);
-  if to_regclass('pg_temp.xls_r18_chave') is null then
-    create temp table xls_r18_chave (aba text, h bigint) on commit drop;
-  end if;
-  perform public.xls_r18_candidatos('pg_temp.xls_lote_faturamento', 'pg_temp.xls_lote_movimento');
-  -- the hash of each accepted key (a lot has no repeated key left): xls_merge_relatorio18
-  -- groups them to find a key repeated across lots (a collision only costs the exact check).
-  -- Not needed for the last call when no earlier lot had rows of the tab.
-  insert into pg_temp.xls_r18_chave
-  select '20', hashtextextended(l.filial || chr(31) || l.nota_fiscal || chr(31) || l.serie || chr(31) || l.item, 0)
-    from pg_temp.xls_lote_faturamento l
-   where not p_final or exists (select from pg_temp.xls_r18_chave c where c.aba = '20')
-  union all
-  select '30', hashtextextended(l.filial || chr(31) || l.lancamento || chr(31) || l.conta, 0)
-    from pg_temp.xls_lote_movimento l
-   where not p_final or exists (select from pg_temp.xls_r18_chave c where c.aba = '30');
-  return v_n;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_r18_lote(p_meta jsonb, p_final boolean); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_r18_lote(p_meta jsonb, p_final boolean) IS 'One lot of a RELATORIO18 merge: xls_r18_absorver (bi_faturamento and bi_movimento written diff-aware), then, from the lot''s accepted rows, the reference-table candidates (xls_r18_candidatos) and the hash of each natural key (xls_r18_chave: xls_merge_relatorio18 groups them to find a key repeated across lots, then settles it exactly). p_final: the call of xls_merge_relatorio18 for whatever is still staged. Returns the rows taken. Called through xls_merge_lote / xls_merge.';
 
 
 --
@@ -4967,7 +5450,19 @@ begin
   else
     select p.id, p.status, p.objeto_chave, p.recebido_em into v_existente
       from public.xls_processamento p where p.checksum = v_checksum for update;
-    if v_existente.status in ('ERRO', 'IGNORADO') then
+    if v_existente.status = 'ERRO' and app.xls_fk_aguardando(v_existente.id) is not null then
+      -- it waits for its batch's master report (first transient FK failure): running it now
+      -- would fail again and use up its one retry; the batch close reprocesses it
+      v_proc := v_existente.id;
+      v_chave := v_existente.objeto_chave;
+      update public.xls_processamento p
+         set arquivo = v_arquivo, uploader_id = p_uploader_id, uploader_nome = p_uploader_nome,
+             arquivo_bytes = case when p.arquivo_bytes is null and p.objeto_chave is null then p_arquivo_bytes else p.arquivo_bytes end
+       where p.id = v_proc;
+      v_status := 'REPROCESSANDO';
+      v_motivo := format('mesmo arquivo do processamento %s, que aguarda o relatório mestre do lote %s (falha transitória de chave estrangeira): será reprocessado quando ele concluir',
+                         v_proc, app.xls_fk_aguardando(v_proc));
+    elsif v_existente.status in ('ERRO', 'IGNORADO') then
       v_proc := v_existente.id;
       v_chave := coalesce(v_existente.objeto_chave,
         case when p_objeto_bucket is not null then public.xls_objeto_chave(v_checksum, v_existente.recebido_em) end);
@@ -5005,7 +5500,7 @@ $_$;
 -- Name: FUNCTION xls_receber(p_arquivo text, p_checksum text, p_tamanho_bytes bigint, p_objeto_bucket text, p_arquivo_bytes bytea, p_conjunto_id uuid, p_uploader_id text, p_uploader_nome text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_receber(p_arquivo text, p_checksum text, p_tamanho_bytes bigint, p_objeto_bucket text, p_arquivo_bytes bytea, p_conjunto_id uuid, p_uploader_id text, p_uploader_nome text) IS 'Receives one .xlsx (loose, or an entry of batch p_conjunto_id) and decides by checksum: new file -> ENFILEIRADO (processing created, job queued); same checksum in ERRO or IGNORADO -> REPROCESSANDO (that record back to PENDENTE, job queued); in SUCESSO, PENDENTE or PROCESSANDO -> DUPLICADO (nothing stored, processamento_id null, motivo names the existing id). p_objeto_bucket: the bucket when the storage mode uses the object store (else null); p_arquivo_bytes: the bytes when it uses the database column (else null). Returns objeto_chave and armazenar_objeto: when true, the caller must put the bytes at objeto_chave before committing (rollback on failure: nothing stays). Errors: XL400 bad arguments, XL404 unknown batch, XL409 batch closed.';
+COMMENT ON FUNCTION public.xls_receber(p_arquivo text, p_checksum text, p_tamanho_bytes bigint, p_objeto_bucket text, p_arquivo_bytes bytea, p_conjunto_id uuid, p_uploader_id text, p_uploader_nome text) IS 'Receives one .xlsx (loose, or an entry of batch p_conjunto_id) and decides by checksum: new file -> ENFILEIRADO (processing created, job queued); same checksum in ERRO or IGNORADO -> REPROCESSANDO (that record back to PENDENTE, job queued; but a record in ERRO waiting for its open batch after a first transient FK failure keeps waiting and is reprocessed when the batch closes, app.xls_fk_aguardando); in SUCESSO, PENDENTE or PROCESSANDO -> DUPLICADO (nothing stored, processamento_id null, motivo names the existing id). p_objeto_bucket: the bucket when the storage mode uses the object store (else null); p_arquivo_bytes: the bytes when it uses the database column (else null). Returns objeto_chave and armazenar_objeto: when true, the caller must put the bytes at objeto_chave before committing (rollback on failure: nothing stays). Errors: XL400 bad arguments, XL404 unknown batch, XL409 batch closed.';
 
 
 --
@@ -5170,7 +5665,11 @@ begin
     raise exception 'processamento % está em %: só um processamento em ERRO pode ser reprocessado', p_id, v_status
       using errcode = 'XL409';
   end if;
-  perform public.xls_requeue(p_id);
+  -- waiting for its batch's master report (first transient FK failure): the batch close
+  -- reprocesses it; running it now would fail again and use up its one retry
+  if app.xls_fk_aguardando(p_id) is null then
+    perform public.xls_requeue(p_id);
+  end if;
   return array[p_id];
 end;
 $$;
@@ -5180,7 +5679,7 @@ $$;
 -- Name: FUNCTION xls_reprocessar(p_id uuid); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_reprocessar(p_id uuid) IS 'Reprocess button, one processing: ERRO -> PENDENTE from the stored file (no resend), job queued. Returns {id}. XL404 unknown id; XL409 when not in ERRO (SUCESSO, PENDENTE, PROCESSANDO, IGNORADO), so a double click changes nothing.';
+COMMENT ON FUNCTION public.xls_reprocessar(p_id uuid) IS 'Reprocess button, one processing: ERRO -> PENDENTE from the stored file (no resend), job queued. Returns {id}. A processing waiting for its open batch after a first transient FK failure (app.xls_fk_aguardando) keeps waiting: the batch close reprocesses it. XL404 unknown id; XL409 when not in ERRO (SUCESSO, PENDENTE, PROCESSANDO, IGNORADO), so a double click changes nothing.';
 
 
 --
@@ -5203,7 +5702,9 @@ begin
      where p.conjunto_id = p_conjunto_id and p.status = 'ERRO'
      order by p.recebido_em, p.id for update skip locked
   loop
-    if public.xls_requeue(v_id) then
+    if app.xls_fk_aguardando(v_id) is not null then
+      v_ids := v_ids || v_id; -- keeps waiting for its batch's master report: the batch close reprocesses it
+    elsif public.xls_requeue(v_id) then
       v_ids := v_ids || v_id;
     end if;
   end loop;
@@ -5216,7 +5717,7 @@ $$;
 -- Name: FUNCTION xls_reprocessar_conjunto(p_conjunto_id uuid); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_reprocessar_conjunto(p_conjunto_id uuid) IS 'Reprocess button, the errors of a batch: every processing of the batch in ERRO -> PENDENTE. Returns the ids reprocessed (possibly none). XL404 unknown batch.';
+COMMENT ON FUNCTION public.xls_reprocessar_conjunto(p_conjunto_id uuid) IS 'Reprocess button, the errors of a batch: every processing of the batch in ERRO -> PENDENTE. Returns the ids reprocessed (possibly none); one waiting for its open batch after a first transient FK failure (app.xls_fk_aguardando) keeps waiting and is reprocessed by the batch close. XL404 unknown batch.';
 
 
 --
@@ -5239,7 +5740,9 @@ begin
      where p.status = 'ERRO' and (p_tipo is null or p.tipo = p_tipo)
      order by p.recebido_em, p.id for update skip locked
   loop
-    if public.xls_requeue(v_id) then
+    if app.xls_fk_aguardando(v_id) is not null then
+      v_ids := v_ids || v_id; -- keeps waiting for its batch's master report: the batch close reprocesses it
+    elsif public.xls_requeue(v_id) then
       v_ids := v_ids || v_id;
     end if;
   end loop;
@@ -5252,7 +5755,7 @@ $$;
 -- Name: FUNCTION xls_reprocessar_erros(p_tipo text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_reprocessar_erros(p_tipo text) IS 'Reprocess button of the list filtered by ERRO: every processing in ERRO (of type p_tipo when given) -> PENDENTE. Returns the ids reprocessed (possibly none). XL400 unknown type.';
+COMMENT ON FUNCTION public.xls_reprocessar_erros(p_tipo text) IS 'Reprocess button of the list filtered by ERRO: every processing in ERRO (of type p_tipo when given) -> PENDENTE. Returns the ids reprocessed (possibly none); one waiting for its open batch after a first transient FK failure (app.xls_fk_aguardando) keeps waiting and is reprocessed by the batch close. XL400 unknown type.';
 
 
 --
@@ -5291,125 +5794,13 @@ COMMENT ON FUNCTION public.xls_requeue(p_id uuid, p_de text[]) IS 'Internal tran
 --
 
 CREATE FUNCTION public.xls_staging_definicao(p_tipo text) RETURNS TABLE(staging text, ordem integer, coluna text, tipo_sql text)
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select d.staging, d.ordem, d.coluna, d.tipo_sql
-    from (values
-      ('RELATORIO18', 'faturamento', 1, 'linha', 'integer'),
-      ('RELATORIO18', 'faturamento', 2, 'filial', 'text'),
-      ('RELATORIO18', 'faturamento', 3, 'nota_fiscal', 'text'),
-      ('RELATORIO18', 'faturamento', 4, 'serie', 'text'),
-      ('RELATORIO18', 'faturamento', 5, 'item', 'text'),
-      ('RELATORIO18', 'faturamento', 6, 'emissao', 'date'),
-      ('RELATORIO18', 'faturamento', 7, 'cliente', 'text'),
-      ('RELATORIO18', 'faturamento', 8, 'nome_cliente', 'text'),
-      ('RELATORIO18', 'faturamento', 9, 'vendedor', 'text'),
-      ('RELATORIO18', 'faturamento', 10, 'nome_vendedor', 'text'),
-      ('RELATORIO18', 'faturamento', 11, 'produto', 'text'),
-      ('RELATORIO18', 'faturamento', 12, 'descricao_produto', 'text'),
-      ('RELATORIO18', 'faturamento', 13, 'quantidade', 'numeric'),
-      ('RELATORIO18', 'faturamento', 14, 'valor_unitario', 'numeric'),
-      ('RELATORIO18', 'faturamento', 15, 'valor_total', 'numeric'),
-      ('RELATORIO18', 'faturamento', 16, 'placa', 'text'),
-      ('RELATORIO18', 'faturamento', 17, 'ano_veiculo', 'text'),
-      ('RELATORIO18', 'faturamento', 18, 'modelo_veiculo', 'text'),
-      ('RELATORIO18', 'movimento', 1, 'linha', 'integer'),
-      ('RELATORIO18', 'movimento', 2, 'filial', 'text'),
-      ('RELATORIO18', 'movimento', 3, 'data', 'date'),
-      ('RELATORIO18', 'movimento', 4, 'lancamento', 'text'),
-      ('RELATORIO18', 'movimento', 5, 'conta', 'text'),
-      ('RELATORIO18', 'movimento', 6, 'descricao_conta', 'text'),
-      ('RELATORIO18', 'movimento', 7, 'historico', 'text'),
-      ('RELATORIO18', 'movimento', 8, 'debito', 'numeric'),
-      ('RELATORIO18', 'movimento', 9, 'credito', 'numeric'),
-      ('RELATORIO18', 'movimento', 10, 'placa', 'text'),
-      ('RELATORIO18', 'movimento', 11, 'ano_veiculo', 'text'),
-      ('META', 'meta', 1, 'linha', 'integer'),
-      ('META', 'meta', 2, 'competencia', 'date'),
-      ('META', 'meta', 3, 'vendedor', 'text'),
-      ('META', 'meta', 4, 'produto', 'text'),
-      ('META', 'meta', 5, 'meta_volume', 'numeric'),
-      ('META', 'meta', 6, 'meta_margem', 'numeric'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 1, 'linha', 'integer'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 2, 'competencia', 'date'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 3, 'filial', 'text'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 4, 'produto', 'text'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 5, 'volume', 'numeric'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 6, 'receita_liquida', 'numeric'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 7, 'cmv', 'numeric'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 8, 'margem_total', 'numeric'),
-      ('MARGEM_CONSOLIDADA', 'margem_consolidada', 9, 'margem_por_litro', 'numeric'),
-      ('MARGEM_DIA', 'margem_dia', 1, 'linha', 'integer'),
-      ('MARGEM_DIA', 'margem_dia', 2, 'data', 'date'),
-      ('MARGEM_DIA', 'margem_dia', 3, 'filial', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 4, 'cliente', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 5, 'nome_cliente', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 6, 'vendedor', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 7, 'produto', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 8, 'volume', 'numeric'),
-      ('MARGEM_DIA', 'margem_dia', 9, 'preco_medio', 'numeric'),
-      ('MARGEM_DIA', 'margem_dia', 10, 'custo_medio', 'numeric'),
-      ('MARGEM_DIA', 'margem_dia', 11, 'margem', 'numeric'),
-      ('MARGEM_DIA', 'margem_dia', 12, 'cnpj_cpf', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 13, 'classe', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 14, 'municipio', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 15, 'uf', 'text'),
-      ('MARGEM_DIA', 'margem_dia', 16, 'prazo', 'numeric'),
-      ('META_CARTEIRA', 'meta_carteira', 1, 'linha', 'integer'),
-      ('META_CARTEIRA', 'meta_carteira', 2, 'competencia', 'date'),
-      ('META_CARTEIRA', 'meta_carteira', 3, 'cliente', 'text'),
-      ('META_CARTEIRA', 'meta_carteira', 4, 'produto', 'text'),
-      ('META_CARTEIRA', 'meta_carteira', 5, 'meta_volume', 'numeric'),
-      ('POSTOS', 'posto', 1, 'linha', 'integer'),
-      ('POSTOS', 'posto', 2, 'cnpj', 'text'),
-      ('POSTOS', 'posto', 3, 'razao_social', 'text'),
-      ('POSTOS', 'posto', 4, 'nome_fantasia', 'text'),
-      ('POSTOS', 'posto', 5, 'bandeira', 'text'),
-      ('POSTOS', 'posto', 6, 'endereco', 'text'),
-      ('POSTOS', 'posto', 7, 'bairro', 'text'),
-      ('POSTOS', 'posto', 8, 'municipio', 'text'),
-      ('POSTOS', 'posto', 9, 'uf', 'text'),
-      ('POSTOS', 'posto', 10, 'cep', 'text'),
-      ('POSTOS', 'posto', 11, 'tipo_instalacao', 'text'),
-      ('TRR', 'trr', 1, 'linha', 'integer'),
-      ('TRR', 'trr', 2, 'cnpj', 'text'),
-      ('TRR', 'trr', 3, 'razao_social', 'text'),
-      ('TRR', 'trr', 4, 'municipio', 'text'),
-      ('TRR', 'trr', 5, 'uf', 'text'),
-      ('TRR', 'trr', 6, 'tipo_instalacao', 'text'),
-      ('TRR', 'trr', 7, 'qualificacao_empresa', 'text'),
-      ('TRR', 'trr', 8, 'capacidade_m3', 'numeric'),
-      ('COMPRAS', 'compra', 1, 'linha', 'integer'),
-      ('COMPRAS', 'compra', 2, 'data', 'date'),
-      ('COMPRAS', 'compra', 3, 'cnpj_fornecedor', 'text'),
-      ('COMPRAS', 'compra', 4, 'fornecedor', 'text'),
-      ('COMPRAS', 'compra', 5, 'nota_fiscal', 'text'),
-      ('COMPRAS', 'compra', 6, 'produto', 'text'),
-      ('COMPRAS', 'compra', 7, 'codigo_onu', 'text'),
-      ('COMPRAS', 'compra', 8, 'quantidade', 'numeric'),
-      ('COMPRAS', 'compra', 9, 'valor_total', 'numeric'),
-      ('COTA_FORNECEDOR', 'cota', 1, 'linha', 'integer'),
-      ('COTA_FORNECEDOR', 'cota', 2, 'aba', 'text'),
-      ('COTA_FORNECEDOR', 'cota', 3, 'polo', 'text'),
-      ('COTA_FORNECEDOR', 'cota', 4, 'produto', 'text'),
-      ('COTA_FORNECEDOR', 'cota', 5, 'mes', 'integer'),
-      ('COTA_FORNECEDOR', 'cota', 6, 'quantidade', 'numeric'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 1, 'linha', 'integer'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 2, 'tipo', 'text'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 3, 'documento', 'text'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 4, 'parcela', 'text'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 5, 'pessoa', 'text'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 6, 'cnpj_cpf', 'text'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 7, 'emissao', 'date'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 8, 'vencimento', 'date'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 9, 'valor', 'numeric'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 10, 'saldo', 'numeric'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 11, 'centro_custo', 'text'),
-      ('FLUXO_PAGAR_RECEBER', 'titulo', 12, 'descricao_centro_custo', 'text')
-    ) d (tipo, staging, ordem, coluna, tipo_sql)
-   where d.tipo = p_tipo
-   order by d.staging, d.ordem;
+  select c.staging, c.ordem, c.coluna, c.tipo_sql
+    from app.xls_staging_coluna c
+   where c.tipo = p_tipo
+   order by c.staging, c.ordem;
 $$;
 
 
@@ -5417,7 +5808,7 @@ $$;
 -- Name: FUNCTION xls_staging_definicao(p_tipo text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_staging_definicao(p_tipo text) IS 'The staging tables of a spreadsheet type and their typed columns, in COPY order (the contract between the reader and the merges; field names = normalised headers; COTA_FORNECEDOR''s aba is the year tab''s name, mes 1..12 of the unpivoted month columns). Every table starts with linha, the sheet''s own 1-based row number.';
+COMMENT ON FUNCTION public.xls_staging_definicao(p_tipo text) IS 'The staging tables of a spreadsheet type and their typed columns, in COPY order, as described in app.xls_staging_coluna (the contract between the reader and the merges; field names = normalised headers). Every table starts with linha, the sheet''s own 1-based row number.';
 
 
 --
@@ -5500,40 +5891,20 @@ COMMENT ON FUNCTION public.xls_staging_preparar(p_tipo text) IS 'Starts a merge 
 
 
 --
--- Name: xls_suspender_remocoes(jsonb, text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_suspender_remocoes(p_rejeitadas jsonb, p_aba text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-  select exists (select from jsonb_array_elements(coalesce(p_rejeitadas, '[]')) e
-                  where e ->> 'aba' is null or e ->> 'aba' = p_aba or p_aba is null);
-$$;
-
-
---
--- Name: FUNCTION xls_suspender_remocoes(p_rejeitadas jsonb, p_aba text); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_suspender_remocoes(p_rejeitadas jsonb, p_aba text) IS 'True when a rejected row could belong to tab p_aba (its aba is unknown or equal): its natural key is unknown, so deleting rows of the scope absent from the file could delete that row''s stored version. Deletions of that tab are then suspended (a warning says so) and nothing stored is lost.';
-
-
---
 -- Name: xls_tipo_mestre(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
 CREATE FUNCTION public.xls_tipo_mestre(p_tipo text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$ select p_tipo is not distinct from 'RELATORIO18' $$;
+    AS $$ select coalesce((select t.mestre from app.xls_tipo t where t.tipo = p_tipo), false) $$;
 
 
 --
 -- Name: FUNCTION xls_tipo_mestre(p_tipo text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_tipo_mestre(p_tipo text) IS 'True for the master report type (RELATORIO18): the one that creates branches, sellers, customers, products and vehicles that the other types reference; its success closes its batch.';
+COMMENT ON FUNCTION public.xls_tipo_mestre(p_tipo text) IS 'True for the master report type (app.xls_tipo.mestre: RELATORIO18): the one that creates branches, sellers, customers, products and vehicles that the other types reference; its success closes its batch.';
 
 
 --
@@ -5663,6 +6034,24 @@ COMMENT ON TABLE app.repeatable_file IS 'Functions and views applied from db/fun
 
 
 --
+-- Name: replicacao_publicacao; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.replicacao_publicacao (
+    nome text NOT NULL,
+    registrada_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT replicacao_publicacao_nome_formato CHECK ((nome ~ '^[a-z_][a-z0-9_]{0,62}$'::text))
+);
+
+
+--
+-- Name: TABLE replicacao_publicacao; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.replicacao_publicacao IS 'Publications of the sync engine that the service keeps covering exactly the bi_* tables of public (event trigger _200_bi_publicar, and the reset step RECRIAR_PUBLICACAO, which registers REPLICATOR_PUBLICATION here). Default: powersync.';
+
+
+--
 -- Name: worker; Type: TABLE; Schema: app; Owner: -
 --
 
@@ -5680,6 +6069,94 @@ CREATE TABLE app.worker (
 --
 
 COMMENT ON TABLE app.worker IS 'One row per live application process (replica). Workers heartbeat; a worker silent for longer than app.worker_timeout() is dead and its claimed jobs return to the queue.';
+
+
+--
+-- Name: xls_alvo; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.xls_alvo (
+    tipo text NOT NULL,
+    staging text NOT NULL,
+    tabela text NOT NULL,
+    ordem integer DEFAULT 1 NOT NULL,
+    aba text,
+    escopo text NOT NULL,
+    escopo_coluna text,
+    comparar text[],
+    expressoes jsonb DEFAULT '{}'::jsonb NOT NULL,
+    reter text[] DEFAULT '{}'::text[] NOT NULL,
+    CONSTRAINT xls_alvo_check CHECK (((escopo = 'tudo'::text) = (escopo_coluna IS NULL))),
+    CONSTRAINT xls_alvo_escopo_check CHECK ((escopo = ANY (ARRAY['periodo'::text, 'valores'::text, 'meses'::text, 'tudo'::text]))),
+    CONSTRAINT xls_alvo_escopo_coluna_check CHECK ((escopo_coluna ~ '^[a-z][a-z0-9_]*$'::text)),
+    CONSTRAINT xls_alvo_expressoes_check CHECK ((jsonb_typeof(expressoes) = 'object'::text)),
+    CONSTRAINT xls_alvo_ordem_check CHECK ((ordem > 0)),
+    CONSTRAINT xls_alvo_staging_check CHECK ((staging ~ '^[a-z][a-z0-9_]*$'::text)),
+    CONSTRAINT xls_alvo_tabela_check CHECK ((tabela ~ '^bi_[a-z0-9_]+$'::text))
+);
+
+
+--
+-- Name: TABLE xls_alvo; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.xls_alvo IS 'One row per target table of a spreadsheet type: staging table pg_temp.xls_stg_<staging> feeds public.<tabela>. The natural key is the target''s UNIQUE constraint, string lengths its varchar(n). escopo: which stored rows one file may delete — periodo (escopo_coluna between p_meta periodo_inicio and periodo_fim), valores (the values of escopo_coluna present in the file), meses (the calendar months the dates of escopo_coluna cover), tudo (the whole table). comparar: the columns whose change rewrites a row (null: every written non-key column). expressoes: target or extra column -> SQL expression over the normalised staging columns (trimmed, empty -> NULL), applied before the cut to the column length. reter: extra columns of accepted rows kept until the end of the merge for the type''s hook. aba: the tab named in messages and matched by rejected rows. Applied by app.xls_merge_chunk / app.xls_merge_fim; see docs/xls-merge.md.';
+
+
+--
+-- Name: COLUMN xls_alvo.ordem; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alvo.ordem IS 'Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).';
+
+
+--
+-- Name: xls_staging_coluna; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.xls_staging_coluna (
+    tipo text NOT NULL,
+    staging text NOT NULL,
+    ordem integer NOT NULL,
+    coluna text NOT NULL,
+    tipo_sql text NOT NULL,
+    CONSTRAINT xls_staging_coluna_check CHECK (((ordem = 1) = (coluna = 'linha'::text))),
+    CONSTRAINT xls_staging_coluna_check1 CHECK (((coluna <> 'linha'::text) OR (tipo_sql = 'integer'::text))),
+    CONSTRAINT xls_staging_coluna_coluna_check CHECK ((coluna ~ '^[a-z][a-z0-9_]*$'::text)),
+    CONSTRAINT xls_staging_coluna_ordem_check CHECK ((ordem > 0)),
+    CONSTRAINT xls_staging_coluna_staging_check CHECK ((staging ~ '^[a-z][a-z0-9_]*$'::text)),
+    CONSTRAINT xls_staging_coluna_tipo_sql_check CHECK ((tipo_sql = ANY (ARRAY['integer'::text, 'text'::text, 'date'::text, 'numeric'::text, 'boolean'::text])))
+);
+
+
+--
+-- Name: TABLE xls_staging_coluna; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.xls_staging_coluna IS 'The staging tables of each spreadsheet type and their typed columns, in COPY order: the contract between the reader (src/xlsx/readers, field = column) and the merge. Column 1 is always linha, the sheet''s own 1-based row number. xls_staging_preparar creates pg_temp.xls_stg_<staging> from these rows; a test checks every reader''s fields against them.';
+
+
+--
+-- Name: xls_tipo; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.xls_tipo (
+    tipo text NOT NULL,
+    ordem integer NOT NULL,
+    mestre boolean DEFAULT false NOT NULL,
+    hook text,
+    descricao text NOT NULL,
+    CONSTRAINT xls_tipo_hook_check CHECK ((hook ~ '^app\.[a-z_][a-z0-9_]*$'::text)),
+    CONSTRAINT xls_tipo_ordem_check CHECK ((ordem > 0)),
+    CONSTRAINT xls_tipo_tipo_check CHECK (public.xls_tipo_valido(tipo))
+);
+
+
+--
+-- Name: TABLE xls_tipo; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.xls_tipo IS 'The spreadsheet types of formats.md, in detection order (ordem). mestre: the batch''s master report (its success closes the batch). hook: optional function app.<name>(p_fase text, p_staging text, p_meta jsonb) returns jsonb, called by the generic merge at its phases (docs/xls-merge.md) for what belongs to one type only. Checked against TIPOS_PLANILHA (TypeScript) and public.xls_tipo_valido by the tests.';
 
 
 --
@@ -7075,6 +7552,20 @@ COMMENT ON COLUMN public.xls_processamento.alarmar IS 'The latest outcome must r
 
 
 --
+-- Name: xls_resetar_replicator_passo_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.xls_resetar_replicator_passo ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.xls_resetar_replicator_passo_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
 -- Name: xls_v_conjunto; Type: VIEW; Schema: public; Owner: -
 --
 
@@ -7224,6 +7715,14 @@ ALTER TABLE ONLY app.repeatable_file
 
 
 --
+-- Name: replicacao_publicacao replicacao_publicacao_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.replicacao_publicacao
+    ADD CONSTRAINT replicacao_publicacao_pkey PRIMARY KEY (nome);
+
+
+--
 -- Name: sessao sessao_pkey; Type: CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -7237,6 +7736,54 @@ ALTER TABLE ONLY app.sessao
 
 ALTER TABLE ONLY app.worker
     ADD CONSTRAINT worker_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: xls_alvo xls_alvo_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_alvo
+    ADD CONSTRAINT xls_alvo_pkey PRIMARY KEY (tipo, staging);
+
+
+--
+-- Name: xls_alvo xls_alvo_tipo_ordem_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_alvo
+    ADD CONSTRAINT xls_alvo_tipo_ordem_key UNIQUE (tipo, ordem);
+
+
+--
+-- Name: xls_staging_coluna xls_staging_coluna_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_staging_coluna
+    ADD CONSTRAINT xls_staging_coluna_pkey PRIMARY KEY (tipo, staging, ordem);
+
+
+--
+-- Name: xls_staging_coluna xls_staging_coluna_tipo_staging_coluna_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_staging_coluna
+    ADD CONSTRAINT xls_staging_coluna_tipo_staging_coluna_key UNIQUE (tipo, staging, coluna);
+
+
+--
+-- Name: xls_tipo xls_tipo_ordem_key; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_tipo
+    ADD CONSTRAINT xls_tipo_ordem_key UNIQUE (ordem);
+
+
+--
+-- Name: xls_tipo xls_tipo_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_tipo
+    ADD CONSTRAINT xls_tipo_pkey PRIMARY KEY (tipo);
 
 
 --
@@ -7728,6 +8275,30 @@ ALTER TABLE ONLY public.xls_processamento
 
 
 --
+-- Name: xls_resetar_replicator_passo xls_resetar_replicator_passo_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_resetar_replicator_passo
+    ADD CONSTRAINT xls_resetar_replicator_passo_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: xls_resetar_replicator_passo xls_resetar_replicator_passo_unico; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_resetar_replicator_passo
+    ADD CONSTRAINT xls_resetar_replicator_passo_unico UNIQUE (execucao_id, step);
+
+
+--
+-- Name: xls_resetar_replicator xls_resetar_replicator_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_resetar_replicator
+    ADD CONSTRAINT xls_resetar_replicator_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: job_claim_idx; Type: INDEX; Schema: app; Owner: -
 --
 
@@ -7781,6 +8352,13 @@ CREATE UNIQUE INDEX sessao_token_hash_key ON app.sessao USING btree (token_hash)
 --
 
 CREATE INDEX xls_job_processamento_idx ON app.job USING btree (((payload ->> 'id'::text))) WHERE (kind = 'xls_processar'::text);
+
+
+--
+-- Name: xls_tipo_um_mestre; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE UNIQUE INDEX xls_tipo_um_mestre ON app.xls_tipo USING btree (mestre) WHERE mestre;
 
 
 --
@@ -7987,6 +8565,20 @@ CREATE INDEX xls_processamento_tipo_idx ON public.xls_processamento USING btree 
 
 
 --
+-- Name: xls_resetar_replicator_iniciado_em_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX xls_resetar_replicator_iniciado_em_idx ON public.xls_resetar_replicator USING btree (iniciado_em DESC, id DESC);
+
+
+--
+-- Name: xls_resetar_replicator_um_em_andamento; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX xls_resetar_replicator_um_em_andamento ON public.xls_resetar_replicator USING btree ((true)) WHERE (status = 'EM_ANDAMENTO'::text);
+
+
+--
 -- Name: bi_centro_custo _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -8176,6 +8768,22 @@ CREATE TRIGGER _900_notify AFTER INSERT OR DELETE OR UPDATE ON public.bi_configu
 
 
 --
+-- Name: xls_alvo xls_alvo_tipo_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_alvo
+    ADD CONSTRAINT xls_alvo_tipo_fkey FOREIGN KEY (tipo) REFERENCES app.xls_tipo(tipo);
+
+
+--
+-- Name: xls_staging_coluna xls_staging_coluna_tipo_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_staging_coluna
+    ADD CONSTRAINT xls_staging_coluna_tipo_fkey FOREIGN KEY (tipo) REFERENCES app.xls_tipo(tipo);
+
+
+--
 -- Name: bi_compra bi_compra_cnpj_fornecedor_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -8280,12 +8888,176 @@ ALTER TABLE ONLY public.xls_processamento
 
 
 --
+-- Name: xls_resetar_replicator_passo xls_resetar_replicator_passo_execucao_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_resetar_replicator_passo
+    ADD CONSTRAINT xls_resetar_replicator_passo_execucao_id_fkey FOREIGN KEY (execucao_id) REFERENCES public.xls_resetar_replicator(id) ON DELETE CASCADE;
+
+
+--
+-- Name: powersync; Type: PUBLICATION; Schema: -; Owner: -
+--
+
+CREATE PUBLICATION powersync WITH (publish = 'insert, update, delete, truncate');
+
+
+--
+-- Name: PUBLICATION powersync; Type: COMMENT; Schema: -; Owner: -
+--
+
+COMMENT ON PUBLICATION powersync IS 'Publication of the sync engine: every bi_* table of public, also those created later (event trigger _200_bi_publicar), and nothing else.';
+
+
+--
+-- Name: powersync bi_centro_custo; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_centro_custo;
+
+
+--
+-- Name: powersync bi_cliente; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_cliente;
+
+
+--
+-- Name: powersync bi_compra; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_compra;
+
+
+--
+-- Name: powersync bi_configuracao; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_configuracao;
+
+
+--
+-- Name: powersync bi_cota_fornecedor; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_cota_fornecedor;
+
+
+--
+-- Name: powersync bi_faturamento; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_faturamento;
+
+
+--
+-- Name: powersync bi_filial; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_filial;
+
+
+--
+-- Name: powersync bi_fornecedor; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_fornecedor;
+
+
+--
+-- Name: powersync bi_margem_consolidada; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_margem_consolidada;
+
+
+--
+-- Name: powersync bi_margem_dia; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_margem_dia;
+
+
+--
+-- Name: powersync bi_meta; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_meta;
+
+
+--
+-- Name: powersync bi_meta_carteira; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_meta_carteira;
+
+
+--
+-- Name: powersync bi_movimento; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_movimento;
+
+
+--
+-- Name: powersync bi_posto; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_posto;
+
+
+--
+-- Name: powersync bi_produto; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_produto;
+
+
+--
+-- Name: powersync bi_titulo; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_titulo;
+
+
+--
+-- Name: powersync bi_trr; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_trr;
+
+
+--
+-- Name: powersync bi_veiculo; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_veiculo;
+
+
+--
+-- Name: powersync bi_vendedor; Type: PUBLICATION TABLE; Schema: public; Owner: -
+--
+
+ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_vendedor;
+
+
+--
 -- Name: _100_bi_grant_sync_reader; Type: EVENT TRIGGER; Schema: -; Owner: -
 --
 
 CREATE EVENT TRIGGER _100_bi_grant_sync_reader ON ddl_command_end
          WHEN TAG IN ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO')
    EXECUTE FUNCTION app.tg__grant_bi_select();
+
+
+--
+-- Name: _200_bi_publicar; Type: EVENT TRIGGER; Schema: -; Owner: -
+--
+
+CREATE EVENT TRIGGER _200_bi_publicar ON ddl_command_end
+         WHEN TAG IN ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO', 'ALTER TABLE')
+   EXECUTE FUNCTION app.tg__publicar_bi();
 
 
 --
@@ -8320,5 +9092,9 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261122400100'),
     ('20261123100000'),
     ('20261124100000'),
+    ('20261124170000'),
+    ('20261124170100'),
     ('20261124180000'),
-    ('20261124190000');
+    ('20261124180100'),
+    ('20261124190000'),
+    ('20261124200000');

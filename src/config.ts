@@ -50,6 +50,27 @@ export interface MailConfig {
   from: string;
 }
 
+/** Area D: the reset of the replication to the phones (docs/replicacao.md). */
+export interface ReplicatorConfig {
+  /** REPLICATOR_CONFIRM_SECRET: X-Confirm-Nuke must match (constant time); null -> the reset answers 503 */
+  confirmSecret: string | null;
+  slotPrefix: string;
+  publication: string;
+  /** REPLICATOR_DOCSTORE_URL as given (mongodb://… or postgres://…?schema=…); null -> VALIDAR fails */
+  docstoreUrl: string | null;
+  restart: 'hosting' | 'manual';
+  /** the hosting platform's REST API (Render: POST /services/{id}/suspend and /resume); set when restart = hosting */
+  hosting: { apiUrl: string; apiKey: string; serviceId: string; timeoutMs: number } | null;
+  /** AGUARDAR_PARADA: how long every prefixed slot may take to go inactive */
+  paradaLimiteMs: number;
+  /** AGUARDAR_REPLICACAO: how long a prefixed slot may take to be active again */
+  replicacaoLimiteMs: number;
+  /** DROP_DOCSTORE: connection and command time limit */
+  docstoreTimeoutMs: number;
+  /** how often the waiting steps look at pg_replication_slots */
+  pollMs: number;
+}
+
 /**
  * Staff screens. modo: habilitado (every OIDC variable set: views need a session), bypass
  * (development/test without them: views open, loud warning) or fechado (production
@@ -115,6 +136,7 @@ export interface Config {
    * (fastify's trustProxy). Empty: no proxy is trusted, req.ip is the socket's peer.
    */
   trustProxy: string[];
+  replicator: ReplicatorConfig;
   views: ViewsConfig;
 }
 
@@ -226,6 +248,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   }
   const partner = loadPartnerConfig(env, appEnv, warnings);
   const mail = loadMailConfig(env);
+  const replicator = loadReplicatorConfig(env, warnings);
   const views = loadViewsConfig(env, appEnv, warnings);
 
   return {
@@ -267,6 +290,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
         chunkLinhas: int(env, legacyName(env, 'XLS_MERGE_CHUNK_LINHAS', 'XLS_MERGE_LOTE_LINHAS', warnings), 25_000, 1, 10_000_000),
       },
       trustProxy: trustProxyList(env),
+      replicator,
       views,
     },
   };
@@ -346,6 +370,75 @@ function loadMailConfig(env: Env): MailConfig {
   return { smtpUrl, from };
 }
 
+const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
+
+function loadReplicatorConfig(env: Env, warnings: string[]): ReplicatorConfig {
+  const confirmSecret = str(env, 'REPLICATOR_CONFIRM_SECRET') ?? null;
+  if (!confirmSecret) warnings.push('REPLICATOR_CONFIRM_SECRET não definida: o reset da replicação responderá 503');
+  const slotPrefix = str(env, 'REPLICATOR_SLOT_PREFIX') ?? 'powersync_';
+  if (!/^[a-z0-9_]{1,40}$/.test(slotPrefix)) {
+    throw new ConfigError(`REPLICATOR_SLOT_PREFIX deve ter de 1 a 40 caracteres entre a-z, 0-9 e _ (recebido '${slotPrefix}')`);
+  }
+  const publication = str(env, 'REPLICATOR_PUBLICATION') ?? 'powersync';
+  if (!IDENT.test(publication)) {
+    throw new ConfigError(`REPLICATOR_PUBLICATION deve ser um nome simples de publicação (a-z, 0-9, _; recebido '${publication}')`);
+  }
+  const docstoreUrl = str(env, 'REPLICATOR_DOCSTORE_URL') ?? null;
+  if (docstoreUrl) parseDocstoreUrl(docstoreUrl); // refuses the boot when malformed
+  else warnings.push('REPLICATOR_DOCSTORE_URL não definida: um reset da replicação falhará no passo VALIDAR');
+  const restartRaw = (str(env, 'REPLICATOR_RESTART') ?? 'manual').toLowerCase();
+  if (restartRaw !== 'hosting' && restartRaw !== 'manual') {
+    throw new ConfigError(`REPLICATOR_RESTART deve ser hosting ou manual (recebido '${restartRaw}')`);
+  }
+  let hosting: ReplicatorConfig['hosting'] = null;
+  if (restartRaw === 'hosting') {
+    const apiKey = str(env, 'REPLICATOR_HOSTING_API_KEY');
+    const serviceId = str(env, 'REPLICATOR_HOSTING_SERVICE_ID');
+    const missing = [!apiKey && 'REPLICATOR_HOSTING_API_KEY', !serviceId && 'REPLICATOR_HOSTING_SERVICE_ID'].filter(Boolean);
+    if (missing.length > 0) throw new ConfigError(`REPLICATOR_RESTART=hosting exige ${missing.join(' e ')}`);
+    if (!/^[A-Za-z0-9_-]{1,100}$/.test(serviceId!)) {
+      throw new ConfigError(`REPLICATOR_HOSTING_SERVICE_ID deve ser o id do serviço na plataforma (ex.: srv-abc123; recebido '${serviceId}')`);
+    }
+    hosting = {
+      apiUrl: httpUrl(env, 'REPLICATOR_HOSTING_API_URL') ?? 'https://api.render.com/v1',
+      apiKey: apiKey!, serviceId: serviceId!,
+      timeoutMs: int(env, 'REPLICATOR_HOSTING_TIMEOUT_MS', 15_000, 100, 600_000),
+    };
+  }
+  return {
+    confirmSecret, slotPrefix, publication, docstoreUrl, restart: restartRaw, hosting,
+    paradaLimiteMs: int(env, 'REPLICATOR_PARADA_LIMITE_S', 120, 1, 86_400) * 1000,
+    replicacaoLimiteMs: int(env, 'REPLICATOR_REPLICACAO_LIMITE_S', 300, 1, 86_400) * 1000,
+    docstoreTimeoutMs: int(env, 'REPLICATOR_DOCSTORE_TIMEOUT_MS', 30_000, 100, 600_000),
+    pollMs: int(env, 'REPLICATOR_POLL_MS', 1000, 10, 60_000),
+  };
+}
+
+export type DocstoreAlvo =
+  | { kind: 'mongodb'; url: string; database: string }
+  | { kind: 'postgres'; url: string; schema: string };
+
+/** REPLICATOR_DOCSTORE_URL: a MongoDB database (the URL's path) or a Postgres schema (`?schema=`, default powersync). */
+export function parseDocstoreUrl(raw: string): DocstoreAlvo {
+  let u: URL;
+  try { u = new URL(raw); } catch { throw new ConfigError('REPLICATOR_DOCSTORE_URL não é uma URL válida (mongodb://… ou postgres://…)'); }
+  if (u.protocol === 'mongodb:' || u.protocol === 'mongodb+srv:') {
+    const database = decodeURIComponent(u.pathname.replace(/^\//, ''));
+    if (!database || /[/\\. "$]/.test(database)) {
+      throw new ConfigError('REPLICATOR_DOCSTORE_URL (MongoDB) deve nomear o banco do motor no caminho: mongodb://host:27017/powersync');
+    }
+    return { kind: 'mongodb', url: raw, database };
+  }
+  if (u.protocol === 'postgres:' || u.protocol === 'postgresql:') {
+    const schema = u.searchParams.get('schema') ?? 'powersync';
+    if (!IDENT.test(schema) || ['public', 'app', 'pg_catalog', 'information_schema'].includes(schema)) {
+      throw new ConfigError(`REPLICATOR_DOCSTORE_URL (Postgres): schema '${schema}' inválido ou reservado; use ?schema=powersync`);
+    }
+    u.searchParams.delete('schema');
+    return { kind: 'postgres', url: u.toString(), schema };
+  }
+  throw new ConfigError(`REPLICATOR_DOCSTORE_URL deve começar com mongodb://, mongodb+srv:// ou postgres:// (recebido '${u.protocol}')`);
+}
 const OIDC_VARS = ['OIDC_ISSUER_URL', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_DOMINIO', 'PUBLIC_BASE_URL'] as const;
 
 function loadViewsConfig(env: Env, appEnv: Config['env'], warnings: string[]): ViewsConfig {

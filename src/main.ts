@@ -19,6 +19,8 @@ import { backfillStorage } from './xls/backfill.js';
 import { xlsRecuperar } from './db/xls.js';
 import { resolveCommit, version } from './version.js';
 import { partnerConfigurar } from './db/partner.js';
+import { replicacaoRecuperar } from './db/replicacao.js';
+import { reportarErro } from './jobs/replicacao.js';
 import type { AppContext } from './context.js';
 
 export interface RunningService {
@@ -69,6 +71,9 @@ export async function startService(env: Record<string, string | undefined> = pro
   if (recuperacao.orfaos.length || recuperacao.reenfileirados.length) {
     app.log.warn({ orfaos: recuperacao.orfaos, reenfileirados: recuperacao.reenfileirados }, 'recuperação de processamentos no boot');
   }
+
+  // area D: a reset of the replication orphaned by a dead process -> ERRO (step_atual kept)
+  for (const exec of await replicacaoRecuperar(pool)) await reportarErro(exec, { log: app.log });
 
   const listener = await createListener(config.databaseUrl, app.log);
   await configuracao.attach(listener);

@@ -5,11 +5,14 @@ import { sendMessage } from '../integrations/bot.js';
 import { partnerJobHandlers } from './partner.js';
 import { xlsProcessarHandler } from '../xls/processar.js';
 import { XLS_JOB_KIND } from '../db/xls.js';
+import { REPLICACAO_JOB_KIND } from '../db/replicacao.js';
+import { replicacaoJobHandler } from './replicacao.js';
 
 export function jobHandlers(ctx: AppContext): Record<string, JobHandler> {
   return {
     ...partnerJobHandlers(ctx),
     [XLS_JOB_KIND]: xlsProcessarHandler(ctx),
+    [REPLICACAO_JOB_KIND]: replicacaoJobHandler(ctx),
     /** app.notificar_bot(texto): one message to the configured chat. */
     bot_mensagem: async (job, { signal, log }) => {
       const texto = String(job.payload.texto ?? '');

@@ -22,6 +22,7 @@ import { DOMINIO, IMPORTAR_TOKEN } from './helpers.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = join(projectRoot, 'test-artifacts', 'screens');
+const RESET_SEGREDO = 'confirma-nuke-navegador-0123456789';
 const CLIENT = { clientId: 'bi-comercial', clientSecret: 'segredo-do-cliente-0123456789' };
 
 let db: TestDatabase;
@@ -80,6 +81,9 @@ beforeAll(async () => {
     env: {
       OIDC_ISSUER_URL: idp.issuer, OIDC_CLIENT_ID: CLIENT.clientId, OIDC_CLIENT_SECRET: CLIENT.clientSecret,
       OIDC_DOMINIO: DOMINIO, PUBLIC_BASE_URL: base, XLS_IMPORTAR_TOKEN: IMPORTAR_TOKEN, XLS_IMPORTAR_ESPERA_SEGUNDOS: '30',
+      // the reset screens (issue 15): manual restart, the docstore a schema of this database
+      REPLICATOR_CONFIRM_SECRET: RESET_SEGREDO, REPLICATOR_RESTART: 'manual',
+      REPLICATOR_DOCSTORE_URL: `${db.url}?schema=powersync`, REPLICATOR_POLL_MS: '100',
     },
   });
   await svc.app.listen({ port, host: '127.0.0.1' });
@@ -283,6 +287,44 @@ describe('every screen and form', () => {
     await page.getByRole('button', { name: 'Remover operacao@empresa.com.br' }).click();
     await expect(page.locator('.aviso-ok').textContent()).resolves.toContain('Destinatário removido');
   });
+
+  it('replication reset: refusal of a wrong secret, a real run (manual restart) followed live, the failed detail with instructions', async () => {
+    await db.pool.query('create schema powersync; create table powersync.dados (id int); insert into powersync.dados values (1)');
+    await page.goto(`${base}/admin`);
+    await page.getByRole('link', { name: 'Reset da replicação' }).first().click();
+    await expect(page.locator('h1').textContent()).resolves.toContain('Reset da replicação');
+    await foto(page, '60-replicacao');
+    await page.getByLabel('Motivo (opcional, até 500 caracteres)').fill('teste no navegador');
+    await page.getByLabel('Segredo de confirmação').fill('segredo-errado');
+    await page.getByLabel(/Entendo que a sincronização para/).check();
+    await page.getByRole('button', { name: 'Resetar a replicação' }).click();
+    await expect(page.locator('.aviso-erro').textContent()).resolves.toContain('Segredo de confirmação inválido');
+    await foto(page, '61-replicacao-recusa');
+    expect((await db.pool.query('select count(*)::int n from xls_resetar_replicator')).rows[0].n).toBe(0);
+    await page.getByLabel('Segredo de confirmação').fill(RESET_SEGREDO);
+    await page.getByLabel(/Entendo que a sincronização para/).check();
+    await page.getByRole('button', { name: 'Resetar a replicação' }).click();
+    await page.waitForURL(/\/admin\/replicacao\/[0-9a-f-]{36}\?ok=iniciado$/);
+    // the page refreshes itself until the run ends (manual restart: no engine to wait for)
+    await page.locator('.status-SUCESSO').first().waitFor({ timeout: 40_000 });
+    const texto = await page.locator('main').textContent();
+    expect(texto).toContain('FINALIZAR');
+    expect(texto).toContain('reinício manual');
+    expect(texto).toContain('MANUAL');
+    await foto(page, '62-replicacao-sucesso');
+    expect((await db.pool.query(`select count(*)::int n from pg_namespace where nspname = 'powersync'`)).rows[0].n).toBe(0);
+    // a failed one, as the orphan rule leaves it: the manual recovery instructions are on the detail
+    const { rows } = await db.pool.query(`select id from replicacao_resetar('falha simulada', 'psql')`);
+    await db.pool.query(`update app.job set status = 'done' where payload ->> 'id' = $1`, [rows[0].id]);
+    await db.pool.query(`select replicacao_passo($1, 'VALIDAR', 'EM_ANDAMENTO')`, [rows[0].id]);
+    await db.pool.query(`select replicacao_passo($1, 'VALIDAR', 'SUCESSO', 'ok')`, [rows[0].id]);
+    await db.pool.query(`select replicacao_passo($1, 'PAUSAR', 'EM_ANDAMENTO')`, [rows[0].id]);
+    await db.pool.query(`select replicacao_falhar($1, 'interrompida após reinício da aplicação')`, [rows[0].id]);
+    await page.goto(`${base}/admin/replicacao`);
+    await page.goto(`${base}/admin/replicacao/${rows[0].id}`);
+    await expect(page.locator('section.aviso-erro h2').textContent()).resolves.toContain('O que fazer à mão (falha em PAUSAR)');
+    await foto(page, '63-replicacao-erro');
+  }, 90_000);
 
   it('orders console: the watchdog in words, Enfileirar', async () => {
     await page.goto(`${base}/pedidos`);

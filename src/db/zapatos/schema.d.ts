@@ -11768,6 +11768,780 @@ declare module 'zapatos/schema' {
   }
 
   /**
+   * **xls_resetar_replicator**
+   * - Table in database
+   */
+  export namespace xls_resetar_replicator {
+    export type Table = 'xls_resetar_replicator';
+    export interface Selectable {
+      /**
+      * **xls_resetar_replicator.assumido_em**
+      *
+      * When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      assumido_em: Date | null;
+      /**
+      * **xls_resetar_replicator.erro_mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem: string | null;
+      /**
+      * **xls_resetar_replicator.estrategia**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      estrategia: string | null;
+      /**
+      * **xls_resetar_replicator.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em: Date | null;
+      /**
+      * **xls_resetar_replicator.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **xls_resetar_replicator.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em: Date;
+      /**
+      * **xls_resetar_replicator.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id: db.Int8String | null;
+      /**
+      * **xls_resetar_replicator.motivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      motivo: string | null;
+      /**
+      * **xls_resetar_replicator.slot_novo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      slot_novo: string | null;
+      /**
+      * **xls_resetar_replicator.slots_removidos**
+      * - `_text` in database
+      * - `NOT NULL`, default: `'{}'::text[]`
+      */
+      slots_removidos: string[];
+      /**
+      * **xls_resetar_replicator.solicitante**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      solicitante: string | null;
+      /**
+      * **xls_resetar_replicator.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status: string;
+      /**
+      * **xls_resetar_replicator.step_atual**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_atual: string | null;
+      /**
+      * **xls_resetar_replicator.step_falho**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_falho: string | null;
+      /**
+      * **xls_resetar_replicator.ultimo_nuke**
+      *
+      * The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ultimo_nuke: string | null;
+      /**
+      * **xls_resetar_replicator.worker**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **xls_resetar_replicator.assumido_em**
+      *
+      * When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      assumido_em: db.TimestampTzString | null;
+      /**
+      * **xls_resetar_replicator.erro_mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem: string | null;
+      /**
+      * **xls_resetar_replicator.estrategia**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      estrategia: string | null;
+      /**
+      * **xls_resetar_replicator.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em: db.TimestampTzString | null;
+      /**
+      * **xls_resetar_replicator.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **xls_resetar_replicator.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em: db.TimestampTzString;
+      /**
+      * **xls_resetar_replicator.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id: number | null;
+      /**
+      * **xls_resetar_replicator.motivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      motivo: string | null;
+      /**
+      * **xls_resetar_replicator.slot_novo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      slot_novo: string | null;
+      /**
+      * **xls_resetar_replicator.slots_removidos**
+      * - `_text` in database
+      * - `NOT NULL`, default: `'{}'::text[]`
+      */
+      slots_removidos: string[];
+      /**
+      * **xls_resetar_replicator.solicitante**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      solicitante: string | null;
+      /**
+      * **xls_resetar_replicator.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status: string;
+      /**
+      * **xls_resetar_replicator.step_atual**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_atual: string | null;
+      /**
+      * **xls_resetar_replicator.step_falho**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_falho: string | null;
+      /**
+      * **xls_resetar_replicator.ultimo_nuke**
+      *
+      * The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ultimo_nuke: string | null;
+      /**
+      * **xls_resetar_replicator.worker**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **xls_resetar_replicator.assumido_em**
+      *
+      * When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      assumido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.erro_mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.estrategia**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      estrategia?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.motivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      motivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.slot_novo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      slot_novo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.slots_removidos**
+      * - `_text` in database
+      * - `NOT NULL`, default: `'{}'::text[]`
+      */
+      slots_removidos?: string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.solicitante**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      solicitante?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.step_atual**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_atual?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.step_falho**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_falho?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.ultimo_nuke**
+      *
+      * The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ultimo_nuke?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator.worker**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **xls_resetar_replicator.assumido_em**
+      *
+      * When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      assumido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.erro_mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.estrategia**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      estrategia?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.motivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      motivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.slot_novo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      slot_novo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.slots_removidos**
+      * - `_text` in database
+      * - `NOT NULL`, default: `'{}'::text[]`
+      */
+      slots_removidos?: string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.solicitante**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      solicitante?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.step_atual**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_atual?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.step_falho**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_falho?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.ultimo_nuke**
+      *
+      * The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ultimo_nuke?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator.worker**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **xls_resetar_replicator.assumido_em**
+      *
+      * When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      assumido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.erro_mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_mensagem?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.estrategia**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      estrategia?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.motivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      motivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.slot_novo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      slot_novo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.slots_removidos**
+      * - `_text` in database
+      * - `NOT NULL`, default: `'{}'::text[]`
+      */
+      slots_removidos?: string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.solicitante**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      solicitante?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.step_atual**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_atual?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.step_falho**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      step_falho?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.ultimo_nuke**
+      *
+      * The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      ultimo_nuke?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.worker**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      worker?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'xls_resetar_replicator_pkey' | 'xls_resetar_replicator_um_em_andamento';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **xls_resetar_replicator_passo**
+   * - Table in database
+   */
+  export namespace xls_resetar_replicator_passo {
+    export type Table = 'xls_resetar_replicator_passo';
+    export interface Selectable {
+      /**
+      * **xls_resetar_replicator_passo.execucao_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      execucao_id: string;
+      /**
+      * **xls_resetar_replicator_passo.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em: Date | null;
+      /**
+      * **xls_resetar_replicator_passo.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: db.Int8String;
+      /**
+      * **xls_resetar_replicator_passo.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em: Date;
+      /**
+      * **xls_resetar_replicator_passo.mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      mensagem: string | null;
+      /**
+      * **xls_resetar_replicator_passo.ordem**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      ordem: number;
+      /**
+      * **xls_resetar_replicator_passo.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status: string;
+      /**
+      * **xls_resetar_replicator_passo.step**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      step: string;
+    }
+    export interface JSONSelectable {
+      /**
+      * **xls_resetar_replicator_passo.execucao_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      execucao_id: string;
+      /**
+      * **xls_resetar_replicator_passo.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em: db.TimestampTzString | null;
+      /**
+      * **xls_resetar_replicator_passo.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id: number;
+      /**
+      * **xls_resetar_replicator_passo.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em: db.TimestampTzString;
+      /**
+      * **xls_resetar_replicator_passo.mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      mensagem: string | null;
+      /**
+      * **xls_resetar_replicator_passo.ordem**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      ordem: number;
+      /**
+      * **xls_resetar_replicator_passo.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status: string;
+      /**
+      * **xls_resetar_replicator_passo.step**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      step: string;
+    }
+    export interface Whereable {
+      /**
+      * **xls_resetar_replicator_passo.execucao_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      execucao_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator_passo.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator_passo.id**
+      * - `int8` in database
+      * - Generated column
+      */
+      id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator_passo.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator_passo.mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      mensagem?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator_passo.ordem**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      ordem?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator_passo.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_resetar_replicator_passo.step**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      step?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **xls_resetar_replicator_passo.execucao_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      execucao_id: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator_passo.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator_passo.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator_passo.mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      mensagem?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator_passo.ordem**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      ordem: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator_passo.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_resetar_replicator_passo.step**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      step: string | db.Parameter<string> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **xls_resetar_replicator_passo.execucao_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      execucao_id?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator_passo.finalizado_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      finalizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator_passo.iniciado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      iniciado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator_passo.mensagem**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      mensagem?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator_passo.ordem**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      ordem?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator_passo.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'EM_ANDAMENTO'::text`
+      */
+      status?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator_passo.step**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      step?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'xls_resetar_replicator_passo_pkey' | 'xls_resetar_replicator_passo_unico';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
    * **xls_v_conjunto**
    * - View in database
    */
@@ -13109,20 +13883,20 @@ declare module 'zapatos/schema' {
   /* --- aggregate types --- */
 
   export namespace public {  
-    export type Table = bi_centro_custo.Table | bi_cliente.Table | bi_compra.Table | bi_configuracao.Table | bi_cota_fornecedor.Table | bi_faturamento.Table | bi_filial.Table | bi_fornecedor.Table | bi_margem_consolidada.Table | bi_margem_dia.Table | bi_meta.Table | bi_meta_carteira.Table | bi_movimento.Table | bi_posto.Table | bi_produto.Table | bi_titulo.Table | bi_trr.Table | bi_veiculo.Table | bi_vendedor.Table | destinatario.Table | erp_sync_audit.Table | erp_sync_audit_variante.Table | feriado.Table | partner_aviso.Table | partner_aviso_envio.Table | partner_configuracao.Table | partner_contingencia.Table | partner_episodio.Table | partner_pedido.Table | partner_pedido_transicao.Table | partner_puxada.Table | partner_webhook.Table | produto.Table | variante.Table | xls_conjunto_item.Table | xls_conjunto_lote.Table | xls_processamento.Table | xls_v_conjunto.Table | xls_v_processamento.Table | xls_v_resumo_diario.Table;
-    export type Selectable = bi_centro_custo.Selectable | bi_cliente.Selectable | bi_compra.Selectable | bi_configuracao.Selectable | bi_cota_fornecedor.Selectable | bi_faturamento.Selectable | bi_filial.Selectable | bi_fornecedor.Selectable | bi_margem_consolidada.Selectable | bi_margem_dia.Selectable | bi_meta.Selectable | bi_meta_carteira.Selectable | bi_movimento.Selectable | bi_posto.Selectable | bi_produto.Selectable | bi_titulo.Selectable | bi_trr.Selectable | bi_veiculo.Selectable | bi_vendedor.Selectable | destinatario.Selectable | erp_sync_audit.Selectable | erp_sync_audit_variante.Selectable | feriado.Selectable | partner_aviso.Selectable | partner_aviso_envio.Selectable | partner_configuracao.Selectable | partner_contingencia.Selectable | partner_episodio.Selectable | partner_pedido.Selectable | partner_pedido_transicao.Selectable | partner_puxada.Selectable | partner_webhook.Selectable | produto.Selectable | variante.Selectable | xls_conjunto_item.Selectable | xls_conjunto_lote.Selectable | xls_processamento.Selectable | xls_v_conjunto.Selectable | xls_v_processamento.Selectable | xls_v_resumo_diario.Selectable;
-    export type JSONSelectable = bi_centro_custo.JSONSelectable | bi_cliente.JSONSelectable | bi_compra.JSONSelectable | bi_configuracao.JSONSelectable | bi_cota_fornecedor.JSONSelectable | bi_faturamento.JSONSelectable | bi_filial.JSONSelectable | bi_fornecedor.JSONSelectable | bi_margem_consolidada.JSONSelectable | bi_margem_dia.JSONSelectable | bi_meta.JSONSelectable | bi_meta_carteira.JSONSelectable | bi_movimento.JSONSelectable | bi_posto.JSONSelectable | bi_produto.JSONSelectable | bi_titulo.JSONSelectable | bi_trr.JSONSelectable | bi_veiculo.JSONSelectable | bi_vendedor.JSONSelectable | destinatario.JSONSelectable | erp_sync_audit.JSONSelectable | erp_sync_audit_variante.JSONSelectable | feriado.JSONSelectable | partner_aviso.JSONSelectable | partner_aviso_envio.JSONSelectable | partner_configuracao.JSONSelectable | partner_contingencia.JSONSelectable | partner_episodio.JSONSelectable | partner_pedido.JSONSelectable | partner_pedido_transicao.JSONSelectable | partner_puxada.JSONSelectable | partner_webhook.JSONSelectable | produto.JSONSelectable | variante.JSONSelectable | xls_conjunto_item.JSONSelectable | xls_conjunto_lote.JSONSelectable | xls_processamento.JSONSelectable | xls_v_conjunto.JSONSelectable | xls_v_processamento.JSONSelectable | xls_v_resumo_diario.JSONSelectable;
-    export type Whereable = bi_centro_custo.Whereable | bi_cliente.Whereable | bi_compra.Whereable | bi_configuracao.Whereable | bi_cota_fornecedor.Whereable | bi_faturamento.Whereable | bi_filial.Whereable | bi_fornecedor.Whereable | bi_margem_consolidada.Whereable | bi_margem_dia.Whereable | bi_meta.Whereable | bi_meta_carteira.Whereable | bi_movimento.Whereable | bi_posto.Whereable | bi_produto.Whereable | bi_titulo.Whereable | bi_trr.Whereable | bi_veiculo.Whereable | bi_vendedor.Whereable | destinatario.Whereable | erp_sync_audit.Whereable | erp_sync_audit_variante.Whereable | feriado.Whereable | partner_aviso.Whereable | partner_aviso_envio.Whereable | partner_configuracao.Whereable | partner_contingencia.Whereable | partner_episodio.Whereable | partner_pedido.Whereable | partner_pedido_transicao.Whereable | partner_puxada.Whereable | partner_webhook.Whereable | produto.Whereable | variante.Whereable | xls_conjunto_item.Whereable | xls_conjunto_lote.Whereable | xls_processamento.Whereable | xls_v_conjunto.Whereable | xls_v_processamento.Whereable | xls_v_resumo_diario.Whereable;
-    export type Insertable = bi_centro_custo.Insertable | bi_cliente.Insertable | bi_compra.Insertable | bi_configuracao.Insertable | bi_cota_fornecedor.Insertable | bi_faturamento.Insertable | bi_filial.Insertable | bi_fornecedor.Insertable | bi_margem_consolidada.Insertable | bi_margem_dia.Insertable | bi_meta.Insertable | bi_meta_carteira.Insertable | bi_movimento.Insertable | bi_posto.Insertable | bi_produto.Insertable | bi_titulo.Insertable | bi_trr.Insertable | bi_veiculo.Insertable | bi_vendedor.Insertable | destinatario.Insertable | erp_sync_audit.Insertable | erp_sync_audit_variante.Insertable | feriado.Insertable | partner_aviso.Insertable | partner_aviso_envio.Insertable | partner_configuracao.Insertable | partner_contingencia.Insertable | partner_episodio.Insertable | partner_pedido.Insertable | partner_pedido_transicao.Insertable | partner_puxada.Insertable | partner_webhook.Insertable | produto.Insertable | variante.Insertable | xls_conjunto_item.Insertable | xls_conjunto_lote.Insertable | xls_processamento.Insertable | xls_v_conjunto.Insertable | xls_v_processamento.Insertable | xls_v_resumo_diario.Insertable;
-    export type Updatable = bi_centro_custo.Updatable | bi_cliente.Updatable | bi_compra.Updatable | bi_configuracao.Updatable | bi_cota_fornecedor.Updatable | bi_faturamento.Updatable | bi_filial.Updatable | bi_fornecedor.Updatable | bi_margem_consolidada.Updatable | bi_margem_dia.Updatable | bi_meta.Updatable | bi_meta_carteira.Updatable | bi_movimento.Updatable | bi_posto.Updatable | bi_produto.Updatable | bi_titulo.Updatable | bi_trr.Updatable | bi_veiculo.Updatable | bi_vendedor.Updatable | destinatario.Updatable | erp_sync_audit.Updatable | erp_sync_audit_variante.Updatable | feriado.Updatable | partner_aviso.Updatable | partner_aviso_envio.Updatable | partner_configuracao.Updatable | partner_contingencia.Updatable | partner_episodio.Updatable | partner_pedido.Updatable | partner_pedido_transicao.Updatable | partner_puxada.Updatable | partner_webhook.Updatable | produto.Updatable | variante.Updatable | xls_conjunto_item.Updatable | xls_conjunto_lote.Updatable | xls_processamento.Updatable | xls_v_conjunto.Updatable | xls_v_processamento.Updatable | xls_v_resumo_diario.Updatable;
-    export type UniqueIndex = bi_centro_custo.UniqueIndex | bi_cliente.UniqueIndex | bi_compra.UniqueIndex | bi_configuracao.UniqueIndex | bi_cota_fornecedor.UniqueIndex | bi_faturamento.UniqueIndex | bi_filial.UniqueIndex | bi_fornecedor.UniqueIndex | bi_margem_consolidada.UniqueIndex | bi_margem_dia.UniqueIndex | bi_meta.UniqueIndex | bi_meta_carteira.UniqueIndex | bi_movimento.UniqueIndex | bi_posto.UniqueIndex | bi_produto.UniqueIndex | bi_titulo.UniqueIndex | bi_trr.UniqueIndex | bi_veiculo.UniqueIndex | bi_vendedor.UniqueIndex | destinatario.UniqueIndex | erp_sync_audit.UniqueIndex | erp_sync_audit_variante.UniqueIndex | feriado.UniqueIndex | partner_aviso.UniqueIndex | partner_aviso_envio.UniqueIndex | partner_configuracao.UniqueIndex | partner_contingencia.UniqueIndex | partner_episodio.UniqueIndex | partner_pedido.UniqueIndex | partner_pedido_transicao.UniqueIndex | partner_puxada.UniqueIndex | partner_webhook.UniqueIndex | produto.UniqueIndex | variante.UniqueIndex | xls_conjunto_item.UniqueIndex | xls_conjunto_lote.UniqueIndex | xls_processamento.UniqueIndex | xls_v_conjunto.UniqueIndex | xls_v_processamento.UniqueIndex | xls_v_resumo_diario.UniqueIndex;
-    export type Column = bi_centro_custo.Column | bi_cliente.Column | bi_compra.Column | bi_configuracao.Column | bi_cota_fornecedor.Column | bi_faturamento.Column | bi_filial.Column | bi_fornecedor.Column | bi_margem_consolidada.Column | bi_margem_dia.Column | bi_meta.Column | bi_meta_carteira.Column | bi_movimento.Column | bi_posto.Column | bi_produto.Column | bi_titulo.Column | bi_trr.Column | bi_veiculo.Column | bi_vendedor.Column | destinatario.Column | erp_sync_audit.Column | erp_sync_audit_variante.Column | feriado.Column | partner_aviso.Column | partner_aviso_envio.Column | partner_configuracao.Column | partner_contingencia.Column | partner_episodio.Column | partner_pedido.Column | partner_pedido_transicao.Column | partner_puxada.Column | partner_webhook.Column | produto.Column | variante.Column | xls_conjunto_item.Column | xls_conjunto_lote.Column | xls_processamento.Column | xls_v_conjunto.Column | xls_v_processamento.Column | xls_v_resumo_diario.Column;
+    export type Table = bi_centro_custo.Table | bi_cliente.Table | bi_compra.Table | bi_configuracao.Table | bi_cota_fornecedor.Table | bi_faturamento.Table | bi_filial.Table | bi_fornecedor.Table | bi_margem_consolidada.Table | bi_margem_dia.Table | bi_meta.Table | bi_meta_carteira.Table | bi_movimento.Table | bi_posto.Table | bi_produto.Table | bi_titulo.Table | bi_trr.Table | bi_veiculo.Table | bi_vendedor.Table | destinatario.Table | erp_sync_audit.Table | erp_sync_audit_variante.Table | feriado.Table | partner_aviso.Table | partner_aviso_envio.Table | partner_configuracao.Table | partner_contingencia.Table | partner_episodio.Table | partner_pedido.Table | partner_pedido_transicao.Table | partner_puxada.Table | partner_webhook.Table | produto.Table | variante.Table | xls_conjunto_item.Table | xls_conjunto_lote.Table | xls_processamento.Table | xls_resetar_replicator.Table | xls_resetar_replicator_passo.Table | xls_v_conjunto.Table | xls_v_processamento.Table | xls_v_resumo_diario.Table;
+    export type Selectable = bi_centro_custo.Selectable | bi_cliente.Selectable | bi_compra.Selectable | bi_configuracao.Selectable | bi_cota_fornecedor.Selectable | bi_faturamento.Selectable | bi_filial.Selectable | bi_fornecedor.Selectable | bi_margem_consolidada.Selectable | bi_margem_dia.Selectable | bi_meta.Selectable | bi_meta_carteira.Selectable | bi_movimento.Selectable | bi_posto.Selectable | bi_produto.Selectable | bi_titulo.Selectable | bi_trr.Selectable | bi_veiculo.Selectable | bi_vendedor.Selectable | destinatario.Selectable | erp_sync_audit.Selectable | erp_sync_audit_variante.Selectable | feriado.Selectable | partner_aviso.Selectable | partner_aviso_envio.Selectable | partner_configuracao.Selectable | partner_contingencia.Selectable | partner_episodio.Selectable | partner_pedido.Selectable | partner_pedido_transicao.Selectable | partner_puxada.Selectable | partner_webhook.Selectable | produto.Selectable | variante.Selectable | xls_conjunto_item.Selectable | xls_conjunto_lote.Selectable | xls_processamento.Selectable | xls_resetar_replicator.Selectable | xls_resetar_replicator_passo.Selectable | xls_v_conjunto.Selectable | xls_v_processamento.Selectable | xls_v_resumo_diario.Selectable;
+    export type JSONSelectable = bi_centro_custo.JSONSelectable | bi_cliente.JSONSelectable | bi_compra.JSONSelectable | bi_configuracao.JSONSelectable | bi_cota_fornecedor.JSONSelectable | bi_faturamento.JSONSelectable | bi_filial.JSONSelectable | bi_fornecedor.JSONSelectable | bi_margem_consolidada.JSONSelectable | bi_margem_dia.JSONSelectable | bi_meta.JSONSelectable | bi_meta_carteira.JSONSelectable | bi_movimento.JSONSelectable | bi_posto.JSONSelectable | bi_produto.JSONSelectable | bi_titulo.JSONSelectable | bi_trr.JSONSelectable | bi_veiculo.JSONSelectable | bi_vendedor.JSONSelectable | destinatario.JSONSelectable | erp_sync_audit.JSONSelectable | erp_sync_audit_variante.JSONSelectable | feriado.JSONSelectable | partner_aviso.JSONSelectable | partner_aviso_envio.JSONSelectable | partner_configuracao.JSONSelectable | partner_contingencia.JSONSelectable | partner_episodio.JSONSelectable | partner_pedido.JSONSelectable | partner_pedido_transicao.JSONSelectable | partner_puxada.JSONSelectable | partner_webhook.JSONSelectable | produto.JSONSelectable | variante.JSONSelectable | xls_conjunto_item.JSONSelectable | xls_conjunto_lote.JSONSelectable | xls_processamento.JSONSelectable | xls_resetar_replicator.JSONSelectable | xls_resetar_replicator_passo.JSONSelectable | xls_v_conjunto.JSONSelectable | xls_v_processamento.JSONSelectable | xls_v_resumo_diario.JSONSelectable;
+    export type Whereable = bi_centro_custo.Whereable | bi_cliente.Whereable | bi_compra.Whereable | bi_configuracao.Whereable | bi_cota_fornecedor.Whereable | bi_faturamento.Whereable | bi_filial.Whereable | bi_fornecedor.Whereable | bi_margem_consolidada.Whereable | bi_margem_dia.Whereable | bi_meta.Whereable | bi_meta_carteira.Whereable | bi_movimento.Whereable | bi_posto.Whereable | bi_produto.Whereable | bi_titulo.Whereable | bi_trr.Whereable | bi_veiculo.Whereable | bi_vendedor.Whereable | destinatario.Whereable | erp_sync_audit.Whereable | erp_sync_audit_variante.Whereable | feriado.Whereable | partner_aviso.Whereable | partner_aviso_envio.Whereable | partner_configuracao.Whereable | partner_contingencia.Whereable | partner_episodio.Whereable | partner_pedido.Whereable | partner_pedido_transicao.Whereable | partner_puxada.Whereable | partner_webhook.Whereable | produto.Whereable | variante.Whereable | xls_conjunto_item.Whereable | xls_conjunto_lote.Whereable | xls_processamento.Whereable | xls_resetar_replicator.Whereable | xls_resetar_replicator_passo.Whereable | xls_v_conjunto.Whereable | xls_v_processamento.Whereable | xls_v_resumo_diario.Whereable;
+    export type Insertable = bi_centro_custo.Insertable | bi_cliente.Insertable | bi_compra.Insertable | bi_configuracao.Insertable | bi_cota_fornecedor.Insertable | bi_faturamento.Insertable | bi_filial.Insertable | bi_fornecedor.Insertable | bi_margem_consolidada.Insertable | bi_margem_dia.Insertable | bi_meta.Insertable | bi_meta_carteira.Insertable | bi_movimento.Insertable | bi_posto.Insertable | bi_produto.Insertable | bi_titulo.Insertable | bi_trr.Insertable | bi_veiculo.Insertable | bi_vendedor.Insertable | destinatario.Insertable | erp_sync_audit.Insertable | erp_sync_audit_variante.Insertable | feriado.Insertable | partner_aviso.Insertable | partner_aviso_envio.Insertable | partner_configuracao.Insertable | partner_contingencia.Insertable | partner_episodio.Insertable | partner_pedido.Insertable | partner_pedido_transicao.Insertable | partner_puxada.Insertable | partner_webhook.Insertable | produto.Insertable | variante.Insertable | xls_conjunto_item.Insertable | xls_conjunto_lote.Insertable | xls_processamento.Insertable | xls_resetar_replicator.Insertable | xls_resetar_replicator_passo.Insertable | xls_v_conjunto.Insertable | xls_v_processamento.Insertable | xls_v_resumo_diario.Insertable;
+    export type Updatable = bi_centro_custo.Updatable | bi_cliente.Updatable | bi_compra.Updatable | bi_configuracao.Updatable | bi_cota_fornecedor.Updatable | bi_faturamento.Updatable | bi_filial.Updatable | bi_fornecedor.Updatable | bi_margem_consolidada.Updatable | bi_margem_dia.Updatable | bi_meta.Updatable | bi_meta_carteira.Updatable | bi_movimento.Updatable | bi_posto.Updatable | bi_produto.Updatable | bi_titulo.Updatable | bi_trr.Updatable | bi_veiculo.Updatable | bi_vendedor.Updatable | destinatario.Updatable | erp_sync_audit.Updatable | erp_sync_audit_variante.Updatable | feriado.Updatable | partner_aviso.Updatable | partner_aviso_envio.Updatable | partner_configuracao.Updatable | partner_contingencia.Updatable | partner_episodio.Updatable | partner_pedido.Updatable | partner_pedido_transicao.Updatable | partner_puxada.Updatable | partner_webhook.Updatable | produto.Updatable | variante.Updatable | xls_conjunto_item.Updatable | xls_conjunto_lote.Updatable | xls_processamento.Updatable | xls_resetar_replicator.Updatable | xls_resetar_replicator_passo.Updatable | xls_v_conjunto.Updatable | xls_v_processamento.Updatable | xls_v_resumo_diario.Updatable;
+    export type UniqueIndex = bi_centro_custo.UniqueIndex | bi_cliente.UniqueIndex | bi_compra.UniqueIndex | bi_configuracao.UniqueIndex | bi_cota_fornecedor.UniqueIndex | bi_faturamento.UniqueIndex | bi_filial.UniqueIndex | bi_fornecedor.UniqueIndex | bi_margem_consolidada.UniqueIndex | bi_margem_dia.UniqueIndex | bi_meta.UniqueIndex | bi_meta_carteira.UniqueIndex | bi_movimento.UniqueIndex | bi_posto.UniqueIndex | bi_produto.UniqueIndex | bi_titulo.UniqueIndex | bi_trr.UniqueIndex | bi_veiculo.UniqueIndex | bi_vendedor.UniqueIndex | destinatario.UniqueIndex | erp_sync_audit.UniqueIndex | erp_sync_audit_variante.UniqueIndex | feriado.UniqueIndex | partner_aviso.UniqueIndex | partner_aviso_envio.UniqueIndex | partner_configuracao.UniqueIndex | partner_contingencia.UniqueIndex | partner_episodio.UniqueIndex | partner_pedido.UniqueIndex | partner_pedido_transicao.UniqueIndex | partner_puxada.UniqueIndex | partner_webhook.UniqueIndex | produto.UniqueIndex | variante.UniqueIndex | xls_conjunto_item.UniqueIndex | xls_conjunto_lote.UniqueIndex | xls_processamento.UniqueIndex | xls_resetar_replicator.UniqueIndex | xls_resetar_replicator_passo.UniqueIndex | xls_v_conjunto.UniqueIndex | xls_v_processamento.UniqueIndex | xls_v_resumo_diario.UniqueIndex;
+    export type Column = bi_centro_custo.Column | bi_cliente.Column | bi_compra.Column | bi_configuracao.Column | bi_cota_fornecedor.Column | bi_faturamento.Column | bi_filial.Column | bi_fornecedor.Column | bi_margem_consolidada.Column | bi_margem_dia.Column | bi_meta.Column | bi_meta_carteira.Column | bi_movimento.Column | bi_posto.Column | bi_produto.Column | bi_titulo.Column | bi_trr.Column | bi_veiculo.Column | bi_vendedor.Column | destinatario.Column | erp_sync_audit.Column | erp_sync_audit_variante.Column | feriado.Column | partner_aviso.Column | partner_aviso_envio.Column | partner_configuracao.Column | partner_contingencia.Column | partner_episodio.Column | partner_pedido.Column | partner_pedido_transicao.Column | partner_puxada.Column | partner_webhook.Column | produto.Column | variante.Column | xls_conjunto_item.Column | xls_conjunto_lote.Column | xls_processamento.Column | xls_resetar_replicator.Column | xls_resetar_replicator_passo.Column | xls_v_conjunto.Column | xls_v_processamento.Column | xls_v_resumo_diario.Column;
   
-    export type AllBaseTables = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table];
+    export type AllBaseTables = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table];
     export type AllForeignTables = [];
     export type AllViews = [xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
+    export type AllTablesAndViews = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table, xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
   }
 
 
@@ -13864,6 +14638,89 @@ declare module 'zapatos/schema' {
     }
   
     /**
+     * **app.replicacao_publicacao**
+     * - Table in database
+     */
+    export namespace replicacao_publicacao {
+      export type Table = 'app.replicacao_publicacao';
+      export interface Selectable {
+        /**
+        * **app.replicacao_publicacao.nome**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nome: string;
+        /**
+        * **app.replicacao_publicacao.registrada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        registrada_em: Date;
+      }
+      export interface JSONSelectable {
+        /**
+        * **app.replicacao_publicacao.nome**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nome: string;
+        /**
+        * **app.replicacao_publicacao.registrada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        registrada_em: db.TimestampTzString;
+      }
+      export interface Whereable {
+        /**
+        * **app.replicacao_publicacao.nome**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.replicacao_publicacao.registrada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        registrada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      }
+      export interface Insertable {
+        /**
+        * **app.replicacao_publicacao.nome**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nome: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.replicacao_publicacao.registrada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        registrada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      }
+      export interface Updatable {
+        /**
+        * **app.replicacao_publicacao.nome**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        nome?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.replicacao_publicacao.registrada_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        registrada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      }
+      export type UniqueIndex = 'replicacao_publicacao_pkey';
+      export type Column = keyof Selectable;
+      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+      export type SQL = SQLExpression | SQLExpression[];
+    }
+  
+    /**
      * **app.sessao**
      * - Table in database
      */
@@ -14389,22 +15246,701 @@ declare module 'zapatos/schema' {
       export type SQL = SQLExpression | SQLExpression[];
     }
   
+    /**
+     * **app.xls_alvo**
+     * - Table in database
+     */
+    export namespace xls_alvo {
+      export type Table = 'app.xls_alvo';
+      export interface Selectable {
+        /**
+        * **app.xls_alvo.aba**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        aba: string | null;
+        /**
+        * **app.xls_alvo.comparar**
+        * - `_text` in database
+        * - Nullable, no default
+        */
+        comparar: string[] | null;
+        /**
+        * **app.xls_alvo.escopo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        escopo: string;
+        /**
+        * **app.xls_alvo.escopo_coluna**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        escopo_coluna: string | null;
+        /**
+        * **app.xls_alvo.expressoes**
+        * - `jsonb` in database
+        * - `NOT NULL`, default: `'{}'::jsonb`
+        */
+        expressoes: db.JSONValue;
+        /**
+        * **app.xls_alvo.ordem**
+        *
+        * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
+        * - `int4` in database
+        * - `NOT NULL`, default: `1`
+        */
+        ordem: number;
+        /**
+        * **app.xls_alvo.reter**
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        reter: string[];
+        /**
+        * **app.xls_alvo.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging: string;
+        /**
+        * **app.xls_alvo.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela: string;
+        /**
+        * **app.xls_alvo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string;
+      }
+      export interface JSONSelectable {
+        /**
+        * **app.xls_alvo.aba**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        aba: string | null;
+        /**
+        * **app.xls_alvo.comparar**
+        * - `_text` in database
+        * - Nullable, no default
+        */
+        comparar: string[] | null;
+        /**
+        * **app.xls_alvo.escopo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        escopo: string;
+        /**
+        * **app.xls_alvo.escopo_coluna**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        escopo_coluna: string | null;
+        /**
+        * **app.xls_alvo.expressoes**
+        * - `jsonb` in database
+        * - `NOT NULL`, default: `'{}'::jsonb`
+        */
+        expressoes: db.JSONValue;
+        /**
+        * **app.xls_alvo.ordem**
+        *
+        * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
+        * - `int4` in database
+        * - `NOT NULL`, default: `1`
+        */
+        ordem: number;
+        /**
+        * **app.xls_alvo.reter**
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        reter: string[];
+        /**
+        * **app.xls_alvo.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging: string;
+        /**
+        * **app.xls_alvo.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela: string;
+        /**
+        * **app.xls_alvo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string;
+      }
+      export interface Whereable {
+        /**
+        * **app.xls_alvo.aba**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        aba?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.comparar**
+        * - `_text` in database
+        * - Nullable, no default
+        */
+        comparar?: string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.escopo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        escopo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.escopo_coluna**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        escopo_coluna?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.expressoes**
+        * - `jsonb` in database
+        * - `NOT NULL`, default: `'{}'::jsonb`
+        */
+        expressoes?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.ordem**
+        *
+        * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
+        * - `int4` in database
+        * - `NOT NULL`, default: `1`
+        */
+        ordem?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.reter**
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        reter?: string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      }
+      export interface Insertable {
+        /**
+        * **app.xls_alvo.aba**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        aba?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alvo.comparar**
+        * - `_text` in database
+        * - Nullable, no default
+        */
+        comparar?: string[] | db.Parameter<string[]> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alvo.escopo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        escopo: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_alvo.escopo_coluna**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        escopo_coluna?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alvo.expressoes**
+        * - `jsonb` in database
+        * - `NOT NULL`, default: `'{}'::jsonb`
+        */
+        expressoes?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alvo.ordem**
+        *
+        * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
+        * - `int4` in database
+        * - `NOT NULL`, default: `1`
+        */
+        ordem?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alvo.reter**
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        reter?: string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alvo.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_alvo.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_alvo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string | db.Parameter<string> | db.SQLFragment;
+      }
+      export interface Updatable {
+        /**
+        * **app.xls_alvo.aba**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        aba?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.comparar**
+        * - `_text` in database
+        * - Nullable, no default
+        */
+        comparar?: string[] | db.Parameter<string[]> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string[] | db.Parameter<string[]> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.escopo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        escopo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.escopo_coluna**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        escopo_coluna?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.expressoes**
+        * - `jsonb` in database
+        * - `NOT NULL`, default: `'{}'::jsonb`
+        */
+        expressoes?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.ordem**
+        *
+        * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
+        * - `int4` in database
+        * - `NOT NULL`, default: `1`
+        */
+        ordem?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.reter**
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        reter?: string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      }
+      export type UniqueIndex = 'xls_alvo_pkey' | 'xls_alvo_tipo_ordem_key';
+      export type Column = keyof Selectable;
+      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+      export type SQL = SQLExpression | SQLExpression[];
+    }
+  
+    /**
+     * **app.xls_staging_coluna**
+     * - Table in database
+     */
+    export namespace xls_staging_coluna {
+      export type Table = 'app.xls_staging_coluna';
+      export interface Selectable {
+        /**
+        * **app.xls_staging_coluna.coluna**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        coluna: string;
+        /**
+        * **app.xls_staging_coluna.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem: number;
+        /**
+        * **app.xls_staging_coluna.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging: string;
+        /**
+        * **app.xls_staging_coluna.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string;
+        /**
+        * **app.xls_staging_coluna.tipo_sql**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo_sql: string;
+      }
+      export interface JSONSelectable {
+        /**
+        * **app.xls_staging_coluna.coluna**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        coluna: string;
+        /**
+        * **app.xls_staging_coluna.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem: number;
+        /**
+        * **app.xls_staging_coluna.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging: string;
+        /**
+        * **app.xls_staging_coluna.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string;
+        /**
+        * **app.xls_staging_coluna.tipo_sql**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo_sql: string;
+      }
+      export interface Whereable {
+        /**
+        * **app.xls_staging_coluna.coluna**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        coluna?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_staging_coluna.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_staging_coluna.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_staging_coluna.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_staging_coluna.tipo_sql**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo_sql?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      }
+      export interface Insertable {
+        /**
+        * **app.xls_staging_coluna.coluna**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        coluna: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_staging_coluna.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem: number | db.Parameter<number> | db.SQLFragment;
+        /**
+        * **app.xls_staging_coluna.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_staging_coluna.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_staging_coluna.tipo_sql**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo_sql: string | db.Parameter<string> | db.SQLFragment;
+      }
+      export interface Updatable {
+        /**
+        * **app.xls_staging_coluna.coluna**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        coluna?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_staging_coluna.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+        /**
+        * **app.xls_staging_coluna.staging**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        staging?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_staging_coluna.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_staging_coluna.tipo_sql**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo_sql?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      }
+      export type UniqueIndex = 'xls_staging_coluna_pkey' | 'xls_staging_coluna_tipo_staging_coluna_key';
+      export type Column = keyof Selectable;
+      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+      export type SQL = SQLExpression | SQLExpression[];
+    }
+  
+    /**
+     * **app.xls_tipo**
+     * - Table in database
+     */
+    export namespace xls_tipo {
+      export type Table = 'app.xls_tipo';
+      export interface Selectable {
+        /**
+        * **app.xls_tipo.descricao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        descricao: string;
+        /**
+        * **app.xls_tipo.hook**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        hook: string | null;
+        /**
+        * **app.xls_tipo.mestre**
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        mestre: boolean;
+        /**
+        * **app.xls_tipo.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem: number;
+        /**
+        * **app.xls_tipo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string;
+      }
+      export interface JSONSelectable {
+        /**
+        * **app.xls_tipo.descricao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        descricao: string;
+        /**
+        * **app.xls_tipo.hook**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        hook: string | null;
+        /**
+        * **app.xls_tipo.mestre**
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        mestre: boolean;
+        /**
+        * **app.xls_tipo.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem: number;
+        /**
+        * **app.xls_tipo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string;
+      }
+      export interface Whereable {
+        /**
+        * **app.xls_tipo.descricao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        descricao?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_tipo.hook**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        hook?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_tipo.mestre**
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        mestre?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_tipo.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_tipo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      }
+      export interface Insertable {
+        /**
+        * **app.xls_tipo.descricao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        descricao: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_tipo.hook**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        hook?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_tipo.mestre**
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        mestre?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_tipo.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem: number | db.Parameter<number> | db.SQLFragment;
+        /**
+        * **app.xls_tipo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo: string | db.Parameter<string> | db.SQLFragment;
+      }
+      export interface Updatable {
+        /**
+        * **app.xls_tipo.descricao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        descricao?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_tipo.hook**
+        * - `text` in database
+        * - Nullable, no default
+        */
+        hook?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_tipo.mestre**
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        mestre?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_tipo.ordem**
+        * - `int4` in database
+        * - `NOT NULL`, no default
+        */
+        ordem?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+        /**
+        * **app.xls_tipo.tipo**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tipo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      }
+      export type UniqueIndex = 'xls_tipo_ordem_key' | 'xls_tipo_pkey' | 'xls_tipo_um_mestre';
+      export type Column = keyof Selectable;
+      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+      export type SQL = SQLExpression | SQLExpression[];
+    }
+  
     /* --- aggregate types --- */
   
-    export type Table = job.Table | login_tentativa.Table | repeatable_file.Table | sessao.Table | worker.Table;
-    export type Selectable = job.Selectable | login_tentativa.Selectable | repeatable_file.Selectable | sessao.Selectable | worker.Selectable;
-    export type JSONSelectable = job.JSONSelectable | login_tentativa.JSONSelectable | repeatable_file.JSONSelectable | sessao.JSONSelectable | worker.JSONSelectable;
-    export type Whereable = job.Whereable | login_tentativa.Whereable | repeatable_file.Whereable | sessao.Whereable | worker.Whereable;
-    export type Insertable = job.Insertable | login_tentativa.Insertable | repeatable_file.Insertable | sessao.Insertable | worker.Insertable;
-    export type Updatable = job.Updatable | login_tentativa.Updatable | repeatable_file.Updatable | sessao.Updatable | worker.Updatable;
-    export type UniqueIndex = job.UniqueIndex | login_tentativa.UniqueIndex | repeatable_file.UniqueIndex | sessao.UniqueIndex | worker.UniqueIndex;
-    export type Column = job.Column | login_tentativa.Column | repeatable_file.Column | sessao.Column | worker.Column;
+    export type Table = job.Table | login_tentativa.Table | repeatable_file.Table | replicacao_publicacao.Table | sessao.Table | worker.Table | xls_alvo.Table | xls_staging_coluna.Table | xls_tipo.Table;
+    export type Selectable = job.Selectable | login_tentativa.Selectable | repeatable_file.Selectable | replicacao_publicacao.Selectable | sessao.Selectable | worker.Selectable | xls_alvo.Selectable | xls_staging_coluna.Selectable | xls_tipo.Selectable;
+    export type JSONSelectable = job.JSONSelectable | login_tentativa.JSONSelectable | repeatable_file.JSONSelectable | replicacao_publicacao.JSONSelectable | sessao.JSONSelectable | worker.JSONSelectable | xls_alvo.JSONSelectable | xls_staging_coluna.JSONSelectable | xls_tipo.JSONSelectable;
+    export type Whereable = job.Whereable | login_tentativa.Whereable | repeatable_file.Whereable | replicacao_publicacao.Whereable | sessao.Whereable | worker.Whereable | xls_alvo.Whereable | xls_staging_coluna.Whereable | xls_tipo.Whereable;
+    export type Insertable = job.Insertable | login_tentativa.Insertable | repeatable_file.Insertable | replicacao_publicacao.Insertable | sessao.Insertable | worker.Insertable | xls_alvo.Insertable | xls_staging_coluna.Insertable | xls_tipo.Insertable;
+    export type Updatable = job.Updatable | login_tentativa.Updatable | repeatable_file.Updatable | replicacao_publicacao.Updatable | sessao.Updatable | worker.Updatable | xls_alvo.Updatable | xls_staging_coluna.Updatable | xls_tipo.Updatable;
+    export type UniqueIndex = job.UniqueIndex | login_tentativa.UniqueIndex | repeatable_file.UniqueIndex | replicacao_publicacao.UniqueIndex | sessao.UniqueIndex | worker.UniqueIndex | xls_alvo.UniqueIndex | xls_staging_coluna.UniqueIndex | xls_tipo.UniqueIndex;
+    export type Column = job.Column | login_tentativa.Column | repeatable_file.Column | replicacao_publicacao.Column | sessao.Column | worker.Column | xls_alvo.Column | xls_staging_coluna.Column | xls_tipo.Column;
   
-    export type AllBaseTables = [job.Table, login_tentativa.Table, repeatable_file.Table, sessao.Table, worker.Table];
+    export type AllBaseTables = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
     export type AllForeignTables = [];
     export type AllViews = [];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [job.Table, login_tentativa.Table, repeatable_file.Table, sessao.Table, worker.Table];
+    export type AllTablesAndViews = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
   }
 
 
@@ -14468,14 +16004,20 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.Selectable;
     "xls_conjunto_lote": xls_conjunto_lote.Selectable;
     "xls_processamento": xls_processamento.Selectable;
+    "xls_resetar_replicator": xls_resetar_replicator.Selectable;
+    "xls_resetar_replicator_passo": xls_resetar_replicator_passo.Selectable;
     "xls_v_conjunto": xls_v_conjunto.Selectable;
     "xls_v_processamento": xls_v_processamento.Selectable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Selectable;
     "app.job": app.job.Selectable;
     "app.login_tentativa": app.login_tentativa.Selectable;
     "app.repeatable_file": app.repeatable_file.Selectable;
+    "app.replicacao_publicacao": app.replicacao_publicacao.Selectable;
     "app.sessao": app.sessao.Selectable;
     "app.worker": app.worker.Selectable;
+    "app.xls_alvo": app.xls_alvo.Selectable;
+    "app.xls_staging_coluna": app.xls_staging_coluna.Selectable;
+    "app.xls_tipo": app.xls_tipo.Selectable;
   }[T];
 
   export type JSONSelectableForTable<T extends Table> = {
@@ -14516,14 +16058,20 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.JSONSelectable;
     "xls_conjunto_lote": xls_conjunto_lote.JSONSelectable;
     "xls_processamento": xls_processamento.JSONSelectable;
+    "xls_resetar_replicator": xls_resetar_replicator.JSONSelectable;
+    "xls_resetar_replicator_passo": xls_resetar_replicator_passo.JSONSelectable;
     "xls_v_conjunto": xls_v_conjunto.JSONSelectable;
     "xls_v_processamento": xls_v_processamento.JSONSelectable;
     "xls_v_resumo_diario": xls_v_resumo_diario.JSONSelectable;
     "app.job": app.job.JSONSelectable;
     "app.login_tentativa": app.login_tentativa.JSONSelectable;
     "app.repeatable_file": app.repeatable_file.JSONSelectable;
+    "app.replicacao_publicacao": app.replicacao_publicacao.JSONSelectable;
     "app.sessao": app.sessao.JSONSelectable;
     "app.worker": app.worker.JSONSelectable;
+    "app.xls_alvo": app.xls_alvo.JSONSelectable;
+    "app.xls_staging_coluna": app.xls_staging_coluna.JSONSelectable;
+    "app.xls_tipo": app.xls_tipo.JSONSelectable;
   }[T];
 
   export type WhereableForTable<T extends Table> = {
@@ -14564,14 +16112,20 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.Whereable;
     "xls_conjunto_lote": xls_conjunto_lote.Whereable;
     "xls_processamento": xls_processamento.Whereable;
+    "xls_resetar_replicator": xls_resetar_replicator.Whereable;
+    "xls_resetar_replicator_passo": xls_resetar_replicator_passo.Whereable;
     "xls_v_conjunto": xls_v_conjunto.Whereable;
     "xls_v_processamento": xls_v_processamento.Whereable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Whereable;
     "app.job": app.job.Whereable;
     "app.login_tentativa": app.login_tentativa.Whereable;
     "app.repeatable_file": app.repeatable_file.Whereable;
+    "app.replicacao_publicacao": app.replicacao_publicacao.Whereable;
     "app.sessao": app.sessao.Whereable;
     "app.worker": app.worker.Whereable;
+    "app.xls_alvo": app.xls_alvo.Whereable;
+    "app.xls_staging_coluna": app.xls_staging_coluna.Whereable;
+    "app.xls_tipo": app.xls_tipo.Whereable;
   }[T];
 
   export type InsertableForTable<T extends Table> = {
@@ -14612,14 +16166,20 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.Insertable;
     "xls_conjunto_lote": xls_conjunto_lote.Insertable;
     "xls_processamento": xls_processamento.Insertable;
+    "xls_resetar_replicator": xls_resetar_replicator.Insertable;
+    "xls_resetar_replicator_passo": xls_resetar_replicator_passo.Insertable;
     "xls_v_conjunto": xls_v_conjunto.Insertable;
     "xls_v_processamento": xls_v_processamento.Insertable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Insertable;
     "app.job": app.job.Insertable;
     "app.login_tentativa": app.login_tentativa.Insertable;
     "app.repeatable_file": app.repeatable_file.Insertable;
+    "app.replicacao_publicacao": app.replicacao_publicacao.Insertable;
     "app.sessao": app.sessao.Insertable;
     "app.worker": app.worker.Insertable;
+    "app.xls_alvo": app.xls_alvo.Insertable;
+    "app.xls_staging_coluna": app.xls_staging_coluna.Insertable;
+    "app.xls_tipo": app.xls_tipo.Insertable;
   }[T];
 
   export type UpdatableForTable<T extends Table> = {
@@ -14660,14 +16220,20 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.Updatable;
     "xls_conjunto_lote": xls_conjunto_lote.Updatable;
     "xls_processamento": xls_processamento.Updatable;
+    "xls_resetar_replicator": xls_resetar_replicator.Updatable;
+    "xls_resetar_replicator_passo": xls_resetar_replicator_passo.Updatable;
     "xls_v_conjunto": xls_v_conjunto.Updatable;
     "xls_v_processamento": xls_v_processamento.Updatable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Updatable;
     "app.job": app.job.Updatable;
     "app.login_tentativa": app.login_tentativa.Updatable;
     "app.repeatable_file": app.repeatable_file.Updatable;
+    "app.replicacao_publicacao": app.replicacao_publicacao.Updatable;
     "app.sessao": app.sessao.Updatable;
     "app.worker": app.worker.Updatable;
+    "app.xls_alvo": app.xls_alvo.Updatable;
+    "app.xls_staging_coluna": app.xls_staging_coluna.Updatable;
+    "app.xls_tipo": app.xls_tipo.Updatable;
   }[T];
 
   export type UniqueIndexForTable<T extends Table> = {
@@ -14708,14 +16274,20 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.UniqueIndex;
     "xls_conjunto_lote": xls_conjunto_lote.UniqueIndex;
     "xls_processamento": xls_processamento.UniqueIndex;
+    "xls_resetar_replicator": xls_resetar_replicator.UniqueIndex;
+    "xls_resetar_replicator_passo": xls_resetar_replicator_passo.UniqueIndex;
     "xls_v_conjunto": xls_v_conjunto.UniqueIndex;
     "xls_v_processamento": xls_v_processamento.UniqueIndex;
     "xls_v_resumo_diario": xls_v_resumo_diario.UniqueIndex;
     "app.job": app.job.UniqueIndex;
     "app.login_tentativa": app.login_tentativa.UniqueIndex;
     "app.repeatable_file": app.repeatable_file.UniqueIndex;
+    "app.replicacao_publicacao": app.replicacao_publicacao.UniqueIndex;
     "app.sessao": app.sessao.UniqueIndex;
     "app.worker": app.worker.UniqueIndex;
+    "app.xls_alvo": app.xls_alvo.UniqueIndex;
+    "app.xls_staging_coluna": app.xls_staging_coluna.UniqueIndex;
+    "app.xls_tipo": app.xls_tipo.UniqueIndex;
   }[T];
 
   export type ColumnForTable<T extends Table> = {
@@ -14756,14 +16328,20 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.Column;
     "xls_conjunto_lote": xls_conjunto_lote.Column;
     "xls_processamento": xls_processamento.Column;
+    "xls_resetar_replicator": xls_resetar_replicator.Column;
+    "xls_resetar_replicator_passo": xls_resetar_replicator_passo.Column;
     "xls_v_conjunto": xls_v_conjunto.Column;
     "xls_v_processamento": xls_v_processamento.Column;
     "xls_v_resumo_diario": xls_v_resumo_diario.Column;
     "app.job": app.job.Column;
     "app.login_tentativa": app.login_tentativa.Column;
     "app.repeatable_file": app.repeatable_file.Column;
+    "app.replicacao_publicacao": app.replicacao_publicacao.Column;
     "app.sessao": app.sessao.Column;
     "app.worker": app.worker.Column;
+    "app.xls_alvo": app.xls_alvo.Column;
+    "app.xls_staging_coluna": app.xls_staging_coluna.Column;
+    "app.xls_tipo": app.xls_tipo.Column;
   }[T];
 
   export type SQLForTable<T extends Table> = {
@@ -14804,14 +16382,20 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.SQL;
     "xls_conjunto_lote": xls_conjunto_lote.SQL;
     "xls_processamento": xls_processamento.SQL;
+    "xls_resetar_replicator": xls_resetar_replicator.SQL;
+    "xls_resetar_replicator_passo": xls_resetar_replicator_passo.SQL;
     "xls_v_conjunto": xls_v_conjunto.SQL;
     "xls_v_processamento": xls_v_processamento.SQL;
     "xls_v_resumo_diario": xls_v_resumo_diario.SQL;
     "app.job": app.job.SQL;
     "app.login_tentativa": app.login_tentativa.SQL;
     "app.repeatable_file": app.repeatable_file.SQL;
+    "app.replicacao_publicacao": app.replicacao_publicacao.SQL;
     "app.sessao": app.sessao.SQL;
     "app.worker": app.worker.SQL;
+    "app.xls_alvo": app.xls_alvo.SQL;
+    "app.xls_staging_coluna": app.xls_staging_coluna.SQL;
+    "app.xls_tipo": app.xls_tipo.SQL;
   }[T];
 
 }

@@ -12,6 +12,7 @@ import configuracoesRoutes from './configuracoes.js';
 import processamentosRoutes from './processamentos.js';
 import partnerApiRoutes from './partner.js';
 import xlsRoutes from './xls.js';
+import replicacaoRoutes from './replicacao.js';
 
 export default async function apiRoutes(app: FastifyInstance) {
   const bearer = requireBearer(() => app.ctx.config.apiToken);
@@ -25,6 +26,7 @@ export default async function apiRoutes(app: FastifyInstance) {
   await app.register(processamentosRoutes);
   await app.register(partnerApiRoutes);
   await app.register(xlsRoutes);
+  await app.register(replicacaoRoutes);
 }
 
 /** A view session opens the reads of /api/comercial/processamentos* (when login is enabled). */

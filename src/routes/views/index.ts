@@ -16,6 +16,7 @@ import processamentosScreens from './processamentos.js';
 import adminScreens from './admin.js';
 import destinatariosScreens from './destinatarios.js';
 import pedidosScreens from './pedidos.js';
+import replicacaoScreens from './replicacao.js';
 
 export class CsrfInvalido extends HttpProblem {
   constructor() {
@@ -64,4 +65,5 @@ export default async function viewRoutes(app: FastifyInstance) {
   await app.register(adminScreens);
   await app.register(destinatariosScreens);
   await app.register(pedidosScreens);
+  await app.register(replicacaoScreens);
 }

@@ -1,0 +1,35 @@
+CREATE OR REPLACE FUNCTION public.replicacao_finalizar(p_id uuid)
+ RETURNS public.xls_resetar_replicator
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+AS $function$
+declare
+  v_row public.xls_resetar_replicator;
+  v_nuke text;
+begin
+  select * into v_row from public.xls_resetar_replicator where id = p_id for update;
+  if not found then
+    raise exception 'reset % não existe', p_id using errcode = 'RR404';
+  end if;
+  if v_row.status <> 'EM_ANDAMENTO' then
+    raise exception 'o reset % já terminou (%)', p_id, v_row.status using errcode = 'RR409';
+  end if;
+  if v_row.step_falho is not null then
+    raise exception 'o reset % teve falha no passo %: não pode ser finalizado com sucesso', p_id, v_row.step_falho
+      using errcode = 'RR409';
+  end if;
+  perform public.replicacao_passo(p_id, 'FINALIZAR', 'EM_ANDAMENTO');
+  v_nuke := public.replicacao_ultimo_nuke_avancar();
+  perform public.replicacao_passo(p_id, 'FINALIZAR', 'SUCESSO', format('ultimo_nuke = %s', v_nuke));
+  update public.xls_resetar_replicator
+     set status = 'SUCESSO', finalizado_em = now(), ultimo_nuke = v_nuke
+   where id = p_id
+  returning * into v_row;
+  perform app.notificar_bot(public.replicacao_texto_bot(v_row));
+  return v_row;
+end;
+$function$
+;
+
+comment on function public.replicacao_finalizar(uuid) is 'Reset step FINALIZAR: advances ultimo_nuke (replicacao_ultimo_nuke_avancar), ends the execution in SUCESSO and queues the messaging-bot notice, in one transaction. RR404 unknown; RR409 already ended or a step failed.';
+revoke execute on function public.replicacao_finalizar(uuid) from public;

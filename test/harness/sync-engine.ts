@@ -1,0 +1,90 @@
+/**
+ * The "sync engine" of the reset tests: a real logical replication client (pg_recvlogical,
+ * shipped with Postgres 15, plugin test_decoding) that creates and holds a slot with the
+ * engine's prefix active, the way the real engine holds its own. start() runs a new client
+ * on a new slot (as the engine does after its storage is dropped); stop() ends it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import pg from 'pg';
+import { findPgBinDir } from '../../src/embedded/postgres.js';
+
+export interface FakeSyncEngine {
+  readonly running: boolean;
+  /** every slot name it created, in order */
+  readonly slots: string[];
+  start(): Promise<string>;
+  stop(): Promise<void>;
+  /** stops and drops every slot it created (a database with a slot cannot be dropped) */
+  close(): Promise<void>;
+}
+
+export async function slotAtivo(url: string, slot: string): Promise<boolean> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ active: boolean }>('select active from pg_replication_slots where slot_name = $1', [slot]);
+    return rows[0]?.active === true;
+  } finally {
+    await c.end();
+  }
+}
+
+export async function waitUntil(pred: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await pred())) {
+    if (Date.now() > deadline) throw new Error(`tempo esgotado: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export function startFakeSyncEngine(dbUrl: string, prefix = 'powersync_'): FakeSyncEngine {
+  const dbName = new URL(dbUrl).pathname.slice(1).toLowerCase().replace(/[^a-z0-9_]/g, '_');
+  const slots: string[] = [];
+  let child: ChildProcess | null = null;
+  const bin = join(findPgBinDir(), 'pg_recvlogical');
+
+  async function stop(): Promise<void> {
+    const c = child;
+    child = null;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      c.once('exit', () => resolve());
+      c.kill('SIGTERM');
+    });
+  }
+
+  return {
+    get running() { return child !== null; },
+    slots,
+    async start() {
+      await stop();
+      const slot = `${prefix}${dbName}_${slots.length + 1}`;
+      slots.push(slot);
+      const c = spawn(bin, ['-d', dbUrl, '--slot', slot, '--create-slot', '--if-not-exists', '-P', 'test_decoding',
+        '--start', '-f', '/dev/null', '-s', '1', '--no-loop'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      c.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
+      child = c;
+      await waitUntil(async () => {
+        if (c.exitCode !== null) throw new Error(`pg_recvlogical saiu (${c.exitCode}): ${stderr}`);
+        return slotAtivo(dbUrl, slot);
+      }, 30_000, `slot ${slot} ativo`);
+      return slot;
+    },
+    stop,
+    async close() {
+      await stop();
+      const c = new pg.Client({ connectionString: dbUrl });
+      await c.connect();
+      try {
+        for (const s of slots) {
+          await waitUntil(async () => !(await slotAtivo(dbUrl, s)), 10_000, `slot ${s} inativo`);
+          await c.query('select pg_drop_replication_slot(slot_name) from pg_replication_slots where slot_name = $1', [s]);
+        }
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,159 @@
+/** The reset's SQL from psql: start, one EM_ANDAMENTO, step log, ultimo_nuke, the orphan rule. */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { createTestDatabase, type TestDatabase } from '../harness/db.js';
+import { limpar, ultimoNuke } from './helpers.js';
+
+let db: TestDatabase;
+beforeAll(async () => { db = await createTestDatabase(); });
+afterEach(async () => { await limpar(db.pool); });
+afterAll(async () => { await db?.drop(); });
+
+async function iniciar(motivo: string | null = null): Promise<string> {
+  const { rows } = await db.pool.query<{ id: string }>('select id from replicacao_resetar($1)', [motivo]);
+  return rows[0]!.id;
+}
+
+async function exec(id: string) {
+  const { rows } = await db.pool.query('select * from xls_resetar_replicator where id = $1', [id]);
+  return rows[0];
+}
+
+async function conexao(): Promise<pg.Client> {
+  const c = new pg.Client({ connectionString: db.url });
+  await c.connect();
+  return c;
+}
+
+describe('replicacao_resetar', () => {
+  it('starts an execution and its job (one attempt); a second one is RR409 with the running id', async () => {
+    const id = await iniciar('pelo psql');
+    expect(await exec(id)).toMatchObject({ status: 'EM_ANDAMENTO', motivo: 'pelo psql', solicitante: 'psql', step_atual: null });
+    const job = await db.pool.query(`select kind, max_attempts from app.job where id = (select job_id from xls_resetar_replicator where id = $1)`, [id]);
+    expect(job.rows[0]).toEqual({ kind: 'replicacao_resetar', max_attempts: 1 });
+    await expect(iniciar()).rejects.toMatchObject({ code: 'RR409', detail: id });
+  });
+
+  it('motivo: trimmed, empty is null, more than 500 characters is RR400', async () => {
+    await expect(iniciar('m'.repeat(501))).rejects.toMatchObject({ code: 'RR400' });
+    const id = await iniciar('   ');
+    expect((await exec(id)).motivo).toBeNull();
+  });
+
+  it('the partial unique index holds even for direct inserts; ended executions do not count', async () => {
+    await db.pool.query(`insert into xls_resetar_replicator (status, finalizado_em, erro_mensagem) values ('ERRO', now(), 'x'), ('SUCESSO', now(), null)`);
+    await db.pool.query(`insert into xls_resetar_replicator default values`);
+    await expect(db.pool.query(`insert into xls_resetar_replicator default values`)).rejects.toMatchObject({ code: '23505' });
+    await expect(db.pool.query(`insert into xls_resetar_replicator (motivo) values (repeat('a', 501))`)).rejects.toMatchObject({ code: '23514' });
+  });
+});
+
+describe('steps and outcome', () => {
+  it('replicacao_passo records each step; refusals have codes', async () => {
+    const id = await iniciar();
+    await db.pool.query(`select replicacao_passo($1, 'VALIDAR', 'EM_ANDAMENTO', 'conferindo')`, [id]);
+    expect((await exec(id)).step_atual).toBe('VALIDAR');
+    await db.pool.query(`select replicacao_passo($1, 'VALIDAR', 'SUCESSO', 'ok')`, [id]);
+    const { rows } = await db.pool.query(`select step, ordem, status, mensagem, finalizado_em is not null fim from xls_resetar_replicator_passo where execucao_id = $1`, [id]);
+    expect(rows).toEqual([{ step: 'VALIDAR', ordem: 1, status: 'SUCESSO', mensagem: 'ok', fim: true }]);
+    await expect(db.pool.query(`select replicacao_passo($1, 'OUTRO', 'SUCESSO')`, [id])).rejects.toMatchObject({ code: 'RR400' });
+    await expect(db.pool.query(`select replicacao_passo($1, 'PAUSAR', 'FEITO')`, [id])).rejects.toMatchObject({ code: 'RR400' });
+    await expect(db.pool.query(`select replicacao_passo('00000000-0000-4000-8000-000000000000', 'PAUSAR', 'SUCESSO')`)).rejects.toMatchObject({ code: 'RR404' });
+    await db.pool.query(`select replicacao_falhar($1, 'fim')`, [id]);
+    await expect(db.pool.query(`select replicacao_passo($1, 'PAUSAR', 'EM_ANDAMENTO')`, [id])).rejects.toMatchObject({ code: 'RR409' });
+    await expect(db.pool.query(`select replicacao_finalizar($1)`, [id])).rejects.toMatchObject({ code: 'RR409' });
+  });
+
+  it('replicacao_finalizar advances ultimo_nuke (never backwards), ends SUCESSO and queues the bot notice', async () => {
+    // a stored value in the future (clock skew): it still moves forward
+    await db.pool.query(`update bi_configuracao set valor = '2099-01-01T00:00:00.000Z' where chave = 'ultimo_nuke'`);
+    const id = await iniciar('finalizar');
+    const { rows } = await db.pool.query('select * from replicacao_finalizar($1)', [id]);
+    expect(rows[0]).toMatchObject({ status: 'SUCESSO', ultimo_nuke: '2099-01-01T00:00:00.001Z', step_atual: 'FINALIZAR' });
+    expect(await ultimoNuke(db.pool)).toBe('2099-01-01T00:00:00.001Z');
+    const bot = await db.pool.query(`select payload ->> 'texto' t from app.job where kind = 'bot_mensagem' and payload ->> 'texto' like $1`, [`%${id}%`]);
+    expect(bot.rows[0].t).toMatch(/concluído/);
+    await db.pool.query(`update bi_configuracao set valor = '2020-01-01T00:00:00.000Z' where chave = 'ultimo_nuke'`);
+    const agora = Date.now();
+    const novo = (await db.pool.query<{ v: string }>('select replicacao_ultimo_nuke_avancar() v')).rows[0]!.v;
+    expect(novo).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Math.abs(Date.parse(novo) - agora)).toBeLessThan(60_000);
+  });
+
+  it('a step that fails keeps the first failed step; replicacao_falhar closes the running step and notifies', async () => {
+    const id = await iniciar();
+    await db.pool.query(`select replicacao_passo($1, 'DROP_DOCSTORE', 'EM_ANDAMENTO')`, [id]);
+    await db.pool.query(`select replicacao_passo($1, 'DROP_DOCSTORE', 'ERRO', 'mongo fora')`, [id]);
+    await db.pool.query(`select replicacao_passo($1, 'RESUME', 'EM_ANDAMENTO')`, [id]);
+    await db.pool.query(`select replicacao_passo($1, 'RESUME', 'SUCESSO', 'ok')`, [id]);
+    const { rows } = await db.pool.query('select * from replicacao_falhar($1, $2)', [id, 'DROP_DOCSTORE: mongo fora']);
+    expect(rows[0]).toMatchObject({ status: 'ERRO', step_atual: 'RESUME', step_falho: 'DROP_DOCSTORE', erro_mensagem: 'DROP_DOCSTORE: mongo fora' });
+    const txt = await db.pool.query(`select payload ->> 'texto' t from app.job where kind = 'bot_mensagem' and payload ->> 'texto' like $1`, [`%${id}%`]);
+    expect(txt.rows[0].t).toMatch(/ERRO[\s\S]*Passo: DROP_DOCSTORE/);
+    // a no-op on an ended execution
+    expect((await db.pool.query('select status from replicacao_falhar($1, $2)', [id, 'outra'])).rows[0].status).toBe('ERRO');
+  });
+
+  it('replicacao_instrucoes has a text for every step', async () => {
+    const { rows } = await db.pool.query(`select s, replicacao_instrucoes(s, e) t from unnest(array['VALIDAR', 'PAUSAR', 'AGUARDAR_PARADA',
+      'RESET_SLOT', 'DROP_DOCSTORE', 'RECRIAR_PUBLICACAO', 'RESUME', 'AGUARDAR_REPLICACAO', 'FINALIZAR']) s, unnest(array['hosting', 'manual']) e`);
+    for (const r of rows) expect(String(r.t ?? '').length, r.s).toBeGreaterThan(60);
+    expect(rows).toHaveLength(18);
+    expect((await db.pool.query(`select replicacao_instrucoes('OUTRO') t`)).rows[0].t).toBeNull();
+  });
+});
+
+describe('orphan rule (replicacao_recuperar) and the execution lock', () => {
+  it('an execution taken by a session that died is ERRO "interrompida após reinício da aplicação", step_atual kept; a new reset can start', async () => {
+    const id = await iniciar('órfã');
+    const c = await conexao();
+    const assumida = await c.query('select * from replicacao_assumir($1, $2, $3)', [id, 'w-morto', 'manual']);
+    expect(assumida.rows[0]).toMatchObject({ worker: 'w-morto', estrategia: 'manual' });
+    await c.query(`select replicacao_passo($1, 'AGUARDAR_PARADA', 'EM_ANDAMENTO')`, [id]);
+    // alive: another session cannot take it, and the orphan rule leaves it alone
+    const c2 = await conexao();
+    expect((await c2.query('select (replicacao_assumir($1, $2, $3)).id', [id, 'w-2', 'manual'])).rows[0].id).toBeNull();
+    expect((await db.pool.query('select * from replicacao_recuperar()')).rows).toEqual([]);
+    // the process dies: its connection (and lock) goes
+    await c.query('select pg_terminate_backend(pg_backend_pid())').catch(() => undefined);
+    await c.end().catch(() => undefined);
+    const { rows } = await db.pool.query('select * from replicacao_recuperar()');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ id, status: 'ERRO', erro_mensagem: 'interrompida após reinício da aplicação', step_atual: 'AGUARDAR_PARADA' });
+    const passo = await db.pool.query(`select status from xls_resetar_replicator_passo where execucao_id = $1 and step = 'AGUARDAR_PARADA'`, [id]);
+    expect(passo.rows[0].status).toBe('ERRO');
+    expect(await iniciar('depois da órfã')).toMatch(/-/);
+    await c2.end();
+  });
+
+  it('leaves alone an execution whose job is queued, or just claimed, and takes one whose job is gone', async () => {
+    const id = await iniciar();
+    expect((await db.pool.query('select * from replicacao_recuperar()')).rows).toEqual([]);
+    await db.pool.query(`update app.job set status = 'running', locked_by = 'w', locked_at = now() where id = (select job_id from xls_resetar_replicator where id = $1)`, [id]);
+    expect((await db.pool.query('select * from replicacao_recuperar()')).rows).toEqual([]);
+    await db.pool.query(`update app.job set status = 'failed' where id = (select job_id from xls_resetar_replicator where id = $1)`, [id]);
+    const { rows } = await db.pool.query('select id, status from replicacao_recuperar()');
+    expect(rows).toEqual([{ id, status: 'ERRO' }]);
+  });
+
+  it('a job that takes an execution already taken by a dead process ends it in ERRO instead of running the steps again', async () => {
+    const id = await iniciar();
+    await db.pool.query(`update xls_resetar_replicator set assumido_em = now() - interval '1 minute', worker = 'w-morto', step_atual = 'RESET_SLOT' where id = $1`, [id]);
+    const c = await conexao();
+    try {
+      const { rows } = await c.query('select * from replicacao_assumir($1, $2, $3)', [id, 'w-novo', 'hosting']);
+      expect(rows[0]).toMatchObject({ status: 'ERRO', erro_mensagem: 'interrompida após reinício da aplicação', step_atual: 'RESET_SLOT', worker: 'w-morto' });
+      // the lock was let go
+      const l = await db.pool.query(`select count(*)::int n from pg_locks where locktype = 'advisory' and pid = $1`, [(await c.query('select pg_backend_pid() p')).rows[0].p]);
+      expect(l.rows[0].n).toBe(0);
+    } finally {
+      await c.end();
+    }
+    await expect(db.pool.query(`select replicacao_assumir('00000000-0000-4000-8000-000000000000', 'w', 'manual')`)).rejects.toMatchObject({ code: 'RR404' });
+  });
+
+  it('replicacao_slots_remover refuses an empty prefix', async () => {
+    await expect(db.pool.query(`select replicacao_slots_remover('')`)).rejects.toMatchObject({ code: 'RR400' });
+    expect((await db.pool.query(`select replicacao_slots_remover('nenhum_prefixo_') r`)).rows[0].r).toEqual([]);
+  });
+});
