@@ -1016,7 +1016,7 @@ $$;
 -- Name: FUNCTION sweep_jobs(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.sweep_jobs() IS 'Run every minute by pg_cron: returns jobs of dead workers to the queue, purges done jobs older than 7 days, and re-sends the wake-up for every kind with due work (covers lost notifications and delayed retries). Returns how many jobs were rescued.';
+COMMENT ON FUNCTION app.sweep_jobs() IS 'Run every minute by pg_cron (job app_sweep_jobs), every 10 s by each live replica of the service (JOBS_SWEEP_MS) and at boot: returns jobs of dead workers to the queue, purges done jobs older than 7 days, and re-sends the wake-up for every kind with due work (covers lost notifications and delayed retries). Returns how many jobs were rescued.';
 
 
 --
@@ -1118,6 +1118,31 @@ COMMENT ON FUNCTION app.unschedule(p_job_name text) IS 'Removes a named pg_cron 
 
 
 --
+-- Name: worker_esquecer(text[]); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.worker_esquecer(p_workers text[]) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_n integer;
+begin
+  delete from app.worker w where w.id = any (p_workers);
+  get diagnostics v_n = row_count;
+  return v_n;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION worker_esquecer(p_workers text[]); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.worker_esquecer(p_workers text[]) IS 'Forgets workers known to be dead without waiting for app.worker_timeout(): at boot, the service passes the workers of its own host whose process no longer runs (a previous process of this host: a restart, a crash, a container restarted with the same pid). Their running jobs then go back to the queue (app.sweep_jobs) and their PROCESSANDO to ERRO (xls_recuperar) at once. Returns how many were forgotten.';
+
+
+--
 -- Name: worker_heartbeat(text, text, integer); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1144,14 +1169,68 @@ COMMENT ON FUNCTION app.worker_heartbeat(p_worker text, p_hostname text, p_pid i
 CREATE FUNCTION app.worker_timeout() RETURNS interval
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$ select interval '2 minutes' $$;
+    AS $$ select interval '20 seconds' $$;
 
 
 --
 -- Name: FUNCTION worker_timeout(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.worker_timeout() IS 'How long a worker may go without a heartbeat before it counts as dead.';
+COMMENT ON FUNCTION app.worker_timeout() IS 'How long a worker may go without a heartbeat before it counts as dead: 20 s (workers heartbeat every 5 s, JOBS_HEARTBEAT_MS). With app.sweep_jobs and xls_recuperar run every 10 s by each live replica (pg_cron 1.4 schedules by the minute only), the jobs and PROCESSANDO of a replica that died silently are recovered within 30 s.';
+
+
+--
+-- Name: xls_avisos_normalizar(jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_avisos_normalizar(p_avisos jsonb) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_out jsonb := '[]';
+  v_e jsonb;
+  v_linhas jsonb;
+begin
+  if p_avisos is null or jsonb_typeof(p_avisos) = 'null' then
+    return '[]';
+  end if;
+  if jsonb_typeof(p_avisos) <> 'array' then
+    raise exception 'avisos deve ser uma lista JSON' using errcode = 'XL400';
+  end if;
+  for v_e in select e from jsonb_array_elements(p_avisos) e loop
+    if jsonb_typeof(v_e) = 'string' then
+      v_out := v_out || jsonb_build_array(jsonb_build_object(
+        'categoria', 'geral', 'motivo', v_e #>> '{}', 'quantidade', 1, 'linhas', '[]'::jsonb));
+    elsif jsonb_typeof(v_e) = 'object' and coalesce(v_e ->> 'motivo', v_e ->> 'mensagem') is not null then
+      select coalesce(jsonb_agg(jsonb_build_object(
+               'aba', case when jsonb_typeof(l) = 'object' then l ->> 'aba' end,
+               'linha', case when jsonb_typeof(l) = 'object' then (l ->> 'linha')::integer else (l #>> '{}')::integer end,
+               'valor', case when jsonb_typeof(l) = 'object' then l ->> 'valor' end)), '[]')
+        into v_linhas
+        from jsonb_array_elements(case when jsonb_typeof(v_e -> 'linhas') = 'array' then v_e -> 'linhas' else '[]' end) l;
+      v_out := v_out || jsonb_build_array(jsonb_build_object(
+        'categoria', coalesce(v_e ->> 'categoria', 'geral'),
+        'motivo', coalesce(v_e ->> 'motivo', v_e ->> 'mensagem'),
+        'quantidade', coalesce((v_e ->> 'quantidade')::integer, greatest(jsonb_array_length(v_linhas), 1)),
+        'linhas', v_linhas));
+    else
+      raise exception 'aviso inválido: %', left(v_e::text, 200) using errcode = 'XL400';
+    end if;
+  end loop;
+  return v_out;
+exception
+  when invalid_text_representation or numeric_value_out_of_range then
+    raise exception 'aviso com número de linha inválido: %', left(p_avisos::text, 200) using errcode = 'XL400';
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_avisos_normalizar(p_avisos jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_avisos_normalizar(p_avisos jsonb) IS 'Normalises warnings given by the edge to the stored shape [{categoria, motivo, quantidade, linhas: [{aba, linha, valor}]}]; a plain string becomes {categoria: geral, motivo: <string>}. XL400 for anything else.';
 
 
 --
@@ -1172,6 +1251,72 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_brl(p_valor numeric) IS 'A value in Brazilian form for messages: 1234567.891 → ''1.234.567,89''.';
+
+
+--
+-- Name: xls_conjunto_item_registrar(uuid, text, text, uuid, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_ordem integer;
+  v_fechado timestamptz;
+begin
+  update public.xls_conjunto_lote set total = total + 1 where id = p_conjunto_id
+  returning total, fechado_em into v_ordem, v_fechado;
+  if not found then
+    raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
+  end if;
+  if v_fechado is not null then
+    raise exception 'conjunto % já foi fechado; envie os arquivos num novo conjunto (zip)', p_conjunto_id using errcode = 'XL409';
+  end if;
+  insert into public.xls_conjunto_item (conjunto_id, ordem, arquivo, status, processamento_id, motivo)
+  values (p_conjunto_id, v_ordem, p_arquivo, p_status, p_processamento_id, p_motivo);
+  return v_ordem;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text) IS 'Internal to the receipt: appends one entry to a batch (ordem = position in the zip) and counts it in total. XL404 unknown batch, XL409 batch already closed.';
+
+
+--
+-- Name: xls_enfileirar(uuid); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_enfileirar(p_id uuid) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_job bigint;
+begin
+  v_job := app.enqueue('xls_processar', jsonb_build_object('id', p_id), now(), p_id::text);
+  if v_job is null and not exists (
+      select from app.job j
+       where j.kind = 'xls_processar' and j.unique_key = p_id::text and j.status = 'pending') then
+    -- The key is held by a running job that is finishing an earlier run of this
+    -- processing (it just failed, or its batch closed meanwhile): queue a follow-up
+    -- without key. A duplicate is harmless: only one job can move PENDENTE -> PROCESSANDO.
+    v_job := app.enqueue('xls_processar', jsonb_build_object('id', p_id), now(), null);
+  end if;
+  return v_job;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_enfileirar(p_id uuid); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_enfileirar(p_id uuid) IS 'Queues the job xls_processar {id} (unique key = id) inside the caller''s transaction; when a running job still holds the key (it is finishing the previous run), queues a follow-up without key. Returns the job id, or null when a pending job already exists.';
 
 
 --
@@ -1469,7 +1614,7 @@ declare
   v_veiculo integer;
 begin
   if p_fase = 'inicio' then
-    perform public.xls_r18_periodo(p_meta);
+    perform app.xls_r18_periodo(p_meta);
     -- vehicle-registry defence, chunk by chunk: every row with any vehicle column, before
     -- rejections and repeated keys (the defence looks at all of them), is classified once per
     -- distinct plate and year; the chunk keeps its problem rows and, per valid plate, only the
@@ -1557,7 +1702,7 @@ begin
   if p_fase <> 'fim' then
     return '{}';
   end if;
-  select * into v_per from public.xls_r18_periodo(p_meta);
+  select * into v_per from app.xls_r18_periodo(p_meta);
 
   -- Vehicle-registry defence: the problem rows the chunks kept (rows are imported anyway).
   select coalesce(jsonb_agg(jsonb_build_object('categoria', 'veiculo', 'motivo', r.motivo, 'quantidade', r.n, 'linhas', r.linhas)
@@ -1682,7 +1827,7 @@ declare
   v_fk text;
   v_falta record;
 begin
-  perform public.xls_staging_exigir(p_tipo);
+  perform app.xls_staging_exigir(p_tipo);
   if to_regclass('pg_temp.xls_merge_estado') is null then
     perform app.xls_merge_preparar(p_tipo, p_meta);
   elsif exists (select from pg_temp.xls_merge_estado x where x.tipo <> p_tipo) then
@@ -1709,7 +1854,7 @@ begin
       if v_falta.n > 0 then
         raise exception '%', v_falta.rotulo || ': ' || v_falta.faltam || case when v_falta.n > 20 then format(' e mais %s', v_falta.n - 20) else '' end
           using errcode = 'XL424',
-                hint = 'o cadastro é criado pelo relatório mestre; dentro de um lote o arquivo é refeito depois que o relatório mestre concluir';
+                hint = 'o cadastro é criado pelo relatório mestre; dentro de um conjunto (zip) o arquivo é refeito depois que o relatório mestre concluir';
       end if;
     end loop;
     perform app.xls_merge_hook(p_tipo, 'aceito', e.staging, p_meta);
@@ -1765,7 +1910,7 @@ declare
   v_ef integer := 0;
   v_rm integer := 0;
   v_hook jsonb;
-  v_rej_leitor jsonb := public.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
+  v_rej_leitor jsonb := app.xls_rejeitadas_normalizar(p_meta -> 'linhas_rejeitadas');
   v_rejeitadas jsonb;
   v_avisos jsonb := '[]';
   v_remocoes jsonb := '[]';
@@ -1802,7 +1947,7 @@ begin
                                                'mensagem', format('linha %s: %s '''' inválido', o.linha, o.campo))
                             order by o.aba, o.linha), '[]')
     into v_aux from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada';
-  v_rejeitadas := public.xls_rejeitadas_normalizar(v_rej_leitor || v_aux);
+  v_rejeitadas := app.xls_rejeitadas_normalizar(v_rej_leitor || v_aux);
 
   select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
            'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
@@ -1896,7 +2041,7 @@ begin
     'linhas_enviadas', v_env,
     'linhas_efetivas', v_ef,
     'linhas_removidas', v_rm,
-    'avisos', public.xls_avisos_normalizar(v_avisos || v_remocoes),
+    'avisos', app.xls_avisos_normalizar(v_avisos || v_remocoes),
     'linhas_rejeitadas', v_rejeitadas,
     'tabelas', v_tabelas || coalesce(v_hook -> 'tabelas', '{}')) || coalesce(v_hook -> 'resultado', '{}');
 end;
@@ -1990,7 +2135,7 @@ begin
     raise exception 'o tipo % ainda não tem importação', p_tipo using errcode = 'XL422';
   end if;
   select array_agg(x.tabela order by x.tabela) into v_tabelas from app.xls_alvo x where x.tipo = p_tipo;
-  perform public.xls_travar(v_tabelas);
+  perform app.xls_travar(v_tabelas);
   -- what belongs to one type only: checks of p_meta (its own messages first), its own work tables
   perform app.xls_merge_hook(p_tipo, 'inicio', null, p_meta);
 
@@ -2309,6 +2454,144 @@ COMMENT ON FUNCTION app.xls_r18_candidatos(p_staging text, p_origem regclass) IS
 
 
 --
+-- Name: xls_r18_periodo(jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date) RETURNS record
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  begin
+    inicio := (p_meta ->> 'periodo_inicio')::date;
+    fim := (p_meta ->> 'periodo_fim')::date;
+  exception when data_exception then
+    raise exception 'período do relatório inválido (aba 10, células E1 e F1): % a %',
+      coalesce(p_meta ->> 'periodo_inicio', '?'), coalesce(p_meta ->> 'periodo_fim', '?') using errcode = 'XL422';
+  end;
+  if inicio is null or fim is null then
+    raise exception 'período do relatório ausente (aba 10, células E1 e F1)' using errcode = 'XL422';
+  end if;
+  if fim < inicio then
+    raise exception 'período do relatório inválido: fim % antes do início %', fim, inicio using errcode = 'XL422';
+  end if;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date) IS 'The RELATORIO18 period of p_meta (periodo_inicio, periodo_fim: tab 10, cells E1/F1), checked. XL422 when missing, unreadable or ending before it starts.';
+
+
+--
+-- Name: xls_rejeitadas_normalizar(jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_rejeitadas_normalizar(p_linhas jsonb) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_out jsonb;
+begin
+  if p_linhas is null or jsonb_typeof(p_linhas) = 'null' then
+    return '[]';
+  end if;
+  if jsonb_typeof(p_linhas) <> 'array' then
+    raise exception 'linhas_rejeitadas deve ser uma lista JSON' using errcode = 'XL400';
+  end if;
+  if exists (select from jsonb_array_elements(p_linhas) e
+              where jsonb_typeof(e) <> 'object' or jsonb_typeof(e -> 'linha') <> 'number') then
+    raise exception 'linha rejeitada inválida: cada item precisa de {linha, campo, valor, mensagem}' using errcode = 'XL400';
+  end if;
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'aba', e ->> 'aba',
+           'linha', (e ->> 'linha')::integer,
+           'campo', e ->> 'campo',
+           'valor', e ->> 'valor',
+           'mensagem', coalesce(e ->> 'mensagem',
+                                format('linha %s: %s ''%s'' inválido', e ->> 'linha', e ->> 'campo', coalesce(e ->> 'valor', '')))
+         ) order by e ->> 'aba' nulls first, (e ->> 'linha')::integer), '[]')
+    into v_out
+    from jsonb_array_elements(p_linhas) e;
+  return v_out;
+exception
+  when invalid_text_representation or numeric_value_out_of_range then
+    raise exception 'linha rejeitada com número inválido' using errcode = 'XL400';
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_rejeitadas_normalizar(p_linhas jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_rejeitadas_normalizar(p_linhas jsonb) IS 'Normalises the rows rejected by the reader (RowError: {linha, campo, valor, mensagem}, optional aba) to the stored shape [{aba, linha, campo, valor, mensagem}] ordered by tab and row. XL400 for anything else.';
+
+
+--
+-- Name: xls_requeue(uuid, text[]); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_requeue(p_id uuid, p_de text[] DEFAULT ARRAY['ERRO'::text]) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  update public.xls_processamento
+     set status = 'PENDENTE', iniciado_em = null, finalizado_em = null, worker = null, erro_mensagem = null,
+         avisos = '[]', linhas_rejeitadas = '[]', metricas = null,
+         linhas_enviadas = null, linhas_efetivas = null, linhas_removidas = null,
+         fk_retentar = false, alarmar = false
+   where id = p_id and status = any(p_de);
+  if not found then
+    return false;
+  end if;
+  perform app.xls_enfileirar(p_id);
+  return true;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_requeue(p_id uuid, p_de text[]); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_requeue(p_id uuid, p_de text[]) IS 'Internal transition shared by resend, reprocess buttons and the batch FK retry: puts a processing whose status is in p_de (default ERRO) back to PENDENTE, clears the results of the previous run (metrics, warnings, rejected rows, error) and queues its job. False (nothing done) when the status is not in p_de. Callers check and lock.';
+
+
+--
+-- Name: xls_staging_exigir(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_staging_exigir(p_tipo text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_staging text;
+begin
+  for v_staging in select distinct d.staging from public.xls_staging_definicao(p_tipo) d loop
+    if to_regclass('pg_temp.xls_stg_' || v_staging) is null then
+      raise exception 'staging % ausente: chame xls_staging_preparar(%) e o COPY na mesma transação do merge', v_staging, p_tipo
+        using errcode = 'XL500';
+    end if;
+  end loop;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_staging_exigir(p_tipo text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_staging_exigir(p_tipo text) IS 'Raises XL500 unless every staging temp table of the type exists in this transaction.';
+
+
+--
 -- Name: xls_tamanho(text, text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -2327,6 +2610,60 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_tamanho(p_tabela text, p_coluna text) IS 'The maximum length of public.<p_tabela>.<p_coluna> (its varchar(n) or char(n)), null when unbounded: hooks cut values to it instead of repeating the number (the declarative merge cuts the target columns itself).';
+
+
+--
+-- Name: xls_transicao_recusada(uuid, text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_status text;
+  v_worker text;
+begin
+  select p.status, p.worker into v_status, v_worker from public.xls_processamento p where p.id = p_id;
+  if not found then
+    raise exception 'processamento % não existe', p_id using errcode = 'XL404';
+  end if;
+  raise exception 'processamento % está em % (worker %): o worker % não pode levá-lo a %',
+    p_id, v_status, coalesce(v_worker, '-'), coalesce(p_worker, '-'), p_destino using errcode = 'XL409';
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_transicao_recusada(p_id uuid, p_worker text, p_destino text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text) IS 'Raises the refusal of a transition: XL404 when the processing does not exist, else XL409 naming its current status and worker.';
+
+
+--
+-- Name: xls_travar(text[]); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_travar(p_tabelas text[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_tabela text;
+begin
+  for v_tabela in select distinct t from unnest(p_tabelas) t order by t loop
+    perform pg_advisory_xact_lock(hashtextextended('xls_merge:' || v_tabela, 0));
+  end loop;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_travar(p_tabelas text[]); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_travar(p_tabelas text[]) IS 'Serialises merges that delete within a scope of the same tables: one transaction advisory lock per table name (taken in name order, released at commit). Reading, parsing and COPY of concurrent processings still run in parallel.';
 
 
 --
@@ -2819,17 +3156,25 @@ begin
   v_hash := encode(sha256(convert_to(p_items::text, 'UTF8')), 'hex');
 
   -- idempotency: calls with the same key are serialised; a key seen in the last 24 h
-  -- answers the stored response (same items) or 422 (other items), applying nothing
+  -- answers the stored response (same items, same mode) or 422 (other items or mode), applying nothing
   if p_idempotency_key is not null then
     perform pg_advisory_xact_lock(hashtextextended('erp_sync:' || p_idempotency_key, 0));
-    select a.id, a.request_sha256, a.response into v_prev
+    select a.id, a.request_sha256, a.dry_run, a.response into v_prev
       from public.erp_sync_audit a
-     where a.idempotency_key = p_idempotency_key and a.replay_of is null and a.called_at > now() - interval '24 hours'
+     where a.idempotency_key = p_idempotency_key and a.replay_of is null and a.recusa_status is null
+       and a.called_at > now() - interval '24 hours'
      order by a.id desc limit 1;
     if found then
+      -- the fingerprint is the items and the mode: a dry-run answer is never replayed
+      -- for a call made after the switch to real writes (nor the reverse)
       if v_prev.request_sha256 <> v_hash then
         raise exception 'a Idempotency-Key % já foi usada nas últimas 24 h com outro corpo (chamada %); use uma chave nova para outra requisição',
           p_idempotency_key, v_prev.id using errcode = 'ES422';
+      end if;
+      if v_prev.dry_run <> p_dry_run then
+        raise exception 'a Idempotency-Key % já foi usada nas últimas 24 h em modo %, e o serviço agora está em modo % (chamada %); use uma chave nova',
+          p_idempotency_key, case when v_prev.dry_run then 'simulação (dry run)' else 'real' end,
+          case when p_dry_run then 'simulação (dry run)' else 'real' end, v_prev.id using errcode = 'ES422';
       end if;
       insert into public.erp_sync_audit (dry_run, recebidos, casados, atualizados, nao_encontrados, ambiguos, erros,
                                          request_sha256, idempotency_key, replay_of, response)
@@ -2964,7 +3309,42 @@ $_$;
 -- Name: FUNCTION erp_sync(p_items jsonb, p_dry_run boolean, p_idempotency_key text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.erp_sync(p_items jsonb, p_dry_run boolean, p_idempotency_key text) IS 'The decision of POST /sync/erp. p_items: the request''s items (1 to 200 objects {ean | sku, preco_cheio, preco_desconto, estoque}); p_dry_run (default true): report only, write nothing but the audit row; false: apply every change in this transaction, locking the matched variants in id order, rewriting only variants whose values differ, with their before/after in erp_sync_audit_variante. Matching: by EAN against variante.ean, else by sku; never creates a variant. p_idempotency_key: a key seen in the last 24 h answers the stored response (same items) or raises ES422 (other items). Returns the whole response {dry_run, recebidos, casados, atualizados, nao_encontrados, ambiguos, erros, itens}. Errors: ES400 malformed items, ES413 more than 200 items, ES422 key reused with another body. Every answered call leaves a row in erp_sync_audit.';
+COMMENT ON FUNCTION public.erp_sync(p_items jsonb, p_dry_run boolean, p_idempotency_key text) IS 'The decision of POST /sync/erp. p_items: the request''s items (1 to 200 objects {ean | sku, preco_cheio, preco_desconto, estoque}); p_dry_run (default true): report only, write nothing but the audit row; false: apply every change in this transaction, locking the matched variants in id order, rewriting only variants whose values differ, with their before/after in erp_sync_audit_variante. Matching: by EAN against variante.ean, else by sku; never creates a variant. p_idempotency_key: a key seen in the last 24 h answers the stored response (same items and same mode) or raises ES422 (other items, or the other mode: a dry-run answer is never replayed after the switch to real writes). Returns the whole response {dry_run, recebidos, casados, atualizados, nao_encontrados, ambiguos, erros, itens}. Errors: ES400 malformed items, ES413 more than 200 items, ES422 key reused with another body or mode. A refused HTTP call is audited by erp_sync_recusa_registrar. Every answered call leaves a row in erp_sync_audit.';
+
+
+--
+-- Name: erp_sync_recusa_registrar(integer, text, jsonb, text, boolean); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.erp_sync_recusa_registrar(p_status integer, p_detalhe text, p_items jsonb, p_idempotency_key text, p_dry_run boolean) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  v_id bigint;
+begin
+  if p_status is null or p_status not in (400, 413, 422) then
+    raise exception 'recusa de POST /sync/erp com status % : só 400, 413 e 422 são auditados', p_status using errcode = 'ES400';
+  end if;
+  insert into public.erp_sync_audit (dry_run, recebidos, casados, atualizados, nao_encontrados, ambiguos, erros,
+                                     request_sha256, idempotency_key, response, recusa_status, recusa_detalhe)
+  values (coalesce(p_dry_run, true),
+          case when jsonb_typeof(p_items) = 'array' then jsonb_array_length(p_items) else 0 end, 0, 0, 0, 0, 0,
+          case when jsonb_typeof(p_items) = 'array' then encode(sha256(convert_to(p_items::text, 'UTF8')), 'hex') end,
+          -- a malformed key is not kept as a key (the detail names it)
+          case when p_idempotency_key ~ '^[\x20-\x7e]{1,255}$' then p_idempotency_key end,
+          null, p_status, left(p_detalhe, 2000))
+  returning id into v_id;
+  return v_id;
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION erp_sync_recusa_registrar(p_status integer, p_detalhe text, p_items jsonb, p_idempotency_key text, p_dry_run boolean); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.erp_sync_recusa_registrar(p_status integer, p_detalhe text, p_items jsonb, p_idempotency_key text, p_dry_run boolean) IS 'Audits a call of POST /sync/erp refused with 400, 413 or 422 (the edge calls it after answering the refusal, the failed erp_sync() transaction being rolled back): one erp_sync_audit row with recusa_status, recusa_detalhe, the mode, the items received and their SHA-256 when the body had an items list, and the Idempotency-Key when well formed. Returns the row id.';
 
 
 --
@@ -4634,60 +5014,6 @@ COMMENT ON FUNCTION public.tg_xls_processamento__notificar_bot() IS 'Queues the 
 
 
 --
--- Name: xls_avisos_normalizar(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_avisos_normalizar(p_avisos jsonb) RETURNS jsonb
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_out jsonb := '[]';
-  v_e jsonb;
-  v_linhas jsonb;
-begin
-  if p_avisos is null or jsonb_typeof(p_avisos) = 'null' then
-    return '[]';
-  end if;
-  if jsonb_typeof(p_avisos) <> 'array' then
-    raise exception 'avisos deve ser uma lista JSON' using errcode = 'XL400';
-  end if;
-  for v_e in select e from jsonb_array_elements(p_avisos) e loop
-    if jsonb_typeof(v_e) = 'string' then
-      v_out := v_out || jsonb_build_array(jsonb_build_object(
-        'categoria', 'geral', 'motivo', v_e #>> '{}', 'quantidade', 1, 'linhas', '[]'::jsonb));
-    elsif jsonb_typeof(v_e) = 'object' and coalesce(v_e ->> 'motivo', v_e ->> 'mensagem') is not null then
-      select coalesce(jsonb_agg(jsonb_build_object(
-               'aba', case when jsonb_typeof(l) = 'object' then l ->> 'aba' end,
-               'linha', case when jsonb_typeof(l) = 'object' then (l ->> 'linha')::integer else (l #>> '{}')::integer end,
-               'valor', case when jsonb_typeof(l) = 'object' then l ->> 'valor' end)), '[]')
-        into v_linhas
-        from jsonb_array_elements(case when jsonb_typeof(v_e -> 'linhas') = 'array' then v_e -> 'linhas' else '[]' end) l;
-      v_out := v_out || jsonb_build_array(jsonb_build_object(
-        'categoria', coalesce(v_e ->> 'categoria', 'geral'),
-        'motivo', coalesce(v_e ->> 'motivo', v_e ->> 'mensagem'),
-        'quantidade', coalesce((v_e ->> 'quantidade')::integer, greatest(jsonb_array_length(v_linhas), 1)),
-        'linhas', v_linhas));
-    else
-      raise exception 'aviso inválido: %', left(v_e::text, 200) using errcode = 'XL400';
-    end if;
-  end loop;
-  return v_out;
-exception
-  when invalid_text_representation or numeric_value_out_of_range then
-    raise exception 'aviso com número de linha inválido: %', left(p_avisos::text, 200) using errcode = 'XL400';
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_avisos_normalizar(p_avisos jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_avisos_normalizar(p_avisos jsonb) IS 'Normalises warnings given by the edge to the stored shape [{categoria, motivo, quantidade, linhas: [{aba, linha, valor}]}]; a plain string becomes {categoria: geral, motivo: <string>}. XL400 for anything else.';
-
-
---
 -- Name: xls_backfill_pendentes(integer, uuid); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -4748,8 +5074,8 @@ CREATE FUNCTION public.xls_concluir(p_id uuid, p_worker text, p_linhas_rejeitada
     AS $$
 #variable_conflict use_column
 declare
-  v_avisos jsonb := public.xls_avisos_normalizar(p_avisos);
-  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
+  v_avisos jsonb := app.xls_avisos_normalizar(p_avisos);
+  v_rejeitadas jsonb := app.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
   v_conjunto uuid;
   v_fechado boolean := false;
   v_ids uuid[] := '{}';
@@ -4760,7 +5086,7 @@ begin
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
   returning p.conjunto_id into v_conjunto;
   if not found then
-    perform public.xls_transicao_recusada(p_id, p_worker, 'SUCESSO');
+    perform app.xls_transicao_recusada(p_id, p_worker, 'SUCESSO');
   end if;
   if v_conjunto is not null then
     select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v_conjunto) a;
@@ -4823,7 +5149,7 @@ begin
    order by p.finalizado_em limit 1;
   if v_motivo is null and not exists (select from public.xls_processamento p
                                        where p.conjunto_id = p_conjunto_id and p.status in ('PENDENTE', 'PROCESSANDO')) then
-    v_motivo := 'todos os processamentos do lote terminaram';
+    v_motivo := 'todos os processamentos do conjunto terminaram';
   end if;
   if v_motivo is null then
     return query select false, '{}'::uuid[];
@@ -4835,7 +5161,7 @@ begin
      where p.conjunto_id = p_conjunto_id and p.status = 'ERRO' and p.fk_retentar
      order by p.id for update
   loop
-    if public.xls_requeue(v_id) then
+    if app.xls_requeue(v_id) then
       v_ids := v_ids || v_id;
     end if;
   end loop;
@@ -4852,40 +5178,6 @@ COMMENT ON FUNCTION public.xls_conjunto_avaliar(p_conjunto_id uuid) IS 'Closes a
 
 
 --
--- Name: xls_conjunto_item_registrar(uuid, text, text, uuid, text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text) RETURNS integer
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_ordem integer;
-  v_fechado timestamptz;
-begin
-  update public.xls_conjunto_lote set total = total + 1 where id = p_conjunto_id
-  returning total, fechado_em into v_ordem, v_fechado;
-  if not found then
-    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
-  end if;
-  if v_fechado is not null then
-    raise exception 'lote % já foi fechado; envie os arquivos num novo lote', p_conjunto_id using errcode = 'XL409';
-  end if;
-  insert into public.xls_conjunto_item (conjunto_id, ordem, arquivo, status, processamento_id, motivo)
-  values (p_conjunto_id, v_ordem, p_arquivo, p_status, p_processamento_id, p_motivo);
-  return v_ordem;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquivo text, p_status text, p_processamento_id uuid, p_motivo text) IS 'Internal to the receipt: appends one entry to a batch (ordem = position in the zip) and counts it in total. XL404 unknown batch, XL409 batch already closed.';
-
-
---
 -- Name: xls_conjunto_recebido(uuid); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -4897,7 +5189,7 @@ CREATE FUNCTION public.xls_conjunto_recebido(p_conjunto_id uuid) RETURNS TABLE(o
 begin
   perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id for update;
   if not found then
-    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+    raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   -- a batch whose entries generated no processing has nothing to wait for
   update public.xls_conjunto_lote l
@@ -4933,7 +5225,7 @@ begin
   update public.xls_processamento p set tipo = p_tipo
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker;
   if not found then
-    perform public.xls_transicao_recusada(p_id, p_worker, 'tipo ' || p_tipo);
+    perform app.xls_transicao_recusada(p_id, p_worker, 'tipo ' || p_tipo);
   end if;
 end;
 $$;
@@ -4947,38 +5239,6 @@ COMMENT ON FUNCTION public.xls_definir_tipo(p_id uuid, p_worker text, p_tipo tex
 
 
 --
--- Name: xls_enfileirar(uuid); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_enfileirar(p_id uuid) RETURNS bigint
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_job bigint;
-begin
-  v_job := app.enqueue('xls_processar', jsonb_build_object('id', p_id), now(), p_id::text);
-  if v_job is null and not exists (
-      select from app.job j
-       where j.kind = 'xls_processar' and j.unique_key = p_id::text and j.status = 'pending') then
-    -- The key is held by a running job that is finishing an earlier run of this
-    -- processing (it just failed, or its batch closed meanwhile): queue a follow-up
-    -- without key. A duplicate is harmless: only one job can move PENDENTE -> PROCESSANDO.
-    v_job := app.enqueue('xls_processar', jsonb_build_object('id', p_id), now(), null);
-  end if;
-  return v_job;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_enfileirar(p_id uuid); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_enfileirar(p_id uuid) IS 'Queues the job xls_processar {id} (unique key = id) inside the caller''s transaction; when a running job still holds the key (it is finishing the previous run), queues a follow-up without key. Returns the job id, or null when a pending job already exists.';
-
-
---
 -- Name: xls_falhar(uuid, text, text, text, jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -4989,8 +5249,8 @@ CREATE FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sql
 #variable_conflict use_column
 declare
   v_fk boolean := coalesce(p_sqlstate in ('XL424', '23503'), false);
-  v_avisos jsonb := public.xls_avisos_normalizar(p_avisos);
-  v_rejeitadas jsonb := public.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
+  v_avisos jsonb := app.xls_avisos_normalizar(p_avisos);
+  v_rejeitadas jsonb := app.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
   v_conjunto uuid;
   v_falhas integer;
   v_fechado_em timestamptz;
@@ -5011,7 +5271,7 @@ begin
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
   returning p.conjunto_id, p.fk_falhas into v_conjunto, v_falhas;
   if not found then
-    perform public.xls_transicao_recusada(p_id, p_worker, 'ERRO');
+    perform app.xls_transicao_recusada(p_id, p_worker, 'ERRO');
   end if;
 
   -- Transient FK policy: inside a batch, the first failure is silent and retried once
@@ -5021,11 +5281,11 @@ begin
     v_alarmar := false;
     select l.fechado_em into v_fechado_em from public.xls_conjunto_lote l where l.id = v_conjunto for update;
     if v_fechado_em is null then
-      v_motivo := p_motivo || ' (falha transitória: nova tentativa automática quando o relatório mestre do lote for concluído)';
+      v_motivo := p_motivo || ' (falha transitória: nova tentativa automática quando o relatório mestre do conjunto for concluído)';
       update public.xls_processamento p set alarmar = false, fk_retentar = true, erro_mensagem = v_motivo where p.id = p_id;
     else
       update public.xls_processamento p set alarmar = false where p.id = p_id;
-      perform public.xls_requeue(p_id);
+      perform app.xls_requeue(p_id);
       v_ids := array[p_id];
       v_motivo := p_motivo || ' (falha transitória: nova tentativa automática agora)';
     end if;
@@ -5116,7 +5376,7 @@ begin
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
   returning p.conjunto_id into v_conjunto;
   if not found then
-    perform public.xls_transicao_recusada(p_id, p_worker, 'IGNORADO');
+    perform app.xls_transicao_recusada(p_id, p_worker, 'IGNORADO');
   end if;
   if v_conjunto is not null then
     select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v_conjunto) a;
@@ -5356,39 +5616,6 @@ COMMENT ON FUNCTION public.xls_orfao(p_id uuid, p_worker text) IS 'True when a P
 
 
 --
--- Name: xls_r18_periodo(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date) RETURNS record
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-  begin
-    inicio := (p_meta ->> 'periodo_inicio')::date;
-    fim := (p_meta ->> 'periodo_fim')::date;
-  exception when data_exception then
-    raise exception 'período do relatório inválido (aba 10, células E1 e F1): % a %',
-      coalesce(p_meta ->> 'periodo_inicio', '?'), coalesce(p_meta ->> 'periodo_fim', '?') using errcode = 'XL422';
-  end;
-  if inicio is null or fim is null then
-    raise exception 'período do relatório ausente (aba 10, células E1 e F1)' using errcode = 'XL422';
-  end if;
-  if fim < inicio then
-    raise exception 'período do relatório inválido: fim % antes do início %', fim, inicio using errcode = 'XL422';
-  end if;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date) IS 'The RELATORIO18 period of p_meta (periodo_inicio, periodo_fim: tab 10, cells E1/F1), checked. XL422 when missing, unreadable or ending before it starts.';
-
-
---
 -- Name: xls_receber(text, text, bigint, text, bytea, uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -5426,10 +5653,10 @@ begin
   if p_conjunto_id is not null then
     perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id;
     if not found then
-      raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+      raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
     end if;
     if exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id and l.fechado_em is not null) then
-      raise exception 'lote % já foi fechado; envie os arquivos num novo lote', p_conjunto_id using errcode = 'XL409';
+      raise exception 'conjunto % já foi fechado; envie os arquivos num novo conjunto (zip)', p_conjunto_id using errcode = 'XL409';
     end if;
   end if;
 
@@ -5446,7 +5673,7 @@ begin
   if v_proc is not null then
     v_status := 'ENFILEIRADO';
     v_armazenar := v_chave is not null;
-    perform public.xls_enfileirar(v_proc);
+    perform app.xls_enfileirar(v_proc);
   else
     select p.id, p.status, p.objeto_chave, p.recebido_em into v_existente
       from public.xls_processamento p where p.checksum = v_checksum for update;
@@ -5460,7 +5687,7 @@ begin
              arquivo_bytes = case when p.arquivo_bytes is null and p.objeto_chave is null then p_arquivo_bytes else p.arquivo_bytes end
        where p.id = v_proc;
       v_status := 'REPROCESSANDO';
-      v_motivo := format('mesmo arquivo do processamento %s, que aguarda o relatório mestre do lote %s (falha transitória de chave estrangeira): será reprocessado quando ele concluir',
+      v_motivo := format('mesmo arquivo do processamento %s, que aguarda o relatório mestre do conjunto %s (falha transitória de chave estrangeira): será reprocessado quando ele concluir',
                          v_proc, app.xls_fk_aguardando(v_proc));
     elsif v_existente.status in ('ERRO', 'IGNORADO') then
       v_proc := v_existente.id;
@@ -5476,7 +5703,7 @@ begin
              objeto_tamanho_bytes = coalesce(p.objeto_tamanho_bytes, p_tamanho_bytes),
              arquivo_bytes = case when p.arquivo_bytes is null then p_arquivo_bytes else p.arquivo_bytes end
        where p.id = v_proc;
-      perform public.xls_requeue(v_proc, array['ERRO', 'IGNORADO']);
+      perform app.xls_requeue(v_proc, array['ERRO', 'IGNORADO']);
       v_status := 'REPROCESSANDO';
       v_motivo := format('mesmo arquivo do processamento %s, que estava em %s: reprocessado', v_proc, v_existente.status);
     else
@@ -5488,7 +5715,7 @@ begin
   end if;
 
   if p_conjunto_id is not null then
-    perform public.xls_conjunto_item_registrar(p_conjunto_id, v_arquivo, v_status, v_proc, v_motivo);
+    perform app.xls_conjunto_item_registrar(p_conjunto_id, v_arquivo, v_status, v_proc, v_motivo);
   end if;
 
   return query select v_arquivo, v_proc, v_status, v_motivo, v_chave, v_armazenar;
@@ -5513,12 +5740,12 @@ CREATE FUNCTION public.xls_receber_ignorado(p_conjunto_id uuid, p_arquivo text, 
     AS $$
 begin
   if p_conjunto_id is null then
-    raise exception 'entrada ignorada fora de um lote: recuse o arquivo avulso na borda' using errcode = 'XL400';
+    raise exception 'entrada ignorada fora de um conjunto: recuse o arquivo avulso na borda' using errcode = 'XL400';
   end if;
   if nullif(btrim(p_motivo), '') is null then
     raise exception 'motivo ausente para a entrada ignorada %', p_arquivo using errcode = 'XL400';
   end if;
-  perform public.xls_conjunto_item_registrar(p_conjunto_id, coalesce(nullif(btrim(p_arquivo), ''), '(sem nome)'), 'IGNORADO', null, p_motivo);
+  perform app.xls_conjunto_item_registrar(p_conjunto_id, coalesce(nullif(btrim(p_arquivo), ''), '(sem nome)'), 'IGNORADO', null, p_motivo);
   return query select coalesce(nullif(btrim(p_arquivo), ''), '(sem nome)'), null::uuid, 'IGNORADO'::text, p_motivo;
 end;
 $$;
@@ -5575,7 +5802,7 @@ begin
                           and j.payload ->> 'id' = p.id::text)
      order by p.recebido_em, p.id for update skip locked
   loop
-    perform public.xls_enfileirar(v.id);
+    perform app.xls_enfileirar(v.id);
     v_reenf := v_reenf || v.id;
   end loop;
 
@@ -5597,53 +5824,7 @@ $$;
 -- Name: FUNCTION xls_recuperar(); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_recuperar() IS 'Orphan recovery, at application startup and every minute (pg_cron job xls_recuperar): PROCESSANDO held by a dead worker (app.worker heartbeat older than app.worker_timeout(), or no running job of its own) -> ERRO (alarmar); PENDENTE without a queued job -> queued again; open batches that can close are closed (with their FK retry). With several replicas only dead workers'' processings are touched. Returns what it did.';
-
-
---
--- Name: xls_rejeitadas_normalizar(jsonb); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_rejeitadas_normalizar(p_linhas jsonb) RETURNS jsonb
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_out jsonb;
-begin
-  if p_linhas is null or jsonb_typeof(p_linhas) = 'null' then
-    return '[]';
-  end if;
-  if jsonb_typeof(p_linhas) <> 'array' then
-    raise exception 'linhas_rejeitadas deve ser uma lista JSON' using errcode = 'XL400';
-  end if;
-  if exists (select from jsonb_array_elements(p_linhas) e
-              where jsonb_typeof(e) <> 'object' or jsonb_typeof(e -> 'linha') <> 'number') then
-    raise exception 'linha rejeitada inválida: cada item precisa de {linha, campo, valor, mensagem}' using errcode = 'XL400';
-  end if;
-  select coalesce(jsonb_agg(jsonb_build_object(
-           'aba', e ->> 'aba',
-           'linha', (e ->> 'linha')::integer,
-           'campo', e ->> 'campo',
-           'valor', e ->> 'valor',
-           'mensagem', coalesce(e ->> 'mensagem',
-                                format('linha %s: %s ''%s'' inválido', e ->> 'linha', e ->> 'campo', coalesce(e ->> 'valor', '')))
-         ) order by e ->> 'aba' nulls first, (e ->> 'linha')::integer), '[]')
-    into v_out
-    from jsonb_array_elements(p_linhas) e;
-  return v_out;
-exception
-  when invalid_text_representation or numeric_value_out_of_range then
-    raise exception 'linha rejeitada com número inválido' using errcode = 'XL400';
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_rejeitadas_normalizar(p_linhas jsonb); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_rejeitadas_normalizar(p_linhas jsonb) IS 'Normalises the rows rejected by the reader (RowError: {linha, campo, valor, mensagem}, optional aba) to the stored shape [{aba, linha, campo, valor, mensagem}] ordered by tab and row. XL400 for anything else.';
+COMMENT ON FUNCTION public.xls_recuperar() IS 'Orphan recovery, at application startup (after the workers of previous processes of the host are forgotten: app.worker_esquecer) every minute (pg_cron job xls_recuperar) and every 10 s by each live replica (JOBS_SWEEP_MS): PROCESSANDO held by a dead worker (app.worker heartbeat older than app.worker_timeout(), or no running job of its own) -> ERRO (alarmar); PENDENTE without a queued job -> queued again; open batches that can close are closed (with their FK retry). With several replicas only dead workers'' processings are touched. Returns what it did.';
 
 
 --
@@ -5668,7 +5849,7 @@ begin
   -- waiting for its batch's master report (first transient FK failure): the batch close
   -- reprocesses it; running it now would fail again and use up its one retry
   if app.xls_fk_aguardando(p_id) is null then
-    perform public.xls_requeue(p_id);
+    perform app.xls_requeue(p_id);
   end if;
   return array[p_id];
 end;
@@ -5695,7 +5876,7 @@ declare
   v_id uuid;
 begin
   if not exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id) then
-    raise exception 'lote % não existe', p_conjunto_id using errcode = 'XL404';
+    raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   for v_id in
     select p.id from public.xls_processamento p
@@ -5704,7 +5885,7 @@ begin
   loop
     if app.xls_fk_aguardando(v_id) is not null then
       v_ids := v_ids || v_id; -- keeps waiting for its batch's master report: the batch close reprocesses it
-    elsif public.xls_requeue(v_id) then
+    elsif app.xls_requeue(v_id) then
       v_ids := v_ids || v_id;
     end if;
   end loop;
@@ -5742,7 +5923,7 @@ begin
   loop
     if app.xls_fk_aguardando(v_id) is not null then
       v_ids := v_ids || v_id; -- keeps waiting for its batch's master report: the batch close reprocesses it
-    elsif public.xls_requeue(v_id) then
+    elsif app.xls_requeue(v_id) then
       v_ids := v_ids || v_id;
     end if;
   end loop;
@@ -5756,37 +5937,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_reprocessar_erros(p_tipo text) IS 'Reprocess button of the list filtered by ERRO: every processing in ERRO (of type p_tipo when given) -> PENDENTE. Returns the ids reprocessed (possibly none); one waiting for its open batch after a first transient FK failure (app.xls_fk_aguardando) keeps waiting and is reprocessed by the batch close. XL400 unknown type.';
-
-
---
--- Name: xls_requeue(uuid, text[]); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_requeue(p_id uuid, p_de text[] DEFAULT ARRAY['ERRO'::text]) RETURNS boolean
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-begin
-  update public.xls_processamento
-     set status = 'PENDENTE', iniciado_em = null, finalizado_em = null, worker = null, erro_mensagem = null,
-         avisos = '[]', linhas_rejeitadas = '[]', metricas = null,
-         linhas_enviadas = null, linhas_efetivas = null, linhas_removidas = null,
-         fk_retentar = false, alarmar = false
-   where id = p_id and status = any(p_de);
-  if not found then
-    return false;
-  end if;
-  perform public.xls_enfileirar(p_id);
-  return true;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_requeue(p_id uuid, p_de text[]); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_requeue(p_id uuid, p_de text[]) IS 'Internal transition shared by resend, reprocess buttons and the batch FK retry: puts a processing whose status is in p_de (default ERRO) back to PENDENTE, clears the results of the previous run (metrics, warnings, rejected rows, error) and queues its job. False (nothing done) when the status is not in p_de. Callers check and lock.';
 
 
 --
@@ -5809,34 +5959,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_staging_definicao(p_tipo text) IS 'The staging tables of a spreadsheet type and their typed columns, in COPY order, as described in app.xls_staging_coluna (the contract between the reader and the merges; field names = normalised headers). Every table starts with linha, the sheet''s own 1-based row number.';
-
-
---
--- Name: xls_staging_exigir(text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_staging_exigir(p_tipo text) RETURNS void
-    LANGUAGE plpgsql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_staging text;
-begin
-  for v_staging in select distinct d.staging from public.xls_staging_definicao(p_tipo) d loop
-    if to_regclass('pg_temp.xls_stg_' || v_staging) is null then
-      raise exception 'staging % ausente: chame xls_staging_preparar(%) e o COPY na mesma transação do merge', v_staging, p_tipo
-        using errcode = 'XL500';
-    end if;
-  end loop;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_staging_exigir(p_tipo text); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_staging_exigir(p_tipo text) IS 'Raises XL500 unless every staging temp table of the type exists in this transaction.';
 
 
 --
@@ -5925,60 +6047,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_tipo_valido(p_tipo text) IS 'True when p_tipo is one of the spreadsheet types of formats.md (FLUXO_PAGAR_RECEBER, COMPRAS, RELATORIO18, COTA_FORNECEDOR, POSTOS, TRR, MARGEM_CONSOLIDADA, META_CARTEIRA, META, MARGEM_DIA).';
-
-
---
--- Name: xls_transicao_recusada(uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text) RETURNS void
-    LANGUAGE plpgsql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_status text;
-  v_worker text;
-begin
-  select p.status, p.worker into v_status, v_worker from public.xls_processamento p where p.id = p_id;
-  if not found then
-    raise exception 'processamento % não existe', p_id using errcode = 'XL404';
-  end if;
-  raise exception 'processamento % está em % (worker %): o worker % não pode levá-lo a %',
-    p_id, v_status, coalesce(v_worker, '-'), coalesce(p_worker, '-'), p_destino using errcode = 'XL409';
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_transicao_recusada(p_id uuid, p_worker text, p_destino text); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text) IS 'Raises the refusal of a transition: XL404 when the processing does not exist, else XL409 naming its current status and worker.';
-
-
---
--- Name: xls_travar(text[]); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_travar(p_tabelas text[]) RETURNS void
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_tabela text;
-begin
-  for v_tabela in select distinct t from unnest(p_tabelas) t order by t loop
-    perform pg_advisory_xact_lock(hashtextextended('xls_merge:' || v_tabela, 0));
-  end loop;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_travar(p_tabelas text[]); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_travar(p_tabelas text[]) IS 'Serialises merges that delete within a scope of the same tables: one transaction advisory lock per table name (taken in name order, released at commit). Reading, parsing and COPY of concurrent processings still run in parallel.';
 
 
 --
@@ -6654,12 +6722,15 @@ CREATE TABLE public.erp_sync_audit (
     nao_encontrados integer NOT NULL,
     ambiguos integer NOT NULL,
     erros integer NOT NULL,
-    request_sha256 text NOT NULL,
+    request_sha256 text,
     idempotency_key text,
     replay_of bigint,
     application_name text DEFAULT NULLIF(current_setting('application_name'::text, true), ''::text),
     response jsonb,
-    CONSTRAINT erp_sync_audit_response_check CHECK (((replay_of IS NULL) = (response IS NOT NULL))),
+    recusa_status smallint,
+    recusa_detalhe text,
+    CONSTRAINT erp_sync_audit_recusa_check CHECK (((recusa_status IS NULL) OR ((recusa_status = ANY (ARRAY[400, 413, 422])) AND (replay_of IS NULL)))),
+    CONSTRAINT erp_sync_audit_response_check CHECK ((((replay_of IS NULL) AND (recusa_status IS NULL)) = (response IS NOT NULL))),
     CONSTRAINT erp_sync_audit_sha256_check CHECK ((request_sha256 ~ '^[0-9a-f]{64}$'::text))
 );
 
@@ -6668,7 +6739,7 @@ CREATE TABLE public.erp_sync_audit (
 -- Name: TABLE erp_sync_audit; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON TABLE public.erp_sync_audit IS 'One row per answered call of erp_sync() (POST /sync/erp or psql), in either mode: when, mode, the response counts, the SHA-256 of the request items (canonical jsonb text), the Idempotency-Key and the full response. A replay of an idempotent call is a row with replay_of = the original and response null; its counts repeat the original''s (sum atualizados over replay_of is null). Calls refused before the decision (401, 400, 413, 422) leave no row. Rows are kept until a DBA deletes them (changes cascade).';
+COMMENT ON TABLE public.erp_sync_audit IS 'One row per call of erp_sync() (POST /sync/erp or psql), in either mode: when, mode, the response counts, the SHA-256 of the request items (canonical jsonb text), the Idempotency-Key and the full response. A replay of an idempotent call is a row with replay_of = the original and response null; its counts repeat the original''s (sum atualizados over replay_of is null). A call refused with 400, 413 or 422 is a row with recusa_status and recusa_detalhe (erp_sync_recusa_registrar), counts 0 and response null; a 401 leaves no row. Rows are kept until a DBA deletes them (changes cascade).';
 
 
 --
@@ -6717,7 +6788,7 @@ COMMENT ON COLUMN public.erp_sync_audit.erros IS 'Items refused by validation (a
 -- Name: COLUMN erp_sync_audit.request_sha256; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON COLUMN public.erp_sync_audit.request_sha256 IS 'Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter).';
+COMMENT ON COLUMN public.erp_sync_audit.request_sha256 IS 'Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter); null for a refused call whose body had no readable items.';
 
 
 --
@@ -6725,6 +6796,20 @@ COMMENT ON COLUMN public.erp_sync_audit.request_sha256 IS 'Hex SHA-256 of the it
 --
 
 COMMENT ON COLUMN public.erp_sync_audit.application_name IS 'application_name of the calling session: bi-comercial for the HTTP endpoint, psql for a DBA.';
+
+
+--
+-- Name: COLUMN erp_sync_audit.recusa_status; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.erp_sync_audit.recusa_status IS 'HTTP status of a refused call (400 envelope or body invalid, 413 more than 200 items or a body over 1 MiB, 422 Idempotency-Key reused with another body or mode); null for an answered call. A refused call applies nothing; its counts are 0 but recebidos (the items it carried, when they could be read).';
+
+
+--
+-- Name: COLUMN erp_sync_audit.recusa_detalhe; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.erp_sync_audit.recusa_detalhe IS 'The detail of the refusal, as the caller received it (problem+json detail).';
 
 
 --
@@ -9092,8 +9177,10 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261122400100'),
     ('20261123100000'),
     ('20261124100000'),
+    ('20261124140100'),
     ('20261124170000'),
     ('20261124170100'),
+    ('20261124170200'),
     ('20261124180000'),
     ('20261124180100'),
     ('20261124190000'),

@@ -5450,6 +5450,22 @@ declare module 'zapatos/schema' {
       */
       recebidos: number;
       /**
+      * **erp_sync_audit.recusa_detalhe**
+      *
+      * The detail of the refusal, as the caller received it (problem+json detail).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      recusa_detalhe: string | null;
+      /**
+      * **erp_sync_audit.recusa_status**
+      *
+      * HTTP status of a refused call (400 envelope or body invalid, 413 more than 200 items or a body over 1 MiB, 422 Idempotency-Key reused with another body or mode); null for an answered call. A refused call applies nothing; its counts are 0 but recebidos (the items it carried, when they could be read).
+      * - `int2` in database
+      * - Nullable, no default
+      */
+      recusa_status: number | null;
+      /**
       * **erp_sync_audit.replay_of**
       * - `int8` in database
       * - Nullable, no default
@@ -5458,11 +5474,11 @@ declare module 'zapatos/schema' {
       /**
       * **erp_sync_audit.request_sha256**
       *
-      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter).
+      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter); null for a refused call whose body had no readable items.
       * - `text` in database
-      * - `NOT NULL`, no default
+      * - Nullable, no default
       */
-      request_sha256: string;
+      request_sha256: string | null;
       /**
       * **erp_sync_audit.response**
       * - `jsonb` in database
@@ -5552,6 +5568,22 @@ declare module 'zapatos/schema' {
       */
       recebidos: number;
       /**
+      * **erp_sync_audit.recusa_detalhe**
+      *
+      * The detail of the refusal, as the caller received it (problem+json detail).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      recusa_detalhe: string | null;
+      /**
+      * **erp_sync_audit.recusa_status**
+      *
+      * HTTP status of a refused call (400 envelope or body invalid, 413 more than 200 items or a body over 1 MiB, 422 Idempotency-Key reused with another body or mode); null for an answered call. A refused call applies nothing; its counts are 0 but recebidos (the items it carried, when they could be read).
+      * - `int2` in database
+      * - Nullable, no default
+      */
+      recusa_status: number | null;
+      /**
       * **erp_sync_audit.replay_of**
       * - `int8` in database
       * - Nullable, no default
@@ -5560,11 +5592,11 @@ declare module 'zapatos/schema' {
       /**
       * **erp_sync_audit.request_sha256**
       *
-      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter).
+      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter); null for a refused call whose body had no readable items.
       * - `text` in database
-      * - `NOT NULL`, no default
+      * - Nullable, no default
       */
-      request_sha256: string;
+      request_sha256: string | null;
       /**
       * **erp_sync_audit.response**
       * - `jsonb` in database
@@ -5654,6 +5686,22 @@ declare module 'zapatos/schema' {
       */
       recebidos?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
       /**
+      * **erp_sync_audit.recusa_detalhe**
+      *
+      * The detail of the refusal, as the caller received it (problem+json detail).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      recusa_detalhe?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **erp_sync_audit.recusa_status**
+      *
+      * HTTP status of a refused call (400 envelope or body invalid, 413 more than 200 items or a body over 1 MiB, 422 Idempotency-Key reused with another body or mode); null for an answered call. A refused call applies nothing; its counts are 0 but recebidos (the items it carried, when they could be read).
+      * - `int2` in database
+      * - Nullable, no default
+      */
+      recusa_status?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
       * **erp_sync_audit.replay_of**
       * - `int8` in database
       * - Nullable, no default
@@ -5662,9 +5710,9 @@ declare module 'zapatos/schema' {
       /**
       * **erp_sync_audit.request_sha256**
       *
-      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter).
+      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter); null for a refused call whose body had no readable items.
       * - `text` in database
-      * - `NOT NULL`, no default
+      * - Nullable, no default
       */
       request_sha256?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -5750,6 +5798,22 @@ declare module 'zapatos/schema' {
       */
       recebidos: number | db.Parameter<number> | db.SQLFragment;
       /**
+      * **erp_sync_audit.recusa_detalhe**
+      *
+      * The detail of the refusal, as the caller received it (problem+json detail).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      recusa_detalhe?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **erp_sync_audit.recusa_status**
+      *
+      * HTTP status of a refused call (400 envelope or body invalid, 413 more than 200 items or a body over 1 MiB, 422 Idempotency-Key reused with another body or mode); null for an answered call. A refused call applies nothing; its counts are 0 but recebidos (the items it carried, when they could be read).
+      * - `int2` in database
+      * - Nullable, no default
+      */
+      recusa_status?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
       * **erp_sync_audit.replay_of**
       * - `int8` in database
       * - Nullable, no default
@@ -5758,11 +5822,11 @@ declare module 'zapatos/schema' {
       /**
       * **erp_sync_audit.request_sha256**
       *
-      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter).
+      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter); null for a refused call whose body had no readable items.
       * - `text` in database
-      * - `NOT NULL`, no default
+      * - Nullable, no default
       */
-      request_sha256: string | db.Parameter<string> | db.SQLFragment;
+      request_sha256?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
       /**
       * **erp_sync_audit.response**
       * - `jsonb` in database
@@ -5846,6 +5910,22 @@ declare module 'zapatos/schema' {
       */
       recebidos?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
       /**
+      * **erp_sync_audit.recusa_detalhe**
+      *
+      * The detail of the refusal, as the caller received it (problem+json detail).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      recusa_detalhe?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **erp_sync_audit.recusa_status**
+      *
+      * HTTP status of a refused call (400 envelope or body invalid, 413 more than 200 items or a body over 1 MiB, 422 Idempotency-Key reused with another body or mode); null for an answered call. A refused call applies nothing; its counts are 0 but recebidos (the items it carried, when they could be read).
+      * - `int2` in database
+      * - Nullable, no default
+      */
+      recusa_status?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
       * **erp_sync_audit.replay_of**
       * - `int8` in database
       * - Nullable, no default
@@ -5854,11 +5934,11 @@ declare module 'zapatos/schema' {
       /**
       * **erp_sync_audit.request_sha256**
       *
-      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter).
+      * Hex SHA-256 of the items as canonical jsonb text (key order and whitespace do not matter); null for a refused call whose body had no readable items.
       * - `text` in database
-      * - `NOT NULL`, no default
+      * - Nullable, no default
       */
-      request_sha256?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      request_sha256?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
       /**
       * **erp_sync_audit.response**
       * - `jsonb` in database
