@@ -61,7 +61,7 @@ function auditableItems(items: unknown[] | null): string | null {
     return null;
   }
   // JSON.stringify escapes NUL and lone surrogates (\\u0000, \\ud800): jsonb refuses both
-  return /\\u(0000|[dD][89abAB])/.test(text) ? null : text;
+  return /\\u(0000|[dD][89a-fA-F])/.test(text) ? null : text;
 }
 
 export interface CatalogoCarga {

@@ -61,7 +61,7 @@ describe('the image, replayed', () => {
 
   it('the build stage copied only what its COPY lines name, and built dist/ with production packages only', () => {
     const [build, runtime] = [stages[0]!, stages.at(-1)!];
-    expect(build.fromContext).toEqual(['package.json', 'package-lock.json', 'patches', 'tsconfig.json', 'tsconfig.build.json', 'src']);
+    expect(build.fromContext).toEqual(['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src']);
     expect(existsSync(join(runtime.workdir, 'dist', 'src', 'main.js'))).toBe(true);
     expect(existsSync(join(runtime.workdir, 'node_modules', 'fastify'))).toBe(true);
     expect(existsSync(join(runtime.workdir, 'node_modules', 'vitest'))).toBe(false);

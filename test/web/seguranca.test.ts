@@ -167,7 +167,16 @@ describe('smoke session and login', () => {
     expect((await app.inject({ url: '/processamentos', headers: { ...HTML, cookie } })).statusCode).toBe(200);
   });
 
-  it('over TLS (X-Forwarded-Proto https) the cookie is __Host- prefixed and Secure', async () => {
+  it('X-Forwarded-Proto from a proxy that is not trusted (TRUST_PROXY unset) does not make the cookie __Host-', async () => {
+    const res = await app.inject({ method: 'POST', url: '/smoke/session', headers: { 'x-smoke-token': SMOKE_TOKEN, 'x-forwarded-proto': 'https' } });
+    expect(String(res.headers['set-cookie'])).toMatch(/^bi_sessao=[^;]+;/);
+    expect(String(res.headers['set-cookie'])).not.toMatch(/Secure/);
+  });
+
+  it('over TLS (X-Forwarded-Proto https from a trusted proxy) the cookie is __Host- prefixed and Secure', async () => {
+    // TLS ends at the reverse proxy: only a proxy named in TRUST_PROXY is believed
+    const app = await appHabilitado(db, { TRUST_PROXY: 'loopback' });
+    try {
     const res = await app.inject({ method: 'POST', url: '/smoke/session', headers: { 'x-smoke-token': SMOKE_TOKEN, 'x-forwarded-proto': 'https' } });
     const setCookie = String(res.headers['set-cookie']);
     expect(setCookie).toMatch(/^__Host-bi_sessao=[^;]+;/);
@@ -178,6 +187,9 @@ describe('smoke session and login', () => {
     expect((await app.inject({ url: '/pedidos', headers: { ...HTML, cookie, 'x-forwarded-proto': 'https' } })).statusCode).toBe(200);
     // the unprefixed name is not read over TLS
     expect((await app.inject({ url: '/pedidos', headers: { ...HTML, cookie: cookie.replace('__Host-', ''), 'x-forwarded-proto': 'https' } })).statusCode).toBe(302);
+    } finally {
+      await app.close();
+    }
   });
 
   it('/smoke/session is off (404) when SMOKE_SESSION_TOKEN is unset', async () => {
