@@ -43,3 +43,17 @@ export function linkedStatic(html: string): string[] {
   }
   return [...out];
 }
+
+/**
+ * GET and form POST of a signed-in browser: the session cookie on both, and the form's CSRF
+ * token unless `csrf` is false. `app` and `s` are read at each call (set in beforeAll).
+ */
+export function navegador(app: () => FastifyInstance, s: () => SessaoTeste) {
+  return {
+    get: (url: string) => app().inject({ url, headers: { ...HTML, cookie: s().cookie } }),
+    post: (url: string, fields: Record<string, string>, csrf = true) => app().inject({
+      method: 'POST', url, headers: { ...HTML, cookie: s().cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ ...(csrf ? { _csrf: s().csrf } : {}), ...fields }).toString(),
+    }),
+  };
+}

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import { HTML, appHabilitado, sessao, type SessaoTeste } from './helpers.js';
+import { HTML, appHabilitado, navegador, sessao, type SessaoTeste } from './helpers.js';
 import { limpar, SEGREDO } from '../replicacao/helpers.js';
 
 let db: TestDatabase;
@@ -24,11 +24,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const get = (url: string) => app.inject({ url, headers: { ...HTML, cookie: s.cookie } });
-const post = (url: string, fields: Record<string, string>, csrf = true) => app.inject({
-  method: 'POST', url, headers: { ...HTML, cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-  payload: new URLSearchParams({ ...(csrf ? { _csrf: s.csrf } : {}), ...fields }).toString(),
-});
+const { get, post } = navegador(() => app, () => s);
 const contar = async () => (await db.pool.query('select count(*)::int n from xls_resetar_replicator')).rows[0].n as number;
 
 describe('/admin/replicacao', () => {

@@ -12,7 +12,7 @@ import { buildRelatorio18, buildWorkbook } from '../fixtures/builder.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { ConfiguracaoCache } from '../../src/integrations/configuracao.js';
-import { HTML, IMPORTAR_TOKEN, appHabilitado, oidcEnv, sessao, type SessaoTeste } from './helpers.js';
+import { HTML, IMPORTAR_TOKEN, appHabilitado, navegador, oidcEnv, sessao, type SessaoTeste } from './helpers.js';
 
 let db: TestDatabase;
 let app: FastifyInstance;
@@ -28,11 +28,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const get = (url: string) => app.inject({ url, headers: { ...HTML, cookie: s.cookie } });
-const post = (url: string, fields: Record<string, string>, csrf = true) => app.inject({
-  method: 'POST', url, headers: { ...HTML, cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-  payload: new URLSearchParams({ ...(csrf ? { _csrf: s.csrf } : {}), ...fields }).toString(),
-});
+const { get, post } = navegador(() => app, () => s);
 const versaoDe = (html: string) => /name="versao" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
 describe('/admin/configuracoes', () => {
