@@ -16,9 +16,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { buildWorkbook, generatedFaturamento, generatedMovimento, FATURAMENTO_HEADERS, MOVIMENTO_HEADERS, FATURAMENTO_FIELDS, MOVIMENTO_FIELDS, type CellInput } from '../test/fixtures/builder.js';
 import { startEmbeddedObjectStore } from '../src/embedded/objstore.js';
-import { BENCH_TOKEN, benchDatabase, fmt, startBenchService } from './lib.js';
+import { BENCH_TOKEN, benchDatabase, benchRelatorio18, fmt, startBenchService } from './lib.js';
 
 function arg(name: string, def: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -32,29 +31,10 @@ const HEAP = arg('heap', 192);
 /** Rows per merge lot (XLS_MERGE_CHUNK_LINHAS of the service; 0 = the service's default). */
 const LOTE = arg(process.argv.includes("--lote") ? "lote" : "chunk", 0); // --lote: the legacy name
 
-async function relatorio18(variant: 'base' | 'outro-checksum' | 'um-porcento'): Promise<Buffer> {
-  const utc = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d));
-  function* tab20(): Generator<CellInput[]> {
-    yield [...FATURAMENTO_HEADERS];
-    for (let i = 0; i < N; i++) {
-      const r = generatedFaturamento(i) as Record<string, CellInput>;
-      if (variant === 'um-porcento' && i % 100 === 0) r.valor_total = Number(r.valor_total) + 1;
-      yield FATURAMENTO_FIELDS.map((f) => r[f] ?? null);
-    }
-  }
-  function* tab30(): Generator<CellInput[]> {
-    yield [...MOVIMENTO_HEADERS];
-    for (let i = 0; i < M; i++) {
-      const r = generatedMovimento(i) as Record<string, CellInput>;
-      yield MOVIMENTO_FIELDS.map((f) => r[f] ?? null);
-    }
-  }
-  return buildWorkbook([
-    // the title cell differs between variants: same rows, another checksum
-    { name: '10', rows: [[`Relatório 18 (${variant})`, null, null, 'Período', utc(2026, 11, 1), utc(2026, 11, 30)]] },
-    { name: '20', rows: tab20() },
-    { name: '30', rows: tab30() },
-  ]);
+function relatorio18(variant: 'base' | 'outro-checksum' | 'um-porcento'): Promise<Buffer> {
+  // the title cell differs between variants: same rows, another checksum
+  return benchRelatorio18({ faturamento: N, movimento: M, titulo: `Relatório 18 (${variant})`,
+    alterada: variant === 'um-porcento' ? (i) => i % 100 === 0 : undefined });
 }
 
 /** CPU seconds (user + system) used so far by the processes whose command name is `comm` (or by `pid`). */

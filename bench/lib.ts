@@ -11,6 +11,7 @@ import { freePort } from '../src/embedded/postgres.js';
 import { projectRoot } from '../src/paths.js';
 import { startTestCluster, recreateDatabase, type TestCluster } from '../test/harness/cluster.js';
 import { migrate } from '../src/db/migrate.js';
+import { buildWorkbook, generatedFaturamento, generatedMovimento, FATURAMENTO_HEADERS, MOVIMENTO_HEADERS, FATURAMENTO_FIELDS, MOVIMENTO_FIELDS, type CellInput } from '../test/fixtures/builder.js';
 
 export const BENCH_TOKEN = 'bench-api-token';
 
@@ -87,3 +88,31 @@ export function fmt(n: number, digits = 1): string {
   return n.toLocaleString('pt-BR', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
 
+/**
+ * A generated RELATORIO18 workbook (November 2026): `faturamento` rows in tab 20 and
+ * `movimento` rows in tab 30. `titulo` (tab 10, A1) changes the checksum without changing a
+ * row; `alterada(i)` marks billing rows whose value is changed by one (the "1% changed" run).
+ */
+export async function benchRelatorio18(opts: { faturamento: number; movimento: number; titulo: string; alterada?: (i: number) => boolean }): Promise<Buffer> {
+  const utc = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d));
+  function* tab20(): Generator<CellInput[]> {
+    yield [...FATURAMENTO_HEADERS];
+    for (let i = 0; i < opts.faturamento; i++) {
+      const r = generatedFaturamento(i) as Record<string, CellInput>;
+      if (opts.alterada?.(i)) r.valor_total = Number(r.valor_total) + 1;
+      yield FATURAMENTO_FIELDS.map((f) => r[f] ?? null);
+    }
+  }
+  function* tab30(): Generator<CellInput[]> {
+    yield [...MOVIMENTO_HEADERS];
+    for (let i = 0; i < opts.movimento; i++) {
+      const r = generatedMovimento(i) as Record<string, CellInput>;
+      yield MOVIMENTO_FIELDS.map((f) => r[f] ?? null);
+    }
+  }
+  return buildWorkbook([
+    { name: '10', rows: [[opts.titulo, null, null, 'Período', utc(2026, 11, 1), utc(2026, 11, 30)]] },
+    { name: '20', rows: tab20() },
+    { name: '30', rows: tab30() },
+  ]);
+}

@@ -15,10 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import yauzl from 'yauzl';
-import { buildWorkbook, generatedFaturamento, generatedMovimento, FATURAMENTO_HEADERS, MOVIMENTO_HEADERS, FATURAMENTO_FIELDS, MOVIMENTO_FIELDS, type CellInput } from '../test/fixtures/builder.js';
 import { makeZip, type ZipSpecEntry } from '../test/fixtures/zip.js';
 import { startEmbeddedObjectStore } from '../src/embedded/objstore.js';
-import { BENCH_TOKEN, benchDatabase, fmt, startBenchService } from './lib.js';
+import { BENCH_TOKEN, benchDatabase, benchRelatorio18, fmt, startBenchService } from './lib.js';
 
 function arg(name: string, def: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -31,28 +30,8 @@ const HEAP = Number(arg('heap', '192'));
 const MODE = arg('mode', 'OBJSTORE');
 const CONCURRENCY = arg('concurrency', '2');
 
-async function relatorio18(): Promise<Buffer> {
-  const utc = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d));
-  const M = Math.round(N / 10);
-  function* tab20(): Generator<CellInput[]> {
-    yield [...FATURAMENTO_HEADERS];
-    for (let i = 0; i < N; i++) {
-      const r = generatedFaturamento(i) as Record<string, CellInput>;
-      yield FATURAMENTO_FIELDS.map((f) => r[f] ?? null);
-    }
-  }
-  function* tab30(): Generator<CellInput[]> {
-    yield [...MOVIMENTO_HEADERS];
-    for (let i = 0; i < M; i++) {
-      const r = generatedMovimento(i) as Record<string, CellInput>;
-      yield MOVIMENTO_FIELDS.map((f) => r[f] ?? null);
-    }
-  }
-  return buildWorkbook([
-    { name: '10', rows: [['Relatório 18', null, null, 'Período', utc(2026, 11, 1), utc(2026, 11, 30)]] },
-    { name: '20', rows: tab20() },
-    { name: '30', rows: tab30() },
-  ]);
+function relatorio18(): Promise<Buffer> {
+  return benchRelatorio18({ faturamento: N, movimento: Math.round(N / 10), titulo: 'Relatório 18' });
 }
 
 /** The parts of an xlsx, inflated (to re-zip them with one more part). */
