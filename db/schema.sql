@@ -2410,6 +2410,47 @@ COMMENT ON FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb) IS 'Intern
 
 
 --
+-- Name: xls_merge_tipo(uuid, jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_merge_tipo(p_processamento_id uuid, p_meta jsonb) RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_tipo text;
+  v_status text;
+begin
+  select p.tipo, p.status into v_tipo, v_status from public.xls_processamento p where p.id = p_processamento_id for update;
+  if not found then
+    raise exception 'processamento % não existe', p_processamento_id using errcode = 'XL404';
+  end if;
+  if v_status <> 'PROCESSANDO' then
+    raise exception 'processamento % está em %: só se importa um processamento em PROCESSANDO', p_processamento_id, v_status
+      using errcode = 'XL409';
+  end if;
+  if p_meta is not null and jsonb_typeof(p_meta) <> 'object' then
+    raise exception 'p_meta deve ser um objeto JSON' using errcode = 'XL400';
+  end if;
+  if v_tipo is null then
+    raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
+  end if;
+  if not exists (select from app.xls_alvo a where a.tipo = v_tipo) then
+    raise exception 'o tipo % ainda não tem importação', v_tipo using errcode = 'XL422';
+  end if;
+  return v_tipo;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_merge_tipo(p_processamento_id uuid, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_merge_tipo(p_processamento_id uuid, p_meta jsonb) IS 'Internal, the common entry of public.xls_merge and public.xls_merge_chunk: locks the processing row and returns its tipo once it is PROCESSANDO, typed, described in app.xls_alvo and p_meta is an object. Errors in this order: XL404 unknown processing, XL409 not PROCESSANDO, XL400 p_meta not an object, XL409 no tipo, XL422 type without import.';
+
+
+--
 -- Name: xls_r18_candidatos(text, regclass); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -5491,28 +5532,11 @@ CREATE FUNCTION public.xls_merge(p_processamento_id uuid, p_meta jsonb DEFAULT '
     AS $$
 declare
   v_tipo text;
-  v_status text;
   v_res jsonb;
 begin
-  select p.tipo, p.status into v_tipo, v_status from public.xls_processamento p where p.id = p_processamento_id for update;
-  if not found then
-    raise exception 'processamento % não existe', p_processamento_id using errcode = 'XL404';
-  end if;
-  if v_status <> 'PROCESSANDO' then
-    raise exception 'processamento % está em %: só se importa um processamento em PROCESSANDO', p_processamento_id, v_status
-      using errcode = 'XL409';
-  end if;
-  if p_meta is not null and jsonb_typeof(p_meta) <> 'object' then
-    raise exception 'p_meta deve ser um objeto JSON' using errcode = 'XL400';
-  end if;
-  if v_tipo is null then
-    raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
-  elsif exists (select from app.xls_alvo a where a.tipo = v_tipo) then
-    -- the type is described in app.xls_alvo: the declarative merge applies its description
-    v_res := app.xls_merge_fim(v_tipo, coalesce(p_meta, '{}'));
-  else
-    raise exception 'o tipo % ainda não tem importação', v_tipo using errcode = 'XL422';
-  end if;
+  v_tipo := app.xls_merge_tipo(p_processamento_id, p_meta);
+  -- the type is described in app.xls_alvo: the declarative merge applies its description
+  v_res := app.xls_merge_fim(v_tipo, coalesce(p_meta, '{}'));
   update public.xls_processamento p
      set linhas_enviadas = (v_res ->> 'linhas_enviadas')::integer,
          linhas_efetivas = (v_res ->> 'linhas_efetivas')::integer,
@@ -5543,25 +5567,8 @@ CREATE FUNCTION public.xls_merge_chunk(p_processamento_id uuid, p_meta jsonb DEF
     AS $$
 declare
   v_tipo text;
-  v_status text;
 begin
-  select p.tipo, p.status into v_tipo, v_status from public.xls_processamento p where p.id = p_processamento_id for update;
-  if not found then
-    raise exception 'processamento % não existe', p_processamento_id using errcode = 'XL404';
-  end if;
-  if v_status <> 'PROCESSANDO' then
-    raise exception 'processamento % está em %: só se importa um processamento em PROCESSANDO', p_processamento_id, v_status
-      using errcode = 'XL409';
-  end if;
-  if p_meta is not null and jsonb_typeof(p_meta) <> 'object' then
-    raise exception 'p_meta deve ser um objeto JSON' using errcode = 'XL400';
-  end if;
-  if v_tipo is null then
-    raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
-  end if;
-  if not exists (select from app.xls_alvo a where a.tipo = v_tipo) then
-    raise exception 'o tipo % ainda não tem importação', v_tipo using errcode = 'XL422';
-  end if;
+  v_tipo := app.xls_merge_tipo(p_processamento_id, p_meta);
   return app.xls_merge_chunk(v_tipo, coalesce(p_meta, '{}'));
 end;
 $$;

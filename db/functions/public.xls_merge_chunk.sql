@@ -5,25 +5,8 @@ CREATE OR REPLACE FUNCTION public.xls_merge_chunk(p_processamento_id uuid, p_met
 AS $function$
 declare
   v_tipo text;
-  v_status text;
 begin
-  select p.tipo, p.status into v_tipo, v_status from public.xls_processamento p where p.id = p_processamento_id for update;
-  if not found then
-    raise exception 'processamento % não existe', p_processamento_id using errcode = 'XL404';
-  end if;
-  if v_status <> 'PROCESSANDO' then
-    raise exception 'processamento % está em %: só se importa um processamento em PROCESSANDO', p_processamento_id, v_status
-      using errcode = 'XL409';
-  end if;
-  if p_meta is not null and jsonb_typeof(p_meta) <> 'object' then
-    raise exception 'p_meta deve ser um objeto JSON' using errcode = 'XL400';
-  end if;
-  if v_tipo is null then
-    raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
-  end if;
-  if not exists (select from app.xls_alvo a where a.tipo = v_tipo) then
-    raise exception 'o tipo % ainda não tem importação', v_tipo using errcode = 'XL422';
-  end if;
+  v_tipo := app.xls_merge_tipo(p_processamento_id, p_meta);
   return app.xls_merge_chunk(v_tipo, coalesce(p_meta, '{}'));
 end;
 $function$
