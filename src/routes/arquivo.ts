@@ -10,7 +10,7 @@ import { HttpProblem } from '../errors.js';
 import { obj, uuid } from '../schemas.js';
 import { nomeDownload } from '../xls/nomes.js';
 import { bearerToken, requireBearer } from '../plugins/bearer.js';
-import { viewGuard } from './views/guard.js';
+import { viewGuard } from './telas/guard.js';
 import { openOriginal, OriginalIndisponivel } from '../xls/storage.js';
 import { ObjectStoreUnavailable } from '../integrations/objstore.js';
 
