@@ -27,12 +27,14 @@ alter table public.xls_processamento
   add column exclusoes_aprovadas_em timestamptz,
   add column exclusoes_aprovadas_por text,
   add column alteracoes_expiradas_em timestamptz,
+  add column exclusao_retida boolean not null default false,
   add constraint xls_processamento_desfeito check ((desfeito_em is null) = (desfeito_por is null)),
   add constraint xls_processamento_aprovado check ((exclusoes_aprovadas_em is null) = (exclusoes_aprovadas_por is null));
 comment on column public.xls_processamento.desfeito_em is 'When this processing was undone (public.xls_desfazer): every row it changed is back as it was; the status stays.';
 comment on column public.xls_processamento.desfeito_por is 'Who undid it: the staff member''s e-mail, "api" (Bearer) or the DBA''s text.';
 comment on column public.xls_processamento.exclusoes_aprovadas_em is 'When a person approved the removals the mass-deletion guard held (reprocess with aprovarExclusoes / "Aplicar mesmo assim"); the next run of this processing is not held.';
 comment on column public.xls_processamento.exclusoes_aprovadas_por is 'Who approved the held removals: e-mail, "api" or the DBA''s text.';
+comment on column public.xls_processamento.exclusao_retida is 'The last run ended ERRO because the mass-deletion guard held it (XL428): it would remove more than xls_exclusao_limite_percentual % (and at least xls_exclusao_limite_linhas rows) of a table''s scope. public.xls_aprovar_exclusoes reprocesses it with the guard lifted.';
 comment on column public.xls_processamento.alteracoes_expiradas_em is 'When the change set of this processing was purged by the retention (xls_alteracoes_retencao_dias): it can no longer be undone.';
 
 insert into public.bi_configuracao (chave, valor, tipo, sistema, descricao) values
@@ -64,5 +66,5 @@ end $$;
 drop event trigger if exists _300_bi_alteracoes;
 alter table public.xls_processamento
   drop column desfeito_em, drop column desfeito_por, drop column exclusoes_aprovadas_em,
-  drop column exclusoes_aprovadas_por, drop column alteracoes_expiradas_em;
+  drop column exclusoes_aprovadas_por, drop column alteracoes_expiradas_em, drop column exclusao_retida;
 drop table app.xls_alteracao;

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import { fat, mov, periodoNov, processarNovo, type Row } from './helpers.js';
+import { completeJobs, fat, importar, iniciar, mov, periodoNov, processarNovo, receberAvulso, type Row } from './helpers.js';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -151,5 +151,56 @@ describe('row history and retention', () => {
     expect((await rows('select count(*)::int n from app.xls_alteracao where processamento_id = $1', [novo.id]))[0].n).toBeGreaterThan(0);
     await expect(desfazer(velho.id)).rejects.toMatchObject({ code: 'XL409', detail: 'expirado', message: expect.stringContaining('retenção de 30 dias') });
     expect((await rows('select app.xls_alteracoes_expurgar() n'))[0].n).toBe(0);
+  });
+});
+
+describe('mass-deletion guard', () => {
+  const limites = (pct: number, linhas: number) => db.pool.query(
+    `update bi_configuracao set valor = case chave when 'xls_exclusao_limite_percentual' then $1 else $2 end
+      where chave in ('xls_exclusao_limite_percentual', 'xls_exclusao_limite_linhas')`, [String(pct), String(linhas)]);
+
+  it('a truncated RELATORIO18 (13 of 600 rows) is held with nothing written; approving it applies it', async () => {
+    await limites(100, 100);
+    await db.pool.query(`delete from bi_faturamento; delete from bi_movimento;`);
+    const completo = Array.from({ length: 600 }, (_, i) => fat(7000 + i));
+    await r18(completo);
+    await limites(30, 100);
+    const antes = await dumpAll(R18_TABELAS);
+
+    const recebido = await receberAvulso(db.pool, `r18-truncado-${++n}`);
+    const id = recebido.processamentoId!;
+    await iniciar(db.pool, id, 'w-guarda', 'RELATORIO18');
+    const err = await importar(db.pool, id, 'w-guarda', 'RELATORIO18', { staging: { faturamento: completo.slice(0, 13), movimento: [mov(0)] }, meta: periodoNov })
+      .then(() => null, (e) => e);
+    expect(err).toMatchObject({ code: 'XL428' });
+    expect(err.message).toContain('removeria 587 de 600 linhas de bi_faturamento');
+    expect(JSON.parse(err.detail)).toEqual([expect.objectContaining({ tabela: 'bi_faturamento', remover: 587, escopo: 600, percentual: 97.8 })]);
+    expect(await dumpAll(R18_TABELAS)).toEqual(antes);
+    await db.pool.query(`select * from public.xls_falhar($1, 'w-guarda', $2, 'XL428')`, [id, err.message]);
+    expect(await rows('select status, exclusao_retida from xls_processamento where id = $1', [id])).toEqual([{ status: 'ERRO', exclusao_retida: true }]);
+    await completeJobs(db.pool, 'w-guarda');
+
+    // approval of something the guard did not hold is a 409
+    const outro = await r18(completo);
+    await expect(db.pool.query('select public.xls_aprovar_exclusoes($1, $2)', [outro.id, 'ana@empresa.com.br'])).rejects.toMatchObject({ code: 'XL409' });
+
+    const ids = (await rows('select public.xls_aprovar_exclusoes($1, $2) ids', [id, 'ana@empresa.com.br']))[0].ids;
+    expect(ids).toEqual([id]);
+    await iniciar(db.pool, id, 'w-guarda-2', 'RELATORIO18');
+    const ok = await importar(db.pool, id, 'w-guarda-2', 'RELATORIO18', { staging: { faturamento: completo.slice(0, 13), movimento: [mov(0)] }, meta: periodoNov });
+    expect(ok.desfecho.status).toBe('SUCESSO');
+    expect(ok.merge.linhasRemovidas).toBe(587);
+    expect(await rows('select exclusoes_aprovadas_por, exclusoes_aprovadas_em is not null a from xls_processamento where id = $1', [id]))
+      .toEqual([{ exclusoes_aprovadas_por: 'ana@empresa.com.br', a: true }]);
+    expect((await rows(`select count(*)::int n from bi_faturamento`))[0].n).toBe(13);
+  });
+
+  it('below either limit nothing is held: 30 % of a small table, or few rows of a large one', async () => {
+    await limites(30, 100);
+    await db.pool.query(`delete from bi_faturamento; delete from bi_movimento;`);
+    const base = Array.from({ length: 50 }, (_, i) => fat(9000 + i));
+    await r18(base);
+    const a = await r18(base.slice(0, 5)); // removes 45 of 50 (90 %), fewer than 100 rows
+    expect(a.merge.linhasRemovidas).toBe(45);
   });
 });
