@@ -58,7 +58,7 @@ function classify(err: FastifyError & { code?: string; validation?: unknown[] },
   }
   const sqlStatus = httpStatusOfSqlState(err.code);
   if (sqlStatus) {
-    return problemBody(sqlStatus, req, err.message, { type: `urn:bi-comercial:problema:${err.code}`, code: err.code, ...sqlExtensoes(err) });
+    return problemBody(sqlStatus, req, err.message, { type: `urn:bi-comercial:problema:${err.code}`, code: err.code, ...sqlExtensoes(err as { detail?: unknown; hint?: unknown }) });
   }
   if (err.validation) {
     const errors = (err.validation as Array<{ instancePath?: string; message?: string; params?: Record<string, unknown> }>).map((v) => ({
