@@ -108,6 +108,7 @@ async function simularArquivo(ctx: AppContext, client: pg.PoolClient, e: Entrada
   const reader = abrirLeitura(ctx, e.path!, e.tipo);
   await client.query('savepoint simular');
   try {
+    await reader.tipo(); // the worker answers in order: type, parameters, chunks
     const meta: Record<string, unknown> = { ...(await reader.meta()), simular: true };
     const id = await xlsSimularAbrir(client, { arquivo: e.arquivo, checksum: e.checksum, tipo: e.tipo! });
     const { r, linhasLidas } = await mergeNaTransacao(client, id, e.tipo!, meta, reader, null);
