@@ -11,9 +11,9 @@ import { pageQueryProperties, pageSchema, parsePageRequest, toPage } from '../..
 import { anyObject, arr, bool, dateTime, int, nullable, obj, str, uuid } from '../../schemas.js';
 import {
   OPERACOES, STATUS_PROCESSAMENTO, type Operacao, type StatusProcessamento,
-  xlsAlteracoes, xlsAprovarExclusoes, xlsDesfazer, xlsReprocessar, xlsReprocessarConjunto, xlsReprocessarErros,
+  xlsAlteracoes, xlsAprovarExclusoes, xlsReprocessar, xlsReprocessarConjunto, xlsReprocessarErros,
 } from '../../db/xls.js';
-import { ExecLog } from '../../xls/execlog.js';
+import { desfazerRegistrando } from '../../xls/desfazer.js';
 import { TIPOS_PLANILHA, type TipoPlanilha } from '../../xlsx/types.js';
 
 const itemProperties = {
@@ -134,7 +134,7 @@ export default async function processamentosRoutes(app: FastifyInstance) {
 
   app.post<{ Params: { id: string } }>('/comercial/processamentos/:id/desfazer', {
     schema: { params: idParams, response: { 200: desfeitoSchema } },
-  }, async (req) => desfazerRegistrando(app, req.params.id, 'api'));
+  }, async (req) => desfazerRegistrando(app.ctx, req.params.id, 'api'));
 
   app.post<{ Params: { id: string } }>('/comercial/conjuntos/:id/reprocessar-erros', {
     schema: { params: idParams, response: { 202: reprocessadosSchema } },
@@ -154,15 +154,3 @@ export default async function processamentosRoutes(app: FastifyInstance) {
   });
 }
 
-/** The undo, recorded in the processing's execution log (shared with the detail screen's button). */
-export async function desfazerRegistrando(app: FastifyInstance, id: string, por: string) {
-  const d = await xlsDesfazer(app.ctx.pool, id, por);
-  const r = await db.selectOne('xls_processamento', { id }, { columns: ['log_arquivo'] }).run(app.ctx.pool);
-  if (r) {
-    const log = new ExecLog(app.ctx.config.logsDir, r.log_arquivo);
-    const resumo = Object.entries(d.tabelas).map(([t, c]) => `${t}: ${c.removidas} removidas, ${c.restauradas} restauradas, ${c.reinseridas} recolocadas`).join('; ');
-    log.line(`importação desfeita por ${por}: ${resumo || 'nenhuma linha'}`);
-    await log.close();
-  }
-  return d;
-}
