@@ -60,7 +60,9 @@ describe('Alterações on the detail screen', () => {
     expect(depois.body).not.toContain('Desfazer esta importação…');
     expect((await db.pool.query(`select valor_total::text v from bi_faturamento where nota_fiscal = '1003'`)).rows).toEqual([{ v: '65.9' }]);
     expect((await post(`/processamentos/${b.id}/desfazer`, { confirmar: 'sim' })).statusCode).toBe(409);
-    expect((await post(`/processamentos/${b.id}/desfazer`, { confirmar: 'sim' }, false)).statusCode).toBe(403);
+    const semCsrf = await post(`/processamentos/${b.id}/desfazer`, { confirmar: 'sim' }, false);
+    expect(semCsrf.statusCode).toBe(400);
+    expect(semCsrf.body).toContain('token CSRF inválido');
   });
 
   it('an identical re-import says it changed nothing; "Aplicar mesmo assim" appears only on a held import', async () => {
