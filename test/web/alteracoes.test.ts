@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { fat, importar, iniciar, mov, periodoNov, processarNovo, receberAvulso, completeJobs } from '../xls-sql/helpers.js';
-import { appHabilitado, navegador, sessao, type SessaoTeste } from './helpers.js';
+import { HTML, IMPORTAR_TOKEN, appHabilitado, navegador, sessao, type SessaoTeste } from './helpers.js';
+import { H, escrever, tabela } from '../fixtures/tipos.js';
 
 let db: TestDatabase;
 let app: FastifyInstance;
@@ -88,5 +89,36 @@ describe('Alterações on the detail screen', () => {
     expect((await db.pool.query('select status, exclusoes_aprovadas_por from xls_processamento where id = $1', [id])).rows)
       .toEqual([{ status: 'PENDENTE', exclusoes_aprovadas_por: 'ana@empresa.com.br' }]);
     expect((await get(aprovar.headers.location as string)).body).toContain('Exclusões aprovadas');
+  });
+});
+
+describe('"Pré-visualizar" on the import page', () => {
+  function multipart(fields: Record<string, string>, files: Array<{ name: string; data: Buffer }>) {
+    const boundary = `----b${Math.random().toString(16).slice(2)}`;
+    const parts: Buffer[] = [];
+    for (const [k, v] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+    for (const f of files) {
+      parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="arquivo"; filename="${f.name}"\r\ncontent-type: application/octet-stream\r\n\r\n`), f.data, Buffer.from('\r\n'));
+    }
+    parts.push(Buffer.from(`--${boundary}--\r\n`));
+    return { payload: Buffer.concat(parts), headers: { ...HTML, 'content-type': `multipart/form-data; boundary=${boundary}` } };
+  }
+  const cota = (v: number) => escrever([{ name: '2031', rows: tabela(H.COTA, [['Betim', 'Gasolina C', v, 2]]) }], 'exceljs');
+
+  it('shows, in Portuguese, what each file would insert, change and remove, stores nothing, and offers the send', async () => {
+    const url = `/xls/importar?k=${IMPORTAR_TOKEN}`;
+    const enviar = async (acao: string, v: number) => app.inject({ method: 'POST', url, ...multipart({ uploaderId: 'ana', uploaderNome: 'Ana', acao }, [{ name: `cota-${v}.xlsx`, data: await cota(v) }]) });
+    expect((await app.inject({ url, headers: HTML })).body).toContain('value="previa"');
+    const feito = await enviar('enviar', 5);
+    expect(feito.statusCode).toBe(303);
+    const antes = (await db.pool.query('select count(*)::int n from xls_processamento')).rows[0].n;
+    const previa = await enviar('previa', 8);
+    expect(previa.statusCode).toBe(200);
+    expect(previa.body).toContain('Nada foi gravado ainda.');
+    expect(previa.body).toContain('cota-8.xlsx');
+    expect(previa.body).toContain('seria importado');
+    expect(previa.body).toMatch(/data-rotulo="Tabela">bi_cota_fornecedor<\/td><td class="num" data-rotulo="Inseriria">\d+<\/td>/);
+    expect(previa.body).toContain('value="enviar"');
+    expect((await db.pool.query('select count(*)::int n from xls_processamento')).rows[0].n).toBe(antes);
   });
 });
