@@ -10,7 +10,6 @@ declare
   v_rej jsonb;
   v_n integer;
   v_motivo text;
-  v_cc integer;
   v_saiu integer := 0;
   v_soma numeric;
   v_grupo numeric;
@@ -42,7 +41,7 @@ begin
   select coalesce(jsonb_agg(e), '[]') into v_rej
     from (select e from jsonb_array_elements(case when jsonb_typeof(p_meta -> 'linhas_rejeitadas') = 'array' then p_meta -> 'linhas_rejeitadas' else '[]' end) e
           union all
-          select jsonb_build_object('linha', o.linha, 'campo', o.campo, 'mensagem', format('linha %s: %s '''' inválido', o.linha, o.campo))
+          select jsonb_build_object('linha', o.linha, 'campo', o.campo, 'mensagem', o.mensagem)
             from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada') x;
   if jsonb_array_length(v_rej) > 0 then
     select count(distinct (e ->> 'linha')::integer),
@@ -64,17 +63,6 @@ begin
                        to_char(v_posicao, 'DD/MM/YYYY'), to_char(v_max, 'DD/MM/YYYY'))));
   end if;
 
-  -- rule 1: cost centres (never deleted); an empty description keeps the stored one
-  insert into public.bi_centro_custo as c (codigo, descricao)
-  select x.codigo, x.descricao
-    from (select distinct on (left(a.centro_custo, 20)) left(a.centro_custo, 20) as codigo, left(a.descricao_centro_custo, 120) as descricao
-            from pg_temp.xls_aceitas_titulo a where a.centro_custo is not null
-           order by left(a.centro_custo, 20), a.linha desc) x
-   where not exists (select from public.bi_centro_custo t where t.codigo = x.codigo and t.descricao is not distinct from coalesce(x.descricao, t.descricao))
-   order by x.codigo
-  on conflict (codigo) do update set descricao = coalesce(excluded.descricao, c.descricao);
-  get diagnostics v_cc = row_count;
-
   -- rule 5: the receivable sum of Saldo against the Total of tab Grupo
   select coalesce(sum(a.saldo), 0) into v_soma from pg_temp.xls_aceitas_titulo a where a.tipo = 'RECEBER';
   if not (p_meta ? 'total_receber_grupo') then
@@ -92,10 +80,9 @@ begin
   end if;
 
   return jsonb_build_object('avisos', v_avisos, 'tabelas', jsonb_build_object(
-    'bi_centro_custo', jsonb_build_object('efetivas', v_cc),
     'fluxo', jsonb_build_object('posicao', v_posicao, 'atual', v_atual, 'deixaram_de_ser_atuais', v_saiu, 'soma_saldo_receber', v_soma)));
 end;
 $function$
 ;
 
-comment on function app.xls_hook_fluxo(text,text,jsonb) is 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio (under the merge lock on bi_titulo, which serialises simultaneous imports): the position date of p_meta.posicao (missing or invalid: XL422, nothing written) and whether it is the newest (pg_temp.xls_fluxo_estado, read by the expressions of posicao and atual). fim: total refusal (XL422) when any row is invalid, the reason listing every one as ''linha <n>: <campo> ''''<valor>'''' inválido''; a newer position takes atual from the older ones, an older one enters the history only (warning); cost centres upserted into bi_centro_custo; the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
+comment on function app.xls_hook_fluxo(text,text,jsonb) is 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio (under the merge lock on bi_titulo, which serialises simultaneous imports): the position date of p_meta.posicao (missing or invalid: XL422, nothing written) and whether it is the newest (pg_temp.xls_fluxo_estado; the description''s expressions of posicao and atual read p_meta and bi_titulo themselves). fim: total refusal (XL422) when any row is invalid, the reason listing every one as ''linha <n>: <campo> ''''<valor>'''' inválido''; a newer position takes atual from the older ones, an older one enters the history only (warning); the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
