@@ -1397,9 +1397,6 @@ declare
   v_posicao date;
   v_max date;
   v_atual boolean;
-  v_rej jsonb;
-  v_n integer;
-  v_motivo text;
   v_saiu integer := 0;
   v_soma numeric;
   v_grupo numeric;
@@ -1427,21 +1424,7 @@ begin
     return '{}';
   end if;
 
-  -- rule 4, total refusal: any invalid row (the reader's, or a row SQL set aside) writes nothing
-  select coalesce(jsonb_agg(e), '[]') into v_rej
-    from (select e from jsonb_array_elements(case when jsonb_typeof(p_meta -> 'linhas_rejeitadas') = 'array' then p_meta -> 'linhas_rejeitadas' else '[]' end) e
-          union all
-          select jsonb_build_object('linha', o.linha, 'campo', o.campo, 'mensagem', o.mensagem)
-            from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada') x;
-  if jsonb_array_length(v_rej) > 0 then
-    select count(distinct (e ->> 'linha')::integer),
-           string_agg(coalesce(e ->> 'mensagem', format('linha %s: %s ''%s'' inválido', e ->> 'linha', e ->> 'campo', e ->> 'valor')), '; '
-                      order by (e ->> 'linha')::integer, e ->> 'campo')
-      into v_n, v_motivo
-      from jsonb_array_elements(v_rej) e;
-    raise exception 'FLUXO_PAGAR_RECEBER recusado, nada gravado: % linha(s) inválida(s): %', v_n, v_motivo using errcode = 'XL422';
-  end if;
-
+  -- rule 4, total refusal: app.xls_tipo.recusa_total (the merge raises before this phase)
   select e.posicao, e.atual, e.anterior into v_posicao, v_atual, v_max from pg_temp.xls_fluxo_estado e;
   -- rule 2: a newer position takes the flag from the older ones (the partial index serves this)
   if v_atual and v_max is not null and v_posicao > v_max then
@@ -1479,7 +1462,7 @@ $$;
 -- Name: FUNCTION xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio (under the merge lock on bi_titulo, which serialises simultaneous imports): the position date of p_meta.posicao (missing or invalid: XL422, nothing written) and whether it is the newest (pg_temp.xls_fluxo_estado; the description''s expressions of posicao and atual read p_meta and bi_titulo themselves). fim: total refusal (XL422) when any row is invalid, the reason listing every one as ''linha <n>: <campo> ''''<valor>'''' inválido''; a newer position takes atual from the older ones, an older one enters the history only (warning); the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
+COMMENT ON FUNCTION app.xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio (under the merge lock on bi_titulo, which serialises simultaneous imports): the position date of p_meta.posicao (missing or invalid: XL422, nothing written) and whether it is the newest (pg_temp.xls_fluxo_estado; the description''s expressions of posicao and atual read p_meta and bi_titulo themselves). fim (after the merge''s total refusal, app.xls_tipo.recusa_total): a newer position takes atual from the older ones, an older one enters the history only (warning); the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
 
 
 --
@@ -1762,15 +1745,24 @@ begin
     update pg_temp.xls_merge_estado x set efetivas = x.efetivas + v_n where x.staging = e.staging;
   end loop;
 
-  -- what belongs to one type only (defences, checks): {avisos, tabelas, resultado}
-  v_hook := app.xls_merge_hook(p_tipo, 'fim', null, p_meta);
-  v_avisos := v_avisos || coalesce(v_hook -> 'avisos', '[]');
-
   -- rows set aside by SQL (an empty NOT NULL column; the reader normally catches them)
   select coalesce(jsonb_agg(jsonb_build_object('aba', o.aba, 'linha', o.linha, 'campo', o.campo, 'valor', o.valor, 'mensagem', o.mensagem)
                             order by o.aba, o.linha), '[]')
     into v_aux from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada';
   v_rejeitadas := app.xls_rejeitadas_normalizar(v_rej_leitor || v_aux);
+
+  -- a type that refuses the whole file for any invalid row (app.xls_tipo.recusa_total) writes nothing
+  if jsonb_array_length(v_rejeitadas) > 0 and (select t.recusa_total from app.xls_tipo t where t.tipo = p_tipo) then
+    raise exception '% recusado, nada gravado: % linha(s) inválida(s): %', p_tipo,
+      (select count(distinct (x ->> 'linha')::integer) from jsonb_array_elements(v_rejeitadas) x),
+      (select string_agg(x ->> 'mensagem', '; ' order by (x ->> 'linha')::integer, x ->> 'campo') from jsonb_array_elements(v_rejeitadas) x)
+      using errcode = 'XL422';
+  end if;
+
+  -- what belongs to one type only (defences, checks): {avisos, tabelas, resultado}
+  v_hook := app.xls_merge_hook(p_tipo, 'fim', null, p_meta);
+  v_avisos := v_avisos || coalesce(v_hook -> 'avisos', '[]');
+
 
   select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
            'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
@@ -1877,7 +1869,7 @@ $_$;
 -- Name: FUNCTION xls_merge_fim(p_tipo text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_merge_fim(p_tipo text, p_meta jsonb) IS 'Internal, the end of the declarative merge of a type (called by xls_merge): takes what is still staged as a last chunk, settles keys repeated across chunks (the last row stays; linhas_efetivas counts such a key once), calls the type hook (phase fim: reference tables, defences), then per target: a rejected row with a readable key (its values normalised as accepted rows) protects that key from deletion; a row whose key cannot be read suspends the deletes of its own target (tab), with a warning naming the rows; otherwise deletes the rows of the scope absent from the file in key order (skipped when the scope was empty before the merge or holds exactly the file''s rows). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas} plus the hook''s resultado.';
+COMMENT ON FUNCTION app.xls_merge_fim(p_tipo text, p_meta jsonb) IS 'Internal, the end of the declarative merge of a type (called by xls_merge): takes what is still staged as a last chunk, settles keys repeated across chunks (the last row stays; linhas_efetivas counts such a key once), refuses the file (XL422) when the type has recusa_total and any row is invalid, calls the type hook (phase fim: reference tables, defences), then per target: a rejected row with a readable key (its values normalised as accepted rows) protects that key from deletion; a row whose key cannot be read suspends the deletes of its own target (tab), with a warning naming the rows; otherwise deletes the rows of the scope absent from the file in key order (skipped when the scope was empty before the merge or holds exactly the file''s rows). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas} plus the hook''s resultado.';
 
 
 --
@@ -6178,6 +6170,7 @@ CREATE TABLE app.xls_tipo (
     mestre boolean DEFAULT false NOT NULL,
     hook text,
     descricao text NOT NULL,
+    recusa_total boolean DEFAULT false NOT NULL,
     CONSTRAINT xls_tipo_hook_check CHECK ((hook ~ '^app\.[a-z_][a-z0-9_]*$'::text)),
     CONSTRAINT xls_tipo_ordem_check CHECK ((ordem > 0))
 );
@@ -6188,6 +6181,13 @@ CREATE TABLE app.xls_tipo (
 --
 
 COMMENT ON TABLE app.xls_tipo IS 'The spreadsheet types of formats.md, in detection order (ordem). mestre: the batch''s master report (its success closes the batch). hook: optional function app.<name>(p_fase text, p_staging text, p_meta jsonb) returns jsonb, called by the generic merge at its phases (docs/xls-merge.md) for what belongs to one type only. Checked against TIPOS_PLANILHA (TypeScript) and public.xls_tipo_valido by the tests.';
+
+
+--
+-- Name: COLUMN xls_tipo.recusa_total; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_tipo.recusa_total IS 'Any invalid row (the reader''s or SQL''s) refuses the whole file: XL422 ''<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>'', nothing written.';
 
 
 --

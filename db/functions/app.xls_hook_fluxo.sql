@@ -7,9 +7,6 @@ declare
   v_posicao date;
   v_max date;
   v_atual boolean;
-  v_rej jsonb;
-  v_n integer;
-  v_motivo text;
   v_saiu integer := 0;
   v_soma numeric;
   v_grupo numeric;
@@ -37,21 +34,7 @@ begin
     return '{}';
   end if;
 
-  -- rule 4, total refusal: any invalid row (the reader's, or a row SQL set aside) writes nothing
-  select coalesce(jsonb_agg(e), '[]') into v_rej
-    from (select e from jsonb_array_elements(case when jsonb_typeof(p_meta -> 'linhas_rejeitadas') = 'array' then p_meta -> 'linhas_rejeitadas' else '[]' end) e
-          union all
-          select jsonb_build_object('linha', o.linha, 'campo', o.campo, 'mensagem', o.mensagem)
-            from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada') x;
-  if jsonb_array_length(v_rej) > 0 then
-    select count(distinct (e ->> 'linha')::integer),
-           string_agg(coalesce(e ->> 'mensagem', format('linha %s: %s ''%s'' inválido', e ->> 'linha', e ->> 'campo', e ->> 'valor')), '; '
-                      order by (e ->> 'linha')::integer, e ->> 'campo')
-      into v_n, v_motivo
-      from jsonb_array_elements(v_rej) e;
-    raise exception 'FLUXO_PAGAR_RECEBER recusado, nada gravado: % linha(s) inválida(s): %', v_n, v_motivo using errcode = 'XL422';
-  end if;
-
+  -- rule 4, total refusal: app.xls_tipo.recusa_total (the merge raises before this phase)
   select e.posicao, e.atual, e.anterior into v_posicao, v_atual, v_max from pg_temp.xls_fluxo_estado e;
   -- rule 2: a newer position takes the flag from the older ones (the partial index serves this)
   if v_atual and v_max is not null and v_posicao > v_max then
@@ -85,4 +68,4 @@ end;
 $function$
 ;
 
-comment on function app.xls_hook_fluxo(text,text,jsonb) is 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio (under the merge lock on bi_titulo, which serialises simultaneous imports): the position date of p_meta.posicao (missing or invalid: XL422, nothing written) and whether it is the newest (pg_temp.xls_fluxo_estado; the description''s expressions of posicao and atual read p_meta and bi_titulo themselves). fim: total refusal (XL422) when any row is invalid, the reason listing every one as ''linha <n>: <campo> ''''<valor>'''' inválido''; a newer position takes atual from the older ones, an older one enters the history only (warning); the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
+comment on function app.xls_hook_fluxo(text,text,jsonb) is 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio (under the merge lock on bi_titulo, which serialises simultaneous imports): the position date of p_meta.posicao (missing or invalid: XL422, nothing written) and whether it is the newest (pg_temp.xls_fluxo_estado; the description''s expressions of posicao and atual read p_meta and bi_titulo themselves). fim (after the merge''s total refusal, app.xls_tipo.recusa_total): a newer position takes atual from the older ones, an older one enters the history only (warning); the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';

@@ -52,15 +52,24 @@ begin
     update pg_temp.xls_merge_estado x set efetivas = x.efetivas + v_n where x.staging = e.staging;
   end loop;
 
-  -- what belongs to one type only (defences, checks): {avisos, tabelas, resultado}
-  v_hook := app.xls_merge_hook(p_tipo, 'fim', null, p_meta);
-  v_avisos := v_avisos || coalesce(v_hook -> 'avisos', '[]');
-
   -- rows set aside by SQL (an empty NOT NULL column; the reader normally catches them)
   select coalesce(jsonb_agg(jsonb_build_object('aba', o.aba, 'linha', o.linha, 'campo', o.campo, 'valor', o.valor, 'mensagem', o.mensagem)
                             order by o.aba, o.linha), '[]')
     into v_aux from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada';
   v_rejeitadas := app.xls_rejeitadas_normalizar(v_rej_leitor || v_aux);
+
+  -- a type that refuses the whole file for any invalid row (app.xls_tipo.recusa_total) writes nothing
+  if jsonb_array_length(v_rejeitadas) > 0 and (select t.recusa_total from app.xls_tipo t where t.tipo = p_tipo) then
+    raise exception '% recusado, nada gravado: % linha(s) inválida(s): %', p_tipo,
+      (select count(distinct (x ->> 'linha')::integer) from jsonb_array_elements(v_rejeitadas) x),
+      (select string_agg(x ->> 'mensagem', '; ' order by (x ->> 'linha')::integer, x ->> 'campo') from jsonb_array_elements(v_rejeitadas) x)
+      using errcode = 'XL422';
+  end if;
+
+  -- what belongs to one type only (defences, checks): {avisos, tabelas, resultado}
+  v_hook := app.xls_merge_hook(p_tipo, 'fim', null, p_meta);
+  v_avisos := v_avisos || coalesce(v_hook -> 'avisos', '[]');
+
 
   select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
            'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
@@ -163,4 +172,4 @@ end;
 $function$
 ;
 
-comment on function app.xls_merge_fim(text,jsonb) is 'Internal, the end of the declarative merge of a type (called by xls_merge): takes what is still staged as a last chunk, settles keys repeated across chunks (the last row stays; linhas_efetivas counts such a key once), calls the type hook (phase fim: reference tables, defences), then per target: a rejected row with a readable key (its values normalised as accepted rows) protects that key from deletion; a row whose key cannot be read suspends the deletes of its own target (tab), with a warning naming the rows; otherwise deletes the rows of the scope absent from the file in key order (skipped when the scope was empty before the merge or holds exactly the file''s rows). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas} plus the hook''s resultado.';
+comment on function app.xls_merge_fim(text,jsonb) is 'Internal, the end of the declarative merge of a type (called by xls_merge): takes what is still staged as a last chunk, settles keys repeated across chunks (the last row stays; linhas_efetivas counts such a key once), refuses the file (XL422) when the type has recusa_total and any row is invalid, calls the type hook (phase fim: reference tables, defences), then per target: a rejected row with a readable key (its values normalised as accepted rows) protects that key from deletion; a row whose key cannot be read suspends the deletes of its own target (tab), with a warning naming the rows; otherwise deletes the rows of the scope absent from the file in key order (skipped when the scope was empty before the merge or holds exactly the file''s rows). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas} plus the hook''s resultado.';

@@ -48,6 +48,17 @@ drop function if exists app.xls_hook_margem_consolidada(text, text, jsonb);
 drop function if exists app.xls_hook_margem_dia(text, text, jsonb);
 drop function if exists app.xls_r18_candidatos(text, regclass);
 
+-- each normalisation in one place, the reader's parsers (src/xlsx/cells.ts competencia: the
+-- first day of the month; readers/parsers.ts tipoTitulo: P/R -> PAGAR/RECEBER); the staging
+-- holds normalised values, the description no longer repeats them
+update app.xls_alvo set expressoes = expressoes - 'competencia' where tipo in ('MARGEM_CONSOLIDADA', 'META_CARTEIRA', 'META');
+update app.xls_alvo set expressoes = expressoes - 'tipo' where tipo = 'FLUXO_PAGAR_RECEBER' and staging = 'titulo';
+
+-- FLUXO's rule 4 (any invalid row refuses the whole file) as a description of the type
+alter table app.xls_tipo add column recusa_total boolean not null default false;
+comment on column app.xls_tipo.recusa_total is 'Any invalid row (the reader''s or SQL''s) refuses the whole file: XL422 ''<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>'', nothing written.';
+update app.xls_tipo set recusa_total = true where tipo = 'FLUXO_PAGAR_RECEBER';
+
 -- app.xls_tipo is the list of types: xls_processamento.tipo references it (xls_tipo_valido reads it)
 alter table app.xls_tipo drop constraint xls_tipo_tipo_check;
 alter table public.xls_processamento
@@ -60,6 +71,11 @@ alter table public.xls_processamento
   drop constraint xls_processamento_tipo_fkey,
   add constraint xls_processamento_tipo_valido check (tipo is null or public.xls_tipo_valido(tipo)) not valid;
 alter table app.xls_tipo add constraint xls_tipo_tipo_check check (public.xls_tipo_valido(tipo)) not valid;
+alter table app.xls_tipo drop column recusa_total;
+update app.xls_alvo set expressoes = expressoes || jsonb_build_object('competencia', $e$date_trunc('month', competencia)::date$e$)
+ where tipo in ('MARGEM_CONSOLIDADA', 'META_CARTEIRA', 'META');
+update app.xls_alvo set expressoes = expressoes || jsonb_build_object('tipo', $e$case upper(tipo) when 'P' then 'PAGAR' when 'PAGAR' then 'PAGAR' when 'R' then 'RECEBER' when 'RECEBER' then 'RECEBER' end$e$)
+ where tipo = 'FLUXO_PAGAR_RECEBER' and staging = 'titulo';
 update app.xls_tipo set hook = 'app.xls_hook_margem_consolidada' where tipo = 'MARGEM_CONSOLIDADA';
 update app.xls_tipo set hook = 'app.xls_hook_margem_dia' where tipo = 'MARGEM_DIA';
 update app.xls_alvo

@@ -285,8 +285,9 @@ describe('META', () => {
     expect(await count(`select count(*)::int n from bi_meta where competencia = '2026-11-01'`)).toBe(27);
   });
 
-  it('competência is stored as the first day of the month', async () => {
-    await metaImport([meta(1, { competencia: '2026-12-15' })]);
+  it('competência is stored as staged: the month is normalised once, by the reader (cells.ts competencia)', async () => {
+    expect(await count(`select count(*)::int n from app.xls_alvo where expressoes ? 'competencia'`)).toBe(0);
+    await metaImport([meta(1, { competencia: '2026-12-01' })]);
     expect(await count(`select count(*)::int n from bi_meta where competencia = '2026-12-01'`)).toBe(1);
   });
 });

@@ -15984,6 +15984,14 @@ declare module 'zapatos/schema' {
         */
         ordem: number;
         /**
+        * **app.xls_tipo.recusa_total**
+        *
+        * Any invalid row (the reader's or SQL's) refuses the whole file: XL422 '<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>', nothing written.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        recusa_total: boolean;
+        /**
         * **app.xls_tipo.tipo**
         * - `text` in database
         * - `NOT NULL`, no default
@@ -16015,6 +16023,14 @@ declare module 'zapatos/schema' {
         * - `NOT NULL`, no default
         */
         ordem: number;
+        /**
+        * **app.xls_tipo.recusa_total**
+        *
+        * Any invalid row (the reader's or SQL's) refuses the whole file: XL422 '<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>', nothing written.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        recusa_total: boolean;
         /**
         * **app.xls_tipo.tipo**
         * - `text` in database
@@ -16048,6 +16064,14 @@ declare module 'zapatos/schema' {
         */
         ordem?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
         /**
+        * **app.xls_tipo.recusa_total**
+        *
+        * Any invalid row (the reader's or SQL's) refuses the whole file: XL422 '<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>', nothing written.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        recusa_total?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+        /**
         * **app.xls_tipo.tipo**
         * - `text` in database
         * - `NOT NULL`, no default
@@ -16080,6 +16104,14 @@ declare module 'zapatos/schema' {
         */
         ordem: number | db.Parameter<number> | db.SQLFragment;
         /**
+        * **app.xls_tipo.recusa_total**
+        *
+        * Any invalid row (the reader's or SQL's) refuses the whole file: XL422 '<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>', nothing written.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        recusa_total?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
+        /**
         * **app.xls_tipo.tipo**
         * - `text` in database
         * - `NOT NULL`, no default
@@ -16111,6 +16143,14 @@ declare module 'zapatos/schema' {
         * - `NOT NULL`, no default
         */
         ordem?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+        /**
+        * **app.xls_tipo.recusa_total**
+        *
+        * Any invalid row (the reader's or SQL's) refuses the whole file: XL422 '<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>', nothing written.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        recusa_total?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
         /**
         * **app.xls_tipo.tipo**
         * - `text` in database
