@@ -1254,6 +1254,30 @@ COMMENT ON FUNCTION app.xls_brl(p_valor numeric) IS 'A value in Brazilian form f
 
 
 --
+-- Name: xls_chave_natural(regclass); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_chave_natural(p_tabela regclass) RETURNS text[]
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select array_agg(k.attname::text order by u.ord)
+    from pg_catalog.pg_constraint con
+   cross join lateral unnest(con.conkey) with ordinality u (attnum, ord)
+    join pg_catalog.pg_attribute k on k.attrelid = con.conrelid and k.attnum = u.attnum
+   where con.conrelid = p_tabela and con.contype = 'u'
+     and (select count(*) from pg_catalog.pg_constraint c2 where c2.conrelid = p_tabela and c2.contype = 'u') = 1;
+$$;
+
+
+--
+-- Name: FUNCTION xls_chave_natural(p_tabela regclass); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_chave_natural(p_tabela regclass) IS 'Internal, the natural key of a target of the declarative merge: the columns of its single UNIQUE constraint, in order; null when it has none or more than one.';
+
+
+--
 -- Name: xls_conjunto_item_registrar(uuid, text, text, uuid, text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1414,18 +1438,17 @@ begin
       raise exception 'FLUXO_PAGAR_RECEBER recusado: data de posição ausente ou inválida (%)', coalesce(p_meta ->> 'posicao', 'ausente')
         using errcode = 'XL422';
     end if;
-    -- rule 2: only the newest position is current (read under the merge lock on bi_titulo)
-    select max(t.posicao) into v_max from public.bi_titulo t;
-    drop table if exists pg_temp.xls_fluxo_estado;
-    create temp table xls_fluxo_estado on commit drop as
-    select v_posicao as posicao, (v_max is null or v_posicao >= v_max) as atual, v_max as anterior;
     return '{}';
   elsif p_fase <> 'fim' then
     return '{}';
   end if;
 
   -- rule 4, total refusal: app.xls_tipo.recusa_total (the merge raises before this phase)
-  select e.posicao, e.atual, e.anterior into v_posicao, v_atual, v_max from pg_temp.xls_fluxo_estado e;
+  -- rule 2: only the newest position is current (under the merge lock on bi_titulo; the
+  -- description's expression of atual compared with the same table)
+  v_posicao := (p_meta ->> 'posicao')::date;
+  select max(t.posicao) into v_max from public.bi_titulo t where t.posicao <> v_posicao;
+  v_atual := v_max is null or v_posicao >= v_max;
   -- rule 2: a newer position takes the flag from the older ones (the partial index serves this)
   if v_atual and v_max is not null and v_posicao > v_max then
     update public.bi_titulo t set atual = false where t.atual and t.posicao < v_posicao;
@@ -1462,7 +1485,7 @@ $$;
 -- Name: FUNCTION xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio (under the merge lock on bi_titulo, which serialises simultaneous imports): the position date of p_meta.posicao (missing or invalid: XL422, nothing written) and whether it is the newest (pg_temp.xls_fluxo_estado; the description''s expressions of posicao and atual read p_meta and bi_titulo themselves). fim (after the merge''s total refusal, app.xls_tipo.recusa_total): a newer position takes atual from the older ones, an older one enters the history only (warning); the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
+COMMENT ON FUNCTION app.xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio: the position date of p_meta.posicao (missing or invalid: XL422, nothing written; the description''s expressions of posicao and atual read p_meta and bi_titulo under the merge lock, which serialises simultaneous imports). fim (after the merge''s total refusal, app.xls_tipo.recusa_total): a newer position takes atual from the older ones, an older one enters the history only (warning); the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
 
 
 --
@@ -2078,13 +2101,10 @@ begin
        and (a.expressoes ? t.attname::text or t.attname::text = any(v_colunas));
 
     -- natural key: the target's UNIQUE constraint
-    if (select count(*) from pg_catalog.pg_constraint con where con.conrelid = v_tabela and con.contype = 'u') <> 1 then
+    v_chave := app.xls_chave_natural(v_tabela);
+    if v_chave is null then
       raise exception 'descrição de %: % precisa de exatamente uma restrição UNIQUE (a chave natural)', p_tipo, a.tabela using errcode = 'XL500';
     end if;
-    select array_agg(k.attname::text order by u.ord) into v_chave
-      from (select con.conkey from pg_catalog.pg_constraint con where con.conrelid = v_tabela and con.contype = 'u') c0
-      cross join lateral unnest(c0.conkey) with ordinality u (attnum, ord)
-      join pg_catalog.pg_attribute k on k.attrelid = v_tabela and k.attnum = u.attnum;
     if not v_chave <@ coalesce(v_written, '{}') then
       raise exception 'descrição de %: a chave natural de % (%) não vem toda do staging %', p_tipo, a.tabela, array_to_string(v_chave, ', '), a.staging
         using errcode = 'XL500';
@@ -2129,28 +2149,19 @@ begin
 
     -- the length policy: a key longer than its varchar(n) is a row error (cut, two codes would
     -- become one); so is a column feeding the key of a reference table of this target
+    v_longos := null;
     if a.fonte is null then
-      select string_agg(format('when length((%s)::text) > %s then array[%L, (%s)::text]', l.expr, l.n, l.coluna, l.expr), ' ' order by l.ordem)
+      select string_agg(format('when length((%s)::text) > %s then array[%L, (%s)::text]', x.expr, x.n, x.coluna, x.expr), ' ' order by x.o)
         into v_longos
-        from (select w as coluna, coalesce(a.expressoes ->> w, quote_ident(w)) as expr, n, o as ordem
-                from unnest(v_written, v_lens) with ordinality x (w, n, o) where n is not null and w = any(v_chave)
+        from (select w as coluna, coalesce(a.expressoes ->> w, quote_ident(w)) as expr, n, o
+                from unnest(v_written, v_lens) with ordinality u (w, n, o) where w = any(v_chave)
               union all
-              select r.col, coalesce(a.expressoes ->> r.col, quote_ident(r.col)), r.n, 1000 + r.o
-                from (select distinct on (k.e) k.e as col, app.xls_tamanho(f.tabela, k.key) as n, f.ordem * 100 + k.o as o
-                        from app.xls_alvo f
-                       cross join lateral (select k2.key, coalesce(f.expressoes ->> k2.key, k2.key) as e, k2.o
-                                             from unnest((select array_agg(ka.attname::text order by u.ord)
-                                                            from pg_catalog.pg_constraint con
-                                                           cross join lateral unnest(con.conkey) with ordinality u (attnum, ord)
-                                                            join pg_catalog.pg_attribute ka on ka.attrelid = con.conrelid and ka.attnum = u.attnum
-                                                           where con.conrelid = to_regclass('public.' || quote_ident(f.tabela)) and con.contype = 'u'))
-                                                  with ordinality k2 (key, o)) k
-                       where f.tipo = p_tipo and f.fonte = a.staging and k.e ~ '^[a-z_][a-z0-9_]*$'
-                         and (k.e = any(v_written) or k.e = any(v_extras))
-                       order by k.e, f.ordem) r
-               where r.n is not null) l;
-    else
-      v_longos := null;
+              select c.c, coalesce(a.expressoes ->> c.c, quote_ident(c.c)), app.xls_tamanho(f.tabela, u.k), 1000 * f.ordem + u.o
+                from app.xls_alvo f
+               cross join lateral unnest(app.xls_chave_natural(to_regclass('public.' || quote_ident(f.tabela)))) with ordinality u (k, o)
+               cross join lateral (select coalesce(f.expressoes ->> u.k, u.k) as c) c
+               where f.tipo = p_tipo and f.fonte = a.staging and (c.c = any(v_written) or c.c = any(v_extras))) x
+       where x.n is not null;
     end if;
 
     -- the chunk's select list: target columns cut to their length and cast to their type, extras as they are

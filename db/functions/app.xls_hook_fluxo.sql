@@ -24,18 +24,17 @@ begin
       raise exception 'FLUXO_PAGAR_RECEBER recusado: data de posição ausente ou inválida (%)', coalesce(p_meta ->> 'posicao', 'ausente')
         using errcode = 'XL422';
     end if;
-    -- rule 2: only the newest position is current (read under the merge lock on bi_titulo)
-    select max(t.posicao) into v_max from public.bi_titulo t;
-    drop table if exists pg_temp.xls_fluxo_estado;
-    create temp table xls_fluxo_estado on commit drop as
-    select v_posicao as posicao, (v_max is null or v_posicao >= v_max) as atual, v_max as anterior;
     return '{}';
   elsif p_fase <> 'fim' then
     return '{}';
   end if;
 
   -- rule 4, total refusal: app.xls_tipo.recusa_total (the merge raises before this phase)
-  select e.posicao, e.atual, e.anterior into v_posicao, v_atual, v_max from pg_temp.xls_fluxo_estado e;
+  -- rule 2: only the newest position is current (under the merge lock on bi_titulo; the
+  -- description's expression of atual compared with the same table)
+  v_posicao := (p_meta ->> 'posicao')::date;
+  select max(t.posicao) into v_max from public.bi_titulo t where t.posicao <> v_posicao;
+  v_atual := v_max is null or v_posicao >= v_max;
   -- rule 2: a newer position takes the flag from the older ones (the partial index serves this)
   if v_atual and v_max is not null and v_posicao > v_max then
     update public.bi_titulo t set atual = false where t.atual and t.posicao < v_posicao;
@@ -68,4 +67,4 @@ end;
 $function$
 ;
 
-comment on function app.xls_hook_fluxo(text,text,jsonb) is 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio (under the merge lock on bi_titulo, which serialises simultaneous imports): the position date of p_meta.posicao (missing or invalid: XL422, nothing written) and whether it is the newest (pg_temp.xls_fluxo_estado; the description''s expressions of posicao and atual read p_meta and bi_titulo themselves). fim (after the merge''s total refusal, app.xls_tipo.recusa_total): a newer position takes atual from the older ones, an older one enters the history only (warning); the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
+comment on function app.xls_hook_fluxo(text,text,jsonb) is 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio: the position date of p_meta.posicao (missing or invalid: XL422, nothing written; the description''s expressions of posicao and atual read p_meta and bi_titulo under the merge lock, which serialises simultaneous imports). fim (after the merge''s total refusal, app.xls_tipo.recusa_total): a newer position takes atual from the older ones, an older one enters the history only (warning); the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';

@@ -124,13 +124,10 @@ begin
        and (a.expressoes ? t.attname::text or t.attname::text = any(v_colunas));
 
     -- natural key: the target's UNIQUE constraint
-    if (select count(*) from pg_catalog.pg_constraint con where con.conrelid = v_tabela and con.contype = 'u') <> 1 then
+    v_chave := app.xls_chave_natural(v_tabela);
+    if v_chave is null then
       raise exception 'descrição de %: % precisa de exatamente uma restrição UNIQUE (a chave natural)', p_tipo, a.tabela using errcode = 'XL500';
     end if;
-    select array_agg(k.attname::text order by u.ord) into v_chave
-      from (select con.conkey from pg_catalog.pg_constraint con where con.conrelid = v_tabela and con.contype = 'u') c0
-      cross join lateral unnest(c0.conkey) with ordinality u (attnum, ord)
-      join pg_catalog.pg_attribute k on k.attrelid = v_tabela and k.attnum = u.attnum;
     if not v_chave <@ coalesce(v_written, '{}') then
       raise exception 'descrição de %: a chave natural de % (%) não vem toda do staging %', p_tipo, a.tabela, array_to_string(v_chave, ', '), a.staging
         using errcode = 'XL500';
@@ -175,28 +172,19 @@ begin
 
     -- the length policy: a key longer than its varchar(n) is a row error (cut, two codes would
     -- become one); so is a column feeding the key of a reference table of this target
+    v_longos := null;
     if a.fonte is null then
-      select string_agg(format('when length((%s)::text) > %s then array[%L, (%s)::text]', l.expr, l.n, l.coluna, l.expr), ' ' order by l.ordem)
+      select string_agg(format('when length((%s)::text) > %s then array[%L, (%s)::text]', x.expr, x.n, x.coluna, x.expr), ' ' order by x.o)
         into v_longos
-        from (select w as coluna, coalesce(a.expressoes ->> w, quote_ident(w)) as expr, n, o as ordem
-                from unnest(v_written, v_lens) with ordinality x (w, n, o) where n is not null and w = any(v_chave)
+        from (select w as coluna, coalesce(a.expressoes ->> w, quote_ident(w)) as expr, n, o
+                from unnest(v_written, v_lens) with ordinality u (w, n, o) where w = any(v_chave)
               union all
-              select r.col, coalesce(a.expressoes ->> r.col, quote_ident(r.col)), r.n, 1000 + r.o
-                from (select distinct on (k.e) k.e as col, app.xls_tamanho(f.tabela, k.key) as n, f.ordem * 100 + k.o as o
-                        from app.xls_alvo f
-                       cross join lateral (select k2.key, coalesce(f.expressoes ->> k2.key, k2.key) as e, k2.o
-                                             from unnest((select array_agg(ka.attname::text order by u.ord)
-                                                            from pg_catalog.pg_constraint con
-                                                           cross join lateral unnest(con.conkey) with ordinality u (attnum, ord)
-                                                            join pg_catalog.pg_attribute ka on ka.attrelid = con.conrelid and ka.attnum = u.attnum
-                                                           where con.conrelid = to_regclass('public.' || quote_ident(f.tabela)) and con.contype = 'u'))
-                                                  with ordinality k2 (key, o)) k
-                       where f.tipo = p_tipo and f.fonte = a.staging and k.e ~ '^[a-z_][a-z0-9_]*$'
-                         and (k.e = any(v_written) or k.e = any(v_extras))
-                       order by k.e, f.ordem) r
-               where r.n is not null) l;
-    else
-      v_longos := null;
+              select c.c, coalesce(a.expressoes ->> c.c, quote_ident(c.c)), app.xls_tamanho(f.tabela, u.k), 1000 * f.ordem + u.o
+                from app.xls_alvo f
+               cross join lateral unnest(app.xls_chave_natural(to_regclass('public.' || quote_ident(f.tabela)))) with ordinality u (k, o)
+               cross join lateral (select coalesce(f.expressoes ->> u.k, u.k) as c) c
+               where f.tipo = p_tipo and f.fonte = a.staging and (c.c = any(v_written) or c.c = any(v_extras))) x
+       where x.n is not null;
     end if;
 
     -- the chunk's select list: target columns cut to their length and cast to their type, extras as they are
