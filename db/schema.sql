@@ -6128,7 +6128,7 @@ COMMENT ON COLUMN app.xls_alvo.ordem IS 'Order of the targets of one type: chunk
 -- Name: COLUMN xls_alvo.fonte; Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON COLUMN app.xls_alvo.fonte IS 'A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target''s table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>: the columns it needs must be in the fonte''s reter or key). Requires escopo nenhum.';
+COMMENT ON COLUMN app.xls_alvo.fonte IS 'A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target''s table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.';
 
 
 --

@@ -16,7 +16,7 @@ alter table app.xls_alvo
   add constraint xls_alvo_check check ((escopo in ('tudo', 'nenhum')) = (escopo_coluna is null)),
   add constraint xls_alvo_fonte_check check (fonte is null or escopo = 'nenhum'),
   add constraint xls_alvo_fonte_fkey foreign key (tipo, fonte) references app.xls_alvo (tipo, staging);
-comment on column app.xls_alvo.fonte is 'A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target''s table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>: the columns it needs must be in the fonte''s reter or key). Requires escopo nenhum.';
+comment on column app.xls_alvo.fonte is 'A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target''s table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.';
 comment on column app.xls_alvo.manter is 'Columns that keep the stored value when the sheet''s is empty (a new key gets NULL).';
 comment on column app.xls_alvo.manter_ultimo_valor is 'For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key''s last row.';
 
@@ -40,8 +40,10 @@ update app.xls_alvo
    set expressoes = expressoes || jsonb_build_object(
          'posicao', $e$(p_meta ->> 'posicao')::date$e$,
          'atual', $e$(select coalesce((p_meta ->> 'posicao')::date >= max(t.posicao), true) from public.bi_titulo t)$e$),
-       reter = '{tipo,saldo,centro_custo,descricao_centro_custo}'
+       reter = '{tipo,saldo}'
  where tipo = 'FLUXO_PAGAR_RECEBER' and staging = 'titulo';
+-- what a reference table written at the end reads is kept for it by the merge: reter is what the hooks read
+update app.xls_alvo set reter = '{}' where (tipo, staging) in (('RELATORIO18', 'faturamento'), ('MARGEM_DIA', 'margem_dia'));
 
 update app.xls_tipo set hook = null where tipo in ('MARGEM_CONSOLIDADA', 'MARGEM_DIA');
 drop function if exists app.xls_hook_margem_consolidada(text, text, jsonb);
@@ -81,6 +83,9 @@ update app.xls_tipo set hook = 'app.xls_hook_margem_dia' where tipo = 'MARGEM_DI
 update app.xls_alvo
    set expressoes = expressoes || jsonb_build_object('posicao', '(select e.posicao from pg_temp.xls_fluxo_estado e)', 'atual', '(select e.atual from pg_temp.xls_fluxo_estado e)')
  where tipo = 'FLUXO_PAGAR_RECEBER' and staging = 'titulo';
+update app.xls_alvo set reter = '{cliente, nome_cliente, vendedor, nome_vendedor, produto, descricao_produto}' where tipo = 'RELATORIO18' and staging = 'faturamento';
+update app.xls_alvo set reter = '{nome_cliente,cnpj_cpf,classe,municipio,uf}' where tipo = 'MARGEM_DIA' and staging = 'margem_dia';
+update app.xls_alvo set reter = '{tipo,saldo,centro_custo,descricao_centro_custo}' where tipo = 'FLUXO_PAGAR_RECEBER' and staging = 'titulo';
 delete from app.xls_alvo where fonte is not null;
 alter table app.xls_alvo
   drop constraint xls_alvo_fonte_fkey,

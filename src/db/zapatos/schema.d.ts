@@ -15366,7 +15366,7 @@ declare module 'zapatos/schema' {
         /**
         * **app.xls_alvo.fonte**
         *
-        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>: the columns it needs must be in the fonte's reter or key). Requires escopo nenhum.
+        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.
         * - `text` in database
         * - Nullable, no default
         */
@@ -15454,7 +15454,7 @@ declare module 'zapatos/schema' {
         /**
         * **app.xls_alvo.fonte**
         *
-        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>: the columns it needs must be in the fonte's reter or key). Requires escopo nenhum.
+        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.
         * - `text` in database
         * - Nullable, no default
         */
@@ -15542,7 +15542,7 @@ declare module 'zapatos/schema' {
         /**
         * **app.xls_alvo.fonte**
         *
-        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>: the columns it needs must be in the fonte's reter or key). Requires escopo nenhum.
+        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.
         * - `text` in database
         * - Nullable, no default
         */
@@ -15630,7 +15630,7 @@ declare module 'zapatos/schema' {
         /**
         * **app.xls_alvo.fonte**
         *
-        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>: the columns it needs must be in the fonte's reter or key). Requires escopo nenhum.
+        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.
         * - `text` in database
         * - Nullable, no default
         */
@@ -15718,7 +15718,7 @@ declare module 'zapatos/schema' {
         /**
         * **app.xls_alvo.fonte**
         *
-        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>: the columns it needs must be in the fonte's reter or key). Requires escopo nenhum.
+        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.
         * - `text` in database
         * - Nullable, no default
         */
