@@ -200,7 +200,7 @@ describe('FLUXO_PAGAR_RECEBER', () => {
     ]);
     expect(await rows(`select codigo, descricao from bi_centro_custo`)).toEqual([{ codigo: 'CC1', descricao: 'Vendas' }]);
     // a newer position becomes current; the older stays as history
-    const b = await fluxo('2026-11-22', [tit(2, { saldo: '60' }), tit(5, { tipo: 'P', documento: 'X', vencimento: '2026-11-21', saldo: '10' })]);
+    const b = await fluxo('2026-11-22', [tit(2, { saldo: '60' }), tit(5, { tipo: 'PAGAR', documento: 'X', vencimento: '2026-11-21', saldo: '10' })]);
     expect(b.merge.tabelas).toMatchObject({ fluxo: { posicao: '2026-11-22', atual: true, deixaram_de_ser_atuais: 3 } });
     expect(b.merge.avisos.map((x) => x.motivo)).toEqual(['aba Grupo sem a linha Total: o total a receber não foi conferido']);
     // re-import of 15/11 replaces that position and leaves it out of the current one

@@ -15364,6 +15364,30 @@ declare module 'zapatos/schema' {
         */
         expressoes: db.JSONValue;
         /**
+        * **app.xls_alvo.fonte**
+        *
+        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        fonte: string | null;
+        /**
+        * **app.xls_alvo.manter**
+        *
+        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL).
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        manter: string[];
+        /**
+        * **app.xls_alvo.manter_ultimo_valor**
+        *
+        * For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key's last row.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        manter_ultimo_valor: boolean;
+        /**
         * **app.xls_alvo.ordem**
         *
         * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
@@ -15427,6 +15451,30 @@ declare module 'zapatos/schema' {
         * - `NOT NULL`, default: `'{}'::jsonb`
         */
         expressoes: db.JSONValue;
+        /**
+        * **app.xls_alvo.fonte**
+        *
+        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        fonte: string | null;
+        /**
+        * **app.xls_alvo.manter**
+        *
+        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL).
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        manter: string[];
+        /**
+        * **app.xls_alvo.manter_ultimo_valor**
+        *
+        * For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key's last row.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        manter_ultimo_valor: boolean;
         /**
         * **app.xls_alvo.ordem**
         *
@@ -15492,6 +15540,30 @@ declare module 'zapatos/schema' {
         */
         expressoes?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
         /**
+        * **app.xls_alvo.fonte**
+        *
+        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        fonte?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.manter**
+        *
+        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL).
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        manter?: string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.manter_ultimo_valor**
+        *
+        * For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key's last row.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        manter_ultimo_valor?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+        /**
         * **app.xls_alvo.ordem**
         *
         * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
@@ -15556,6 +15628,30 @@ declare module 'zapatos/schema' {
         */
         expressoes?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment;
         /**
+        * **app.xls_alvo.fonte**
+        *
+        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        fonte?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alvo.manter**
+        *
+        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL).
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        manter?: string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alvo.manter_ultimo_valor**
+        *
+        * For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key's last row.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        manter_ultimo_valor?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
+        /**
         * **app.xls_alvo.ordem**
         *
         * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
@@ -15619,6 +15715,30 @@ declare module 'zapatos/schema' {
         * - `NOT NULL`, default: `'{}'::jsonb`
         */
         expressoes?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.fonte**
+        *
+        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        fonte?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.manter**
+        *
+        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL).
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        manter?: string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.manter_ultimo_valor**
+        *
+        * For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key's last row.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        manter_ultimo_valor?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
         /**
         * **app.xls_alvo.ordem**
         *
@@ -15864,6 +15984,14 @@ declare module 'zapatos/schema' {
         */
         ordem: number;
         /**
+        * **app.xls_tipo.recusa_total**
+        *
+        * Any invalid row (the reader's or SQL's) refuses the whole file: XL422 '<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>', nothing written.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        recusa_total: boolean;
+        /**
         * **app.xls_tipo.tipo**
         * - `text` in database
         * - `NOT NULL`, no default
@@ -15895,6 +16023,14 @@ declare module 'zapatos/schema' {
         * - `NOT NULL`, no default
         */
         ordem: number;
+        /**
+        * **app.xls_tipo.recusa_total**
+        *
+        * Any invalid row (the reader's or SQL's) refuses the whole file: XL422 '<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>', nothing written.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        recusa_total: boolean;
         /**
         * **app.xls_tipo.tipo**
         * - `text` in database
@@ -15928,6 +16064,14 @@ declare module 'zapatos/schema' {
         */
         ordem?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
         /**
+        * **app.xls_tipo.recusa_total**
+        *
+        * Any invalid row (the reader's or SQL's) refuses the whole file: XL422 '<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>', nothing written.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        recusa_total?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+        /**
         * **app.xls_tipo.tipo**
         * - `text` in database
         * - `NOT NULL`, no default
@@ -15960,6 +16104,14 @@ declare module 'zapatos/schema' {
         */
         ordem: number | db.Parameter<number> | db.SQLFragment;
         /**
+        * **app.xls_tipo.recusa_total**
+        *
+        * Any invalid row (the reader's or SQL's) refuses the whole file: XL422 '<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>', nothing written.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        recusa_total?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
+        /**
         * **app.xls_tipo.tipo**
         * - `text` in database
         * - `NOT NULL`, no default
@@ -15991,6 +16143,14 @@ declare module 'zapatos/schema' {
         * - `NOT NULL`, no default
         */
         ordem?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+        /**
+        * **app.xls_tipo.recusa_total**
+        *
+        * Any invalid row (the reader's or SQL's) refuses the whole file: XL422 '<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>', nothing written.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        recusa_total?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
         /**
         * **app.xls_tipo.tipo**
         * - `text` in database

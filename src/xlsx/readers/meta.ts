@@ -8,8 +8,8 @@ export const META: TypeSpec = {
     staging: 'meta',
     columns: [
       { header: 'Competência', parse: competencia, required: true },
-      { header: 'Vendedor', parse: code, required: true, maxLength: 20 },
-      { header: 'Produto', parse: code, required: true, maxLength: 20 },
+      { header: 'Vendedor', parse: code, required: true },
+      { header: 'Produto', parse: code, required: true },
       { header: 'Meta Volume', parse: number },
       { header: 'Meta Margem', parse: number },
     ],
