@@ -1,7 +1,7 @@
 /**
  * Reads of the processing report shared by the API (/api/comercial/processamentos*) and
  * the screens (/processamentos*): the list (fixed order recebido_em desc, id desc; one
- * index per filter combination, see db/migrations/20261124190000_telas_sessoes.sql) and
+ * index per filter combination, `xls_processamento_*_idx` in db/README.md) and
  * the detail. No file bytes anywhere.
  */
 import { readFile } from 'node:fs/promises';

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { adminQuery, urlFor, createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { generateArtifacts } from '../harness/artifacts.js';
-import { dbmate, migrate, projectRoot } from '../../src/db/migrate.js';
+import { BASELINE_VERSION, MIGRATION_LOCK_TIMEOUT, dbmate, migrate, migrationVersions, migrationsDir, projectRoot } from '../../src/db/migrate.js';
 import { listRepeatables } from '../../src/db/repeatable.js';
 
 let db: TestDatabase;
@@ -57,12 +57,74 @@ describe('migrations', () => {
     }
   });
 
+  it('no migration carries a function or procedure body, nor sets lock_timeout itself', () => {
+    const files = readdirSync(migrationsDir).filter((f) => f.endsWith('.sql'));
+    expect(files.length).toBeGreaterThan(0);
+    const bodies = files.filter((f) => /\bcreate\s+(or\s+replace\s+)?(function|procedure)\b/i
+      .test(readFileSync(join(migrationsDir, f), 'utf8')));
+    expect(bodies, 'funções e procedures vivem em db/functions').toEqual([]);
+    const locks = files.filter((f) => /lock_timeout/i.test(readFileSync(join(migrationsDir, f), 'utf8')));
+    expect(locks, 'lock_timeout vem da conexão das migrações').toEqual([]);
+    // the scan itself can fail: a body is seen
+    expect(/\bcreate\s+(or\s+replace\s+)?(function|procedure)\b/i.test('CREATE OR REPLACE\n FUNCTION app.x() returns int')).toBe(true);
+  });
+
+  it('the migration connection carries lock_timeout, so each migration has it without setting it', async () => {
+    const name = `t_lock_${process.pid}`;
+    const dir = mkdtempSync(join(tmpdir(), 'bi-mig-'));
+    writeFileSync(join(dir, '20200101000000_lock.sql'),
+      "-- migrate:up\ncreate table lock_visto as select current_setting('lock_timeout') v;\n-- migrate:down\ndrop table lock_visto;\n");
+    await adminQuery(`create database ${name}`);
+    try {
+      await dbmate(urlFor(name), ['migrate'], dir);
+      const c = new pg.Client({ connectionString: urlFor(name) });
+      await c.connect();
+      const { rows } = await c.query('select v from lock_visto');
+      await c.end();
+      expect(rows).toEqual([{ v: MIGRATION_LOCK_TIMEOUT }]);
+    } finally {
+      await adminQuery(`drop database if exists ${name} with (force)`);
+    }
+  });
+
+  it('the baseline carries the last old version: a database at it takes nothing; an older history is refused', async () => {
+    expect(migrationVersions()[0]).toBe(BASELINE_VERSION);
+    const name = `t_baseline_${process.pid}`;
+    await adminQuery(`create database ${name}`);
+    try {
+      const url = urlFor(name);
+      await migrate(url);
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      // a database migrated by the old files: every old version recorded, the last one the baseline's
+      await c.query(`insert into schema_migrations (version) values ('20261122000100'), ('20261124190000')`);
+      await c.query(`create table public.marca_existente (id int)`);
+      const again = await migrate(url);
+      expect(again.aplicados).toEqual([]);
+      expect((await c.query(`select to_regclass('public.marca_existente') is not null e`)).rows[0].e).toBe(true);
+      expect((await dbmate(url, ['status'])).match(/\[ \]/g)).toBeNull();
+      // stopped at an older migration: the baseline would collide with its tables
+      await c.query(`delete from schema_migrations where version = $1`, [BASELINE_VERSION]);
+      await c.end();
+      await expect(migrate(url)).rejects.toThrow(/migração 20261124190000, anterior à base 20261124200000: migre-o antes com a versão 2\.2\.0/);
+    } finally {
+      await adminQuery(`drop database if exists ${name} with (force)`);
+    }
+  });
+
   it('schedules its pg_cron jobs in the pg_cron database, and nowhere else', async () => {
     const c = new pg.Client({ connectionString: urlFor(inject('cronDb')) });
     await c.connect();
     const { rows } = await c.query(`select jobname, schedule, command, database from cron.job order by jobname`);
     await c.end();
-    expect(rows).toContainEqual({ jobname: 'app_sweep_jobs', schedule: '* * * * *', command: 'select app.sweep_jobs()', database: inject('cronDb') });
+    const cronDb = inject('cronDb');
+    expect(rows).toEqual([
+      { jobname: 'app_sessao_expirar', schedule: '17 * * * *', command: 'select app.sessao_expirar()', database: cronDb },
+      { jobname: 'app_sweep_jobs', schedule: '* * * * *', command: 'select app.sweep_jobs()', database: cronDb },
+      { jobname: 'partner_tick', schedule: '* * * * *', command: 'select public.partner_tick(now())', database: cronDb },
+      { jobname: 'replicacao_recuperar', schedule: '* * * * *', command: 'select count(*) from public.replicacao_recuperar()', database: cronDb },
+      { jobname: 'xls_recuperar', schedule: '* * * * *', command: 'select public.xls_recuperar()', database: cronDb },
+    ]);
     const ext = await db.pool.query(`select count(*)::int n from pg_extension where extname = 'pg_cron'`);
     expect(ext.rows[0].n).toBe(0);
     expect((await db.pool.query('select app.cron_available() a')).rows[0].a).toBe(false);
@@ -74,11 +136,18 @@ describe('migrations', () => {
 });
 
 describe('conventions', () => {
-  it('every security definer function pins search_path', async () => {
-    const { rows } = await db.pool.query(`select p.oid::regprocedure::text fn from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+  it('a security definer function that does not pin search_path is caught (there is none today)', async () => {
+    const unpinnedDefiners = `select p.oid::regprocedure::text fn from pg_proc p join pg_namespace n on n.oid = p.pronamespace
       where n.nspname in ('public', 'app') and p.prosecdef
-        and not exists (select from unnest(coalesce(p.proconfig, '{}')) cfg where cfg like 'search_path=%')`);
-    expect(rows.map((r) => r.fn)).toEqual([]);
+        and not exists (select from unnest(coalesce(p.proconfig, '{}')) cfg where cfg like 'search_path=%')`;
+    expect((await db.pool.query(unpinnedDefiners)).rows).toEqual([]);
+    // the probe: a definer without a pinned search_path is what the query reports
+    await db.pool.query(`create function public.t_definer_sonda() returns int language sql security definer as 'select 1'`);
+    try {
+      expect((await db.pool.query(unpinnedDefiners)).rows.map((r) => r.fn)).toEqual(['t_definer_sonda()']);
+    } finally {
+      await db.pool.query('drop function public.t_definer_sonda()');
+    }
   });
 
   it('every function pins search_path (pg_catalog first) and has a comment', async () => {
