@@ -800,6 +800,94 @@ COMMENT ON FUNCTION app.release_jobs(p_worker text) IS 'Graceful shutdown: retur
 
 
 --
+-- Name: xls_resetar_replicator; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.xls_resetar_replicator (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    status text DEFAULT 'EM_ANDAMENTO'::text NOT NULL,
+    step_atual text,
+    step_falho text,
+    erro_mensagem text,
+    motivo text,
+    solicitante text,
+    estrategia text,
+    job_id bigint,
+    worker text,
+    assumido_em timestamp with time zone,
+    slots_removidos text[] DEFAULT '{}'::text[] NOT NULL,
+    slot_novo text,
+    ultimo_nuke text,
+    iniciado_em timestamp with time zone DEFAULT now() NOT NULL,
+    finalizado_em timestamp with time zone,
+    CONSTRAINT xls_resetar_replicator_erro_tem_mensagem CHECK (((status <> 'ERRO'::text) OR (erro_mensagem IS NOT NULL))),
+    CONSTRAINT xls_resetar_replicator_estrategia_valida CHECK ((estrategia = ANY (ARRAY['hosting'::text, 'manual'::text]))),
+    CONSTRAINT xls_resetar_replicator_fim CHECK (((status = 'EM_ANDAMENTO'::text) = (finalizado_em IS NULL))),
+    CONSTRAINT xls_resetar_replicator_motivo_tamanho CHECK ((char_length(motivo) <= 500)),
+    CONSTRAINT xls_resetar_replicator_status_valido CHECK ((status = ANY (ARRAY['EM_ANDAMENTO'::text, 'SUCESSO'::text, 'ERRO'::text]))),
+    CONSTRAINT xls_resetar_replicator_step_falho_valido CHECK ((step_falho = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text]))),
+    CONSTRAINT xls_resetar_replicator_step_valido CHECK ((step_atual = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text])))
+);
+
+
+--
+-- Name: TABLE xls_resetar_replicator; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.xls_resetar_replicator IS 'One row per reset of the replication to the phones (start: replicacao_resetar). status EM_ANDAMENTO -> SUCESSO | ERRO; step_atual is the last step started (kept on ERRO), step_falho the step that failed; at most one EM_ANDAMENTO (partial unique index). The steps are in xls_resetar_replicator_passo.';
+
+
+--
+-- Name: COLUMN xls_resetar_replicator.assumido_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_resetar_replicator.assumido_em IS 'When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).';
+
+
+--
+-- Name: COLUMN xls_resetar_replicator.ultimo_nuke; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_resetar_replicator.ultimo_nuke IS 'The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.';
+
+
+--
+-- Name: replicacao_texto_bot(public.xls_resetar_replicator); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.replicacao_texto_bot(p_exec public.xls_resetar_replicator) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select case p_exec.status
+    when 'SUCESSO' then concat_ws(E'\n',
+      '✅ Reset da replicação concluído',
+      format('Execução: %s', p_exec.id),
+      case when p_exec.motivo is not null then format('Motivo: %s', p_exec.motivo) end,
+      format('Slots removidos: %s', coalesce(nullif(array_to_string(p_exec.slots_removidos, ', '), ''), 'nenhum')),
+      case when p_exec.estrategia = 'manual'
+           then 'Reinício do motor de sincronização: MANUAL (confira se ele voltou e está replicando)'
+           else format('Novo slot ativo: %s', coalesce(p_exec.slot_novo, '—')) end,
+      format('ultimo_nuke: %s (os aparelhos limpam os dados e sincronizam do zero)', p_exec.ultimo_nuke))
+    else concat_ws(E'\n',
+      '❌ Reset da replicação terminou com ERRO',
+      format('Execução: %s', p_exec.id),
+      case when p_exec.motivo is not null then format('Motivo: %s', p_exec.motivo) end,
+      format('Passo: %s', coalesce(p_exec.step_falho, p_exec.step_atual, '—')),
+      format('Erro: %s', p_exec.erro_mensagem),
+      'Nenhuma limpeza automática foi feita: veja as instruções de recuperação no detalhe do reset (/admin/replicacao).')
+  end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_texto_bot(p_exec public.xls_resetar_replicator); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.replicacao_texto_bot(p_exec public.xls_resetar_replicator) IS 'The messaging-bot text (pt-BR) of a reset''s outcome, SUCESSO or ERRO.';
+
+
+--
 -- Name: schedule(text, text, text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1090,6 +1178,80 @@ $$;
 --
 
 COMMENT ON FUNCTION app.tg__publicar_bi() IS 'Event trigger (_200_bi_publicar): when a table of public becomes bi_* (created or renamed) or a published table stops being bi_*, the publications of app.replicacao_publicacao are set again to exactly the bi_* tables (replicacao_publicacao_sincronizar). Dropped tables leave publications by themselves.';
+
+
+--
+-- Name: tg__touch_atualizado_em(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.tg__touch_atualizado_em() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  new.atualizado_em := now();
+  return new;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION tg__touch_atualizado_em(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.tg__touch_atualizado_em() IS 'Generic BEFORE UPDATE trigger: keeps atualizado_em current.';
+
+
+--
+-- Name: tg_bi_configuracao__notify(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.tg_bi_configuracao__notify() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  perform pg_notify('app_config', coalesce(new.chave, old.chave));
+  return null;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION tg_bi_configuracao__notify(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.tg_bi_configuracao__notify() IS 'Invalidates the 30-second configuration cache of every replica: NOTIFY app_config with the changed key.';
+
+
+--
+-- Name: tg_xls_processamento__notificar_bot(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.tg_xls_processamento__notificar_bot() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_status text;
+  v_alarmar boolean;
+begin
+  -- deferred to COMMIT: the transition functions adjust the row after setting the status
+  -- (e.g. a silent first transient-FK failure clears alarmar), so decide on the final row
+  select p.status, p.alarmar into v_status, v_alarmar from public.xls_processamento p where p.id = new.id;
+  if v_status in ('SUCESSO', 'IGNORADO') or (v_status = 'ERRO' and v_alarmar) then
+    perform app.notificar_bot(app.xls_mensagem_bot(new.id));
+  end if;
+  return null;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION tg_xls_processamento__notificar_bot(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.tg_xls_processamento__notificar_bot() IS 'Queues the messaging-bot message of every outcome (SUCESSO, IGNORADO, and ERRO that alarms; a silent first transient-FK failure is not announced). A deferred trigger: it decides at COMMIT on the final row, and the message goes out if and only if the outcome commits.';
 
 
 --
@@ -1804,6 +1966,39 @@ COMMENT ON FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text, p_meta
 
 
 --
+-- Name: xls_mensagem_bot(uuid); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_mensagem_bot(p_id uuid) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select concat_ws(E'\n',
+    case p.status when 'SUCESSO' then '✅' when 'IGNORADO' then '⚪' when 'ERRO' then '❌' else '•' end
+      || ' Planilha ' || coalesce(p.tipo, 'de tipo desconhecido') || ': ' || p.status,
+    'Arquivo: ' || p.arquivo,
+    case when p.status = 'SUCESSO' then format('Linhas: %s enviadas, %s gravadas, %s removidas',
+      coalesce(p.linhas_enviadas, 0), coalesce(p.linhas_efetivas, 0), coalesce(p.linhas_removidas, 0)) end,
+    case when jsonb_array_length(p.linhas_rejeitadas) > 0
+      then format('Linhas rejeitadas: %s (a primeira: %s)', jsonb_array_length(p.linhas_rejeitadas), p.linhas_rejeitadas -> 0 ->> 'mensagem') end,
+    (select 'Avisos: ' || string_agg(coalesce(a ->> 'motivo', a ->> 'categoria') || coalesce(' (' || (a ->> 'quantidade') || ')', ''), '; ')
+       from jsonb_array_elements(p.avisos) a),
+    case when p.status in ('ERRO', 'IGNORADO') then 'Motivo: ' || coalesce(p.erro_mensagem, 'não informado') end,
+    case when p.conjunto_id is not null then 'Lote: ' || p.conjunto_id end,
+    'Processamento: ' || p.id)
+  from public.xls_processamento p
+  where p.id = p_id;
+$$;
+
+
+--
+-- Name: FUNCTION xls_mensagem_bot(p_id uuid); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_mensagem_bot(p_id uuid) IS 'The pt-BR messaging-bot text reporting the outcome of a processing (status, type, file, row counts, rejected rows, warnings, reason).';
+
+
+--
 -- Name: xls_merge_chunk(text, jsonb, boolean); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -2451,6 +2646,28 @@ COMMENT ON FUNCTION app.xls_merge_tipo(p_processamento_id uuid, p_meta jsonb) IS
 
 
 --
+-- Name: xls_orfao(uuid, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_orfao(p_id uuid, p_worker text) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select not app.xls_worker_vivo(p_worker)
+      or not exists (select from app.job j
+                      where j.kind = 'xls_processar' and j.status = 'running' and j.locked_by = p_worker
+                        and j.payload ->> 'id' = p_id::text);
+$$;
+
+
+--
+-- Name: FUNCTION xls_orfao(p_id uuid, p_worker text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_orfao(p_id uuid, p_worker text) IS 'True when a PROCESSANDO processing held by p_worker has nobody working on it: the worker is dead (no heartbeat within app.worker_timeout()), or it holds no running xls_processar job for it (the job ended, or was rescued and given to another worker).';
+
+
+--
 -- Name: xls_r18_candidatos(text, regclass); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -2705,6 +2922,25 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_travar(p_tabelas text[]) IS 'Serialises merges that delete within a scope of the same tables: one transaction advisory lock per table name (taken in name order, released at commit). Reading, parsing and COPY of concurrent processings still run in parallel.';
+
+
+--
+-- Name: xls_worker_vivo(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_worker_vivo(p_worker text) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select exists (select from app.worker w where w.id = p_worker and w.heartbeat_at > now() - app.worker_timeout());
+$$;
+
+
+--
+-- Name: FUNCTION xls_worker_vivo(p_worker text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_worker_vivo(p_worker text) IS 'True when the app.worker p_worker heartbeated within app.worker_timeout().';
 
 
 --
@@ -4344,58 +4580,6 @@ COMMENT ON FUNCTION public.partner_webhook_reprocessar(p_id uuid) IS 'For DBAs, 
 
 
 --
--- Name: xls_resetar_replicator; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.xls_resetar_replicator (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    status text DEFAULT 'EM_ANDAMENTO'::text NOT NULL,
-    step_atual text,
-    step_falho text,
-    erro_mensagem text,
-    motivo text,
-    solicitante text,
-    estrategia text,
-    job_id bigint,
-    worker text,
-    assumido_em timestamp with time zone,
-    slots_removidos text[] DEFAULT '{}'::text[] NOT NULL,
-    slot_novo text,
-    ultimo_nuke text,
-    iniciado_em timestamp with time zone DEFAULT now() NOT NULL,
-    finalizado_em timestamp with time zone,
-    CONSTRAINT xls_resetar_replicator_erro_tem_mensagem CHECK (((status <> 'ERRO'::text) OR (erro_mensagem IS NOT NULL))),
-    CONSTRAINT xls_resetar_replicator_estrategia_valida CHECK ((estrategia = ANY (ARRAY['hosting'::text, 'manual'::text]))),
-    CONSTRAINT xls_resetar_replicator_fim CHECK (((status = 'EM_ANDAMENTO'::text) = (finalizado_em IS NULL))),
-    CONSTRAINT xls_resetar_replicator_motivo_tamanho CHECK ((char_length(motivo) <= 500)),
-    CONSTRAINT xls_resetar_replicator_status_valido CHECK ((status = ANY (ARRAY['EM_ANDAMENTO'::text, 'SUCESSO'::text, 'ERRO'::text]))),
-    CONSTRAINT xls_resetar_replicator_step_falho_valido CHECK ((step_falho = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text]))),
-    CONSTRAINT xls_resetar_replicator_step_valido CHECK ((step_atual = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text])))
-);
-
-
---
--- Name: TABLE xls_resetar_replicator; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON TABLE public.xls_resetar_replicator IS 'One row per reset of the replication to the phones (start: replicacao_resetar). status EM_ANDAMENTO -> SUCESSO | ERRO; step_atual is the last step started (kept on ERRO), step_falho the step that failed; at most one EM_ANDAMENTO (partial unique index). The steps are in xls_resetar_replicator_passo.';
-
-
---
--- Name: COLUMN xls_resetar_replicator.assumido_em; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_resetar_replicator.assumido_em IS 'When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).';
-
-
---
--- Name: COLUMN xls_resetar_replicator.ultimo_nuke; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_resetar_replicator.ultimo_nuke IS 'The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.';
-
-
---
 -- Name: replicacao_assumir(uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -4469,7 +4653,7 @@ begin
                               else erro_mensagem || '; ' || p_mensagem end
    where id = p_id
   returning * into v_row;
-  perform app.notificar_bot(public.replicacao_texto_bot(v_row));
+  perform app.notificar_bot(app.replicacao_texto_bot(v_row));
   return v_row;
 end;
 $$;
@@ -4512,7 +4696,7 @@ begin
      set status = 'SUCESSO', finalizado_em = now(), ultimo_nuke = v_nuke
    where id = p_id
   returning * into v_row;
-  perform app.notificar_bot(public.replicacao_texto_bot(v_row));
+  perform app.notificar_bot(app.replicacao_texto_bot(v_row));
   return v_row;
 end;
 $$;
@@ -4911,42 +5095,6 @@ COMMENT ON FUNCTION public.replicacao_slots_remover(p_prefixo text, p_execucao u
 
 
 --
--- Name: replicacao_texto_bot(public.xls_resetar_replicator); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.replicacao_texto_bot(p_exec public.xls_resetar_replicator) RETURNS text
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-  select case p_exec.status
-    when 'SUCESSO' then concat_ws(E'\n',
-      '✅ Reset da replicação concluído',
-      format('Execução: %s', p_exec.id),
-      case when p_exec.motivo is not null then format('Motivo: %s', p_exec.motivo) end,
-      format('Slots removidos: %s', coalesce(nullif(array_to_string(p_exec.slots_removidos, ', '), ''), 'nenhum')),
-      case when p_exec.estrategia = 'manual'
-           then 'Reinício do motor de sincronização: MANUAL (confira se ele voltou e está replicando)'
-           else format('Novo slot ativo: %s', coalesce(p_exec.slot_novo, '—')) end,
-      format('ultimo_nuke: %s (os aparelhos limpam os dados e sincronizam do zero)', p_exec.ultimo_nuke))
-    else concat_ws(E'\n',
-      '❌ Reset da replicação terminou com ERRO',
-      format('Execução: %s', p_exec.id),
-      case when p_exec.motivo is not null then format('Motivo: %s', p_exec.motivo) end,
-      format('Passo: %s', coalesce(p_exec.step_falho, p_exec.step_atual, '—')),
-      format('Erro: %s', p_exec.erro_mensagem),
-      'Nenhuma limpeza automática foi feita: veja as instruções de recuperação no detalhe do reset (/admin/replicacao).')
-  end;
-$$;
-
-
---
--- Name: FUNCTION replicacao_texto_bot(p_exec public.xls_resetar_replicator); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.replicacao_texto_bot(p_exec public.xls_resetar_replicator) IS 'The messaging-bot text (pt-BR) of a reset''s outcome, SUCESSO or ERRO.';
-
-
---
 -- Name: replicacao_ultimo_nuke_avancar(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -4978,80 +5126,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.replicacao_ultimo_nuke_avancar() IS 'Advances bi_configuracao.ultimo_nuke (UTC ISO-8601 instant, never goes back) and so NOTIFYs app_config: clients that see a new value clear their local data and sync from zero. The FINALIZAR step of a reset; callable from psql to finish a reset by hand (docs/replicacao.md). Returns the new value.';
-
-
---
--- Name: tg__touch_atualizado_em(); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.tg__touch_atualizado_em() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-  new.atualizado_em := now();
-  return new;
-end;
-$$;
-
-
---
--- Name: FUNCTION tg__touch_atualizado_em(); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.tg__touch_atualizado_em() IS 'Generic BEFORE UPDATE trigger: keeps atualizado_em current.';
-
-
---
--- Name: tg_bi_configuracao__notify(); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.tg_bi_configuracao__notify() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-begin
-  perform pg_notify('app_config', coalesce(new.chave, old.chave));
-  return null;
-end;
-$$;
-
-
---
--- Name: FUNCTION tg_bi_configuracao__notify(); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.tg_bi_configuracao__notify() IS 'Invalidates the 30-second configuration cache of every replica: NOTIFY app_config with the changed key.';
-
-
---
--- Name: tg_xls_processamento__notificar_bot(); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.tg_xls_processamento__notificar_bot() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_status text;
-  v_alarmar boolean;
-begin
-  -- deferred to COMMIT: the transition functions adjust the row after setting the status
-  -- (e.g. a silent first transient-FK failure clears alarmar), so decide on the final row
-  select p.status, p.alarmar into v_status, v_alarmar from public.xls_processamento p where p.id = new.id;
-  if v_status in ('SUCESSO', 'IGNORADO') or (v_status = 'ERRO' and v_alarmar) then
-    perform app.notificar_bot(public.xls_mensagem_bot(new.id));
-  end if;
-  return null;
-end;
-$$;
-
-
---
--- Name: FUNCTION tg_xls_processamento__notificar_bot(); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.tg_xls_processamento__notificar_bot() IS 'Queues the messaging-bot message of every outcome (SUCESSO, IGNORADO, and ERRO that alarms; a silent first transient-FK failure is not announced). A deferred trigger: it decides at COMMIT on the final row, and the message goes out if and only if the outcome commits.';
 
 
 --
@@ -5490,39 +5564,6 @@ COMMENT ON FUNCTION public.xls_log_arquivo(p_id uuid, p_em timestamp with time z
 
 
 --
--- Name: xls_mensagem_bot(uuid); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_mensagem_bot(p_id uuid) RETURNS text
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-  select concat_ws(E'\n',
-    case p.status when 'SUCESSO' then '✅' when 'IGNORADO' then '⚪' when 'ERRO' then '❌' else '•' end
-      || ' Planilha ' || coalesce(p.tipo, 'de tipo desconhecido') || ': ' || p.status,
-    'Arquivo: ' || p.arquivo,
-    case when p.status = 'SUCESSO' then format('Linhas: %s enviadas, %s gravadas, %s removidas',
-      coalesce(p.linhas_enviadas, 0), coalesce(p.linhas_efetivas, 0), coalesce(p.linhas_removidas, 0)) end,
-    case when jsonb_array_length(p.linhas_rejeitadas) > 0
-      then format('Linhas rejeitadas: %s (a primeira: %s)', jsonb_array_length(p.linhas_rejeitadas), p.linhas_rejeitadas -> 0 ->> 'mensagem') end,
-    (select 'Avisos: ' || string_agg(coalesce(a ->> 'motivo', a ->> 'categoria') || coalesce(' (' || (a ->> 'quantidade') || ')', ''), '; ')
-       from jsonb_array_elements(p.avisos) a),
-    case when p.status in ('ERRO', 'IGNORADO') then 'Motivo: ' || coalesce(p.erro_mensagem, 'não informado') end,
-    case when p.conjunto_id is not null then 'Lote: ' || p.conjunto_id end,
-    'Processamento: ' || p.id)
-  from public.xls_processamento p
-  where p.id = p_id;
-$$;
-
-
---
--- Name: FUNCTION xls_mensagem_bot(p_id uuid); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_mensagem_bot(p_id uuid) IS 'The pt-BR messaging-bot text reporting the outcome of a processing (status, type, file, row counts, rejected rows, warnings, reason).';
-
-
---
 -- Name: xls_merge(uuid, jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -5598,28 +5639,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_objeto_chave(p_checksum text, p_em timestamp with time zone) IS 'Object-store key of a file: <yyyy>/<mm>/<checksum>.xlsx, month of p_em in America/Sao_Paulo (content-addressed: the same file always gets the same key within a month).';
-
-
---
--- Name: xls_orfao(uuid, text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_orfao(p_id uuid, p_worker text) RETURNS boolean
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-  select not public.xls_worker_vivo(p_worker)
-      or not exists (select from app.job j
-                      where j.kind = 'xls_processar' and j.status = 'running' and j.locked_by = p_worker
-                        and j.payload ->> 'id' = p_id::text);
-$$;
-
-
---
--- Name: FUNCTION xls_orfao(p_id uuid, p_worker text); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_orfao(p_id uuid, p_worker text) IS 'True when a PROCESSANDO processing held by p_worker has nobody working on it: the worker is dead (no heartbeat within app.worker_timeout()), or it holds no running xls_processar job for it (the job ended, or was rescued and given to another worker).';
 
 
 --
@@ -5785,7 +5804,7 @@ begin
   -- replicas are left alone, so one replica's restart never fails another's work.
   for v in
     select p.id, p.worker, p.conjunto_id from public.xls_processamento p
-     where p.status = 'PROCESSANDO' and public.xls_orfao(p.id, p.worker)
+     where p.status = 'PROCESSANDO' and app.xls_orfao(p.id, p.worker)
      order by p.id for update skip locked
   loop
     update public.xls_processamento p
@@ -6054,25 +6073,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_tipo_valido(p_tipo text) IS 'True when p_tipo is one of the spreadsheet types of formats.md (FLUXO_PAGAR_RECEBER, COMPRAS, RELATORIO18, COTA_FORNECEDOR, POSTOS, TRR, MARGEM_CONSOLIDADA, META_CARTEIRA, META, MARGEM_DIA).';
-
-
---
--- Name: xls_worker_vivo(text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_worker_vivo(p_worker text) RETURNS boolean
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-  select exists (select from app.worker w where w.id = p_worker and w.heartbeat_at > now() - app.worker_timeout());
-$$;
-
-
---
--- Name: FUNCTION xls_worker_vivo(p_worker text); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_worker_vivo(p_worker text) IS 'True when the app.worker p_worker heartbeated within app.worker_timeout().';
 
 
 --
@@ -7726,7 +7726,7 @@ CREATE VIEW public.xls_v_processamento AS
     p.conjunto_id,
     p.worker,
         CASE
-            WHEN (p.status = 'PROCESSANDO'::text) THEN public.xls_worker_vivo(p.worker)
+            WHEN (p.status = 'PROCESSANDO'::text) THEN app.xls_worker_vivo(p.worker)
             ELSE NULL::boolean
         END AS worker_vivo,
     p.execucoes,
@@ -8674,189 +8674,189 @@ CREATE UNIQUE INDEX xls_resetar_replicator_um_em_andamento ON public.xls_resetar
 -- Name: bi_centro_custo _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_centro_custo FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_centro_custo FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_cliente _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cliente FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cliente FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_compra _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_compra FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_compra FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_configuracao _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_cota_fornecedor _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cota_fornecedor FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cota_fornecedor FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_faturamento _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_faturamento FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_faturamento FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_filial _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_filial FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_filial FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_fornecedor _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_fornecedor FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_fornecedor FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_margem_consolidada _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_consolidada FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_consolidada FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_margem_dia _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_dia FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_dia FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_meta _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_meta_carteira _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta_carteira FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta_carteira FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_movimento _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_movimento FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_movimento FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_posto _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_posto FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_posto FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_produto _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_produto FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_produto FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_titulo _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_titulo FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_titulo FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_trr _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_trr FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_trr FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_veiculo _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_veiculo FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_veiculo FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_vendedor _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_vendedor FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_vendedor FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: destinatario _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.destinatario FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.destinatario FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: partner_configuracao _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.partner_configuracao FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.partner_configuracao FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: partner_pedido _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.partner_pedido FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.partner_pedido FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: produto _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.produto FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.produto FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: variante _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.variante FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.variante FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: xls_processamento _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.xls_processamento FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.xls_processamento FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: xls_processamento _900_notificar_bot; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE CONSTRAINT TRIGGER _900_notificar_bot AFTER UPDATE OF status ON public.xls_processamento DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND (new.status = ANY (ARRAY['SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text])))) EXECUTE FUNCTION public.tg_xls_processamento__notificar_bot();
+CREATE CONSTRAINT TRIGGER _900_notificar_bot AFTER UPDATE OF status ON public.xls_processamento DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND (new.status = ANY (ARRAY['SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text])))) EXECUTE FUNCTION app.tg_xls_processamento__notificar_bot();
 
 
 --
 -- Name: bi_configuracao _900_notify; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _900_notify AFTER INSERT OR DELETE OR UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION public.tg_bi_configuracao__notify();
+CREATE TRIGGER _900_notify AFTER INSERT OR DELETE OR UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION app.tg_bi_configuracao__notify();
 
 
 --
@@ -9164,4 +9164,6 @@ CREATE EVENT TRIGGER _200_bi_publicar ON ddl_command_end
 --
 
 INSERT INTO public.schema_migrations (version) VALUES
-    ('20261124200000');
+    ('20261124200000'),
+    ('20261125110000'),
+    ('20261125110100');

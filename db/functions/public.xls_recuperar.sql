@@ -15,7 +15,7 @@ begin
   -- replicas are left alone, so one replica's restart never fails another's work.
   for v in
     select p.id, p.worker, p.conjunto_id from public.xls_processamento p
-     where p.status = 'PROCESSANDO' and public.xls_orfao(p.id, p.worker)
+     where p.status = 'PROCESSANDO' and app.xls_orfao(p.id, p.worker)
      order by p.id for update skip locked
   loop
     update public.xls_processamento p

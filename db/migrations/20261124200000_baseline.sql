@@ -6,7 +6,8 @@
 -- can before the migrations (trigger functions, the functions CHECK constraints and seeds
 -- call) and all of them after (src/db/migrate.ts). It carries the version of the last
 -- migration it replaces, so a database already at 20261124200000 counts it as applied
--- (db/README.md, "The baseline").
+-- (db/README.md, "The baseline"). One difference from 2.2.0: the triggers name their functions
+-- in app (app.tg_*), where 20261125110000_auxiliares_app moves them on a 2.2.0 database.
 
 DO $$
 BEGIN
@@ -1267,33 +1268,33 @@ GRANT SELECT ON TABLE public.bi_veiculo TO bi_sync_reader;
 GRANT SELECT ON TABLE public.bi_vendedor TO bi_sync_reader;
 
 -- triggers (their functions were applied before this migration)
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_centro_custo FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cliente FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_compra FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cota_fornecedor FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_faturamento FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_filial FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_fornecedor FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_consolidada FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_dia FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta_carteira FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_movimento FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_posto FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_produto FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_titulo FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_trr FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_veiculo FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_vendedor FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.destinatario FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.partner_configuracao FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.partner_pedido FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.produto FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.variante FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.xls_processamento FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
-CREATE CONSTRAINT TRIGGER _900_notificar_bot AFTER UPDATE OF status ON public.xls_processamento DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND (new.status = ANY (ARRAY['SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text])))) EXECUTE FUNCTION public.tg_xls_processamento__notificar_bot();
-CREATE TRIGGER _900_notify AFTER INSERT OR DELETE OR UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION public.tg_bi_configuracao__notify();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_centro_custo FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cliente FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_compra FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cota_fornecedor FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_faturamento FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_filial FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_fornecedor FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_consolidada FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_dia FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta_carteira FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_movimento FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_posto FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_produto FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_titulo FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_trr FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_veiculo FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_vendedor FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.destinatario FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.partner_configuracao FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.partner_pedido FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.produto FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.variante FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.xls_processamento FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
+CREATE CONSTRAINT TRIGGER _900_notificar_bot AFTER UPDATE OF status ON public.xls_processamento DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND (new.status = ANY (ARRAY['SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text])))) EXECUTE FUNCTION app.tg_xls_processamento__notificar_bot();
+CREATE TRIGGER _900_notify AFTER INSERT OR DELETE OR UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION app.tg_bi_configuracao__notify();
 
 -- description of the spreadsheet types and seed data
 INSERT INTO app.xls_tipo (tipo, ordem, mestre, hook, descricao) VALUES

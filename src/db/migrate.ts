@@ -74,7 +74,7 @@ export async function migrate(databaseUrl: string): Promise<RepeatableResult> {
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
     const applied = await appliedVersions(client);
-    if (applied.size > 0 && !applied.has(BASELINE_VERSION)) throw new MigrationHistoryError([...applied].sort().at(-1)!);
+    if (applied.size > 0 && !applied.has(BASELINE_VERSION)) throw new MigrationHistoryError([...applied].filter((v) => v < BASELINE_VERSION).sort().at(-1) ?? [...applied].sort()[0]!);
     const pending = migrationVersions().filter((v) => !applied.has(v));
     if (pending.length === 0) return await applyRepeatables(client, { all: false });
     // the functions the migrations need (triggers, CHECKs, schedules) first; all of them after

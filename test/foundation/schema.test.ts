@@ -7,7 +7,6 @@ import { inject } from 'vitest';
 import { adminQuery, urlFor, createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { generateArtifacts } from '../harness/artifacts.js';
 import { BASELINE_VERSION, MIGRATION_LOCK_TIMEOUT, dbmate, migrate, migrationVersions, migrationsDir, projectRoot } from '../../src/db/migrate.js';
-import { listRepeatables } from '../../src/db/repeatable.js';
 
 let db: TestDatabase;
 beforeAll(async () => { db = await createTestDatabase(); });
@@ -38,12 +37,13 @@ describe('migrations', () => {
       for (let i = 0; i < files; i += 1) await dbmate(url, ['rollback']);
       const c = new pg.Client({ connectionString: url });
       await c.connect();
-      // functions that only db/functions defines (no migration created them) are not any
-      // migration's to drop: drop them here, and only them
-      const own = new Set(listRepeatables().map((f) => f.arquivo));
-      const extra = await c.query<{ f: string; sig: string }>(`select format('functions/%s.%s.sql', n.nspname, p.proname) f, p.oid::regprocedure::text sig
-        from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname in ('public', 'app')`);
-      for (const r of extra.rows.filter((r) => own.has(r.f))) await c.query(`drop function ${r.sig}`);
+      // no migration creates a function (db/functions does): what the downs left (the files'
+      // functions of public; a down that moves one back from app) is dropped here
+      const extra = await c.query<{ sig: string }>(`select p.oid::regprocedure::text sig
+        from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+        left join pg_depend d on d.objid = p.oid and d.deptype = 'e'
+        where n.nspname in ('public', 'app') and d.objid is null`);
+      for (const r of extra.rows) await c.query(`drop function ${r.sig}`);
       const left = await c.query(`select count(*)::int n from pg_class c join pg_namespace n on n.oid = c.relnamespace
         where n.nspname in ('public', 'app') and c.relname <> 'schema_migrations' and c.relkind in ('r', 'v', 'm', 'S')`);
       const fns = await c.query(`select count(*)::int n from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname in ('public', 'app')`);
@@ -104,7 +104,7 @@ describe('migrations', () => {
       expect((await c.query(`select to_regclass('public.marca_existente') is not null e`)).rows[0].e).toBe(true);
       expect((await dbmate(url, ['status'])).match(/\[ \]/g)).toBeNull();
       // stopped at an older migration: the baseline would collide with its tables
-      await c.query(`delete from schema_migrations where version = $1`, [BASELINE_VERSION]);
+      await c.query(`delete from schema_migrations where version >= $1`, [BASELINE_VERSION]);
       await c.end();
       await expect(migrate(url)).rejects.toThrow(/migração 20261124190000, anterior à base 20261124200000: migre-o antes com a versão 2\.2\.0/);
     } finally {
@@ -159,6 +159,29 @@ describe('conventions', () => {
       where n.nspname in ('public', 'app') and d.objid is null`);
     expect(rows.filter((r) => !r.pinned).map((r) => r.fn)).toEqual([]);
     expect(rows.filter((r) => !r.commented).map((r) => r.fn)).toEqual([]);
+  });
+
+  it('no function of public or app is executable by PUBLIC, nor one created later; the sync read role runs none', async () => {
+    const publicExecute = `select p.oid::regprocedure::text fn from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+      left join pg_depend d on d.objid = p.oid and d.deptype = 'e'
+      where n.nspname in ('public', 'app') and d.objid is null
+        and exists (select from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
+                     where a.grantee = 0 and a.privilege_type = 'EXECUTE')`;
+    expect((await db.pool.query(publicExecute)).rows).toEqual([]);
+    const { rows } = await db.pool.query(`select count(*)::int n, count(*) filter (where has_function_privilege('bi_sync_reader', p.oid, 'execute'))::int sync
+      from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname in ('public', 'app')`);
+    expect(rows[0].n).toBeGreaterThan(100);
+    expect(rows[0].sync).toBe(0);
+    // the default privileges: a function the owner creates later is not PUBLIC's either
+    await db.pool.query(`create function public.t_nova_funcao() returns int language sql set search_path = pg_catalog as 'select 1'`);
+    try {
+      expect((await db.pool.query(publicExecute)).rows).toEqual([]);
+      // and the query sees a PUBLIC grant when there is one
+      await db.pool.query('grant execute on function public.t_nova_funcao() to public');
+      expect((await db.pool.query(publicExecute)).rows.map((r) => r.fn)).toEqual(['t_nova_funcao()']);
+    } finally {
+      await db.pool.query('drop function public.t_nova_funcao()');
+    }
   });
 
   it('every table in public and app has a comment', async () => {

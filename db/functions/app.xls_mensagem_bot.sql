@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION public.xls_mensagem_bot(p_id uuid)
+CREATE OR REPLACE FUNCTION app.xls_mensagem_bot(p_id uuid)
  RETURNS text
  LANGUAGE sql
  STABLE
@@ -22,4 +22,4 @@ AS $function$
 $function$
 ;
 
-comment on function public.xls_mensagem_bot(uuid) is 'The pt-BR messaging-bot text reporting the outcome of a processing (status, type, file, row counts, rejected rows, warnings, reason).';
+comment on function app.xls_mensagem_bot(uuid) is 'The pt-BR messaging-bot text reporting the outcome of a processing (status, type, file, row counts, rejected rows, warnings, reason).';
