@@ -1,5 +1,5 @@
 /**
- * Issue 11, the intake's findings: malformed multipart and ids are 400 (never a 500, so no
+ * The intake against hostile input: malformed multipart and ids are 400 (never a 500, so no
  * error-tracker event); two `arquivo` parts are refused; an entry that would inflate beyond
  * the single-file limit is refused quickly with nothing stored; names lose their control and
  * bidi characters and cannot forge execution-log lines; legacy and non-zip files end ERRO
@@ -202,7 +202,7 @@ describe('names', () => {
   });
 });
 
-describe('legacy and non-zip files, loose or in a batch (decisions.md)', () => {
+describe('legacy and non-zip files, loose or in a batch (docs/formatos.md)', () => {
   it('loose: a password-protected file and a text file end ERRO with the reason, originals kept', async () => {
     for (const [name, bytes, motivo] of [
       ['protegida.xlsx', cfb(true), /^formato não suportado: arquivo protegido por senha/],
