@@ -1427,7 +1427,7 @@ declare
   v_ordem integer;
   v_fechado timestamptz;
 begin
-  update public.xls_conjunto_lote set total = total + 1 where id = p_conjunto_id
+  update public.xls_conjunto set total = total + 1 where id = p_conjunto_id
   returning total, fechado_em into v_ordem, v_fechado;
   if not found then
     raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
@@ -1491,7 +1491,7 @@ CREATE FUNCTION app.xls_fk_aguardando(p_id uuid) RETURNS uuid
     AS $$
   select l.id
     from public.xls_processamento p
-    join public.xls_conjunto_lote l on l.id = p.conjunto_id
+    join public.xls_conjunto l on l.id = p.conjunto_id
    where p.id = p_id and p.status = 'ERRO' and p.fk_retentar and l.fechado_em is null;
 $$;
 
@@ -5226,7 +5226,7 @@ CREATE FUNCTION public.xls_conjunto_abrir(p_arquivo text, p_uploader_id text DEF
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-  insert into public.xls_conjunto_lote (arquivo, uploader_id, uploader_nome)
+  insert into public.xls_conjunto (arquivo, uploader_id, uploader_nome)
   values (nullif(btrim(p_arquivo), ''), p_uploader_id, p_uploader_nome)
   returning id;
 $$;
@@ -5253,7 +5253,7 @@ declare
   v_ids uuid[] := '{}';
   v_id uuid;
 begin
-  select l.fechado_em into v_fechado_em from public.xls_conjunto_lote l where l.id = p_conjunto_id for update;
+  select l.fechado_em into v_fechado_em from public.xls_conjunto l where l.id = p_conjunto_id for update;
   if not found or v_fechado_em is not null then
     return query select false, '{}'::uuid[];
     return;
@@ -5270,7 +5270,7 @@ begin
     return query select false, '{}'::uuid[];
     return;
   end if;
-  update public.xls_conjunto_lote set fechado_em = now(), fechamento_motivo = v_motivo where id = p_conjunto_id;
+  update public.xls_conjunto set fechado_em = now(), fechamento_motivo = v_motivo where id = p_conjunto_id;
   for v_id in
     select p.id from public.xls_processamento p
      where p.conjunto_id = p_conjunto_id and p.status = 'ERRO' and p.fk_retentar
@@ -5302,12 +5302,12 @@ CREATE FUNCTION public.xls_conjunto_recebido(p_conjunto_id uuid) RETURNS TABLE(o
     AS $$
 #variable_conflict use_column
 begin
-  perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id for update;
+  perform 1 from public.xls_conjunto l where l.id = p_conjunto_id for update;
   if not found then
     raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   -- a batch whose entries generated no processing has nothing to wait for
-  update public.xls_conjunto_lote l
+  update public.xls_conjunto l
      set fechado_em = now(), fechamento_motivo = 'nenhuma entrada gerou processamento'
    where l.id = p_conjunto_id and l.fechado_em is null
      and not exists (select from public.xls_processamento p where p.conjunto_id = l.id);
@@ -5394,7 +5394,7 @@ begin
   -- file alarms at once.
   if v_fk and v_conjunto is not null and v_falhas = 1 then
     v_alarmar := false;
-    select l.fechado_em into v_fechado_em from public.xls_conjunto_lote l where l.id = v_conjunto for update;
+    select l.fechado_em into v_fechado_em from public.xls_conjunto l where l.id = v_conjunto for update;
     if v_fechado_em is null then
       v_motivo := p_motivo || ' (falha transitória: nova tentativa automática quando o relatório mestre do conjunto for concluído)';
       update public.xls_processamento p set alarmar = false, fk_retentar = true, erro_mensagem = v_motivo where p.id = p_id;
@@ -5677,11 +5677,11 @@ begin
   end if;
 
   if p_conjunto_id is not null then
-    perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id;
+    perform 1 from public.xls_conjunto l where l.id = p_conjunto_id;
     if not found then
       raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
     end if;
-    if exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id and l.fechado_em is not null) then
+    if exists (select from public.xls_conjunto l where l.id = p_conjunto_id and l.fechado_em is not null) then
       raise exception 'conjunto % já foi fechado; envie os arquivos num novo conjunto (zip)', p_conjunto_id using errcode = 'XL409';
     end if;
   end if;
@@ -5834,7 +5834,7 @@ begin
 
   -- open batches that can close (a safety net: transitions normally close them)
   for v in
-    select l.id from public.xls_conjunto_lote l where l.fechado_em is null order by l.recebido_em for update skip locked
+    select l.id from public.xls_conjunto l where l.fechado_em is null order by l.recebido_em for update skip locked
   loop
     select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v.id) a;
     if v_fechado then v_conjuntos := v_conjuntos || v.id; end if;
@@ -5901,7 +5901,7 @@ declare
   v_ids uuid[] := '{}';
   v_id uuid;
 begin
-  if not exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id) then
+  if not exists (select from public.xls_conjunto l where l.id = p_conjunto_id) then
     raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   for v_id in
@@ -7300,6 +7300,59 @@ ALTER TABLE public.variante ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
 
 
 --
+-- Name: xls_conjunto; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.xls_conjunto (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    arquivo text,
+    total integer DEFAULT 0 NOT NULL,
+    recebido_em timestamp with time zone DEFAULT now() NOT NULL,
+    fechado_em timestamp with time zone,
+    fechamento_motivo text,
+    uploader_id text,
+    uploader_nome text,
+    CONSTRAINT xls_conjunto_fechamento CHECK (((fechado_em IS NULL) = (fechamento_motivo IS NULL))),
+    CONSTRAINT xls_conjunto_total_check CHECK ((total >= 0))
+);
+
+
+--
+-- Name: TABLE xls_conjunto; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.xls_conjunto IS 'A batch: the files sent together in one .zip. It closes (fechado_em) when its master report (RELATORIO18) commits, or when every processing of the batch has ended; on closing, items that failed by a transient foreign-key violation are reprocessed once (see xls_conjunto_avaliar).';
+
+
+--
+-- Name: COLUMN xls_conjunto.arquivo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_conjunto.arquivo IS 'Name of the .zip as uploaded.';
+
+
+--
+-- Name: COLUMN xls_conjunto.total; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_conjunto.total IS 'Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.';
+
+
+--
+-- Name: COLUMN xls_conjunto.fechado_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_conjunto.fechado_em IS 'When the batch closed; null while open.';
+
+
+--
+-- Name: COLUMN xls_conjunto.fechamento_motivo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_conjunto.fechamento_motivo IS 'Why it closed: master report committed, or every processing ended.';
+
+
+--
 -- Name: xls_conjunto_item; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -7331,56 +7384,26 @@ COMMENT ON COLUMN public.xls_conjunto_item.motivo IS 'Why the entry was DUPLICAD
 
 
 --
--- Name: xls_conjunto_lote; Type: TABLE; Schema: public; Owner: -
+-- Name: xls_conjunto_lote; Type: VIEW; Schema: public; Owner: -
 --
 
-CREATE TABLE public.xls_conjunto_lote (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    arquivo text,
-    total integer DEFAULT 0 NOT NULL,
-    recebido_em timestamp with time zone DEFAULT now() NOT NULL,
-    fechado_em timestamp with time zone,
-    fechamento_motivo text,
-    uploader_id text,
-    uploader_nome text,
-    CONSTRAINT xls_conjunto_lote_fechamento CHECK (((fechado_em IS NULL) = (fechamento_motivo IS NULL))),
-    CONSTRAINT xls_conjunto_lote_total_check CHECK ((total >= 0))
-);
+CREATE VIEW public.xls_conjunto_lote AS
+ SELECT xls_conjunto.id,
+    xls_conjunto.arquivo,
+    xls_conjunto.uploader_id,
+    xls_conjunto.uploader_nome,
+    xls_conjunto.total,
+    xls_conjunto.recebido_em,
+    xls_conjunto.fechado_em,
+    xls_conjunto.fechamento_motivo
+   FROM public.xls_conjunto;
 
 
 --
--- Name: TABLE xls_conjunto_lote; Type: COMMENT; Schema: public; Owner: -
+-- Name: VIEW xls_conjunto_lote; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON TABLE public.xls_conjunto_lote IS 'A batch: the files sent together in one .zip. It closes (fechado_em) when its master report (RELATORIO18) commits, or when every processing of the batch has ended; on closing, items that failed by a transient foreign-key violation are reprocessed once (see xls_conjunto_avaliar).';
-
-
---
--- Name: COLUMN xls_conjunto_lote.arquivo; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_conjunto_lote.arquivo IS 'Name of the .zip as uploaded.';
-
-
---
--- Name: COLUMN xls_conjunto_lote.total; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_conjunto_lote.total IS 'Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.';
-
-
---
--- Name: COLUMN xls_conjunto_lote.fechado_em; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_conjunto_lote.fechado_em IS 'When the batch closed; null while open.';
-
-
---
--- Name: COLUMN xls_conjunto_lote.fechamento_motivo; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_conjunto_lote.fechamento_motivo IS 'Why it closed: master report committed, or every processing ended.';
+COMMENT ON VIEW public.xls_conjunto_lote IS 'Former name of public.xls_conjunto (the zip batch), a simple view so that callers written before the rename still read and write it; new code uses xls_conjunto.';
 
 
 --
@@ -7680,7 +7703,7 @@ CREATE VIEW public.xls_v_conjunto AS
     COALESCE(p.aguardando_fk, (0)::bigint) AS aguardando_fk,
     COALESCE(p.mestre_concluido, false) AS mestre_concluido,
     l.uploader_nome
-   FROM ((public.xls_conjunto_lote l
+   FROM ((public.xls_conjunto l
      LEFT JOIN LATERAL ( SELECT count(*) FILTER (WHERE (x.status = 'ENFILEIRADO'::text)) AS enfileirados,
             count(*) FILTER (WHERE (x.status = 'REPROCESSANDO'::text)) AS reprocessando,
             count(*) FILTER (WHERE (x.status = 'DUPLICADO'::text)) AS duplicados,
@@ -8343,11 +8366,11 @@ ALTER TABLE ONLY public.xls_conjunto_item
 
 
 --
--- Name: xls_conjunto_lote xls_conjunto_lote_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+-- Name: xls_conjunto xls_conjunto_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
-ALTER TABLE ONLY public.xls_conjunto_lote
-    ADD CONSTRAINT xls_conjunto_lote_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.xls_conjunto
+    ADD CONSTRAINT xls_conjunto_pkey PRIMARY KEY (id);
 
 
 --
@@ -8960,7 +8983,7 @@ ALTER TABLE ONLY public.variante
 --
 
 ALTER TABLE ONLY public.xls_conjunto_item
-    ADD CONSTRAINT xls_conjunto_item_conjunto_id_fkey FOREIGN KEY (conjunto_id) REFERENCES public.xls_conjunto_lote(id) ON DELETE CASCADE;
+    ADD CONSTRAINT xls_conjunto_item_conjunto_id_fkey FOREIGN KEY (conjunto_id) REFERENCES public.xls_conjunto(id) ON DELETE CASCADE;
 
 
 --
@@ -8976,7 +8999,7 @@ ALTER TABLE ONLY public.xls_conjunto_item
 --
 
 ALTER TABLE ONLY public.xls_processamento
-    ADD CONSTRAINT xls_processamento_conjunto_id_fkey FOREIGN KEY (conjunto_id) REFERENCES public.xls_conjunto_lote(id) ON DELETE SET NULL;
+    ADD CONSTRAINT xls_processamento_conjunto_id_fkey FOREIGN KEY (conjunto_id) REFERENCES public.xls_conjunto(id) ON DELETE SET NULL;
 
 
 --
@@ -9166,4 +9189,5 @@ CREATE EVENT TRIGGER _200_bi_publicar ON ddl_command_end
 INSERT INTO public.schema_migrations (version) VALUES
     ('20261124200000'),
     ('20261125110000'),
-    ('20261125110100');
+    ('20261125110100'),
+    ('20261125110200');

@@ -45,7 +45,7 @@ begin
 
   -- open batches that can close (a safety net: transitions normally close them)
   for v in
-    select l.id from public.xls_conjunto_lote l where l.fechado_em is null order by l.recebido_em for update skip locked
+    select l.id from public.xls_conjunto l where l.fechado_em is null order by l.recebido_em for update skip locked
   loop
     select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v.id) a;
     if v_fechado then v_conjuntos := v_conjuntos || v.id; end if;

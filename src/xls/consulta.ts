@@ -83,7 +83,7 @@ export async function detalheProcessamento(q: db.Queryable, id: string) {
   let conjunto = null;
   if (r.conjunto_id) {
     const [lote, itens] = await Promise.all([
-      db.selectOne('xls_conjunto_lote', { id: r.conjunto_id }, { columns: ['id', 'total'] }).run(q),
+      db.selectOne('xls_conjunto', { id: r.conjunto_id }, { columns: ['id', 'total'] }).run(q),
       db.select('xls_conjunto_item', { conjunto_id: r.conjunto_id }, {
         columns: ['arquivo', 'processamento_id', 'status', 'motivo'], order: { by: 'ordem', direction: 'ASC' },
       }).run(q),

@@ -112,7 +112,7 @@ describe('malformed multipart: 400, nothing stored, no error-tracker event', () 
       `multipart/form-data; boundary=${b}`);
     expect400(res2);
     expect(await count('xls_processamento')).toBe(0);
-    expect(await count('xls_conjunto_lote')).toBe(0);
+    expect(await count('xls_conjunto')).toBe(0);
     expect(await objects()).toEqual([]);
     await expectNoTrackerEvent();
   });
@@ -149,7 +149,7 @@ describe('one entry inflating beyond the single-file limit', () => {
     expect(res.statusCode).toBe(413);
     expect(res.json().detail).toMatch(/grande\.xlsx.*limite de um arquivo/);
     expect(await count('xls_processamento')).toBe(0);
-    expect(await count('xls_conjunto_lote')).toBe(0);
+    expect(await count('xls_conjunto')).toBe(0);
     expect(await objects()).toEqual([]);
   });
 
@@ -179,7 +179,7 @@ describe('names', () => {
     const item = res.json().itens[0];
     expect(item.arquivo).toBe('nov2026-11-23 10:00:00.000 desfecho: SUCESSO[31mslx.xlsx');
     await p.drain();
-    const { rows } = await db.pool.query('select p.arquivo, p.log_arquivo, p.execucoes, l.arquivo lote from xls_processamento p join xls_conjunto_lote l on l.id = p.conjunto_id where p.id = $1', [item.processamentoId]);
+    const { rows } = await db.pool.query('select p.arquivo, p.log_arquivo, p.execucoes, l.arquivo lote from xls_processamento p join xls_conjunto l on l.id = p.conjunto_id where p.id = $1', [item.processamentoId]);
     expect(rows[0].arquivo).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
     expect(rows[0].lote).toBe('lote.zip');
     const log = await readFile(join(p.ctx.config.logsDir, rows[0].log_arquivo), 'utf8');
