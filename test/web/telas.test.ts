@@ -181,8 +181,16 @@ describe('/processamentos', () => {
     expect(again.statusCode).toBe(409);
     expect(again.body).toContain('só um processamento em ERRO pode ser reprocessado');
     expect(again.headers['content-type']).toMatch(/text\/html/);
-    const lote = await post(`/processamentos/${erro}/reprocessar-lote`, { conjuntoId: c.id });
-    expect(lote.statusCode).toBe(409);
+    const conjunto = await post(`/processamentos/${erro}/reprocessar-conjunto`, { conjuntoId: c.id });
+    expect(conjunto.statusCode).toBe(409);
+    expect(conjunto.body).toContain('Nenhum processamento do conjunto está em ERRO');
+    // the former path of the form still answers the same
+    const antigo = await post(`/processamentos/${erro}/reprocessar-lote`, { conjuntoId: c.id });
+    expect(antigo.statusCode).toBe(409);
+    expect(antigo.body).toContain('Nenhum processamento do conjunto está em ERRO');
+    const semConjunto = await post(`/processamentos/${erro}/reprocessar-conjunto`, { conjuntoId: 'x' });
+    expect(semConjunto.statusCode).toBe(400);
+    expect(semConjunto.body).toContain('conjunto (conjuntoId) ausente ou inválido');
     const e2 = await processamento('ERRO', 'META');
     const todos = await post('/processamentos/reprocessar-erros', { tipo: 'META' });
     expect(todos.statusCode).toBe(303);
