@@ -212,6 +212,9 @@ describe('batch close and the transient-FK retry', () => {
     // the retry succeeds now that the seller exists
     const retry = await rodarMeta(meta, 'w1', 'VX1');
     expect(retry).toMatchObject({ status: 'SUCESSO' });
+    // the bot's message names the zip batch as staff call it
+    const { rows: [m] } = await db.pool.query('select app.xls_mensagem_bot($1) t', [meta]);
+    expect(m.t.split('\n')).toContain(`Conjunto: ${conjunto}`);
     await completeJobs(db.pool, 'w1');
 
     // a seller truly absent: silent once, then the alarm
