@@ -1984,7 +1984,7 @@ CREATE FUNCTION app.xls_mensagem_bot(p_id uuid) RETURNS text
     (select 'Avisos: ' || string_agg(coalesce(a ->> 'motivo', a ->> 'categoria') || coalesce(' (' || (a ->> 'quantidade') || ')', ''), '; ')
        from jsonb_array_elements(p.avisos) a),
     case when p.status in ('ERRO', 'IGNORADO') then 'Motivo: ' || coalesce(p.erro_mensagem, 'não informado') end,
-    case when p.conjunto_id is not null then 'Lote: ' || p.conjunto_id end,
+    case when p.conjunto_id is not null then 'Conjunto: ' || p.conjunto_id end,
     'Processamento: ' || p.id)
   from public.xls_processamento p
   where p.id = p_id;
