@@ -100,8 +100,7 @@ CREATE TABLE public.partner_pedido (
     CONSTRAINT partner_pedido_estado_check CHECK ((estado = ANY (ARRAY['CAPTURADO'::text, 'ENFILEIRADO'::text, 'CANCELADO'::text]))),
     CONSTRAINT partner_pedido_liberacao CHECK (((liberacao IS NULL) = (enfileirado_em IS NULL))),
     CONSTRAINT partner_pedido_liberacao_check CHECK ((liberacao = ANY (ARRAY['gate_transicao'::text, 'gate_resgate_primeira_captura'::text, 'console'::text]))),
-    CONSTRAINT partner_pedido_origem_check CHECK ((origem = ANY (ARRAY['webhook'::text, 'poll'::text, 'contingencia'::text, 'manual'::text]))),
-    CONSTRAINT partner_pedido_status_check CHECK ((app.partner_status_ordem(status) IS NOT NULL))
+    CONSTRAINT partner_pedido_origem_check CHECK ((origem = ANY (ARRAY['webhook'::text, 'poll'::text, 'contingencia'::text, 'manual'::text])))
 );
 
 COMMENT ON TABLE public.partner_pedido IS 'Orders of the order platform, one row per code (the idempotency key), holding the newest observation (highest updated_at; ties broken by lifecycle rank). estado is local: CAPTURADO (known, not released), ENFILEIRADO (released to the fulfilment queue), CANCELADO.';
@@ -145,8 +144,7 @@ CREATE TABLE public.bi_configuracao (
     descricao text,
     atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT bi_configuracao_chave_formato CHECK ((chave ~ '^[a-z][a-z0-9_]{0,62}$'::text)),
-    CONSTRAINT bi_configuracao_tipo_check CHECK ((tipo = ANY (ARRAY['string'::text, 'integer'::text, 'boolean'::text, 'duration'::text]))),
-    CONSTRAINT bi_configuracao_valor_valido CHECK (public.configuracao_valor_valido(tipo, valor))
+    CONSTRAINT bi_configuracao_tipo_check CHECK ((tipo = ANY (ARRAY['string'::text, 'integer'::text, 'boolean'::text, 'duration'::text])))
 );
 
 COMMENT ON TABLE public.bi_configuracao IS 'Global key/value configuration, replicated to the mobile clients (sync stream at priority 0). Rows with sistema = true are written only by the service itself (e.g. ultimo_nuke by the replication reset).';
@@ -317,8 +315,7 @@ CREATE TABLE app.xls_tipo (
     hook text,
     descricao text NOT NULL,
     CONSTRAINT xls_tipo_hook_check CHECK ((hook ~ '^app\.[a-z_][a-z0-9_]*$'::text)),
-    CONSTRAINT xls_tipo_ordem_check CHECK ((ordem > 0)),
-    CONSTRAINT xls_tipo_tipo_check CHECK (public.xls_tipo_valido(tipo))
+    CONSTRAINT xls_tipo_ordem_check CHECK ((ordem > 0))
 );
 
 COMMENT ON TABLE app.xls_tipo IS 'The spreadsheet types of formats.md, in detection order (ordem). mestre: the batch''s master report (its success closes the batch). hook: optional function app.<name>(p_fase text, p_staging text, p_meta jsonb) returns jsonb, called by the generic merge at its phases (docs/xls-merge.md) for what belongs to one type only. Checked against TIPOS_PLANILHA (TypeScript) and public.xls_tipo_valido by the tests.';
@@ -923,8 +920,7 @@ CREATE TABLE public.xls_processamento (
     CONSTRAINT xls_processamento_objeto_tamanho_bytes_check CHECK ((objeto_tamanho_bytes >= 0)),
     CONSTRAINT xls_processamento_processando CHECK (((status <> 'PROCESSANDO'::text) OR ((worker IS NOT NULL) AND (iniciado_em IS NOT NULL)))),
     CONSTRAINT xls_processamento_rejeitadas_lista CHECK ((jsonb_typeof(linhas_rejeitadas) = 'array'::text)),
-    CONSTRAINT xls_processamento_status_valido CHECK ((status = ANY (ARRAY['PENDENTE'::text, 'PROCESSANDO'::text, 'SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text]))),
-    CONSTRAINT xls_processamento_tipo_valido CHECK (((tipo IS NULL) OR public.xls_tipo_valido(tipo)))
+    CONSTRAINT xls_processamento_status_valido CHECK ((status = ANY (ARRAY['PENDENTE'::text, 'PROCESSANDO'::text, 'SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text])))
 );
 ALTER TABLE ONLY public.xls_processamento ALTER COLUMN arquivo_bytes SET STORAGE EXTERNAL;
 
@@ -1453,6 +1449,12 @@ UNION ALL
 SELECT app.pascoa(y) - 2, 'Sexta-feira Santa' FROM generate_series(2026, 2040) y;
 INSERT INTO public.partner_configuracao DEFAULT VALUES;
 INSERT INTO app.replicacao_publicacao (nome) VALUES ('powersync');
+
+-- CHECKs that call a function (it may read the rows above)
+ALTER TABLE public.partner_pedido ADD CONSTRAINT partner_pedido_status_check CHECK ((app.partner_status_ordem(status) IS NOT NULL));
+ALTER TABLE public.bi_configuracao ADD CONSTRAINT bi_configuracao_valor_valido CHECK (public.configuracao_valor_valido(tipo, valor));
+ALTER TABLE app.xls_tipo ADD CONSTRAINT xls_tipo_tipo_check CHECK (public.xls_tipo_valido(tipo));
+ALTER TABLE public.xls_processamento ADD CONSTRAINT xls_processamento_tipo_valido CHECK (((tipo IS NULL) OR public.xls_tipo_valido(tipo)));
 
 -- the sync engine's publication: every bi_* table of public
 CREATE PUBLICATION powersync WITH (publish = 'insert, update, delete, truncate');
