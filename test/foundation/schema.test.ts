@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { execFileSync } from 'node:child_process';
+import { findPgBinDir } from '../../src/db/pg-bin.js';
 import { inject } from 'vitest';
 import { adminQuery, urlFor, createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { generateArtifacts } from '../harness/artifacts.js';
@@ -109,6 +111,36 @@ describe('migrations', () => {
       await expect(migrate(url)).rejects.toThrow(/migração 20261124190000, anterior à base 20261124200000: migre-o antes com a versão 2\.2\.0/);
     } finally {
       await adminQuery(`drop database if exists ${name} with (force)`);
+    }
+  });
+
+  it('a database at the baseline (as 2.2.0 left it) takes the later migrations and ends as a fresh one', async () => {
+    const velho = `t_velho_${process.pid}`;
+    const novo = `t_novo_${process.pid}`;
+    await adminQuery(`create database ${velho}`);
+    await adminQuery(`create database ${novo}`);
+    try {
+      await migrate(urlFor(velho));
+      // back to the baseline: what a 2.2.0 install is (helpers in public, EXECUTE PUBLIC's,
+      // xls_conjunto_lote), with the old versions recorded
+      const depois = migrationVersions().filter((v) => v > BASELINE_VERSION);
+      expect(depois.length).toBeGreaterThan(0);
+      for (let i = 0; i < depois.length; i += 1) await dbmate(urlFor(velho), ['rollback']);
+      const c = new pg.Client({ connectionString: urlFor(velho) });
+      await c.connect();
+      await c.query(`insert into schema_migrations (version) values ('20261122000100'), ('20261124190000')`);
+      expect((await c.query(`select to_regprocedure('public.tg__touch_atualizado_em()') is not null e`)).rows[0].e).toBe(true);
+      await c.end();
+      await migrate(urlFor(velho));
+      await migrate(urlFor(novo));
+      const dump = (d: string) => execFileSync(join(findPgBinDir(), 'pg_dump'), ['--schema-only', '--no-owner', '-T', 'public.schema_migrations', '--dbname', urlFor(d)],
+        { maxBuffer: 256 * 1024 * 1024 }).toString().replace(/^\\(un)?restrict .*$/gm, '');
+      const a = dump(velho);
+      expect(a).toContain('EXECUTE FUNCTION app.tg__touch_atualizado_em()');
+      expect(a === dump(novo), 'o banco migrado a partir da base difere de um banco novo').toBe(true);
+    } finally {
+      await adminQuery(`drop database if exists ${velho} with (force)`);
+      await adminQuery(`drop database if exists ${novo} with (force)`);
     }
   });
 
