@@ -50,7 +50,7 @@ describe('staging', () => {
     await end();
   });
 
-  it('refusals: unknown type XL400 (every type of formats.md has its staging now)', async () => {
+  it('refusals: unknown type XL400 (every type of docs/formatos.md has its staging now)', async () => {
     await expect(xlsStagingPreparar(db.pool, 'NOPE' as TipoPlanilha)).rejects.toMatchObject({ code: 'XL400' });
   });
 

@@ -1,5 +1,5 @@
 /**
- * The merges of the eight types of issue 12 at the SQL level: rows go straight to staging
+ * The merges of the eight types besides RELATORIO18 and META at the SQL level: rows go straight to staging
  * (as the reader would COPY them), xls_merge runs, the bi_* tables are checked by value.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Limits of reading (issue 11): cells and rows outside a sheet's limits are a clear error,
+ * Limits of reading: cells and rows outside a sheet's limits are a clear error,
  * sparse rows are walked by their present cells, one cell or shared string keeps at most
  * maxCellChars characters, and a code that would be cut is a row error.
  */

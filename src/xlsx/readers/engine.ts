@@ -11,7 +11,7 @@ import { MAX_ROW_ERRORS, type RowError, type StagingRow, type TipoPlanilha, type
 import type { SheetInfo, SheetPass, SheetRow, Workbook } from '../workbook.js';
 
 export interface ColumnSpec {
-  /** Header text as formats.md writes it. */
+  /** Header text as docs/formatos.md writes it. */
   header: string;
   /** Other accepted header texts (`01` for `JAN`); matched like the header. */
   aliases?: string[];
@@ -99,7 +99,7 @@ function locateColumns(texts: readonly string[], columns: readonly CompiledColum
   });
 }
 
-/** The required headers as formats.md writes them, for messages. */
+/** The required headers as docs/formatos.md writes them, for messages. */
 function requiredLabels(table: TableSpec, texts?: readonly string[]): string[] {
   const cols = compile(table);
   const out = cols.filter((c) => !c.optional && !(texts && c.norms.some((n) => texts.includes(n)))).map((c) => c.header);

@@ -1,4 +1,4 @@
-/** META — goals per seller and product (formats.md); any tab whose header matches. */
+/** META — goals per seller and product (docs/formatos.md); any tab whose header matches. */
 import { code, competencia, number } from '../cells.js';
 import type { TypeSpec } from './engine.js';
 
