@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import type { TipoPlanilha } from '../../src/db/xls.js';
+import type { TipoPlanilha } from '../../src/xlsx/types.js';
 import { processarNovo } from './helpers.js';
 
 let db: TestDatabase;
