@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION public.tg__touch_atualizado_em()
+CREATE OR REPLACE FUNCTION app.tg__touch_atualizado_em()
  RETURNS trigger
  LANGUAGE plpgsql
  SET search_path TO 'pg_catalog', 'pg_temp'
@@ -14,4 +14,4 @@ end;
 $function$
 ;
 
-comment on function public.tg__touch_atualizado_em() is 'Generic BEFORE UPDATE trigger: keeps atualizado_em current (except during public.xls_desfazer, which restores the stored value).';
+comment on function app.tg__touch_atualizado_em() is 'Generic BEFORE UPDATE trigger: keeps atualizado_em current (except during public.xls_desfazer, which restores the stored value).';
