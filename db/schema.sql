@@ -1108,6 +1108,30 @@ COMMENT ON FUNCTION app.sweep_jobs() IS 'Run every minute by pg_cron (job app_sw
 
 
 --
+-- Name: tg__bi_alteracoes_evento(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.tg__bi_alteracoes_evento() RETURNS event_trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if exists (select from pg_event_trigger_ddl_commands() c
+              where c.object_type = 'table' and c.schema_name = 'public' and c.object_identity like 'public.bi\_%') then
+    perform app.xls_alteracao_instalar();
+  end if;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION tg__bi_alteracoes_evento(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.tg__bi_alteracoes_evento() IS 'Event trigger _300_bi_alteracoes: after a CREATE or ALTER TABLE of a bi_* table of public, installs the change-set triggers on it (app.xls_alteracao_instalar), so a new spreadsheet type''s tables are covered without a manual step.';
+
+
+--
 -- Name: tg__grant_bi_select(); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1189,6 +1213,10 @@ CREATE FUNCTION app.tg__touch_atualizado_em() RETURNS trigger
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
+  -- an undo (public.xls_desfazer) puts the row back exactly as it was, atualizado_em included
+  if current_setting('bi.xls_desfazendo', true) = 'on' then
+    return new;
+  end if;
   new.atualizado_em := now();
   return new;
 end;
@@ -1199,7 +1227,58 @@ $$;
 -- Name: FUNCTION tg__touch_atualizado_em(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.tg__touch_atualizado_em() IS 'Generic BEFORE UPDATE trigger: keeps atualizado_em current.';
+COMMENT ON FUNCTION app.tg__touch_atualizado_em() IS 'Generic BEFORE UPDATE trigger: keeps atualizado_em current (except during public.xls_desfazer, which restores the stored value).';
+
+
+--
+-- Name: tg__xls_alteracao(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.tg__xls_alteracao() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+-- Statement-level AFTER trigger with transition tables (novas / velhas) on the bi_* tables:
+-- while a merge runs (the transaction setting bi.xls_processamento holds its id), every row
+-- the statement inserted, rewrote or removed goes into app.xls_alteracao, set-based.
+declare
+  v_pid uuid := nullif(current_setting('bi.xls_processamento', true), '')::uuid;
+  v_chave text;
+begin
+  if v_pid is null then
+    return null;
+  end if;
+  v_chave := app.xls_chave_sql(tg_relid, 'x');
+  if v_chave is null then
+    return null;
+  end if;
+  if tg_op = 'INSERT' then
+    execute format($q$
+      insert into app.xls_alteracao (processamento_id, tabela, operacao, linha_id, chave, depois)
+      select $1, $2, 'INSERIDA', x.id, %s, to_jsonb(x) from novas x$q$, v_chave)
+      using v_pid, tg_table_name;
+  elsif tg_op = 'UPDATE' then
+    execute format($q$
+      insert into app.xls_alteracao (processamento_id, tabela, operacao, linha_id, chave, antes, depois)
+      select $1, $2, 'ALTERADA', x.id, %s, to_jsonb(x), to_jsonb(n)
+        from velhas x join novas n on n.id = x.id$q$, v_chave)
+      using v_pid, tg_table_name;
+  elsif tg_op = 'DELETE' then
+    execute format($q$
+      insert into app.xls_alteracao (processamento_id, tabela, operacao, linha_id, chave, antes)
+      select $1, $2, 'REMOVIDA', x.id, %s, to_jsonb(x) from velhas x$q$, v_chave)
+      using v_pid, tg_table_name;
+  end if;
+  return null;
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION tg__xls_alteracao(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.tg__xls_alteracao() IS 'Statement-level AFTER INSERT / UPDATE / DELETE trigger (transition tables novas, velhas) installed on every bi_* table but bi_configuracao by app.xls_alteracao_instalar: while the transaction setting bi.xls_processamento holds a processing id (set by the merge''s entry, app.xls_merge_tipo), records each row written into that processing''s change set (app.xls_alteracao); otherwise does nothing. Captures the hooks'' writes too (reference tables, FLUXO''s atual flag).';
 
 
 --
@@ -1342,6 +1421,72 @@ COMMENT ON FUNCTION app.worker_timeout() IS 'How long a worker may go without a 
 
 
 --
+-- Name: xls_alteracao_instalar(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_alteracao_instalar() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  t record;
+  v_n integer := 0;
+begin
+  for t in select c.relname from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+            where n.nspname = 'public' and c.relkind = 'r' and c.relname like 'bi\_%' and c.relname <> 'bi_configuracao'
+              and exists (select from pg_catalog.pg_constraint k where k.conrelid = c.oid and k.contype = 'u')
+              and exists (select from pg_catalog.pg_attribute a where a.attrelid = c.oid and a.attname = 'id' and not a.attisdropped)
+            order by c.relname loop
+    execute format('create or replace trigger _900_xls_alteracao_ins after insert on public.%I referencing new table as novas for each statement execute function app.tg__xls_alteracao()', t.relname);
+    execute format('create or replace trigger _900_xls_alteracao_upd after update on public.%I referencing old table as velhas new table as novas for each statement execute function app.tg__xls_alteracao()', t.relname);
+    execute format('create or replace trigger _900_xls_alteracao_del after delete on public.%I referencing old table as velhas for each statement execute function app.tg__xls_alteracao()', t.relname);
+    v_n := v_n + 1;
+  end loop;
+  return v_n;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_alteracao_instalar(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_alteracao_instalar() IS 'Installs (idempotently) the change-set triggers _900_xls_alteracao_ins/_upd/_del (app.tg__xls_alteracao) on every bi_* table of public that has an id and a UNIQUE natural key, bi_configuracao excepted. Called by the migration that created app.xls_alteracao and by the event trigger _300_bi_alteracoes for tables created later. Returns the number of tables.';
+
+
+--
+-- Name: xls_alteracoes_expurgar(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_alteracoes_expurgar() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  v_dias integer := coalesce((select case when c.valor ~ '^[0-9]{1,6}$' then c.valor::integer end
+                                from public.bi_configuracao c where c.chave = 'xls_alteracoes_retencao_dias'), 180);
+  v_n integer;
+begin
+  with velhos as (
+    update public.xls_processamento p set alteracoes_expiradas_em = now()
+     where p.finalizado_em < now() - make_interval(days => v_dias) and p.alteracoes_expiradas_em is null
+       and exists (select from app.xls_alteracao a where a.processamento_id = p.id)
+    returning p.id)
+  delete from app.xls_alteracao a using velhos v where a.processamento_id = v.id;
+  get diagnostics v_n = row_count;
+  return v_n;
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_alteracoes_expurgar(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_alteracoes_expurgar() IS 'Retention of the change sets (pg_cron job app_xls_alteracoes_expurgar, daily): deletes the change set of every processing finished more than xls_alteracoes_retencao_dias days ago (bi_configuracao, default 180) and marks it alteracoes_expiradas_em, so its undo says why it cannot. Returns the rows deleted.';
+
+
+--
 -- Name: xls_avisos_normalizar(jsonb); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1437,6 +1582,29 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_chave_natural(p_tabela regclass) IS 'Internal, the natural key of a target of the declarative merge: the columns of its single UNIQUE constraint, in order; null when it has none or more than one.';
+
+
+--
+-- Name: xls_chave_sql(regclass, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_chave_sql(p_tabela regclass, p_alias text) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  -- jsonb_build_object('col', alias.col, ...) over the columns of the table's UNIQUE constraint
+  select 'jsonb_build_object(' || string_agg(format('%L, %I.%I', a.attname, p_alias, a.attname), ', ' order by u.ord) || ')'
+    from (select c.conkey from pg_catalog.pg_constraint c where c.conrelid = p_tabela and c.contype = 'u' order by c.oid limit 1) k
+   cross join lateral unnest(k.conkey) with ordinality u (attnum, ord)
+    join pg_catalog.pg_attribute a on a.attrelid = p_tabela and a.attnum = u.attnum;
+$$;
+
+
+--
+-- Name: FUNCTION xls_chave_sql(p_tabela regclass, p_alias text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_chave_sql(p_tabela regclass, p_alias text) IS 'Internal: the SQL expression that builds the natural key (the table''s UNIQUE constraint) of a row aliased p_alias as a JSON object, e.g. jsonb_build_object(''codigo'', x.codigo). Used by the change-set trigger and the undo. NULL for a table without a UNIQUE constraint.';
 
 
 --
@@ -1937,6 +2105,16 @@ declare
   v_legiveis integer[];
   v_ilegiveis integer[];
   v_abas text;
+  -- the mass-deletion guard (bi_configuracao), and whether a person approved this processing's removals
+  v_pid uuid := nullif(current_setting('bi.xls_processamento', true), '')::uuid;
+  v_lim_pct integer := coalesce((select case when c.valor ~ '^[0-9]{1,9}$' then c.valor::integer end from public.bi_configuracao c where c.chave = 'xls_exclusao_limite_percentual'), 30);
+  v_lim_linhas integer := coalesce((select case when c.valor ~ '^[0-9]{1,9}$' then c.valor::integer end from public.bi_configuracao c where c.chave = 'xls_exclusao_limite_linhas'), 100);
+  v_aprovado boolean := coalesce((select p.exclusoes_aprovadas_em is not null from public.xls_processamento p where p.id = v_pid), false);
+  v_simular boolean := coalesce((p_meta ->> 'simular')::boolean, false);
+  v_retidas jsonb := '[]';
+  v_escopo_n bigint;
+  v_aceitas_n bigint;
+  v_escopo_antes bigint;
 begin
   perform app.xls_merge_chunk(p_tipo, p_meta, true);
   select count(*) into v_n_alvos from pg_temp.xls_merge_estado x where x.fonte is null;
@@ -2050,20 +2228,33 @@ begin
     elsif not coalesce(e.vazio, false) then
       -- every key of the file is now stored with the file's values: when the scope holds as
       -- many rows as the file has in it, none is absent and the anti-join is skipped
-      execute format('select (select count(*) from public.%I t where %s) <> (select count(*) from pg_temp.%I s where %s)',
-                     e.tabela, e.sql_escopo_t, 'xls_aceitas_' || e.staging, e.sql_escopo_s) into v_bool;
-      if v_bool then
+      execute format('select (select count(*) from public.%I t where %s), (select count(*) from pg_temp.%I s where %s)',
+                     e.tabela, e.sql_escopo_t, 'xls_aceitas_' || e.staging, e.sql_escopo_s) into v_escopo_n, v_aceitas_n;
+      if v_escopo_n <> v_aceitas_n then
+        drop table if exists pg_temp.xls_remover;
         execute format($q$
-          with alvo as (
-            select t.id from public.%1$I t
-             where %2$s
-               and not exists (select from pg_temp.%3$I s where %4$s)
-               and not exists (select from pg_temp.%5$I s where %4$s)
-             order by %6$s
-             for update of t)
-          delete from public.%1$I t using alvo where t.id = alvo.id$q$,
+          create temp table xls_remover on commit drop as
+          select t.id from public.%1$I t
+           where %2$s
+             and not exists (select from pg_temp.%3$I s where %4$s)
+             and not exists (select from pg_temp.%5$I s where %4$s)
+           order by %6$s$q$,
           e.tabela, e.sql_escopo_t, 'xls_aceitas_' || e.staging, e.sql_on_key_t, 'xls_protegidas_' || e.staging, e.sql_key_list);
         get diagnostics v_rm_t = row_count;
+        -- the mass-deletion guard: the scope as it was before this processing (its own inserts left out)
+        v_escopo_antes := v_escopo_n - coalesce((select count(*) from app.xls_alteracao a
+                                                  where a.processamento_id = v_pid and a.tabela = e.tabela and a.operacao = 'INSERIDA'), 0);
+        if not v_aprovado and v_rm_t >= v_lim_linhas and v_rm_t * 100 > v_lim_pct * greatest(v_escopo_antes, 1) then
+          v_retidas := v_retidas || jsonb_build_array(jsonb_build_object('tabela', e.tabela, 'aba', e.aba, 'remover', v_rm_t, 'escopo', v_escopo_antes,
+            'percentual', round(v_rm_t * 100.0 / greatest(v_escopo_antes, 1), 1)));
+        end if;
+        -- held: nothing removed (the raise below undoes the rest); a preview removes anyway, to show what approval would do
+        if jsonb_array_length(v_retidas) > 0 and not v_simular then
+          v_rm_t := 0;
+        else
+          execute format('delete from public.%1$I t using (select r.id from pg_temp.xls_remover r join public.%1$I t2 on t2.id = r.id order by r.id for update of t2) alvo where t.id = alvo.id', e.tabela);
+          get diagnostics v_rm_t = row_count;
+        end if;
       end if;
     end if;
     v_env := v_env + e.enviadas;
@@ -2072,7 +2263,16 @@ begin
     v_tabelas := v_tabelas || jsonb_build_object(e.tabela, jsonb_build_object('enviadas', e.enviadas, 'efetivas', e.efetivas, 'removidas', v_rm_t));
   end loop;
 
+  if jsonb_array_length(v_retidas) > 0 and not v_simular then
+    raise exception 'importação retida pela trava de exclusão em massa, nada foi gravado: %. Confira se o arquivo está completo; se estiver, aprove com "Aplicar mesmo assim" (ou reprocessar com aprovarExclusoes)',
+      (select string_agg(format('removeria %s de %s linhas de %s%s (%s%%, acima do limite de %s%% e %s linhas)',
+                                x ->> 'remover', x ->> 'escopo', x ->> 'tabela', ' da aba ' || (x ->> 'aba'), replace(x ->> 'percentual', '.', ','), v_lim_pct, v_lim_linhas), '; ')
+         from jsonb_array_elements(v_retidas) x)
+      using errcode = 'XL428', detail = v_retidas::text;
+  end if;
+
   return jsonb_build_object(
+    'retencao', v_retidas,
     'linhas_enviadas', v_env,
     'linhas_efetivas', v_ef,
     'linhas_removidas', v_rm,
@@ -2087,7 +2287,7 @@ $_$;
 -- Name: FUNCTION xls_merge_fim(p_tipo text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_merge_fim(p_tipo text, p_meta jsonb) IS 'Internal, the end of the declarative merge of a type (called by xls_merge): takes what is still staged as a last chunk, settles keys repeated across chunks (the last row stays; linhas_efetivas counts such a key once), refuses the file (XL422) when the type has recusa_total and any row is invalid, calls the type hook (phase fim: reference tables, defences), then per target: a rejected row with a readable key (its values normalised as accepted rows) protects that key from deletion; a row whose key cannot be read suspends the deletes of its own target (tab), with a warning naming the rows; otherwise deletes the rows of the scope absent from the file in key order (skipped when the scope was empty before the merge or holds exactly the file''s rows). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas} plus the hook''s resultado.';
+COMMENT ON FUNCTION app.xls_merge_fim(p_tipo text, p_meta jsonb) IS 'Internal, the end of the declarative merge of a type (called by xls_merge): takes what is still staged as a last chunk, settles keys repeated across chunks (the last row stays; linhas_efetivas counts such a key once), refuses the file (XL422) when the type has recusa_total and any row is invalid, calls the type hook (phase fim: reference tables, defences), then per target: a rejected row with a readable key (its values normalised as accepted rows) protects that key from deletion; a row whose key cannot be read suspends the deletes of its own target (tab), with a warning naming the rows; otherwise deletes the rows of the scope absent from the file in key order (skipped when the scope was empty before the merge or holds exactly the file''s rows). The mass-deletion guard: removals of more than xls_exclusao_limite_percentual % of the rows a target''s scope held before this processing, and at least xls_exclusao_limite_linhas rows, raise XL428 (nothing written; detail = the held tables as JSON) unless the processing''s removals were approved (exclusoes_aprovadas_em); with p_meta.simular the held tables are only reported (retencao) and the removals done, as approval would. Returns {retencao, linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas} plus the hook''s resultado.';
 
 
 --
@@ -2593,6 +2793,8 @@ begin
   if not exists (select from app.xls_alvo a where a.tipo = v_tipo) then
     raise exception 'o tipo % ainda não tem importação', v_tipo using errcode = 'XL422';
   end if;
+  -- every bi_* row written from here to the commit goes into this processing's change set
+  perform set_config('bi.xls_processamento', p_processamento_id::text, true);
   return v_tipo;
 end;
 $$;
@@ -2602,7 +2804,7 @@ $$;
 -- Name: FUNCTION xls_merge_tipo(p_processamento_id uuid, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_merge_tipo(p_processamento_id uuid, p_meta jsonb) IS 'Internal, the common entry of public.xls_merge and public.xls_merge_chunk: locks the processing row and returns its tipo once it is PROCESSANDO, typed, described in app.xls_alvo and p_meta is an object. Errors in this order: XL404 unknown processing, XL409 not PROCESSANDO, XL400 p_meta not an object, XL409 no tipo, XL422 type without import.';
+COMMENT ON FUNCTION app.xls_merge_tipo(p_processamento_id uuid, p_meta jsonb) IS 'Internal, the common entry of public.xls_merge and public.xls_merge_chunk: locks the processing row and returns its tipo once it is PROCESSANDO, typed, described in app.xls_alvo and p_meta is an object, and sets the transaction setting bi.xls_processamento to its id (the change-set trigger app.tg__xls_alteracao records every bi_* row written until the commit). Errors in this order: XL404 unknown processing, XL409 not PROCESSANDO, XL400 p_meta not an object, XL409 no tipo, XL422 type without import.';
 
 
 --
@@ -2783,6 +2985,36 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_staging_exigir(p_tipo text) IS 'Raises XL500 unless every staging temp table of the type exists in this transaction.';
+
+
+--
+-- Name: xls_tabelas_nivel(text[]); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_tabelas_nivel(p_tabelas text[]) RETURNS TABLE(tabela text, nivel integer)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  -- level 0: references no other table of public; level n: the longest chain of references
+  with recursive fk as (
+    select distinct c.conrelid::regclass::text as filha, c.confrelid::regclass::text as mae
+      from pg_catalog.pg_constraint c
+     where c.contype = 'f' and c.conrelid <> c.confrelid and c.connamespace = 'public'::regnamespace),
+  caminho (tabela, nivel) as (
+    select fk.filha, 1 from fk
+    union all
+    select fk.filha, c.nivel + 1 from caminho c join fk on fk.mae = c.tabela where c.nivel < 20)
+  select t, coalesce(max(c.nivel), 0)::integer
+    from unnest(p_tabelas) t left join caminho c on c.tabela = 'public.' || t
+   group by t;
+$$;
+
+
+--
+-- Name: FUNCTION xls_tabelas_nivel(p_tabelas text[]); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_tabelas_nivel(p_tabelas text[]) IS 'Internal: the foreign-key depth of each table of p_tabelas (0 = references no other table of public): the undo removes rows deepest first and puts rows back shallowest first.';
 
 
 --
@@ -5065,6 +5297,86 @@ COMMENT ON FUNCTION public.replicacao_ultimo_nuke_avancar() IS 'Advances bi_conf
 
 
 --
+-- Name: xls_alteracoes(uuid, text, text, integer, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_alteracoes(p_id uuid, p_tabela text DEFAULT NULL::text, p_operacao text DEFAULT NULL::text, p_limite integer DEFAULT 20, p_deslocamento integer DEFAULT 0) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_p record;
+begin
+  if p_operacao is not null and p_operacao not in ('INSERIDA', 'ALTERADA', 'REMOVIDA') then
+    raise exception 'operacao % inválida: INSERIDA, ALTERADA ou REMOVIDA', p_operacao using errcode = 'XL400';
+  end if;
+  if p_limite < 1 or p_limite > 100 or p_deslocamento < 0 then
+    raise exception 'página inválida' using errcode = 'XL400';
+  end if;
+  select p.id, p.alteracoes_expiradas_em, p.desfeito_em into v_p from public.xls_processamento p where p.id = p_id;
+  if not found then
+    raise exception 'processamento % não existe', p_id using errcode = 'XL404';
+  end if;
+  return jsonb_build_object(
+    'total', (select count(*) from app.xls_alteracao a
+               where a.processamento_id = p_id and (p_tabela is null or a.tabela = p_tabela) and (p_operacao is null or a.operacao = p_operacao)),
+    'contagens', (select coalesce(jsonb_object_agg(c.tabela, c.ops), '{}') from (
+                    select x.tabela, jsonb_object_agg(x.operacao, x.n) as ops
+                      from (select a.tabela, a.operacao, count(*) as n from app.xls_alteracao a where a.processamento_id = p_id group by 1, 2) x
+                     group by x.tabela) c),
+    'expiradasEm', v_p.alteracoes_expiradas_em,
+    'itens', (select coalesce(jsonb_agg(jsonb_build_object('seq', a.seq, 'tabela', a.tabela, 'operacao', a.operacao, 'chave', a.chave,
+                                                           'antes', a.antes, 'depois', a.depois) order by a.seq), '[]')
+                from (select * from app.xls_alteracao a
+                       where a.processamento_id = p_id and (p_tabela is null or a.tabela = p_tabela) and (p_operacao is null or a.operacao = p_operacao)
+                       order by a.seq limit p_limite offset p_deslocamento) a));
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_alteracoes(p_id uuid, p_tabela text, p_operacao text, p_limite integer, p_deslocamento integer); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_alteracoes(p_id uuid, p_tabela text, p_operacao text, p_limite integer, p_deslocamento integer) IS 'The change set of one processing, one page: {total (matching the filters), contagens {tabela: {INSERIDA, ALTERADA, REMOVIDA}}, expiradasEm (purged by the retention, else null), itens [{seq, tabela, operacao, chave, antes, depois}] in the order written}. Filters p_tabela, p_operacao (INSERIDA / ALTERADA / REMOVIDA); p_limite 1..100. XL404 unknown processing, XL400 bad filter or page.';
+
+
+--
+-- Name: xls_aprovar_exclusoes(uuid, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_aprovar_exclusoes(p_id uuid, p_por text) RETURNS uuid[]
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_p record;
+begin
+  if p_por is null or btrim(p_por) = '' then
+    raise exception 'informe quem aprova (p_por)' using errcode = 'XL400';
+  end if;
+  select p.id, p.status, p.exclusao_retida into v_p from public.xls_processamento p where p.id = p_id for update;
+  if not found then
+    raise exception 'processamento % não existe', p_id using errcode = 'XL404';
+  end if;
+  if v_p.status <> 'ERRO' or not v_p.exclusao_retida then
+    raise exception 'esta importação não está retida pela trava de exclusão em massa (status %): não há exclusões a aprovar', v_p.status
+      using errcode = 'XL409';
+  end if;
+  update public.xls_processamento p set exclusoes_aprovadas_em = now(), exclusoes_aprovadas_por = btrim(p_por) where p.id = p_id;
+  return public.xls_reprocessar(p_id);
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_aprovar_exclusoes(p_id uuid, p_por text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_aprovar_exclusoes(p_id uuid, p_por text) IS '"Aplicar mesmo assim": a person approves the removals the mass-deletion guard held (the processing ended ERRO with XL428, exclusao_retida) and the processing is reprocessed with the guard lifted for it; records exclusoes_aprovadas_em / exclusoes_aprovadas_por (p_por: e-mail, "api" or the DBA''s text). Returns the ids reprocessed, as xls_reprocessar. XL404 unknown id; XL409 not held by the guard; XL400 p_por empty.';
+
+
+--
 -- Name: xls_backfill_pendentes(integer, uuid); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -5290,6 +5602,125 @@ COMMENT ON FUNCTION public.xls_definir_tipo(p_id uuid, p_worker text, p_tipo tex
 
 
 --
+-- Name: xls_desfazer(uuid, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_desfazer(p_id uuid, p_por text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+-- Undo of one processing from its change set (app.xls_alteracao): per bi_* row it touched,
+-- the earliest record says how the row was before it — absent (INSERIDA first: the row is
+-- removed) or the stored row (antes: restored, or put back when it was removed). One
+-- transaction, under the merge lock of every table touched; refused whole when a later
+-- processing (not undone) touched any of the same keys.
+declare
+  v_p record;
+  v_tabelas text[];
+  v_conflitos jsonb;
+  t record;
+  v_chave text;
+  v_cols text;
+  v_n integer;
+  v_rem integer;
+  v_rest integer;
+  v_rein integer;
+  v_res jsonb := '{}';
+begin
+  if p_por is null or btrim(p_por) = '' then
+    raise exception 'informe quem desfaz (p_por)' using errcode = 'XL400';
+  end if;
+  select p.* into v_p from public.xls_processamento p where p.id = p_id for update;
+  if not found then
+    raise exception 'processamento % não existe', p_id using errcode = 'XL404';
+  end if;
+  if v_p.desfeito_em is not null then
+    raise exception 'esta importação já foi desfeita em % por %', to_char(v_p.desfeito_em at time zone 'America/Sao_Paulo', 'DD/MM/YYYY HH24:MI'), v_p.desfeito_por
+      using errcode = 'XL409', detail = 'ja_desfeito';
+  end if;
+  if v_p.alteracoes_expiradas_em is not null then
+    raise exception 'o registro de alterações desta importação foi apagado em % (retenção de % dias): não é possível desfazê-la; reenvie o arquivo anterior',
+      to_char(v_p.alteracoes_expiradas_em at time zone 'America/Sao_Paulo', 'DD/MM/YYYY'),
+      coalesce((select c.valor from public.bi_configuracao c where c.chave = 'xls_alteracoes_retencao_dias'), '180')
+      using errcode = 'XL409', detail = 'expirado';
+  end if;
+  if v_p.status in ('PENDENTE', 'PROCESSANDO') then
+    raise exception 'a importação ainda está em %: espere terminar', v_p.status using errcode = 'XL409', detail = 'em_andamento';
+  end if;
+  select array_agg(distinct a.tabela order by a.tabela) into v_tabelas from app.xls_alteracao a where a.processamento_id = p_id;
+  if v_tabelas is null then
+    raise exception '%', case when v_p.status = 'SUCESSO' then 'esta importação não alterou nenhuma linha: nada a desfazer'
+                              else format('esta importação terminou em %s sem gravar nada: nada a desfazer', v_p.status) end
+      using errcode = 'XL409', detail = 'sem_alteracoes';
+  end if;
+  -- the same lock as the merges of these tables: no merge writes them meanwhile
+  perform app.xls_travar(v_tabelas);
+
+  select jsonb_agg(jsonb_build_object('id', c.id, 'arquivo', c.arquivo, 'tipo', c.tipo, 'finalizadoEm', c.finalizado_em, 'linhas', c.n)
+                   order by c.primeira)
+    into v_conflitos
+    from (select p2.id, p2.arquivo, p2.tipo, p2.finalizado_em, count(distinct (b.tabela, b.chave)) as n, min(b.seq) as primeira
+            from app.xls_alteracao a
+            join app.xls_alteracao b on b.tabela = a.tabela and b.chave = a.chave and b.seq > a.seq and b.processamento_id <> a.processamento_id
+            join public.xls_processamento p2 on p2.id = b.processamento_id and p2.desfeito_em is null
+           where a.processamento_id = p_id
+           group by p2.id, p2.arquivo, p2.tipo, p2.finalizado_em) c;
+  if v_conflitos is not null then
+    raise exception 'importações posteriores alteraram as mesmas linhas: desfaça-as primeiro (%)',
+      (select string_agg(format('%s de %s', x ->> 'arquivo', to_char((x ->> 'finalizadoEm')::timestamptz at time zone 'America/Sao_Paulo', 'DD/MM/YYYY HH24:MI')), ', ')
+         from jsonb_array_elements(v_conflitos) x)
+      using errcode = 'XL409', detail = 'conflito', hint = v_conflitos::text;
+  end if;
+
+  -- the undo itself is not a change set, and keeps atualizado_em as it was
+  perform set_config('bi.xls_processamento', '', true);
+  perform set_config('bi.xls_desfazendo', 'on', true);
+  create temp table xls_desfazer_linha on commit drop as
+  select distinct on (a.tabela, a.linha_id) a.tabela, a.linha_id, a.operacao, a.antes
+    from app.xls_alteracao a where a.processamento_id = p_id
+   order by a.tabela, a.linha_id, a.seq;
+
+  -- removals child tables first, then restorations and puts back parents first (foreign keys)
+  for t in select x.tabela, x.nivel from app.xls_tabelas_nivel(v_tabelas) x order by x.nivel desc, x.tabela loop
+    execute format('delete from public.%I t using pg_temp.xls_desfazer_linha d where d.tabela = %L and d.operacao = ''INSERIDA'' and t.id = d.linha_id', t.tabela, t.tabela);
+    get diagnostics v_rem = row_count;
+    v_res := v_res || jsonb_build_object(t.tabela, jsonb_build_object('removidas', v_rem));
+  end loop;
+  for t in select x.tabela, x.nivel from app.xls_tabelas_nivel(v_tabelas) x order by x.nivel, x.tabela loop
+    select string_agg(quote_ident(a.attname), ', ' order by a.attnum) into v_cols
+      from pg_catalog.pg_attribute a
+     where a.attrelid = format('public.%I', t.tabela)::regclass and a.attnum > 0 and not a.attisdropped and a.attgenerated = '' and a.attname <> 'id';
+    execute format($q$
+      update public.%1$I t set (%2$s) = (select %2$s from jsonb_populate_record(null::public.%1$I, d.antes))
+        from pg_temp.xls_desfazer_linha d where d.tabela = %3$L and d.operacao <> 'INSERIDA' and t.id = d.linha_id$q$,
+      t.tabela, v_cols, t.tabela);
+    get diagnostics v_rest = row_count;
+    execute format($q$
+      insert into public.%1$I (id, %2$s)
+      select r.id, %3$s
+        from pg_temp.xls_desfazer_linha d cross join lateral jsonb_populate_record(null::public.%1$I, d.antes) r
+       where d.tabela = %4$L and d.operacao <> 'INSERIDA' and not exists (select from public.%1$I t where t.id = d.linha_id)
+       order by r.id$q$,
+      t.tabela, v_cols, (select string_agg('r.' || c, ', ') from unnest(string_to_array(v_cols, ', ')) c), t.tabela);
+    get diagnostics v_rein = row_count;
+    v_res := jsonb_set(v_res, array[t.tabela], coalesce(v_res -> t.tabela, '{}') || jsonb_build_object('restauradas', v_rest, 'reinseridas', v_rein));
+  end loop;
+  perform set_config('bi.xls_desfazendo', '', true);
+
+  update public.xls_processamento p set desfeito_em = now(), desfeito_por = btrim(p_por) where p.id = p_id;
+  return jsonb_build_object('id', p_id, 'desfeitoEm', now(), 'desfeitoPor', btrim(p_por), 'tabelas', v_res);
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_desfazer(p_id uuid, p_por text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_desfazer(p_id uuid, p_por text) IS 'Undoes one spreadsheet processing from its change set (app.xls_alteracao), in the caller''s transaction and under the merge lock of the tables it touched: rows it inserted are removed, rows it rewrote get their stored values back (atualizado_em included), rows it removed are put back with their ids — every bi_* row exactly as before the processing, derived state included (FLUXO''s atual). Marks desfeito_em / desfeito_por (p_por: e-mail, "api" or the DBA''s text); the status stays. Errors (XL409, detail says which): ja_desfeito, expirado (purged by the retention), em_andamento, sem_alteracoes, conflito (a later processing not undone touched the same keys: the message names them, the hint is their JSON list — undo those first). XL404 unknown id; XL400 p_por empty. Returns {id, desfeitoEm, desfeitoPor, tabelas: {tabela: {removidas, restauradas, reinseridas}}}.';
+
+
+--
 -- Name: xls_falhar(uuid, text, text, text, jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -5317,6 +5748,7 @@ begin
   end if;
   update public.xls_processamento p
      set status = 'ERRO', finalizado_em = now(), erro_mensagem = p_motivo, alarmar = true, fk_retentar = false,
+         exclusao_retida = coalesce(p_sqlstate = 'XL428', false),
          fk_falhas = p.fk_falhas + case when v_fk then 1 else 0 end,
          avisos = p.avisos || v_avisos, linhas_rejeitadas = p.linhas_rejeitadas || v_rejeitadas
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
@@ -5478,6 +5910,29 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_iniciar(p_id uuid, p_worker text) IS 'Transition PENDENTE -> PROCESSANDO, called by the job handler with its worker id (app.worker). Returns the processing (without bytes: read arquivo_bytes apart when tem_arquivo_bytes and the storage mode reads the database), or no row when it is not PENDENTE (a stale or duplicate job: nothing to do). XL404 unknown id.';
+
+
+--
+-- Name: xls_linhagem(text, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_linhagem(p_tabela text, p_chave jsonb) RETURNS TABLE(seq bigint, processamento_id uuid, arquivo text, tipo text, operacao text, finalizado_em timestamp with time zone, desfeito_em timestamp with time zone, antes jsonb, depois jsonb)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select a.seq, a.processamento_id, p.arquivo, p.tipo, a.operacao, p.finalizado_em, p.desfeito_em, a.antes, a.depois
+    from app.xls_alteracao a
+    join public.xls_processamento p on p.id = a.processamento_id
+   where a.tabela = p_tabela and a.chave = p_chave
+   order by a.seq desc;
+$$;
+
+
+--
+-- Name: FUNCTION xls_linhagem(p_tabela text, p_chave jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_linhagem(p_tabela text, p_chave jsonb) IS 'Row history for DBAs: which spreadsheet processings inserted (INSERIDA), changed (ALTERADA) or removed (REMOVIDA) the row of p_tabela whose natural key is p_chave (a JSON object of the key columns, e.g. ''{"codigo": "V001"}''), newest first, with the file, its type, when it finished, whether it was undone, and the row before / after. Example: select * from xls_linhagem(''bi_vendedor'', ''{"codigo": "V001"}''). Only what the change sets still hold (xls_alteracoes_retencao_dias).';
 
 
 --
@@ -5902,6 +6357,69 @@ COMMENT ON FUNCTION public.xls_reprocessar_erros(p_tipo text) IS 'Reprocess butt
 
 
 --
+-- Name: xls_simular_abrir(text, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_simular_abrir(p_arquivo text, p_checksum text, p_tipo text) RETURNS uuid
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_id uuid;
+begin
+  if not exists (select from app.xls_alvo a where a.tipo = p_tipo) then
+    raise exception 'o tipo % ainda não tem importação', p_tipo using errcode = 'XL422';
+  end if;
+  insert into public.xls_processamento (status, tipo, arquivo, checksum, arquivo_bytes, log_arquivo, worker, iniciado_em, execucoes)
+  values ('PROCESSANDO', p_tipo, left(p_arquivo, 255), p_checksum, ''::bytea, 'simulacao', 'simulacao', now(), 1)
+  returning id into v_id;
+  return v_id;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_simular_abrir(p_arquivo text, p_checksum text, p_tipo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_simular_abrir(p_arquivo text, p_checksum text, p_tipo text) IS 'Preview (POST /api/xls/simular): opens a processing in PROCESSANDO, inside the caller''s transaction, so that the staging, xls_merge_chunk and xls_merge (with p_meta.simular = true: the mass-deletion guard reports instead of refusing) run exactly as for a real send; public.xls_simular_resumo then reads what it would change, and the caller ROLLS BACK: nothing of it is kept (only sequences advance). Never commit after it.';
+
+
+--
+-- Name: xls_simular_resumo(uuid, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_simular_resumo(p_id uuid, p_exemplos integer DEFAULT 20) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select coalesce(jsonb_object_agg(t.tabela, t.resumo), '{}')
+    from (select a.tabela,
+                 jsonb_build_object(
+                   'inseridas', count(*) filter (where a.operacao = 'INSERIDA'),
+                   'alteradas', count(*) filter (where a.operacao = 'ALTERADA'),
+                   'removidas', count(*) filter (where a.operacao = 'REMOVIDA'),
+                   'exemplos', jsonb_build_object(
+                     'INSERIDA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'depois', a.depois) order by a.seq)
+                                            filter (where a.operacao = 'INSERIDA' and a.n <= p_exemplos), '[]'),
+                     'ALTERADA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'antes', a.antes, 'depois', a.depois) order by a.seq)
+                                            filter (where a.operacao = 'ALTERADA' and a.n <= p_exemplos), '[]'),
+                     'REMOVIDA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'antes', a.antes) order by a.seq)
+                                            filter (where a.operacao = 'REMOVIDA' and a.n <= p_exemplos), '[]'))) as resumo
+            from (select x.*, row_number() over (partition by x.tabela, x.operacao order by x.seq) as n
+                    from app.xls_alteracao x where x.processamento_id = p_id) a
+           group by a.tabela) t;
+$$;
+
+
+--
+-- Name: FUNCTION xls_simular_resumo(p_id uuid, p_exemplos integer); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_simular_resumo(p_id uuid, p_exemplos integer) IS 'Preview: what the processing p_id changed so far in this transaction, per table: {tabela: {inseridas, alteradas, removidas, exemplos: {INSERIDA: [{chave, depois}], ALTERADA: [{chave, antes, depois}], REMOVIDA: [{chave, antes}]}}}, at most p_exemplos examples of each, in the order written. Read from its change set (app.xls_alteracao), so the counts are those a real send records.';
+
+
+--
 -- Name: xls_staging_definicao(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -6079,6 +6597,53 @@ CREATE TABLE app.worker (
 --
 
 COMMENT ON TABLE app.worker IS 'One row per live application process (replica). Workers heartbeat; a worker silent for longer than app.worker_timeout() is dead and its claimed jobs return to the queue.';
+
+
+--
+-- Name: xls_alteracao; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.xls_alteracao (
+    seq bigint NOT NULL,
+    processamento_id uuid NOT NULL,
+    tabela text NOT NULL,
+    operacao text NOT NULL,
+    linha_id uuid NOT NULL,
+    chave jsonb NOT NULL,
+    antes jsonb,
+    depois jsonb,
+    CONSTRAINT xls_alteracao_check CHECK (((operacao = 'INSERIDA'::text) = (antes IS NULL))),
+    CONSTRAINT xls_alteracao_check1 CHECK (((operacao = 'REMOVIDA'::text) = (depois IS NULL))),
+    CONSTRAINT xls_alteracao_operacao_check CHECK ((operacao = ANY (ARRAY['INSERIDA'::text, 'ALTERADA'::text, 'REMOVIDA'::text])))
+);
+
+
+--
+-- Name: TABLE xls_alteracao; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.xls_alteracao IS 'Change set of every spreadsheet processing, one row per bi_* row it changed, in the order written (seq): INSERIDA (depois = the row as inserted), ALTERADA (antes = the stored row before the rewrite, depois = after), REMOVIDA (antes = the stored row before the removal). chave = the natural key (the table''s UNIQUE constraint) as JSON, linha_id = the row''s id. Written only by the trigger app.tg__xls_alteracao during a merge; read through public.xls_alteracoes, public.xls_linhagem and public.xls_desfazer; purged after xls_alteracoes_retencao_dias by app.xls_alteracoes_expurgar.';
+
+
+--
+-- Name: COLUMN xls_alteracao.seq; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alteracao.seq IS 'Order of the writes (a later processing has a larger seq): the undo restores the earliest antes of each row and refuses when a later processing touched the same key.';
+
+
+--
+-- Name: xls_alteracao_seq_seq; Type: SEQUENCE; Schema: app; Owner: -
+--
+
+ALTER TABLE app.xls_alteracao ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.xls_alteracao_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 
 
 --
@@ -7427,9 +7992,17 @@ CREATE TABLE public.xls_processamento (
     fk_retentar boolean DEFAULT false NOT NULL,
     alarmar boolean DEFAULT false NOT NULL,
     atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    desfeito_em timestamp with time zone,
+    desfeito_por text,
+    exclusoes_aprovadas_em timestamp with time zone,
+    exclusoes_aprovadas_por text,
+    alteracoes_expiradas_em timestamp with time zone,
+    exclusao_retida boolean DEFAULT false NOT NULL,
+    CONSTRAINT xls_processamento_aprovado CHECK (((exclusoes_aprovadas_em IS NULL) = (exclusoes_aprovadas_por IS NULL))),
     CONSTRAINT xls_processamento_arquivo_guardado CHECK (((objeto_chave IS NOT NULL) OR (arquivo_bytes IS NOT NULL))),
     CONSTRAINT xls_processamento_avisos_lista CHECK ((jsonb_typeof(avisos) = 'array'::text)),
     CONSTRAINT xls_processamento_checksum_formato CHECK ((checksum ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT xls_processamento_desfeito CHECK (((desfeito_em IS NULL) = (desfeito_por IS NULL))),
     CONSTRAINT xls_processamento_execucoes_check CHECK ((execucoes >= 0)),
     CONSTRAINT xls_processamento_finalizado CHECK (((status = ANY (ARRAY['SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text])) = (finalizado_em IS NOT NULL))),
     CONSTRAINT xls_processamento_fk_falhas_check CHECK ((fk_falhas >= 0)),
@@ -7633,6 +8206,48 @@ COMMENT ON COLUMN public.xls_processamento.alarmar IS 'The latest outcome must r
 
 
 --
+-- Name: COLUMN xls_processamento.desfeito_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.desfeito_em IS 'When this processing was undone (public.xls_desfazer): every row it changed is back as it was; the status stays.';
+
+
+--
+-- Name: COLUMN xls_processamento.desfeito_por; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.desfeito_por IS 'Who undid it: the staff member''s e-mail, "api" (Bearer) or the DBA''s text.';
+
+
+--
+-- Name: COLUMN xls_processamento.exclusoes_aprovadas_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.exclusoes_aprovadas_em IS 'When a person approved the removals the mass-deletion guard held (reprocess with aprovarExclusoes / "Aplicar mesmo assim"); the next run of this processing is not held.';
+
+
+--
+-- Name: COLUMN xls_processamento.exclusoes_aprovadas_por; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.exclusoes_aprovadas_por IS 'Who approved the held removals: e-mail, "api" or the DBA''s text.';
+
+
+--
+-- Name: COLUMN xls_processamento.alteracoes_expiradas_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.alteracoes_expiradas_em IS 'When the change set of this processing was purged by the retention (xls_alteracoes_retencao_dias): it can no longer be undone.';
+
+
+--
+-- Name: COLUMN xls_processamento.exclusao_retida; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.exclusao_retida IS 'The last run ended ERRO because the mass-deletion guard held it (XL428): it would remove more than xls_exclusao_limite_percentual % (and at least xls_exclusao_limite_linhas rows) of a table''s scope. public.xls_aprovar_exclusoes reprocesses it with the guard lifted.';
+
+
+--
 -- Name: xls_resetar_replicator_passo_id_seq; Type: SEQUENCE; Schema: public; Owner: -
 --
 
@@ -7817,6 +8432,14 @@ ALTER TABLE ONLY app.sessao
 
 ALTER TABLE ONLY app.worker
     ADD CONSTRAINT worker_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: xls_alteracao xls_alteracao_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_alteracao
+    ADD CONSTRAINT xls_alteracao_pkey PRIMARY KEY (seq);
 
 
 --
@@ -8429,6 +9052,20 @@ CREATE UNIQUE INDEX sessao_token_hash_key ON app.sessao USING btree (token_hash)
 
 
 --
+-- Name: xls_alteracao_chave_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX xls_alteracao_chave_idx ON app.xls_alteracao USING btree (tabela, chave, seq);
+
+
+--
+-- Name: xls_alteracao_processamento_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX xls_alteracao_processamento_idx ON app.xls_alteracao USING btree (processamento_id, tabela, operacao, seq);
+
+
+--
 -- Name: xls_job_processamento_idx; Type: INDEX; Schema: app; Owner: -
 --
 
@@ -8849,6 +9486,392 @@ CREATE TRIGGER _900_notify AFTER INSERT OR DELETE OR UPDATE ON public.bi_configu
 
 
 --
+-- Name: bi_centro_custo _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_centro_custo REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_cliente _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_cliente REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_compra _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_compra REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_cota_fornecedor _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_cota_fornecedor REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_faturamento _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_faturamento REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_filial _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_filial REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_fornecedor _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_fornecedor REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_margem_consolidada _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_margem_consolidada REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_margem_dia _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_margem_dia REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_meta _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_meta REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_meta_carteira _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_meta_carteira REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_movimento _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_movimento REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_posto _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_posto REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_produto _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_produto REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_titulo _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_titulo REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_trr _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_trr REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_veiculo _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_veiculo REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_vendedor _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_vendedor REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_centro_custo _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_centro_custo REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_cliente _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_cliente REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_compra _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_compra REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_cota_fornecedor _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_cota_fornecedor REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_faturamento _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_faturamento REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_filial _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_filial REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_fornecedor _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_fornecedor REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_margem_consolidada _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_margem_consolidada REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_margem_dia _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_margem_dia REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_meta _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_meta REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_meta_carteira _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_meta_carteira REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_movimento _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_movimento REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_posto _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_posto REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_produto _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_produto REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_titulo _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_titulo REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_trr _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_trr REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_veiculo _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_veiculo REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_vendedor _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_vendedor REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_centro_custo _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_centro_custo REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_cliente _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_cliente REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_compra _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_compra REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_cota_fornecedor _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_cota_fornecedor REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_faturamento _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_faturamento REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_filial _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_filial REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_fornecedor _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_fornecedor REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_margem_consolidada _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_margem_consolidada REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_margem_dia _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_margem_dia REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_meta _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_meta REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_meta_carteira _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_meta_carteira REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_movimento _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_movimento REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_posto _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_posto REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_produto _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_produto REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_titulo _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_titulo REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_trr _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_trr REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_veiculo _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_veiculo REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_vendedor _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_vendedor REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: xls_alteracao xls_alteracao_processamento_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_alteracao
+    ADD CONSTRAINT xls_alteracao_processamento_id_fkey FOREIGN KEY (processamento_id) REFERENCES public.xls_processamento(id) ON DELETE CASCADE;
+
+
+--
 -- Name: xls_alvo xls_alvo_fonte_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -9158,6 +10181,15 @@ CREATE EVENT TRIGGER _200_bi_publicar ON ddl_command_end
 
 
 --
+-- Name: _300_bi_alteracoes; Type: EVENT TRIGGER; Schema: -; Owner: -
+--
+
+CREATE EVENT TRIGGER _300_bi_alteracoes ON ddl_command_end
+         WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE')
+   EXECUTE FUNCTION app.tg__bi_alteracoes_evento();
+
+
+--
 -- PostgreSQL database dump complete
 --
 
@@ -9173,4 +10205,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261125100000'),
     ('20261125110000'),
     ('20261125110100'),
-    ('20261125110200');
+    ('20261125110200'),
+    ('20261125700000');

@@ -26,6 +26,16 @@ declare
   v_legiveis integer[];
   v_ilegiveis integer[];
   v_abas text;
+  -- the mass-deletion guard (bi_configuracao), and whether a person approved this processing's removals
+  v_pid uuid := nullif(current_setting('bi.xls_processamento', true), '')::uuid;
+  v_lim_pct integer := coalesce((select case when c.valor ~ '^[0-9]{1,9}$' then c.valor::integer end from public.bi_configuracao c where c.chave = 'xls_exclusao_limite_percentual'), 30);
+  v_lim_linhas integer := coalesce((select case when c.valor ~ '^[0-9]{1,9}$' then c.valor::integer end from public.bi_configuracao c where c.chave = 'xls_exclusao_limite_linhas'), 100);
+  v_aprovado boolean := coalesce((select p.exclusoes_aprovadas_em is not null from public.xls_processamento p where p.id = v_pid), false);
+  v_simular boolean := coalesce((p_meta ->> 'simular')::boolean, false);
+  v_retidas jsonb := '[]';
+  v_escopo_n bigint;
+  v_aceitas_n bigint;
+  v_escopo_antes bigint;
 begin
   perform app.xls_merge_chunk(p_tipo, p_meta, true);
   select count(*) into v_n_alvos from pg_temp.xls_merge_estado x where x.fonte is null;
@@ -139,20 +149,33 @@ begin
     elsif not coalesce(e.vazio, false) then
       -- every key of the file is now stored with the file's values: when the scope holds as
       -- many rows as the file has in it, none is absent and the anti-join is skipped
-      execute format('select (select count(*) from public.%I t where %s) <> (select count(*) from pg_temp.%I s where %s)',
-                     e.tabela, e.sql_escopo_t, 'xls_aceitas_' || e.staging, e.sql_escopo_s) into v_bool;
-      if v_bool then
+      execute format('select (select count(*) from public.%I t where %s), (select count(*) from pg_temp.%I s where %s)',
+                     e.tabela, e.sql_escopo_t, 'xls_aceitas_' || e.staging, e.sql_escopo_s) into v_escopo_n, v_aceitas_n;
+      if v_escopo_n <> v_aceitas_n then
+        drop table if exists pg_temp.xls_remover;
         execute format($q$
-          with alvo as (
-            select t.id from public.%1$I t
-             where %2$s
-               and not exists (select from pg_temp.%3$I s where %4$s)
-               and not exists (select from pg_temp.%5$I s where %4$s)
-             order by %6$s
-             for update of t)
-          delete from public.%1$I t using alvo where t.id = alvo.id$q$,
+          create temp table xls_remover on commit drop as
+          select t.id from public.%1$I t
+           where %2$s
+             and not exists (select from pg_temp.%3$I s where %4$s)
+             and not exists (select from pg_temp.%5$I s where %4$s)
+           order by %6$s$q$,
           e.tabela, e.sql_escopo_t, 'xls_aceitas_' || e.staging, e.sql_on_key_t, 'xls_protegidas_' || e.staging, e.sql_key_list);
         get diagnostics v_rm_t = row_count;
+        -- the mass-deletion guard: the scope as it was before this processing (its own inserts left out)
+        v_escopo_antes := v_escopo_n - coalesce((select count(*) from app.xls_alteracao a
+                                                  where a.processamento_id = v_pid and a.tabela = e.tabela and a.operacao = 'INSERIDA'), 0);
+        if not v_aprovado and v_rm_t >= v_lim_linhas and v_rm_t * 100 > v_lim_pct * greatest(v_escopo_antes, 1) then
+          v_retidas := v_retidas || jsonb_build_array(jsonb_build_object('tabela', e.tabela, 'aba', e.aba, 'remover', v_rm_t, 'escopo', v_escopo_antes,
+            'percentual', round(v_rm_t * 100.0 / greatest(v_escopo_antes, 1), 1)));
+        end if;
+        -- held: nothing removed (the raise below undoes the rest); a preview removes anyway, to show what approval would do
+        if jsonb_array_length(v_retidas) > 0 and not v_simular then
+          v_rm_t := 0;
+        else
+          execute format('delete from public.%1$I t using (select r.id from pg_temp.xls_remover r join public.%1$I t2 on t2.id = r.id order by r.id for update of t2) alvo where t.id = alvo.id', e.tabela);
+          get diagnostics v_rm_t = row_count;
+        end if;
       end if;
     end if;
     v_env := v_env + e.enviadas;
@@ -161,7 +184,16 @@ begin
     v_tabelas := v_tabelas || jsonb_build_object(e.tabela, jsonb_build_object('enviadas', e.enviadas, 'efetivas', e.efetivas, 'removidas', v_rm_t));
   end loop;
 
+  if jsonb_array_length(v_retidas) > 0 and not v_simular then
+    raise exception 'importação retida pela trava de exclusão em massa, nada foi gravado: %. Confira se o arquivo está completo; se estiver, aprove com "Aplicar mesmo assim" (ou reprocessar com aprovarExclusoes)',
+      (select string_agg(format('removeria %s de %s linhas de %s%s (%s%%, acima do limite de %s%% e %s linhas)',
+                                x ->> 'remover', x ->> 'escopo', x ->> 'tabela', ' da aba ' || (x ->> 'aba'), replace(x ->> 'percentual', '.', ','), v_lim_pct, v_lim_linhas), '; ')
+         from jsonb_array_elements(v_retidas) x)
+      using errcode = 'XL428', detail = v_retidas::text;
+  end if;
+
   return jsonb_build_object(
+    'retencao', v_retidas,
     'linhas_enviadas', v_env,
     'linhas_efetivas', v_ef,
     'linhas_removidas', v_rm,
@@ -172,4 +204,4 @@ end;
 $function$
 ;
 
-comment on function app.xls_merge_fim(text,jsonb) is 'Internal, the end of the declarative merge of a type (called by xls_merge): takes what is still staged as a last chunk, settles keys repeated across chunks (the last row stays; linhas_efetivas counts such a key once), refuses the file (XL422) when the type has recusa_total and any row is invalid, calls the type hook (phase fim: reference tables, defences), then per target: a rejected row with a readable key (its values normalised as accepted rows) protects that key from deletion; a row whose key cannot be read suspends the deletes of its own target (tab), with a warning naming the rows; otherwise deletes the rows of the scope absent from the file in key order (skipped when the scope was empty before the merge or holds exactly the file''s rows). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas} plus the hook''s resultado.';
+comment on function app.xls_merge_fim(text,jsonb) is 'Internal, the end of the declarative merge of a type (called by xls_merge): takes what is still staged as a last chunk, settles keys repeated across chunks (the last row stays; linhas_efetivas counts such a key once), refuses the file (XL422) when the type has recusa_total and any row is invalid, calls the type hook (phase fim: reference tables, defences), then per target: a rejected row with a readable key (its values normalised as accepted rows) protects that key from deletion; a row whose key cannot be read suspends the deletes of its own target (tab), with a warning naming the rows; otherwise deletes the rows of the scope absent from the file in key order (skipped when the scope was empty before the merge or holds exactly the file''s rows). The mass-deletion guard: removals of more than xls_exclusao_limite_percentual % of the rows a target''s scope held before this processing, and at least xls_exclusao_limite_linhas rows, raise XL428 (nothing written; detail = the held tables as JSON) unless the processing''s removals were approved (exclusoes_aprovadas_em); with p_meta.simular the held tables are only reported (retencao) and the removals done, as approval would. Returns {retencao, linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas} plus the hook''s resultado.';

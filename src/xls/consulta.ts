@@ -21,7 +21,8 @@ export const LIST_COLUMNS = [
 
 const DETAIL_COLUMNS = [
   ...LIST_COLUMNS, 'objeto_bucket', 'objeto_chave', 'objeto_tamanho_bytes', 'log_arquivo', 'avisos', 'linhas_rejeitadas',
-  'uploader_id', 'uploader_nome',
+  'uploader_id', 'uploader_nome', 'desfeito_em', 'desfeito_por', 'exclusao_retida', 'exclusoes_aprovadas_em',
+  'exclusoes_aprovadas_por', 'alteracoes_expiradas_em',
 ] satisfies Col[];
 
 const iso = (v: string | Date | null): string | null => (v === null ? null : new Date(v).toISOString());
@@ -105,6 +106,12 @@ export async function detalheProcessamento(q: db.Queryable, id: string) {
     linhasRejeitadas: r.linhas_rejeitadas,
     uploader: r.uploader_id === null && r.uploader_nome === null ? null : { id: r.uploader_id, nome: r.uploader_nome },
     conjunto,
+    desfeitoEm: iso(r.desfeito_em),
+    desfeitoPor: r.desfeito_por,
+    exclusaoRetida: r.exclusao_retida,
+    exclusoesAprovadasEm: iso(r.exclusoes_aprovadas_em),
+    exclusoesAprovadasPor: r.exclusoes_aprovadas_por,
+    alteracoesExpiradasEm: iso(r.alteracoes_expiradas_em),
   };
 }
 export type ProcessamentoDetalhe = Awaited<ReturnType<typeof detalheProcessamento>>;

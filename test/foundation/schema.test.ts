@@ -153,6 +153,7 @@ describe('migrations', () => {
     expect(rows).toEqual([
       { jobname: 'app_sessao_expirar', schedule: '17 * * * *', command: 'select app.sessao_expirar()', database: cronDb },
       { jobname: 'app_sweep_jobs', schedule: '* * * * *', command: 'select app.sweep_jobs()', database: cronDb },
+      { jobname: 'app_xls_alteracoes_expurgar', schedule: '41 3 * * *', command: 'select app.xls_alteracoes_expurgar()', database: cronDb },
       { jobname: 'partner_tick', schedule: '* * * * *', command: 'select public.partner_tick(now())', database: cronDb },
       { jobname: 'replicacao_recuperar', schedule: '* * * * *', command: 'select count(*) from public.replicacao_recuperar()', database: cronDb },
       { jobname: 'xls_recuperar', schedule: '* * * * *', command: 'select public.xls_recuperar()', database: cronDb },
@@ -250,11 +251,14 @@ describe('conventions', () => {
 });
 
 describe('bi_configuracao', () => {
-  it('is seeded with ultimo_nuke (system) and slow_query_timeout_ms', async () => {
-    const { rows } = await db.pool.query('select chave, tipo, sistema from bi_configuracao order by chave');
+  it('is seeded with ultimo_nuke (system), slow_query_timeout_ms and the import keys (retention, mass-deletion guard)', async () => {
+    const { rows } = await db.pool.query('select chave, valor, tipo, sistema from bi_configuracao order by chave');
     expect(rows).toEqual([
-      { chave: 'slow_query_timeout_ms', tipo: 'integer', sistema: false },
-      { chave: 'ultimo_nuke', tipo: 'string', sistema: true },
+      { chave: 'slow_query_timeout_ms', valor: '5000', tipo: 'integer', sistema: false },
+      { chave: 'ultimo_nuke', valor: '1970-01-01T00:00:00.000Z', tipo: 'string', sistema: true },
+      { chave: 'xls_alteracoes_retencao_dias', valor: '180', tipo: 'integer', sistema: false },
+      { chave: 'xls_exclusao_limite_linhas', valor: '100', tipo: 'integer', sistema: false },
+      { chave: 'xls_exclusao_limite_percentual', valor: '30', tipo: 'integer', sistema: false },
     ]);
   });
 

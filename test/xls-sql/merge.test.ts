@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { xlsDefinirTipo, xlsMerge, xlsStagingPreparar } from '../../src/db/xls.js';
 import type { TipoPlanilha } from '../../src/xlsx/types.js';
-import { completeJobs, fat, importar, iniciar, mov, periodoNov, processarNovo, receberAvulso, type Row } from './helpers.js';
+import { completeJobs, fat, importar, iniciar, mov, periodoNov, processarNovo, receberAvulso, semTravaDeExclusao, type Row } from './helpers.js';
 import { backendPid, waitUntilBlocked } from '../harness/wait.js';
 
 let db: TestDatabase;
-beforeAll(async () => { db = await createTestDatabase(); });
+beforeAll(async () => { db = await createTestDatabase(); await semTravaDeExclusao(db.pool); });
 afterAll(async () => { await db?.drop(); });
 
 let n = 0;

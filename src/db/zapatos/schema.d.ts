@@ -10973,6 +10973,14 @@ declare module 'zapatos/schema' {
       */
       alarmar: boolean;
       /**
+      * **xls_processamento.alteracoes_expiradas_em**
+      *
+      * When the change set of this processing was purged by the retention (xls_alteracoes_retencao_dias): it can no longer be undone.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      alteracoes_expiradas_em: Date | null;
+      /**
       * **xls_processamento.arquivo**
       *
       * File name as uploaded (the entry name inside the zip), of the latest send.
@@ -11019,6 +11027,22 @@ declare module 'zapatos/schema' {
       */
       conjunto_id: string | null;
       /**
+      * **xls_processamento.desfeito_em**
+      *
+      * When this processing was undone (public.xls_desfazer): every row it changed is back as it was; the status stays.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      desfeito_em: Date | null;
+      /**
+      * **xls_processamento.desfeito_por**
+      *
+      * Who undid it: the staff member's e-mail, "api" (Bearer) or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      desfeito_por: string | null;
+      /**
       * **xls_processamento.erro_mensagem**
       *
       * Reason of ERRO (or IGNORADO), in pt-BR for staff.
@@ -11026,6 +11050,30 @@ declare module 'zapatos/schema' {
       * - Nullable, no default
       */
       erro_mensagem: string | null;
+      /**
+      * **xls_processamento.exclusao_retida**
+      *
+      * The last run ended ERRO because the mass-deletion guard held it (XL428): it would remove more than xls_exclusao_limite_percentual % (and at least xls_exclusao_limite_linhas rows) of a table's scope. public.xls_aprovar_exclusoes reprocesses it with the guard lifted.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      exclusao_retida: boolean;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_em**
+      *
+      * When a person approved the removals the mass-deletion guard held (reprocess with aprovarExclusoes / "Aplicar mesmo assim"); the next run of this processing is not held.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_em: Date | null;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_por**
+      *
+      * Who approved the held removals: e-mail, "api" or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_por: string | null;
       /**
       * **xls_processamento.execucoes**
       *
@@ -11201,6 +11249,14 @@ declare module 'zapatos/schema' {
       */
       alarmar: boolean;
       /**
+      * **xls_processamento.alteracoes_expiradas_em**
+      *
+      * When the change set of this processing was purged by the retention (xls_alteracoes_retencao_dias): it can no longer be undone.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      alteracoes_expiradas_em: db.TimestampTzString | null;
+      /**
       * **xls_processamento.arquivo**
       *
       * File name as uploaded (the entry name inside the zip), of the latest send.
@@ -11247,6 +11303,22 @@ declare module 'zapatos/schema' {
       */
       conjunto_id: string | null;
       /**
+      * **xls_processamento.desfeito_em**
+      *
+      * When this processing was undone (public.xls_desfazer): every row it changed is back as it was; the status stays.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      desfeito_em: db.TimestampTzString | null;
+      /**
+      * **xls_processamento.desfeito_por**
+      *
+      * Who undid it: the staff member's e-mail, "api" (Bearer) or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      desfeito_por: string | null;
+      /**
       * **xls_processamento.erro_mensagem**
       *
       * Reason of ERRO (or IGNORADO), in pt-BR for staff.
@@ -11254,6 +11326,30 @@ declare module 'zapatos/schema' {
       * - Nullable, no default
       */
       erro_mensagem: string | null;
+      /**
+      * **xls_processamento.exclusao_retida**
+      *
+      * The last run ended ERRO because the mass-deletion guard held it (XL428): it would remove more than xls_exclusao_limite_percentual % (and at least xls_exclusao_limite_linhas rows) of a table's scope. public.xls_aprovar_exclusoes reprocesses it with the guard lifted.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      exclusao_retida: boolean;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_em**
+      *
+      * When a person approved the removals the mass-deletion guard held (reprocess with aprovarExclusoes / "Aplicar mesmo assim"); the next run of this processing is not held.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_em: db.TimestampTzString | null;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_por**
+      *
+      * Who approved the held removals: e-mail, "api" or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_por: string | null;
       /**
       * **xls_processamento.execucoes**
       *
@@ -11429,6 +11525,14 @@ declare module 'zapatos/schema' {
       */
       alarmar?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
       /**
+      * **xls_processamento.alteracoes_expiradas_em**
+      *
+      * When the change set of this processing was purged by the retention (xls_alteracoes_retencao_dias): it can no longer be undone.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      alteracoes_expiradas_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
       * **xls_processamento.arquivo**
       *
       * File name as uploaded (the entry name inside the zip), of the latest send.
@@ -11475,6 +11579,22 @@ declare module 'zapatos/schema' {
       */
       conjunto_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
+      * **xls_processamento.desfeito_em**
+      *
+      * When this processing was undone (public.xls_desfazer): every row it changed is back as it was; the status stays.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      desfeito_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.desfeito_por**
+      *
+      * Who undid it: the staff member's e-mail, "api" (Bearer) or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      desfeito_por?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
       * **xls_processamento.erro_mensagem**
       *
       * Reason of ERRO (or IGNORADO), in pt-BR for staff.
@@ -11482,6 +11602,30 @@ declare module 'zapatos/schema' {
       * - Nullable, no default
       */
       erro_mensagem?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.exclusao_retida**
+      *
+      * The last run ended ERRO because the mass-deletion guard held it (XL428): it would remove more than xls_exclusao_limite_percentual % (and at least xls_exclusao_limite_linhas rows) of a table's scope. public.xls_aprovar_exclusoes reprocesses it with the guard lifted.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      exclusao_retida?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_em**
+      *
+      * When a person approved the removals the mass-deletion guard held (reprocess with aprovarExclusoes / "Aplicar mesmo assim"); the next run of this processing is not held.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_por**
+      *
+      * Who approved the held removals: e-mail, "api" or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_por?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
       * **xls_processamento.execucoes**
       *
@@ -11657,6 +11801,14 @@ declare module 'zapatos/schema' {
       */
       alarmar?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
       /**
+      * **xls_processamento.alteracoes_expiradas_em**
+      *
+      * When the change set of this processing was purged by the retention (xls_alteracoes_retencao_dias): it can no longer be undone.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      alteracoes_expiradas_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
       * **xls_processamento.arquivo**
       *
       * File name as uploaded (the entry name inside the zip), of the latest send.
@@ -11703,6 +11855,22 @@ declare module 'zapatos/schema' {
       */
       conjunto_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
       /**
+      * **xls_processamento.desfeito_em**
+      *
+      * When this processing was undone (public.xls_desfazer): every row it changed is back as it was; the status stays.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      desfeito_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.desfeito_por**
+      *
+      * Who undid it: the staff member's e-mail, "api" (Bearer) or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      desfeito_por?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
       * **xls_processamento.erro_mensagem**
       *
       * Reason of ERRO (or IGNORADO), in pt-BR for staff.
@@ -11710,6 +11878,30 @@ declare module 'zapatos/schema' {
       * - Nullable, no default
       */
       erro_mensagem?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.exclusao_retida**
+      *
+      * The last run ended ERRO because the mass-deletion guard held it (XL428): it would remove more than xls_exclusao_limite_percentual % (and at least xls_exclusao_limite_linhas rows) of a table's scope. public.xls_aprovar_exclusoes reprocesses it with the guard lifted.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      exclusao_retida?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_em**
+      *
+      * When a person approved the removals the mass-deletion guard held (reprocess with aprovarExclusoes / "Aplicar mesmo assim"); the next run of this processing is not held.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_por**
+      *
+      * Who approved the held removals: e-mail, "api" or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_por?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
       /**
       * **xls_processamento.execucoes**
       *
@@ -11885,6 +12077,14 @@ declare module 'zapatos/schema' {
       */
       alarmar?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
       /**
+      * **xls_processamento.alteracoes_expiradas_em**
+      *
+      * When the change set of this processing was purged by the retention (xls_alteracoes_retencao_dias): it can no longer be undone.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      alteracoes_expiradas_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
       * **xls_processamento.arquivo**
       *
       * File name as uploaded (the entry name inside the zip), of the latest send.
@@ -11931,6 +12131,22 @@ declare module 'zapatos/schema' {
       */
       conjunto_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
       /**
+      * **xls_processamento.desfeito_em**
+      *
+      * When this processing was undone (public.xls_desfazer): every row it changed is back as it was; the status stays.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      desfeito_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.desfeito_por**
+      *
+      * Who undid it: the staff member's e-mail, "api" (Bearer) or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      desfeito_por?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
       * **xls_processamento.erro_mensagem**
       *
       * Reason of ERRO (or IGNORADO), in pt-BR for staff.
@@ -11938,6 +12154,30 @@ declare module 'zapatos/schema' {
       * - Nullable, no default
       */
       erro_mensagem?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.exclusao_retida**
+      *
+      * The last run ended ERRO because the mass-deletion guard held it (XL428): it would remove more than xls_exclusao_limite_percentual % (and at least xls_exclusao_limite_linhas rows) of a table's scope. public.xls_aprovar_exclusoes reprocesses it with the guard lifted.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      exclusao_retida?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_em**
+      *
+      * When a person approved the removals the mass-deletion guard held (reprocess with aprovarExclusoes / "Aplicar mesmo assim"); the next run of this processing is not held.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_por**
+      *
+      * Who approved the held removals: e-mail, "api" or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_por?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
       /**
       * **xls_processamento.execucoes**
       *
@@ -15590,6 +15830,263 @@ declare module 'zapatos/schema' {
     }
   
     /**
+     * **app.xls_alteracao**
+     * - Table in database
+     */
+    export namespace xls_alteracao {
+      export type Table = 'app.xls_alteracao';
+      export interface Selectable {
+        /**
+        * **app.xls_alteracao.antes**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        antes: db.JSONValue | null;
+        /**
+        * **app.xls_alteracao.chave**
+        * - `jsonb` in database
+        * - `NOT NULL`, no default
+        */
+        chave: db.JSONValue;
+        /**
+        * **app.xls_alteracao.depois**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        depois: db.JSONValue | null;
+        /**
+        * **app.xls_alteracao.linha_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        linha_id: string;
+        /**
+        * **app.xls_alteracao.operacao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        operacao: string;
+        /**
+        * **app.xls_alteracao.processamento_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        processamento_id: string;
+        /**
+        * **app.xls_alteracao.seq**
+        *
+        * Order of the writes (a later processing has a larger seq): the undo restores the earliest antes of each row and refuses when a later processing touched the same key.
+        * - `int8` in database
+        * - Generated column
+        */
+        seq: db.Int8String;
+        /**
+        * **app.xls_alteracao.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela: string;
+      }
+      export interface JSONSelectable {
+        /**
+        * **app.xls_alteracao.antes**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        antes: db.JSONValue | null;
+        /**
+        * **app.xls_alteracao.chave**
+        * - `jsonb` in database
+        * - `NOT NULL`, no default
+        */
+        chave: db.JSONValue;
+        /**
+        * **app.xls_alteracao.depois**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        depois: db.JSONValue | null;
+        /**
+        * **app.xls_alteracao.linha_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        linha_id: string;
+        /**
+        * **app.xls_alteracao.operacao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        operacao: string;
+        /**
+        * **app.xls_alteracao.processamento_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        processamento_id: string;
+        /**
+        * **app.xls_alteracao.seq**
+        *
+        * Order of the writes (a later processing has a larger seq): the undo restores the earliest antes of each row and refuses when a later processing touched the same key.
+        * - `int8` in database
+        * - Generated column
+        */
+        seq: number;
+        /**
+        * **app.xls_alteracao.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela: string;
+      }
+      export interface Whereable {
+        /**
+        * **app.xls_alteracao.antes**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        antes?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alteracao.chave**
+        * - `jsonb` in database
+        * - `NOT NULL`, no default
+        */
+        chave?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alteracao.depois**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        depois?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alteracao.linha_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        linha_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alteracao.operacao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        operacao?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alteracao.processamento_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        processamento_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alteracao.seq**
+        *
+        * Order of the writes (a later processing has a larger seq): the undo restores the earliest antes of each row and refuses when a later processing touched the same key.
+        * - `int8` in database
+        * - Generated column
+        */
+        seq?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alteracao.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      }
+      export interface Insertable {
+        /**
+        * **app.xls_alteracao.antes**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        antes?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alteracao.chave**
+        * - `jsonb` in database
+        * - `NOT NULL`, no default
+        */
+        chave: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment;
+        /**
+        * **app.xls_alteracao.depois**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        depois?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alteracao.linha_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        linha_id: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_alteracao.operacao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        operacao: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_alteracao.processamento_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        processamento_id: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_alteracao.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela: string | db.Parameter<string> | db.SQLFragment;
+      }
+      export interface Updatable {
+        /**
+        * **app.xls_alteracao.antes**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        antes?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alteracao.chave**
+        * - `jsonb` in database
+        * - `NOT NULL`, no default
+        */
+        chave?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment>;
+        /**
+        * **app.xls_alteracao.depois**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        depois?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alteracao.linha_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        linha_id?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_alteracao.operacao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        operacao?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_alteracao.processamento_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        processamento_id?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_alteracao.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      }
+      export type UniqueIndex = 'xls_alteracao_pkey';
+      export type Column = keyof Selectable;
+      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+      export type SQL = SQLExpression | SQLExpression[];
+    }
+  
+    /**
      * **app.xls_alvo**
      * - Table in database
      */
@@ -16430,20 +16927,20 @@ declare module 'zapatos/schema' {
   
     /* --- aggregate types --- */
   
-    export type Table = job.Table | login_tentativa.Table | repeatable_file.Table | replicacao_publicacao.Table | sessao.Table | worker.Table | xls_alvo.Table | xls_staging_coluna.Table | xls_tipo.Table;
-    export type Selectable = job.Selectable | login_tentativa.Selectable | repeatable_file.Selectable | replicacao_publicacao.Selectable | sessao.Selectable | worker.Selectable | xls_alvo.Selectable | xls_staging_coluna.Selectable | xls_tipo.Selectable;
-    export type JSONSelectable = job.JSONSelectable | login_tentativa.JSONSelectable | repeatable_file.JSONSelectable | replicacao_publicacao.JSONSelectable | sessao.JSONSelectable | worker.JSONSelectable | xls_alvo.JSONSelectable | xls_staging_coluna.JSONSelectable | xls_tipo.JSONSelectable;
-    export type Whereable = job.Whereable | login_tentativa.Whereable | repeatable_file.Whereable | replicacao_publicacao.Whereable | sessao.Whereable | worker.Whereable | xls_alvo.Whereable | xls_staging_coluna.Whereable | xls_tipo.Whereable;
-    export type Insertable = job.Insertable | login_tentativa.Insertable | repeatable_file.Insertable | replicacao_publicacao.Insertable | sessao.Insertable | worker.Insertable | xls_alvo.Insertable | xls_staging_coluna.Insertable | xls_tipo.Insertable;
-    export type Updatable = job.Updatable | login_tentativa.Updatable | repeatable_file.Updatable | replicacao_publicacao.Updatable | sessao.Updatable | worker.Updatable | xls_alvo.Updatable | xls_staging_coluna.Updatable | xls_tipo.Updatable;
-    export type UniqueIndex = job.UniqueIndex | login_tentativa.UniqueIndex | repeatable_file.UniqueIndex | replicacao_publicacao.UniqueIndex | sessao.UniqueIndex | worker.UniqueIndex | xls_alvo.UniqueIndex | xls_staging_coluna.UniqueIndex | xls_tipo.UniqueIndex;
-    export type Column = job.Column | login_tentativa.Column | repeatable_file.Column | replicacao_publicacao.Column | sessao.Column | worker.Column | xls_alvo.Column | xls_staging_coluna.Column | xls_tipo.Column;
+    export type Table = job.Table | login_tentativa.Table | repeatable_file.Table | replicacao_publicacao.Table | sessao.Table | worker.Table | xls_alteracao.Table | xls_alvo.Table | xls_staging_coluna.Table | xls_tipo.Table;
+    export type Selectable = job.Selectable | login_tentativa.Selectable | repeatable_file.Selectable | replicacao_publicacao.Selectable | sessao.Selectable | worker.Selectable | xls_alteracao.Selectable | xls_alvo.Selectable | xls_staging_coluna.Selectable | xls_tipo.Selectable;
+    export type JSONSelectable = job.JSONSelectable | login_tentativa.JSONSelectable | repeatable_file.JSONSelectable | replicacao_publicacao.JSONSelectable | sessao.JSONSelectable | worker.JSONSelectable | xls_alteracao.JSONSelectable | xls_alvo.JSONSelectable | xls_staging_coluna.JSONSelectable | xls_tipo.JSONSelectable;
+    export type Whereable = job.Whereable | login_tentativa.Whereable | repeatable_file.Whereable | replicacao_publicacao.Whereable | sessao.Whereable | worker.Whereable | xls_alteracao.Whereable | xls_alvo.Whereable | xls_staging_coluna.Whereable | xls_tipo.Whereable;
+    export type Insertable = job.Insertable | login_tentativa.Insertable | repeatable_file.Insertable | replicacao_publicacao.Insertable | sessao.Insertable | worker.Insertable | xls_alteracao.Insertable | xls_alvo.Insertable | xls_staging_coluna.Insertable | xls_tipo.Insertable;
+    export type Updatable = job.Updatable | login_tentativa.Updatable | repeatable_file.Updatable | replicacao_publicacao.Updatable | sessao.Updatable | worker.Updatable | xls_alteracao.Updatable | xls_alvo.Updatable | xls_staging_coluna.Updatable | xls_tipo.Updatable;
+    export type UniqueIndex = job.UniqueIndex | login_tentativa.UniqueIndex | repeatable_file.UniqueIndex | replicacao_publicacao.UniqueIndex | sessao.UniqueIndex | worker.UniqueIndex | xls_alteracao.UniqueIndex | xls_alvo.UniqueIndex | xls_staging_coluna.UniqueIndex | xls_tipo.UniqueIndex;
+    export type Column = job.Column | login_tentativa.Column | repeatable_file.Column | replicacao_publicacao.Column | sessao.Column | worker.Column | xls_alteracao.Column | xls_alvo.Column | xls_staging_coluna.Column | xls_tipo.Column;
   
-    export type AllBaseTables = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
+    export type AllBaseTables = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alteracao.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
     export type AllForeignTables = [];
     export type AllViews = [];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
+    export type AllTablesAndViews = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alteracao.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
   }
 
 
@@ -16519,6 +17016,7 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.Selectable;
     "app.sessao": app.sessao.Selectable;
     "app.worker": app.worker.Selectable;
+    "app.xls_alteracao": app.xls_alteracao.Selectable;
     "app.xls_alvo": app.xls_alvo.Selectable;
     "app.xls_staging_coluna": app.xls_staging_coluna.Selectable;
     "app.xls_tipo": app.xls_tipo.Selectable;
@@ -16574,6 +17072,7 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.JSONSelectable;
     "app.sessao": app.sessao.JSONSelectable;
     "app.worker": app.worker.JSONSelectable;
+    "app.xls_alteracao": app.xls_alteracao.JSONSelectable;
     "app.xls_alvo": app.xls_alvo.JSONSelectable;
     "app.xls_staging_coluna": app.xls_staging_coluna.JSONSelectable;
     "app.xls_tipo": app.xls_tipo.JSONSelectable;
@@ -16629,6 +17128,7 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.Whereable;
     "app.sessao": app.sessao.Whereable;
     "app.worker": app.worker.Whereable;
+    "app.xls_alteracao": app.xls_alteracao.Whereable;
     "app.xls_alvo": app.xls_alvo.Whereable;
     "app.xls_staging_coluna": app.xls_staging_coluna.Whereable;
     "app.xls_tipo": app.xls_tipo.Whereable;
@@ -16684,6 +17184,7 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.Insertable;
     "app.sessao": app.sessao.Insertable;
     "app.worker": app.worker.Insertable;
+    "app.xls_alteracao": app.xls_alteracao.Insertable;
     "app.xls_alvo": app.xls_alvo.Insertable;
     "app.xls_staging_coluna": app.xls_staging_coluna.Insertable;
     "app.xls_tipo": app.xls_tipo.Insertable;
@@ -16739,6 +17240,7 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.Updatable;
     "app.sessao": app.sessao.Updatable;
     "app.worker": app.worker.Updatable;
+    "app.xls_alteracao": app.xls_alteracao.Updatable;
     "app.xls_alvo": app.xls_alvo.Updatable;
     "app.xls_staging_coluna": app.xls_staging_coluna.Updatable;
     "app.xls_tipo": app.xls_tipo.Updatable;
@@ -16794,6 +17296,7 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.UniqueIndex;
     "app.sessao": app.sessao.UniqueIndex;
     "app.worker": app.worker.UniqueIndex;
+    "app.xls_alteracao": app.xls_alteracao.UniqueIndex;
     "app.xls_alvo": app.xls_alvo.UniqueIndex;
     "app.xls_staging_coluna": app.xls_staging_coluna.UniqueIndex;
     "app.xls_tipo": app.xls_tipo.UniqueIndex;
@@ -16849,6 +17352,7 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.Column;
     "app.sessao": app.sessao.Column;
     "app.worker": app.worker.Column;
+    "app.xls_alteracao": app.xls_alteracao.Column;
     "app.xls_alvo": app.xls_alvo.Column;
     "app.xls_staging_coluna": app.xls_staging_coluna.Column;
     "app.xls_tipo": app.xls_tipo.Column;
@@ -16904,6 +17408,7 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.SQL;
     "app.sessao": app.sessao.SQL;
     "app.worker": app.worker.SQL;
+    "app.xls_alteracao": app.xls_alteracao.SQL;
     "app.xls_alvo": app.xls_alvo.SQL;
     "app.xls_staging_coluna": app.xls_staging_coluna.SQL;
     "app.xls_tipo": app.xls_tipo.SQL;
