@@ -91,7 +91,7 @@ async function main() {
         pool.on('error', () => undefined);
         await pool.query(`insert into app.worker (id, hostname, pid) values ($1, 'bench', 0)`, [WORKER]);
         if (!gravar) {
-          const { rows } = await pool.query(`select tgrelid::regclass::text t, tgname from pg_trigger where tgname like '\\_900\\_xls\\_alteracao\\_%'`);
+          const { rows } = await pool.query(`select tgrelid::regclass::text t, tgname from pg_trigger where tgname like '!_900!_xls!_alteracao!_%' escape '!'`);
           for (const x of rows) await pool.query(`alter table ${x.t} disable trigger ${x.tgname}`);
         }
         await pool.query('checkpoint');
@@ -100,13 +100,17 @@ async function main() {
         let extra = '';
         if (gravar) {
           const t0 = performance.now();
-          const d = (await pool.query('select public.xls_desfazer($1, $2) r', [r.id, 'bench'])).rows[0].r;
+          const dc = await pool.connect();
+          if (process.env.BENCH_EXPLAIN) await dc.query(`load 'auto_explain'; set auto_explain.log_min_duration = 100; set auto_explain.log_nested_statements = on; set auto_explain.log_analyze = on`);
+          const d = (await dc.query('select public.xls_desfazer($1, $2) r', [r.id, 'bench'])).rows[0].r;
+          dc.release();
           const s = (performance.now() - t0) / 1000;
           desfazer.push(s);
           const removidas = Object.values(d.tabelas as Record<string, { removidas: number }>).reduce((n, x) => n + x.removidas, 0);
           extra = `   undo ${s.toFixed(2)} s (${removidas} rows removed)`;
         }
-        console.log(`round ${v + 1} ${gravar ? 'with change sets   ' : 'without change sets'}  ${r.s.toFixed(2)} s   WAL ${mb(r.wal).padStart(9)}${extra}`);
+        const registradas = (await pool.query('select count(*)::int n from app.xls_alteracao where processamento_id = $1', [r.id])).rows[0].n;
+        console.log(`round ${v + 1} ${gravar ? 'with change sets   ' : 'without change sets'}  ${r.s.toFixed(2)} s   WAL ${mb(r.wal).padStart(9)}   change-set rows ${registradas}${extra}`);
         await pool.end();
       }
     }

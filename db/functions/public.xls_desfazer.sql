@@ -53,11 +53,12 @@ begin
   select jsonb_agg(jsonb_build_object('id', c.id, 'arquivo', c.arquivo, 'tipo', c.tipo, 'finalizadoEm', c.finalizado_em, 'linhas', c.n)
                    order by c.primeira)
     into v_conflitos
-    from (select p2.id, p2.arquivo, p2.tipo, p2.finalizado_em, count(distinct (b.tabela, b.chave)) as n, min(b.seq) as primeira
-            from app.xls_alteracao a
-            join app.xls_alteracao b on b.tabela = a.tabela and b.chave = a.chave and b.seq > a.seq and b.processamento_id <> a.processamento_id
+    from (select p2.id, p2.arquivo, p2.tipo, p2.finalizado_em, count(distinct (a.tabela, a.chave)) as n, min(b.seq) as primeira
+            -- each key this processing touched, probed once in the (tabela, chave, seq) index
+            from (select x.tabela, x.chave, min(x.seq) as seq from app.xls_alteracao x where x.processamento_id = p_id group by x.tabela, x.chave) a
+            cross join lateral (select y.processamento_id, y.seq from app.xls_alteracao y
+                                 where y.tabela = a.tabela and y.chave = a.chave and y.seq > a.seq and y.processamento_id <> p_id) b
             join public.xls_processamento p2 on p2.id = b.processamento_id and p2.desfeito_em is null
-           where a.processamento_id = p_id
            group by p2.id, p2.arquivo, p2.tipo, p2.finalizado_em) c;
   if v_conflitos is not null then
     raise exception 'importações posteriores alteraram as mesmas linhas: desfaça-as primeiro (%)',
@@ -73,6 +74,8 @@ begin
   select distinct on (a.tabela, a.linha_id) a.tabela, a.linha_id, a.operacao, a.antes
     from app.xls_alteracao a where a.processamento_id = p_id
    order by a.tabela, a.linha_id, a.seq;
+  create index on pg_temp.xls_desfazer_linha (tabela, linha_id);
+  analyze pg_temp.xls_desfazer_linha;
 
   -- removals child tables first, then restorations and puts back parents first (foreign keys)
   for t in select x.tabela, x.nivel from app.xls_tabelas_nivel(v_tabelas) x order by x.nivel desc, x.tabela loop
