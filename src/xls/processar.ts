@@ -36,17 +36,20 @@ export function copyStagingEmChunks(client: pg.PoolClient, tabelas: StagingTabel
  * commits only at the end). Never waited for by the merge; one report in flight at a time,
  * the latest count wins; a failed report is only logged.
  */
-function relatorProgresso(ctx: AppContext, id: string, workerId: string, onError: (err: unknown) => void): (linhas: number) => void {
-  let emVoo = false;
+function relatorProgresso(ctx: AppContext, id: string, workerId: string, onError: (err: unknown) => void) {
+  let emVoo: Promise<void> | null = null;
   let proximo: number | null = null;
   const enviar = (n: number): void => {
-    emVoo = true;
-    xlsProgresso(ctx.pool, id, workerId, n).catch(onError).finally(() => {
-      emVoo = false;
+    emVoo = xlsProgresso(ctx.pool, id, workerId, n).then(() => undefined, onError).finally(() => {
+      emVoo = null;
       if (proximo !== null) { const m = proximo; proximo = null; enviar(m); }
     });
   };
-  return (linhas) => { if (emVoo) proximo = linhas; else enviar(linhas); };
+  return {
+    reportar(linhas: number): void { if (emVoo) proximo = linhas; else enviar(linhas); },
+    /** Waits for the reports still going (the last count lands while the run is PROCESSANDO). */
+    async esvaziar(): Promise<void> { while (emVoo) await emVoo; },
+  };
 }
 
 /** What the run learnt before it failed: the reader's invalid rows stay on the ERRO. */
@@ -92,9 +95,10 @@ async function mergeIsolated(ctx: AppContext, p: ProcessamentoIniciado, workerId
     const progresso = relatorProgresso(ctx, p.id, workerId, (err) => log.line(`progresso não registrado: ${errMessage(err)}`));
     const copied = await gravarChunks(client, tabelas, reader.chunks(tabelas), (lidas) => {
       chunks += 1;
-      progresso(lidas);
+      progresso.reportar(lidas);
       return xlsMergeChunk(client, p.id, meta);
     });
+    await progresso.esvaziar();
     let total = 0;
     for (const [s, n] of copied) { total += n; log.line(`staging ${s}: ${n} linhas copiadas`); }
     const errors = reader.errors();
