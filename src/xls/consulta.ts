@@ -87,6 +87,7 @@ const LIST_EXTRAS = {
   aviso_primeiro: db.sql<s.xls_processamento.SQL, string | null>`${'avisos'} -> 0 ->> 'motivo'`,
   erro_anterior: db.sql<s.xls_processamento.SQL, string | null>`${'erro_anterior'}`,
   falha: db.sql<s.xls_processamento.SQL, Falha | null>`(select to_jsonb(x) from public.xls_falha_explicar(${'status'}, coalesce(${'erro_mensagem'}, ${'erro_anterior'}), ${'erro_codigo'}, ${'linhas_rejeitadas'}) x)`,
+  linhas_lidas: db.sql<s.xls_processamento.SQL, number | null>`(select g.linhas_lidas from public.xls_processamento_progresso g where g.processamento_id = ${'id'} and g.execucao = ${'execucoes'} and ${'status'} = 'PROCESSANDO')`,
   falha_anterior: db.sql<s.xls_processamento.SQL, Falha | null>`(select to_jsonb(x) from public.xls_falha_explicar('ERRO', ${'erro_anterior'}, null, '[]') x where ${'erro_anterior'} is not null and ${'status'} in ('PENDENTE', 'PROCESSANDO'))`,
 };
 
@@ -120,7 +121,7 @@ export async function listarParaTela(q: db.Queryable, f: FiltrosLista, page: Pag
   return {
     itens: rows.map((r) => ({
       ...toItem(r), tipoNome: r.tipo_nome, avisosN: r.avisos_n, avisoPrimeiro: r.aviso_primeiro,
-      erroAnterior: r.erro_anterior, falha: r.falha ?? r.falha_anterior,
+      erroAnterior: r.erro_anterior, falha: r.falha ?? r.falha_anterior, linhasLidas: r.linhas_lidas,
     })),
     total: Number(total),
   };
