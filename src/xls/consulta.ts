@@ -91,6 +91,9 @@ const LIST_EXTRAS = {
   falha_anterior: db.sql<s.xls_processamento.SQL, Falha | null>`(select to_jsonb(x) from public.xls_falha_explicar('ERRO', ${'erro_anterior'}, null, '[]') x where ${'erro_anterior'} is not null and ${'status'} in ('PENDENTE', 'PROCESSANDO'))`,
 };
 
+/** The explanation of processing `p` (alias p) as jsonb, for the raw queries of the screens. */
+export const FALHA_DE_P = db.raw('(select to_jsonb(x) from public.xls_falha_explicar(p.status, p.erro_mensagem, p.erro_codigo, p.linhas_rejeitadas) x)');
+
 /** A failure as staff read it (public.xls_falha_explicar). */
 export interface Falha { tipo: 'cadastro' | 'linhas' | 'ilegivel' | 'conteudo' | 'tecnica' | 'ignorado'; resumo: string; proximo_passo: string }
 
@@ -215,7 +218,7 @@ export async function conjuntoTela(q: db.Queryable, conjuntoId: string) {
     status: string | null; tipo_nome: string | null; avisos_n: number | null; aguarda_mestre: boolean | null; falha: Falha | null }>>`
     select i.ordem, i.arquivo, i.status as entrada, i.motivo, p.id as processamento_id, p.status, public.xls_tipo_nome(p.tipo) as tipo_nome,
            jsonb_array_length(p.avisos) as avisos_n, p.fk_retentar as aguarda_mestre,
-           (select to_jsonb(x) from public.xls_falha_explicar(p.status, p.erro_mensagem, p.erro_codigo, p.linhas_rejeitadas) x) as falha
+           ${FALHA_DE_P} as falha
       from public.xls_conjunto_item i
       left join public.xls_processamento p
         on p.id = coalesce(i.processamento_id,
@@ -239,7 +242,7 @@ export async function detalheTela(q: db.Queryable, id: string) {
   const [x] = await db.sql<db.SQL, Array<{ tipo_nome: string | null; erro_codigo: string | null; erro_anterior: string | null; execucoes: number;
     falha: Falha | null; falha_anterior: Falha | null; linhas_lidas: number | null; progresso_em: string | null; agora: string }>>`
     select public.xls_tipo_nome(p.tipo) as tipo_nome, p.erro_codigo, p.erro_anterior, p.execucoes,
-           (select to_jsonb(x) from public.xls_falha_explicar(p.status, p.erro_mensagem, p.erro_codigo, p.linhas_rejeitadas) x) as falha,
+           ${FALHA_DE_P} as falha,
            (select to_jsonb(x) from public.xls_falha_explicar('ERRO', p.erro_anterior, null, '[]') x where p.erro_anterior is not null and p.status in ('PENDENTE', 'PROCESSANDO')) as falha_anterior,
            g.linhas_lidas, g.atualizado_em as progresso_em, now() as agora
       from public.xls_processamento p
