@@ -1437,9 +1437,16 @@ begin
               and exists (select from pg_catalog.pg_constraint k where k.conrelid = c.oid and k.contype = 'u')
               and exists (select from pg_catalog.pg_attribute a where a.attrelid = c.oid and a.attname = 'id' and not a.attisdropped)
             order by c.relname loop
-    execute format('create or replace trigger _900_xls_alteracao_ins after insert on public.%I referencing new table as novas for each statement execute function app.tg__xls_alteracao()', t.relname);
-    execute format('create or replace trigger _900_xls_alteracao_upd after update on public.%I referencing old table as velhas new table as novas for each statement execute function app.tg__xls_alteracao()', t.relname);
-    execute format('create or replace trigger _900_xls_alteracao_del after delete on public.%I referencing old table as velhas for each statement execute function app.tg__xls_alteracao()', t.relname);
+    -- only the missing ones: a trigger a DBA disabled stays disabled
+    if not exists (select from pg_catalog.pg_trigger g where g.tgrelid = format('public.%I', t.relname)::regclass and g.tgname = '_900_xls_alteracao_ins') then
+      execute format('create trigger _900_xls_alteracao_ins after insert on public.%I referencing new table as novas for each statement execute function app.tg__xls_alteracao()', t.relname);
+    end if;
+    if not exists (select from pg_catalog.pg_trigger g where g.tgrelid = format('public.%I', t.relname)::regclass and g.tgname = '_900_xls_alteracao_upd') then
+      execute format('create trigger _900_xls_alteracao_upd after update on public.%I referencing old table as velhas new table as novas for each statement execute function app.tg__xls_alteracao()', t.relname);
+    end if;
+    if not exists (select from pg_catalog.pg_trigger g where g.tgrelid = format('public.%I', t.relname)::regclass and g.tgname = '_900_xls_alteracao_del') then
+      execute format('create trigger _900_xls_alteracao_del after delete on public.%I referencing old table as velhas for each statement execute function app.tg__xls_alteracao()', t.relname);
+    end if;
     v_n := v_n + 1;
   end loop;
   return v_n;
@@ -1451,7 +1458,7 @@ $$;
 -- Name: FUNCTION xls_alteracao_instalar(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_alteracao_instalar() IS 'Installs (idempotently) the change-set triggers _900_xls_alteracao_ins/_upd/_del (app.tg__xls_alteracao) on every bi_* table of public that has an id and a UNIQUE natural key, bi_configuracao excepted. Called by the migration that created app.xls_alteracao and by the event trigger _300_bi_alteracoes for tables created later. Returns the number of tables.';
+COMMENT ON FUNCTION app.xls_alteracao_instalar() IS 'Installs the missing change-set triggers (an existing one is left as it is, enabled or disabled by a DBA) _900_xls_alteracao_ins/_upd/_del (app.tg__xls_alteracao) on every bi_* table of public that has an id and a UNIQUE natural key, bi_configuracao excepted. Called by the migration that created app.xls_alteracao and by the event trigger _300_bi_alteracoes for tables created later. Returns the number of tables.';
 
 
 --
@@ -1671,6 +1678,33 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_enfileirar(p_id uuid) IS 'Queues the job xls_processar {id} (unique key = id) inside the caller''s transaction; when a running job still holds the key (it is finishing the previous run), queues a follow-up without key. Returns the job id, or null when a pending job already exists.';
+
+
+--
+-- Name: xls_falha_linhas(text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_falha_linhas(p_motivo text, p_codigo text) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+  -- a missing registration (XL424): "<campo> não cadastrado em <tabela>: <valor> (linha 5), <valor> (linhas 6, 7)…"
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'aba', null, 'linha', l.linha::integer, 'campo', c.campo, 'valor', v.m[1],
+           'mensagem', format('%s %s não cadastrado', c.campo, v.m[1])) order by l.linha::integer, v.m[1]), '[]')
+    from (select substring(p_motivo from '^(.+?) não cadastrado em ') as campo,
+                 substring(p_motivo from ' não cadastrado em [^:]+: (.*)$') as lista) c
+    cross join lateral regexp_matches(c.lista, '([^ ,()]+) \(linhas? ([0-9, …]+)\)', 'g') v (m)
+    cross join lateral regexp_split_to_table(v.m[2], ',\s*') l (linha)
+   where p_codigo in ('XL424', '23503') and c.campo is not null and l.linha ~ '^[0-9]{1,9}$'
+$_$;
+
+
+--
+-- Name: FUNCTION xls_falha_linhas(p_motivo text, p_codigo text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_falha_linhas(p_motivo text, p_codigo text) IS 'The refused rows a failure message names, as stored rejected rows [{aba, linha, campo, valor, mensagem}]: for a missing registration (XL424, 23503: "<campo> não cadastrado em <tabela>: 999 (linha 5), 1000 (linhas 6, 7)") one row per named line. Empty for any other failure. Used by xls_falhar when the caller passes no rows.';
 
 
 --
@@ -2918,7 +2952,8 @@ CREATE FUNCTION app.xls_requeue(p_id uuid, p_de text[] DEFAULT ARRAY['ERRO'::tex
     AS $$
 begin
   update public.xls_processamento
-     set status = 'PENDENTE', iniciado_em = null, finalizado_em = null, worker = null, erro_mensagem = null,
+     set status = 'PENDENTE', iniciado_em = null, finalizado_em = null, worker = null, erro_mensagem = null, erro_codigo = null,
+         erro_anterior = case when status = 'ERRO' then erro_mensagem end,
          avisos = '[]', linhas_rejeitadas = '[]', metricas = null,
          linhas_enviadas = null, linhas_efetivas = null, linhas_removidas = null,
          fk_retentar = false, alarmar = false
@@ -2936,7 +2971,7 @@ $$;
 -- Name: FUNCTION xls_requeue(p_id uuid, p_de text[]); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_requeue(p_id uuid, p_de text[]) IS 'Internal transition shared by resend, reprocess buttons and the batch FK retry: puts a processing whose status is in p_de (default ERRO) back to PENDENTE, clears the results of the previous run (metrics, warnings, rejected rows, error) and queues its job. False (nothing done) when the status is not in p_de. Callers check and lock.';
+COMMENT ON FUNCTION app.xls_requeue(p_id uuid, p_de text[]) IS 'Internal transition shared by resend, reprocess buttons and the batch FK retry: puts a processing whose status is in p_de (default ERRO) back to PENDENTE, clears the results of the previous run (metrics, warnings, rejected rows, error; the error message moves to erro_anterior when it came from ERRO, so the list keeps it among the errors until it ends) and queues its job. False (nothing done) when the status is not in p_de. Callers check and lock.';
 
 
 --
@@ -5444,7 +5479,7 @@ declare
   v_ids uuid[] := '{}';
 begin
   update public.xls_processamento p
-     set status = 'SUCESSO', finalizado_em = now(), erro_mensagem = null, alarmar = false, fk_retentar = false,
+     set status = 'SUCESSO', finalizado_em = now(), erro_mensagem = null, erro_codigo = null, alarmar = false, fk_retentar = false,
          avisos = p.avisos || v_avisos, linhas_rejeitadas = p.linhas_rejeitadas || v_rejeitadas
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
   returning p.conjunto_id into v_conjunto;
@@ -5659,11 +5694,12 @@ begin
   select jsonb_agg(jsonb_build_object('id', c.id, 'arquivo', c.arquivo, 'tipo', c.tipo, 'finalizadoEm', c.finalizado_em, 'linhas', c.n)
                    order by c.primeira)
     into v_conflitos
-    from (select p2.id, p2.arquivo, p2.tipo, p2.finalizado_em, count(distinct (b.tabela, b.chave)) as n, min(b.seq) as primeira
-            from app.xls_alteracao a
-            join app.xls_alteracao b on b.tabela = a.tabela and b.chave = a.chave and b.seq > a.seq and b.processamento_id <> a.processamento_id
+    from (select p2.id, p2.arquivo, p2.tipo, p2.finalizado_em, count(distinct (a.tabela, a.chave)) as n, min(b.seq) as primeira
+            -- each key this processing touched, probed once in the (tabela, chave, seq) index
+            from (select x.tabela, x.chave, min(x.seq) as seq from app.xls_alteracao x where x.processamento_id = p_id group by x.tabela, x.chave) a
+            cross join lateral (select y.processamento_id, y.seq from app.xls_alteracao y
+                                 where y.tabela = a.tabela and y.chave = a.chave and y.seq > a.seq and y.processamento_id <> p_id) b
             join public.xls_processamento p2 on p2.id = b.processamento_id and p2.desfeito_em is null
-           where a.processamento_id = p_id
            group by p2.id, p2.arquivo, p2.tipo, p2.finalizado_em) c;
   if v_conflitos is not null then
     raise exception 'importações posteriores alteraram as mesmas linhas: desfaça-as primeiro (%)',
@@ -5679,6 +5715,8 @@ begin
   select distinct on (a.tabela, a.linha_id) a.tabela, a.linha_id, a.operacao, a.antes
     from app.xls_alteracao a where a.processamento_id = p_id
    order by a.tabela, a.linha_id, a.seq;
+  create index on pg_temp.xls_desfazer_linha (tabela, linha_id);
+  analyze pg_temp.xls_desfazer_linha;
 
   -- removals child tables first, then restorations and puts back parents first (foreign keys)
   for t in select x.tabela, x.nivel from app.xls_tabelas_nivel(v_tabelas) x order by x.nivel desc, x.tabela loop
@@ -5721,6 +5759,93 @@ COMMENT ON FUNCTION public.xls_desfazer(p_id uuid, p_por text) IS 'Undoes one sp
 
 
 --
+-- Name: xls_falha_explicar(text, text, text, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_falha_explicar(p_status text, p_motivo text, p_codigo text, p_rejeitadas jsonb) RETURNS TABLE(tipo text, resumo text, proximo_passo text)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  v_linhas integer[];
+  v_lista text;
+  v_campo text;
+  v_valores text;
+  v_mestre text;
+  v_n integer;
+begin
+  if p_status = 'IGNORADO' then
+    return query select 'ignorado'::text, 'Tipo de planilha não reconhecido: nada foi gravado.'::text,
+      'Confira se o arquivo é uma das planilhas aceitas e se o cabeçalho não foi alterado; depois envie de novo.'::text;
+    return;
+  end if;
+  if p_status is distinct from 'ERRO' then
+    return;
+  end if;
+  select coalesce(t.nome, t.tipo) into v_mestre from app.xls_tipo t where t.mestre order by t.ordem limit 1;
+
+  -- a code the file references is not registered yet (the master report registers it)
+  if p_codigo in ('XL424', '23503') or p_motivo ~ ' não cadastrado em ' then
+    v_campo := coalesce(substring(p_motivo from '^(.+?) não cadastrado em '), 'código');
+    v_valores := substring(p_motivo from ' não cadastrado em [^:]+: (.*?)( \(falha transitória.*)?$');
+    return query select 'cadastro'::text,
+      format('Falta cadastro: %s %s não está cadastrado.', v_campo, coalesce(v_valores, '')),
+      case when p_motivo ~ 'falha transitória: nova tentativa automática'
+           then format('Nada a fazer agora: o arquivo é refeito sozinho quando o %s do mesmo envio terminar.', coalesce(v_mestre, 'relatório mestre'))
+           else format('Envie primeiro o %s que cadastra o %s %s e depois clique em "Reprocessar este".', coalesce(v_mestre, 'relatório mestre'), v_campo,
+                       coalesce(substring(v_valores from '^([^ ,()]+)'), '')) end;
+    return;
+  end if;
+
+  -- invalid rows: the file is refused as a whole
+  select array_agg(distinct (e ->> 'linha')::integer order by (e ->> 'linha')::integer) into v_linhas
+    from jsonb_array_elements(case when jsonb_typeof(p_rejeitadas) = 'array' then p_rejeitadas else '[]' end) e
+   where jsonb_typeof(e -> 'linha') = 'number';
+  if v_linhas is null and p_motivo ~ 'linha\(s\) inválida\(s\)' then
+    select array_agg(distinct m[1]::integer order by m[1]::integer) into v_linhas from regexp_matches(p_motivo, 'linha ([0-9]{1,9}):', 'g') m;
+  end if;
+  if v_linhas is not null then
+    v_n := cardinality(v_linhas);
+    v_lista := case when v_n = 1 then v_linhas[1]::text
+                    when v_n <= 10 then array_to_string(v_linhas[1:v_n - 1], ', ') || ' e ' || v_linhas[v_n]
+                    else array_to_string(v_linhas[1:10], ', ') || format(' e mais %s', v_n - 10) end;
+    return query select 'linhas'::text,
+      format('%s inválida%s: nada foi gravado.', case when v_n = 1 then 'Uma linha' else v_n || ' linhas' end, case when v_n = 1 then '' else 's' end),
+      format('Corrija %s %s na planilha e envie o arquivo de novo.', case when v_n = 1 then 'a linha' else 'as linhas' end, v_lista);
+    return;
+  end if;
+
+  -- not a readable spreadsheet (the reader's refusal: damaged zip, not an .xlsx, too big to read)
+  if p_codigo = 'XL415' or p_motivo ~* '(formato não suportado|não é uma planilha|leitura da planilha foi interrompida)' then
+    return query select 'ilegivel'::text,
+      case when p_motivo ~ 'memória esgotada' then 'O arquivo é grande ou malformado demais para ser lido.'
+           else 'O arquivo não é uma planilha .xlsx legível.' end,
+      'Abra o arquivo no Excel ou no LibreOffice, salve de novo como .xlsx (Pasta de Trabalho do Excel) e envie outra vez.'::text;
+    return;
+  end if;
+
+  -- content the type's rules refuse (a period, a position date…): the message says what
+  if p_codigo = 'XL422' then
+    return query select 'conteudo'::text,
+      upper(left(split_part(p_motivo, E'\n', 1), 1)) || substr(split_part(p_motivo, E'\n', 1), 2),
+      'Corrija a planilha conforme o motivo acima e envie o arquivo de novo.'::text;
+    return;
+  end if;
+
+  return query select 'tecnica'::text, 'Falha técnica no processamento (não é um problema da planilha).'::text,
+    'Clique em "Reprocessar este"; se falhar de novo, avise o suporte com o endereço desta página.'::text;
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_falha_explicar(p_status text, p_motivo text, p_codigo text, p_rejeitadas jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_falha_explicar(p_status text, p_motivo text, p_codigo text, p_rejeitadas jsonb) IS 'How a failed processing is explained to staff (screens): its kind, a one-line summary and the next step in one sentence. Kinds: cadastro (a code the file references is not registered: send the master report that registers it first, or wait when the batch retries by itself), linhas (invalid rows: fix rows 6 and 10 and resend), ilegivel (not a readable .xlsx: save it again from Excel or LibreOffice), conteudo (XL422: the message says what), tecnica (anything else: reprocess, then call support), ignorado (status IGNORADO: type not recognised). No row for other statuses. Arguments: status, erro_mensagem, erro_codigo, linhas_rejeitadas of xls_processamento.';
+
+
+--
 -- Name: xls_falhar(uuid, text, text, text, jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -5733,6 +5858,7 @@ declare
   v_fk boolean := coalesce(p_sqlstate in ('XL424', '23503'), false);
   v_avisos jsonb := app.xls_avisos_normalizar(p_avisos);
   v_rejeitadas jsonb := app.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
+  v_codigo text := nullif(btrim(p_sqlstate), '');
   v_conjunto uuid;
   v_falhas integer;
   v_fechado_em timestamptz;
@@ -5746,8 +5872,11 @@ begin
   if nullif(btrim(p_motivo), '') is null then
     raise exception 'motivo ausente' using errcode = 'XL400';
   end if;
+  -- the refused rows stay on the processing (the failed transaction took the merge's with it):
+  -- the caller's (the reader's invalid rows) and those the message names (a missing registration)
+  v_rejeitadas := app.xls_rejeitadas_normalizar(v_rejeitadas || app.xls_falha_linhas(p_motivo, v_codigo));
   update public.xls_processamento p
-     set status = 'ERRO', finalizado_em = now(), erro_mensagem = p_motivo, alarmar = true, fk_retentar = false,
+     set status = 'ERRO', finalizado_em = now(), erro_mensagem = p_motivo, erro_codigo = v_codigo, alarmar = true, fk_retentar = false,
          exclusao_retida = coalesce(p_sqlstate = 'XL428', false),
          fk_falhas = p.fk_falhas + case when v_fk then 1 else 0 end,
          avisos = p.avisos || v_avisos, linhas_rejeitadas = p.linhas_rejeitadas || v_rejeitadas
@@ -5788,7 +5917,7 @@ $$;
 -- Name: FUNCTION xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb) IS 'Transition PROCESSANDO -> ERRO by the worker that holds it, in its own transaction after the failed one rolled back. p_sqlstate: the SQLSTATE of the failure, if any; XL424 (or 23503) is a transient foreign-key failure: inside a batch the first one is silent (alarmar false) and the item is reprocessed once when the batch closes, or at once (status PENDENTE in the result) when it is closed already; the second alarms; a loose file alarms at once. Every other failure alarms. XL400 without motivo or malformed lists, XL404 unknown id, XL409 not PROCESSANDO by this worker.';
+COMMENT ON FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb) IS 'Transition PROCESSANDO -> ERRO by the worker that holds it, in its own transaction after the failed one rolled back. p_sqlstate: the SQLSTATE of the failure, if any; XL424 (or 23503) is a transient foreign-key failure: inside a batch the first one is silent (alarmar false) and the item is reprocessed once when the batch closes, or at once (status PENDENTE in the result) when it is closed already; the second alarms; a loose file alarms at once. Every other failure alarms. The refused rows are kept: p_linhas_rejeitadas (the reader''s invalid rows) and the rows a missing-registration message names (app.xls_falha_linhas); p_sqlstate is kept in erro_codigo (the edge passes XL415 for a file that is not a readable spreadsheet). XL400 without motivo or malformed lists, XL404 unknown id, XL409 not PROCESSANDO by this worker.';
 
 
 --
@@ -6030,6 +6159,43 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_objeto_chave(p_checksum text, p_em timestamp with time zone) IS 'Object-store key of a file: <yyyy>/<mm>/<checksum>.xlsx, month of p_em in America/Sao_Paulo (content-addressed: the same file always gets the same key within a month).';
+
+
+--
+-- Name: xls_progresso(uuid, text, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_progresso(p_id uuid, p_worker text, p_linhas integer) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_execucao integer;
+begin
+  if p_linhas is null or p_linhas < 0 then
+    raise exception 'linhas lidas inválidas: %', p_linhas using errcode = 'XL400';
+  end if;
+  -- no lock on the processing: the merge transaction holds it until its end
+  select p.execucoes into v_execucao from public.xls_processamento p
+   where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker;
+  if not found then
+    return false;
+  end if;
+  insert into public.xls_processamento_progresso as g (processamento_id, execucao, linhas_lidas, atualizado_em)
+  values (p_id, v_execucao, p_linhas, now())
+  on conflict (processamento_id) do update
+     set linhas_lidas = case when g.execucao = excluded.execucao then greatest(g.linhas_lidas, excluded.linhas_lidas) else excluded.linhas_lidas end,
+         execucao = excluded.execucao, atualizado_em = now();
+  return true;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_progresso(p_id uuid, p_worker text, p_linhas integer); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_progresso(p_id uuid, p_worker text, p_linhas integer) IS 'Progress of a running processing: the job reports the rows read so far after each chunk, on its own autocommit connection (the merge transaction is invisible until it commits). Kept per execution; a count never goes back within one. False (nothing recorded) when the processing is not PROCESSANDO by this worker (a late report). XL400 for a negative or null count.';
 
 
 --
@@ -6510,6 +6676,23 @@ COMMENT ON FUNCTION public.xls_tipo_mestre(p_tipo text) IS 'True for the master 
 
 
 --
+-- Name: xls_tipo_nome(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_tipo_nome(p_tipo text) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ select case when p_tipo is null then null else coalesce((select t.nome from app.xls_tipo t where t.tipo = p_tipo), p_tipo) end $$;
+
+
+--
+-- Name: FUNCTION xls_tipo_nome(p_tipo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_tipo_nome(p_tipo text) IS 'The name staff read for a spreadsheet type (app.xls_tipo.nome, e.g. FLUXO_PAGAR_RECEBER -> "Contas a pagar e receber"); the code itself when the type has no name; null for null.';
+
+
+--
 -- Name: xls_tipo_valido(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -6526,6 +6709,29 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_tipo_valido(p_tipo text) IS 'True when p_tipo is a spreadsheet type: a row of app.xls_tipo, the one list of types (xls_processamento.tipo references it).';
+
+
+--
+-- Name: xls_upload_recusar(text, text, bigint, text, text, text, integer, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_upload_recusar(p_origem text, p_arquivo text, p_tamanho_bytes bigint, p_uploader_id text, p_uploader_nome text, p_cliente_ip text, p_status_http integer, p_codigo text, p_motivo text) RETURNS uuid
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  insert into public.xls_upload_recusa (origem, arquivo, tamanho_bytes, uploader_id, uploader_nome, cliente_ip, status_http, codigo, motivo)
+  values (p_origem, left(nullif(btrim(p_arquivo), ''), 300), p_tamanho_bytes, left(nullif(btrim(p_uploader_id), ''), 200),
+          left(nullif(btrim(p_uploader_nome), ''), 200), left(p_cliente_ip, 100), p_status_http, left(p_codigo, 20),
+          left(coalesce(nullif(btrim(p_motivo), ''), 'recusado'), 2000))
+  returning id
+$$;
+
+
+--
+-- Name: FUNCTION xls_upload_recusar(p_origem text, p_arquivo text, p_tamanho_bytes bigint, p_uploader_id text, p_uploader_nome text, p_cliente_ip text, p_status_http integer, p_codigo text, p_motivo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_upload_recusar(p_origem text, p_arquivo text, p_tamanho_bytes bigint, p_uploader_id text, p_uploader_nome text, p_cliente_ip text, p_status_http integer, p_codigo text, p_motivo text) IS 'Records an upload refused before anything was stored (origem api or importar; who, file name, size, HTTP status, code and reason; never the bytes). Names and reason are trimmed and cut to the column sizes. Returns the id.';
 
 
 --
@@ -6747,7 +6953,9 @@ CREATE TABLE app.xls_tipo (
     hook text,
     descricao text NOT NULL,
     recusa_total boolean DEFAULT false NOT NULL,
+    nome text,
     CONSTRAINT xls_tipo_hook_check CHECK ((hook ~ '^app\.[a-z_][a-z0-9_]*$'::text)),
+    CONSTRAINT xls_tipo_nome_check CHECK (((nome IS NULL) OR (btrim(nome) <> ''::text))),
     CONSTRAINT xls_tipo_ordem_check CHECK ((ordem > 0))
 );
 
@@ -6764,6 +6972,13 @@ COMMENT ON TABLE app.xls_tipo IS 'The spreadsheet types of formats.md, in detect
 --
 
 COMMENT ON COLUMN app.xls_tipo.recusa_total IS 'Any invalid row (the reader''s or SQL''s) refuses the whole file: XL422 ''<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>'', nothing written.';
+
+
+--
+-- Name: COLUMN xls_tipo.nome; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_tipo.nome IS 'The name staff read for the type on every screen (pt-BR, e.g. "Contas a pagar e receber"); null shows the code. Read through public.xls_tipo_nome.';
 
 
 --
@@ -7992,6 +8207,8 @@ CREATE TABLE public.xls_processamento (
     fk_retentar boolean DEFAULT false NOT NULL,
     alarmar boolean DEFAULT false NOT NULL,
     atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    erro_codigo text,
+    erro_anterior text,
     desfeito_em timestamp with time zone,
     desfeito_por text,
     exclusoes_aprovadas_em timestamp with time zone,
@@ -8206,6 +8423,20 @@ COMMENT ON COLUMN public.xls_processamento.alarmar IS 'The latest outcome must r
 
 
 --
+-- Name: COLUMN xls_processamento.erro_codigo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.erro_codigo IS 'Code of the failure that ended the processing in ERRO (the SQLSTATE given to xls_falhar: XL424 missing registration, XL422 refused content, XL415 unreadable file, …); null otherwise. Read by public.xls_falha_explicar.';
+
+
+--
+-- Name: COLUMN xls_processamento.erro_anterior; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.erro_anterior IS 'The error message the processing had when it was last sent back to the queue from ERRO (reprocess, batch retry); null when it was never resent from ERRO. While it is PENDENTE or PROCESSANDO again the list shows it among the errors ("reenviado — aguardando").';
+
+
+--
 -- Name: COLUMN xls_processamento.desfeito_em; Type: COMMENT; Schema: public; Owner: -
 --
 
@@ -8248,6 +8479,41 @@ COMMENT ON COLUMN public.xls_processamento.exclusao_retida IS 'The last run ende
 
 
 --
+-- Name: xls_processamento_progresso; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.xls_processamento_progresso (
+    processamento_id uuid NOT NULL,
+    execucao integer NOT NULL,
+    linhas_lidas integer NOT NULL,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT xls_processamento_progresso_execucao_check CHECK ((execucao > 0)),
+    CONSTRAINT xls_processamento_progresso_linhas_lidas_check CHECK ((linhas_lidas >= 0))
+);
+
+
+--
+-- Name: TABLE xls_processamento_progresso; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.xls_processamento_progresso IS 'Progress of a running processing, reported by the job after each chunk (xls_progresso) on its own autocommit connection: the merge transaction holds the processing row and commits only at the end. Meaningful while the processing is PROCESSANDO in the same execucao; kept afterwards (one row per processing). No foreign key to xls_processamento: checking it would wait for the merge''s lock on the processing row, so a report would land only after the commit.';
+
+
+--
+-- Name: COLUMN xls_processamento_progresso.execucao; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento_progresso.execucao IS 'The execution (xls_processamento.execucoes) the count belongs to: a rerun starts again from zero.';
+
+
+--
+-- Name: COLUMN xls_processamento_progresso.linhas_lidas; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento_progresso.linhas_lidas IS 'Rows read and sent to the database so far in this execution.';
+
+
+--
 -- Name: xls_resetar_replicator_passo_id_seq; Type: SEQUENCE; Schema: public; Owner: -
 --
 
@@ -8259,6 +8525,71 @@ ALTER TABLE public.xls_resetar_replicator_passo ALTER COLUMN id ADD GENERATED AL
     NO MAXVALUE
     CACHE 1
 );
+
+
+--
+-- Name: xls_upload_recusa; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.xls_upload_recusa (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    recusado_em timestamp with time zone DEFAULT now() NOT NULL,
+    origem text NOT NULL,
+    arquivo text,
+    tamanho_bytes bigint,
+    uploader_id text,
+    uploader_nome text,
+    cliente_ip text,
+    status_http integer NOT NULL,
+    codigo text,
+    motivo text NOT NULL,
+    CONSTRAINT xls_upload_recusa_motivo_check CHECK ((btrim(motivo) <> ''::text)),
+    CONSTRAINT xls_upload_recusa_origem_check CHECK ((origem = ANY (ARRAY['api'::text, 'importar'::text]))),
+    CONSTRAINT xls_upload_recusa_status_http_check CHECK (((status_http >= 400) AND (status_http <= 599))),
+    CONSTRAINT xls_upload_recusa_tamanho_bytes_check CHECK ((tamanho_bytes >= 0))
+);
+
+
+--
+-- Name: TABLE xls_upload_recusa; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.xls_upload_recusa IS 'Uploads refused before anything was stored (POST /api/xls/processar, the manual import page): who, when, the file name and why. Never the refused bytes. Written by xls_upload_recusar, listed on /processamentos/recusas.';
+
+
+--
+-- Name: COLUMN xls_upload_recusa.origem; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_upload_recusa.origem IS 'api: POST /api/xls/processar; importar: the manual import page.';
+
+
+--
+-- Name: COLUMN xls_upload_recusa.uploader_id; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_upload_recusa.uploader_id IS 'Who sent it: the identity typed on the import page; null for the API (an integration token, no person).';
+
+
+--
+-- Name: COLUMN xls_upload_recusa.cliente_ip; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_upload_recusa.cliente_ip IS 'Address the request came from, as the service saw it.';
+
+
+--
+-- Name: COLUMN xls_upload_recusa.codigo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_upload_recusa.codigo IS 'Error code of the refusal (XL400, XL413, …), when there is one.';
+
+
+--
+-- Name: COLUMN xls_upload_recusa.motivo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_upload_recusa.motivo IS 'The refusal as the sender got it (pt-BR).';
 
 
 --
@@ -8979,6 +9310,14 @@ ALTER TABLE ONLY public.xls_processamento
 
 
 --
+-- Name: xls_processamento_progresso xls_processamento_progresso_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_processamento_progresso
+    ADD CONSTRAINT xls_processamento_progresso_pkey PRIMARY KEY (processamento_id);
+
+
+--
 -- Name: xls_resetar_replicator_passo xls_resetar_replicator_passo_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -9000,6 +9339,14 @@ ALTER TABLE ONLY public.xls_resetar_replicator_passo
 
 ALTER TABLE ONLY public.xls_resetar_replicator
     ADD CONSTRAINT xls_resetar_replicator_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: xls_upload_recusa xls_upload_recusa_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_upload_recusa
+    ADD CONSTRAINT xls_upload_recusa_pkey PRIMARY KEY (id);
 
 
 --
@@ -9255,6 +9602,20 @@ CREATE INDEX xls_processamento_conjunto_idx ON public.xls_processamento USING bt
 
 
 --
+-- Name: xls_processamento_erros_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX xls_processamento_erros_idx ON public.xls_processamento USING btree (recebido_em DESC, id DESC) WHERE ((status = 'ERRO'::text) OR ((status = ANY (ARRAY['PENDENTE'::text, 'PROCESSANDO'::text])) AND (erro_anterior IS NOT NULL)));
+
+
+--
+-- Name: xls_processamento_erros_tipo_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX xls_processamento_erros_tipo_idx ON public.xls_processamento USING btree (tipo, recebido_em DESC, id DESC) WHERE ((status = 'ERRO'::text) OR ((status = ANY (ARRAY['PENDENTE'::text, 'PROCESSANDO'::text])) AND (erro_anterior IS NOT NULL)));
+
+
+--
 -- Name: xls_processamento_recebido_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -9294,6 +9655,13 @@ CREATE INDEX xls_resetar_replicator_iniciado_em_idx ON public.xls_resetar_replic
 --
 
 CREATE UNIQUE INDEX xls_resetar_replicator_um_em_andamento ON public.xls_resetar_replicator USING btree ((true)) WHERE (status = 'EM_ANDAMENTO'::text);
+
+
+--
+-- Name: xls_upload_recusa_recusado_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX xls_upload_recusa_recusado_idx ON public.xls_upload_recusa USING btree (recusado_em DESC, id DESC);
 
 
 --
@@ -10206,4 +10574,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261125110000'),
     ('20261125110100'),
     ('20261125110200'),
+    ('20261125300000'),
     ('20261125700000');

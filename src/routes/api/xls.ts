@@ -13,6 +13,7 @@ import { simularUpload } from '../../xls/simular.js';
 import { type Spooled, SpoolSourceError, SpoolTooLarge, TempDir, spool } from '../../xls/spool.js';
 import { limparNome } from '../../xls/nomes.js';
 import { formatBytes } from '../../xlsx/limits.js';
+import { xlsUploadRecusar } from '../../db/xls.js';
 
 export const reciboSchema = obj({
   conjuntoId: nullable(uuid()),
@@ -55,7 +56,7 @@ const tooLarge = (maxBytes: number) =>
  * Spools the one `arquivo` part of the form into `dir`. Reads the whole form: a second file
  * part (a second `arquivo` or any other) is refused, as is a file in another field.
  */
-async function spoolArquivo(req: FastifyRequest, dir: TempDir, maxBytes: number): Promise<{ filename: string; file: Spooled }> {
+async function spoolArquivo(req: FastifyRequest, dir: TempDir, maxBytes: number, onNome: (nome: string) => void): Promise<{ filename: string; file: Spooled }> {
   let found: { filename: string; file: Spooled } | null = null;
   const parts = req.parts();
   for (;;) {
@@ -83,6 +84,7 @@ async function spoolArquivo(req: FastifyRequest, dir: TempDir, maxBytes: number)
       part.file.resume();
       throw malformado('o nome do arquivo contém o caractere nulo');
     }
+    onNome(limparNome(raw.split(/[\\/]/).pop() ?? '') || 'arquivo');
     try {
       const file = await spool(part.file as AsyncIterable<Buffer>, dir.file('.upload'), maxBytes);
       if (part.file.truncated) throw tooLarge(maxBytes);
@@ -105,13 +107,15 @@ export default async function xlsRoutes(app: FastifyInstance) {
   await app.register(multipart, { limits: { fileSize: maxBytes, files: 2, fields: 5, parts: 7, headerPairs: 20 } });
 
   /** The one `arquivo` part of the form spooled to a temporary directory, for `fn`; the directory goes after. */
-  async function comUpload<T>(req: FastifyRequest, fn: (filename: string, file: Spooled, dir: TempDir) => Promise<T>): Promise<T> {
+  async function comUpload<T>(req: FastifyRequest, fn: (filename: string, file: Spooled, dir: TempDir) => Promise<T>,
+    visto: (nome: string | null, tamanho: number | null) => void = () => undefined): Promise<T> {
     if (!req.isMultipart()) {
       throw new HttpProblem(415, 'Tipo de conteúdo não suportado', 'envie multipart/form-data com o arquivo no campo "arquivo" (.zip ou .xlsx)');
     }
     const dir = await TempDir.create('bi-upload-');
     try {
-      const { filename, file } = await spoolArquivo(req, dir, maxBytes);
+      const { filename, file } = await spoolArquivo(req, dir, maxBytes, (n) => visto(n, null));
+      visto(filename, file.size);
       if (file.size === 0) throw new HttpProblem(400, 'Requisição inválida', 'o arquivo enviado está vazio', undefined, { campo: 'arquivo' });
       return await fn(filename, file, dir);
     } finally {
@@ -119,14 +123,27 @@ export default async function xlsRoutes(app: FastifyInstance) {
     }
   }
 
-  app.post('/xls/processar', { schema: { response: { 200: reciboSchema, 202: reciboSchema } } }, async (req, reply) =>
-    comUpload(req, async (filename, file, dir) => {
-      const { recibo, enfileirados } = await receberUpload(app.ctx, filename, file, { limits: app.ctx.config.xls.limits, tmp: dir });
-      req.log.info({ conjuntoId: recibo.conjuntoId, total: recibo.total, enfileirados }, 'upload recebido');
-      return reply.code(enfileirados > 0 ? 202 : 200).send(recibo);
-    }));
+  app.post('/xls/processar', { schema: { response: { 200: reciboSchema, 202: reciboSchema } } }, async (req, reply) => {
+    let nome: string | null = null;
+    let tamanho: number | null = null;
+    try {
+      return await comUpload(req, async (filename, file, dir) => {
+        const { recibo, enfileirados } = await receberUpload(app.ctx, filename, file, { limits: app.ctx.config.xls.limits, tmp: dir });
+        req.log.info({ conjuntoId: recibo.conjuntoId, total: recibo.total, enfileirados }, 'upload recebido');
+        return reply.code(enfileirados > 0 ? 202 : 200).send(recibo);
+      }, (n, t) => { nome = n ?? nome; tamanho = t ?? tamanho; });
+    } catch (err) {
+      // a refusal leaves a trace staff can see (/processamentos/recusas): who, when, name, why; never the bytes
+      if (err instanceof HttpProblem && err.status >= 400 && err.status < 500) {
+        await xlsUploadRecusar(app.ctx.pool, {
+          origem: 'api', arquivo: nome, tamanhoBytes: tamanho, clienteIp: req.ip, statusHttp: err.status, codigo: err.code ?? null, motivo: err.message,
+        }).catch((e: unknown) => req.log.warn({ err: e }, 'recusa de envio não registrada'));
+      }
+      throw err;
+    }
+  });
 
-  // the preview: same input, limits and refusals; stores nothing (src/xls/simular.ts)
+  // the preview: same input, limits and refusals; stores nothing, not even a refusal (src/xls/simular.ts)
   app.post('/xls/simular', { schema: { response: { 200: simulacaoSchema } } }, async (req) =>
     comUpload(req, (filename, file, dir) => simularUpload(app.ctx, filename, file, { limits: app.ctx.config.xls.limits, tmp: dir })));
 }
