@@ -227,7 +227,11 @@ export class PartnerIntake {
   }
 
   private async replayUmaVez(): Promise<void> {
-    if (this.spool.selados().length === 0) await this.spool.seal();
+    if (this.spool.selados().length === 0) {
+      // seal the segment being written only when the database answers: one segment per outage, not one per attempt
+      await this.pool.query('select 1');
+      await this.spool.seal();
+    }
     for (const seg of this.spool.selados()) {
       if (!this.running) return;
       let lote: SpoolRecord[] = [];
