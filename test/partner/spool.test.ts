@@ -182,7 +182,7 @@ describe('damage and limits', () => {
     writeFileSync(join(dir, '000000000001.spool'), Buffer.concat([encodeRecord(r1!), encodeRecord(r2!), r3buf.subarray(0, r3buf.length - 5)]));
     // a later segment, and one record in the middle of it with a flipped byte
     const r5buf = encodeRecord(r5!);
-    r5buf[r5buf.length - 2] ^= 0xff;
+    r5buf.writeUInt8(r5buf.readUInt8(r5buf.length - 2) ^ 0xff, r5buf.length - 2);
     writeFileSync(join(dir, '000000000002.spool'), Buffer.concat([encodeRecord(r4!), r5buf, encodeRecord({ ...rec(6), corpo: Buffer.from('{"depois":1}') })]));
     const logs = logCapture();
     const app = await appOn(db.pool, { PARTNER_WEBHOOK_SPOOL_DIR: dir }, logs);
