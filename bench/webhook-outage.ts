@@ -19,49 +19,28 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { ensureDatabase, freePort, startEmbeddedPostgres, type EmbeddedPostgres } from '../src/embedded/postgres.js';
 import { BENCH_TOKEN, startBenchService, type BenchService } from './lib.js';
+import { orderEvent, postWebhook, WEBHOOK_SECRET } from './lib-webhook.js';
 
 const OUTAGE_S = Number(process.argv[2] ?? 60);
 const TINY = OUTAGE_S <= 1;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const BEFORE_S = Number(process.env.BENCH_BEFORE_S ?? (TINY ? 1 : 5));
 const AFTER_S = Number(process.env.BENCH_AFTER_S ?? (TINY ? 1 : 5));
-const SECRET = 'bench-secret';
 const say = (s: string) => process.stdout.write(`${s}\n`);
 
 interface Answer { id: string | null; status: number; at: number }
 
 let seq = 0;
-function body(): string {
-  const t = new Date().toISOString();
-  return JSON.stringify({
-    event: 'order.created', time: t,
-    resource: { code: `OUTAGE-${process.pid}-${++seq}`, status: 'waiting_payment', total: 99.9, updated_at: t, items: [{ sku: 'GASOLINA-C', quantity: 1000, price: 5.89 }] },
-  });
-}
+const body = () => orderEvent(`OUTAGE-${process.pid}-${++seq}`);
 
 function load(port: number) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const answers: Answer[] = [];
   let stop = false;
-  const one = () => new Promise<void>((resolve) => {
-    const payload = body();
-    const req = http.request({
-      host: '127.0.0.1', port, path: '/webhook/partner', method: 'POST', agent,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'x-partner-secret': SECRET },
-    }, (r) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => {
-        let id: string | null = null;
-        if (r.statusCode === 200) id = (JSON.parse(Buffer.concat(chunks).toString()) as { id: string }).id;
-        answers.push({ id, status: r.statusCode ?? 0, at: Date.now() });
-        resolve();
-      });
-      r.on('error', () => { answers.push({ id: null, status: 0, at: Date.now() }); resolve(); });
-    });
-    req.on('error', () => { answers.push({ id: null, status: 0, at: Date.now() }); resolve(); });
-    req.end(payload);
-  });
+  const one = async () => {
+    const r = await postWebhook(port, body(), agent);
+    answers.push({ ...r, at: Date.now() });
+  };
   const done = Promise.all(Array.from({ length: CONCURRENCY }, async () => { while (!stop) await one(); }));
   return { answers, stop: async () => { stop = true; await done; agent.destroy(); } };
 }
@@ -95,7 +74,7 @@ async function main() {
   try {
     await ensureDatabase(server.url('postgres'), dbName);
     svc = await startBenchService({
-      DATABASE_URL: server.url(dbName), PARTNER_WEBHOOK_SECRET: SECRET, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', GIT_COMMIT: 'bench',
+      DATABASE_URL: server.url(dbName), PARTNER_WEBHOOK_SECRET: WEBHOOK_SECRET, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', GIT_COMMIT: 'bench',
       PARTNER_WEBHOOK_SPOOL_DIR: spoolDir,
     });
     say(`# POST /webhook/partner across a ${OUTAGE_S} s Postgres outage — ${CONCURRENCY} in flight, durable Postgres 15, spool in ${spoolDir}`);

@@ -25,6 +25,7 @@ import pg from 'pg';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/embedded/postgres.js';
 import { findPgBinDir } from '../src/db/pg-bin.js';
 import { startBenchService } from './lib.js';
+import { orderEvent, postWebhook, WEBHOOK_SECRET } from './lib-webhook.js';
 
 const SECONDS = Number(process.argv[2] ?? process.env.BENCH_SECONDS ?? 10);
 const TINY = SECONDS <= 1;
@@ -32,14 +33,13 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const KILL_AFTER_MS = Number(process.env.BENCH_KILL_AFTER_MS ?? (TINY ? 500 : 3000));
 const IDLE_EVENTS = Number(process.env.BENCH_IDLE_EVENTS ?? (TINY ? 3 : 20));
 const SPOOL_DIR = mkdtempSync(join(tmpdir(), 'bench-webhook-spool-'));
-const SECRET = 'bench-secret';
 const say = (s: string) => process.stdout.write(`${s}\n`);
 
 interface Service { child: ChildProcess; port: number; exited: Promise<number | null> }
 
 async function startService(databaseUrl: string): Promise<Service> {
   const svc = await startBenchService({
-    DATABASE_URL: databaseUrl, PARTNER_WEBHOOK_SECRET: SECRET, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', GIT_COMMIT: 'bench',
+    DATABASE_URL: databaseUrl, PARTNER_WEBHOOK_SECRET: WEBHOOK_SECRET, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', GIT_COMMIT: 'bench',
     PARTNER_WEBHOOK_SPOOL_DIR: SPOOL_DIR,
   });
   const exited = new Promise<number | null>((resolve) => {
@@ -57,20 +57,7 @@ interface LoadResult {
 }
 
 let seq = 0;
-function body(): string {
-  return bodyFor(`BENCH-${process.pid}-${++seq}`);
-}
-function bodyFor(code: string): string {
-  const t = new Date().toISOString();
-  return JSON.stringify({
-    event: 'order.created', time: t,
-    resource: {
-      code, status: 'waiting_payment', total: 1234.56, paid_at: null, updated_at: t,
-      customer: { name: 'Posto Bench', email: 'bench@posto.example', document: '12345678000195' },
-      items: [{ sku: 'DIESEL-S10', quantity: 5000, price: 0.24691 }],
-    },
-  });
-}
+const body = () => orderEvent(`BENCH-${process.pid}-${++seq}`);
 
 /** Closed loop: `concurrency` workers, each sends its next request when the previous one ends. */
 async function load(port: number, opts: { seconds: number; stop?: Promise<unknown> }): Promise<LoadResult> {
@@ -80,26 +67,13 @@ async function load(port: number, opts: { seconds: number; stop?: Promise<unknow
   const t0 = performance.now();
   const timer = setTimeout(() => { stopping = true; }, opts.seconds * 1000);
   void opts.stop?.then(() => { stopping = true; });
-  const one = () => new Promise<void>((resolve) => {
-    const payload = body();
+  const one = async () => {
     const start = performance.now();
-    const req = http.request({
-      host: '127.0.0.1', port, path: '/webhook/partner', method: 'POST', agent,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'x-partner-secret': SECRET },
-    }, (r) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => {
-        if (r.statusCode === 200) {
-          res.accepted.push({ id: (JSON.parse(Buffer.concat(chunks).toString()) as { id: string }).id, ms: performance.now() - start });
-        } else res.refused += 1;
-        resolve();
-      });
-      r.on('error', () => { res.failed += 1; resolve(); });
-    });
-    req.on('error', () => { res.failed += 1; resolve(); });
-    req.end(payload);
-  });
+    const r = await postWebhook(port, body(), agent);
+    if (r.status === 200) res.accepted.push({ id: r.id!, ms: performance.now() - start });
+    else if (r.status === 0) res.failed += 1;
+    else res.refused += 1;
+  };
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (!stopping) await one();
   }));
@@ -168,7 +142,7 @@ async function main() {
       await new Promise((r) => setTimeout(r, 200));
       const code = `IDLE-${process.pid}-${i}`;
       const t0 = performance.now();
-      const status = await postOne(svc.port, bodyFor(code));
+      const { status } = await postWebhook(svc.port, orderEvent(code));
       if (status !== 200) throw new Error(`evento ocioso respondido ${status}`);
       for (;;) {
         const { rowCount } = await pool.query('select 1 from partner_pedido where code = $1', [code]);
@@ -226,18 +200,6 @@ async function main() {
     rmSync(dir, { recursive: true, force: true });
     rmSync(SPOOL_DIR, { recursive: true, force: true });
   }
-}
-
-/** One request, its status. */
-function postOne(port: number, payload: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({
-      host: '127.0.0.1', port, path: '/webhook/partner', method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'x-partner-secret': SECRET },
-    }, (r) => { r.resume(); r.on('end', () => resolve(r.statusCode ?? 0)); });
-    req.on('error', reject);
-    req.end(payload);
-  });
 }
 
 /** pgbench (the cluster's own binary): CONCURRENCY clients, one 512-byte jsonb insert per transaction; returns the TPS. */

@@ -85,6 +85,13 @@ describe('database down: the spool answers 200, the replay stores each event onc
       expect(msgs.slice(primeiro)).not.toContain('falha ao gravar o webhook do parceiro; tentando de novo');
       const st = down.ctx.partnerIntake!.estado();
       expect(st).toMatchObject({ registros: 3, ativo: true, bancoIndisponivel: true });
+      // the status needs the database; while it is down its 503 problem says what the spool holds
+      const fora = await down.inject({ url: '/api/partner/status', headers: bearer() });
+      expect(fora.statusCode).toBe(503);
+      expect(fora.json()).toMatchObject({
+        status: 503, detail: expect.stringMatching(/spool local desta réplica \([^)]+\): 3 evento\(s\), o mais antigo recebido em 20\d\d-/),
+        spool: { registros: 3, ativo: true, bancoIndisponivel: true },
+      });
       expect(st.bytes).toBeGreaterThan(corpos.reduce((n, c) => n + c.length, 0));
       // on disk: checksummed records, in order, with the ids answered
       const lidos: SpoolRecord[] = [];

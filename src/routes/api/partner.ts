@@ -130,7 +130,17 @@ const codeParams = obj({ code: str({ minLength: 1, maxLength: 200 }) });
 
 export default async function partnerApiRoutes(app: FastifyInstance) {
   app.get('/partner/status', { schema: { response: { 200: statusSchema } } }, async () => {
-    return { ...toStatus(await partnerStatus(app.ctx.pool)), spool: spoolStatus(app.ctx.partnerIntake) };
+    let st: Record<string, unknown>;
+    try {
+      st = await partnerStatus(app.ctx.pool);
+    } catch (err) {
+      // the database is what is down: say what this replica's spool holds, in the problem
+      const sp = spoolStatus(app.ctx.partnerIntake);
+      throw new HttpProblem(503, 'Banco indisponível',
+        `o banco não respondeu (${(err as Error).message}); spool local desta réplica (${sp.replica}): ${sp.registros} evento(s)` +
+        `${sp.maisAntigoEm ? `, o mais antigo recebido em ${sp.maisAntigoEm}` : ''}`, undefined, { spool: sp });
+    }
+    return { ...toStatus(st), spool: spoolStatus(app.ctx.partnerIntake) };
   });
 
   app.get<{ Params: { code: string } }>('/pedidos/:code', {
