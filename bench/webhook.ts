@@ -14,7 +14,7 @@
  *     that every event that got a 200 is in partner_webhook; restarts the service and shows
  *     the stored events being normalised.
  * A size of 1 (or less) runs everything tiny, to prove the bench works.
- * Env: BENCH_CONCURRENCY (32), BENCH_KILL_AFTER_MS (3000, tiny: 500), BENCH_IDLE_EVENTS (20, tiny: 3), LOG_LEVEL (warn).
+ * Env: PARTNER_WEBHOOK_LOTE_* (passed to the service), BENCH_CONCURRENCY (32), BENCH_KILL_AFTER_MS (3000, tiny: 500), BENCH_KILL (0 skips part 4), BENCH_IDLE_EVENTS (20, tiny: 3), LOG_LEVEL (warn).
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
@@ -41,6 +41,8 @@ async function startService(databaseUrl: string): Promise<Service> {
   const svc = await startBenchService({
     DATABASE_URL: databaseUrl, PARTNER_WEBHOOK_SECRET: WEBHOOK_SECRET, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', GIT_COMMIT: 'bench',
     PARTNER_WEBHOOK_SPOOL_DIR: SPOOL_DIR,
+    // PARTNER_WEBHOOK_LOTE_* of this shell reach the service, to try other group-commit settings
+    ...Object.fromEntries(Object.entries(process.env).filter(([k, v]) => k.startsWith('PARTNER_WEBHOOK_LOTE_') && v !== undefined)) as Record<string, string>,
   });
   const exited = new Promise<number | null>((resolve) => {
     if (svc.child.exitCode !== null || svc.child.signalCode !== null) resolve(svc.child.exitCode);
@@ -156,7 +158,11 @@ async function main() {
     say(`## 3. Idle event -> order row (${IDLE_EVENTS} events, one at a time)`);
     say(`p50 ${pct(idle, 50).toFixed(1)} ms, max ${pct(idle, 100).toFixed(1)} ms (target <= 100 ms)`);
 
-    // 4. SIGKILL in the middle of a load
+    // 4. SIGKILL in the middle of a load (BENCH_KILL=0 skips it, e.g. to keep the service's --cpu-prof profile)
+    if (process.env.BENCH_KILL === '0') {
+      await pool.end();
+      return;
+    }
     say('');
     say('## 4. SIGKILL during load');
     let killedAt = 0;

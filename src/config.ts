@@ -46,9 +46,10 @@ export interface PartnerConfig {
   /**
    * Group commit of the intake: deliveries waiting together are stored by one multi-row
    * insert, flushed when PARTNER_WEBHOOK_LOTE_MAX wait or PARTNER_WEBHOOK_LOTE_ESPERA_MS
-   * after the first one.
+   * after the first one; at most emVoo flushes (PARTNER_WEBHOOK_LOTE_EM_VOO) in flight, each
+   * holding one pool connection.
    */
-  lote: { max: number; esperaMs: number };
+  lote: { max: number; esperaMs: number; emVoo: number };
   /**
    * Local spool of this replica (docs/webhook.md): a delivery the database does not take
    * within orcamentoMs (PARTNER_WEBHOOK_ORCAMENTO_MS) is appended durably under dir
@@ -371,6 +372,7 @@ function loadPartnerConfig(env: Env, appEnv: Config['env'], warnings: string[]):
     lote: {
       max: int(env, 'PARTNER_WEBHOOK_LOTE_MAX', 64, 1, 10_000),
       esperaMs: int(env, 'PARTNER_WEBHOOK_LOTE_ESPERA_MS', 2, 0, 1000),
+      emVoo: int(env, 'PARTNER_WEBHOOK_LOTE_EM_VOO', 2, 1, 64),
     },
     spool: {
       dir: str(env, 'PARTNER_WEBHOOK_SPOOL_DIR') ?? './.data/webhook-spool',

@@ -5,7 +5,7 @@
  *
  * - Group commit: deliveries waiting together are stored by one call of
  *   partner_webhook_receber_lote (one multi-row insert, one commit), flushed when
- *   `lote.max` wait or `lote.esperaMs` after the first; at most FLUSHES_EM_VOO flushes in
+ *   `lote.max` wait or `lote.esperaMs` after the first; at most `lote.emVoo` flushes in
  *   flight. A delivery is answered only after the commit of its flush.
  * - Budget: a delivery the database has not taken within `spool.orcamentoMs` of its arrival
  *   (failures are retried after 100, 400, 1000 ms inside the budget) is appended to the spool
@@ -28,8 +28,6 @@ import { readSegment, SpoolCheio, WebhookSpool, type SpoolEstado, type SpoolReco
 
 /** Delays between attempts to store a delivery when the database fails, inside the budget. */
 export const STORE_RETRY_DELAYS_MS = [100, 400, 1000];
-/** Flushes of the group commit in flight at once (each holds one pool connection). */
-export const FLUSHES_EM_VOO = 2;
 /** Records and bytes the replay stores per transaction. */
 const REPLAY_LOTE = 500;
 const REPLAY_LOTE_BYTES = 8 * 1024 * 1024;
@@ -176,7 +174,7 @@ export class PartnerIntake {
 
   private kick(): void {
     if (this.timer) { clearTimeout(this.timer); this.timer = null; }
-    while (this.pending.length > 0 && this.emVoo < FLUSHES_EM_VOO) {
+    while (this.pending.length > 0 && this.emVoo < this.cfg.lote.emVoo) {
       const lote = this.pending.splice(0, this.cfg.lote.max).filter((i) => !i.cancelado);
       if (lote.length === 0) continue;
       this.emVoo += 1;
