@@ -372,7 +372,7 @@ function loadPartnerConfig(env: Env, appEnv: Config['env'], warnings: string[]):
     lote: {
       max: int(env, 'PARTNER_WEBHOOK_LOTE_MAX', 64, 1, 10_000),
       esperaMs: int(env, 'PARTNER_WEBHOOK_LOTE_ESPERA_MS', 2, 0, 1000),
-      emVoo: int(env, 'PARTNER_WEBHOOK_LOTE_EM_VOO', 2, 1, 64),
+      emVoo: int(env, 'PARTNER_WEBHOOK_LOTE_EM_VOO', 4, 1, 64),
     },
     spool: {
       dir: str(env, 'PARTNER_WEBHOOK_SPOOL_DIR') ?? './.data/webhook-spool',

@@ -21,7 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
-import type { PartnerConfig } from '../config.js';
+import { ConfigError, type PartnerConfig } from '../config.js';
 import { partnerWebhookReceberLote, type EventoRecebido } from '../db/partner.js';
 import { reportWarning } from '../integrations/errtracker.js';
 import { readSegment, SpoolCheio, WebhookSpool, type SpoolEstado, type SpoolRecord } from './spool.js';
@@ -86,7 +86,12 @@ export class PartnerIntake {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    await this.spool.open();
+    try {
+      await this.spool.open();
+    } catch (err) {
+      this.running = false;
+      throw new ConfigError(`spool do webhook do parceiro inacessível em ${this.spool.dir} (PARTNER_WEBHOOK_SPOOL_DIR): ${(err as Error).message}`);
+    }
     const st = this.spool.estado();
     if (st.registros > 0) {
       this.episodio = { desde: st.maisAntigoEm ?? agoraIso(), registros: st.registros };

@@ -211,6 +211,15 @@ describe('damage and limits', () => {
     }
   });
 
+  it('a spool directory that cannot be created refuses the start with the variable named', async () => {
+    const arquivo = join(mkdtempSync(join(tmpdir(), 'spool-')), 'um-arquivo');
+    writeFileSync(arquivo, 'não é diretório');
+    const { config } = loadConfig(testEnv(db, { PARTNER_WEBHOOK_SPOOL_DIR: join(arquivo, 'spool') }));
+    const app = await buildApp({ config, pool: db.pool, version: '0.0.0-test', commit: null, objstore: null }, { logger: false });
+    await expect(app.ready()).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/spool do webhook do parceiro inacessível em .*PARTNER_WEBHOOK_SPOOL_DIR/) });
+    await app.close().catch(() => undefined);
+  });
+
   it('spool full: 503 problem naming the limit, an ERROR log, nothing torn; what was spooled stays', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'spool-'));
     const logs = logCapture();
