@@ -265,7 +265,11 @@ export class PartnerIntake {
           fim = it.fim;
           continue;
         }
-        if (lote.length >= REPLAY_LOTE || bytes + it.bytes > REPLAY_LOTE_BYTES) await gravar(it.registro.recebidoEm);
+        if (lote.length >= REPLAY_LOTE || bytes + it.bytes > REPLAY_LOTE_BYTES) {
+          // stopping: the segment stays; the next start replays it (what was stored is skipped by id)
+          if (!this.running) return;
+          await gravar(it.registro.recebidoEm);
+        }
         lote.push(it.registro);
         bytes += it.bytes;
         fim = it.fim;
