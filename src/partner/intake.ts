@@ -52,10 +52,13 @@ interface Item {
 
 class Timeout extends Error {}
 
-/** Arrival instants as ISO-8601 with microseconds, strictly increasing in this process. */
+/**
+ * Arrival instants as ISO-8601 with microseconds: the wall clock's milliseconds, and a
+ * counter in the microseconds so that they are strictly increasing in this process.
+ */
 let ultimoMicros = 0;
 export function agoraIso(): string {
-  const micros = Math.max(Math.round((performance.timeOrigin + performance.now()) * 1000), ultimoMicros + 1);
+  const micros = Math.max(Date.now() * 1000, ultimoMicros + 1);
   ultimoMicros = micros;
   const ms = Math.floor(micros / 1000);
   return new Date(ms).toISOString().replace(/Z$/, `${String(micros % 1000).padStart(3, '0')}Z`);
