@@ -157,12 +157,12 @@ describe('database outage', () => {
     await receiver.waitFor((e) => /^Webhook do parceiro: spool local esvaziado, \d+ evento\(s\)/.test(e.message ?? ''), 10_000);
     // and the events are normalised as any other
     await until(async () => (await pool.query<{ n: number }>(`select count(*)::int n from partner_webhook where situacao = 'PENDENTE'`)).rows[0]!.n,
-      (n) => n === 0, 'normalização', 120_000);
+      (n) => n === 0, 'normalização', 240_000);
     expect((await pool.query('select count(*)::int n from partner_pedido where code like $1', ['QUEDA-%'])).rows[0].n).toBe(ids.length);
     const morto = new Promise((r) => svc.child.once('exit', r));
     svc.child.kill('SIGTERM');
     await morto;
-  }, OUTAGE_MS + 300_000);
+  }, OUTAGE_MS + 420_000);
 
   it('SIGKILL while events are only in the spool: all stored after the restart', async () => {
     const svc = await boot();
