@@ -28,6 +28,8 @@ import { readSegment, SpoolCheio, WebhookSpool, type SpoolEstado, type SpoolReco
 
 /** Delays between attempts to store a delivery when the database fails, inside the budget. */
 export const STORE_RETRY_DELAYS_MS = [100, 400, 1000];
+/** Bytes of bodies one group-commit flush carries at most (a large body goes with fewer others). */
+const LOTE_BYTES = 8 * 1024 * 1024;
 /** Records and bytes the replay stores per transaction. */
 const REPLAY_LOTE = 500;
 const REPLAY_LOTE_BYTES = 8 * 1024 * 1024;
@@ -183,7 +185,13 @@ export class PartnerIntake {
   private kick(): void {
     if (this.timer) { clearTimeout(this.timer); this.timer = null; }
     while (this.pending.length > 0 && this.emVoo < this.cfg.lote.emVoo) {
-      const lote = this.pending.splice(0, this.cfg.lote.max).filter((i) => !i.cancelado);
+      // at most lote.max deliveries and LOTE_BYTES of bodies (at least one) per flush
+      let n = 0;
+      for (let bytes = 0; n < this.pending.length && n < this.cfg.lote.max; n++) {
+        bytes += this.pending[n]!.evento.corpo.length;
+        if (n > 0 && bytes > LOTE_BYTES) break;
+      }
+      const lote = this.pending.splice(0, n).filter((i) => !i.cancelado);
       if (lote.length === 0) continue;
       this.emVoo += 1;
       void this.flush(lote).finally(() => {

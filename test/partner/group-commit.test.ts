@@ -25,9 +25,9 @@ const post = (app: FastifyInstance, payload: string | Buffer) => app.inject({
 /** Counts the rows of every INSERT statement on partner_webhook (a statement trigger). */
 async function countInserts(): Promise<void> {
   await db.pool.query(`
-    create table if not exists public.t_flush (id serial, n integer);
+    create table if not exists public.t_flush (id serial, n integer, bytes bigint);
     create or replace function public.tg_t_flush() returns trigger language plpgsql as $$
-    begin insert into public.t_flush (n) select count(*) from novos; return null; end $$;
+    begin insert into public.t_flush (n, bytes) select count(*), sum(octet_length(corpo)) from novos; return null; end $$;
     drop trigger if exists _000_t_flush on public.partner_webhook;
     create trigger _000_t_flush after insert on public.partner_webhook referencing new table as novos
       for each statement execute function public.tg_t_flush();
@@ -93,6 +93,26 @@ describe('POST /webhook/partner: group commit', () => {
       expect(Math.max(...flushes)).toBeLessThanOrEqual(16);
       expect(flushes.length).toBeLessThanOrEqual(6); // 40 deliveries in at most a handful of statements, not 40
       expect(Math.max(...flushes)).toBeGreaterThan(1);
+    } finally {
+      await dropCountInserts();
+      await app.close();
+    }
+  });
+
+  it('a flush carries at most 8 MiB of bodies (at least one delivery): large bodies go in separate inserts', async () => {
+    const app = await testApp(db, { PARTNER_WEBHOOK_SECRET: SECRET, PARTNER_WEBHOOK_LOTE_ESPERA_MS: '50', PARTNER_WEBHOOK_LOTE_EM_VOO: '1' });
+    await countInserts();
+    try {
+      const bodies = [5, 5, 9, 0].map((mb, i) => JSON.stringify({ i, pad: 'x'.repeat(mb * 1024 * 1024) }));
+      const res = await Promise.all(bodies.map((b) => post(app, b)));
+      expect(res.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
+      const flushes = (await db.pool.query<{ n: number; bytes: string }>('select n, bytes from public.t_flush order by id')).rows;
+      expect(flushes.reduce((a, f) => a + f.n, 0)).toBe(4);
+      // a flush of several deliveries stays within 8 MiB; only a lone delivery passes it (the 9 MiB one)
+      expect(flushes.filter((f) => f.n > 1 && Number(f.bytes) > 8 * 1024 * 1024)).toEqual([]);
+      expect(flushes.filter((f) => Number(f.bytes) > 8 * 1024 * 1024).map((f) => f.n)).toEqual([1]);
+      const { rows } = await db.pool.query<{ n: number }>('select count(*)::int n from partner_webhook where octet_length(corpo) = any($1::int[])', [bodies.map((b) => b.length)]);
+      expect(rows[0]!.n).toBe(4);
     } finally {
       await dropCountInserts();
       await app.close();
