@@ -78,7 +78,8 @@ describe('partner_webhook_receber_lote (SQL)', () => {
 
 describe('POST /webhook/partner: group commit', () => {
   it('concurrent deliveries share multi-row inserts (at most PARTNER_WEBHOOK_LOTE_MAX each), every one stored exactly as sent', async () => {
-    const app = await testApp(db, { PARTNER_WEBHOOK_SECRET: SECRET, PARTNER_WEBHOOK_LOTE_MAX: '16', PARTNER_WEBHOOK_LOTE_ESPERA_MS: '2' });
+    const app = await testApp(db, { PARTNER_WEBHOOK_SECRET: SECRET, PARTNER_WEBHOOK_LOTE_MAX: '16', PARTNER_WEBHOOK_LOTE_ESPERA_MS: '2',
+      PARTNER_WEBHOOK_ORCAMENTO_MS: '60000', PARTNER_WEBHOOK_SPOOL_MAX_BYTES: '0' });
     await countInserts();
     try {
       const bodies = Array.from({ length: 40 }, (_, i) => JSON.stringify(event(order(`GC-${i}`, 'waiting_payment', '2026-11-20T10:00:00Z'))) + ' '.repeat(i));
@@ -100,7 +101,9 @@ describe('POST /webhook/partner: group commit', () => {
   });
 
   it('a flush carries at most 8 MiB of bodies (at least one delivery): large bodies go in separate inserts', async () => {
-    const app = await testApp(db, { PARTNER_WEBHOOK_SECRET: SECRET, PARTNER_WEBHOOK_LOTE_ESPERA_MS: '50', PARTNER_WEBHOOK_LOTE_EM_VOO: '1' });
+    // a long budget and no spool: on a loaded machine a large body must not end in the spool instead
+    const app = await testApp(db, { PARTNER_WEBHOOK_SECRET: SECRET, PARTNER_WEBHOOK_LOTE_ESPERA_MS: '50', PARTNER_WEBHOOK_LOTE_EM_VOO: '1',
+      PARTNER_WEBHOOK_ORCAMENTO_MS: '60000', PARTNER_WEBHOOK_SPOOL_MAX_BYTES: '0' });
     await countInserts();
     try {
       const bodies = [5, 5, 9, 0].map((mb, i) => JSON.stringify({ i, pad: 'x'.repeat(mb * 1024 * 1024) }));
