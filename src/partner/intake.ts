@@ -114,6 +114,11 @@ export class PartnerIntake {
     await this.spool.close().catch(() => undefined);
   }
 
+  /** Deliveries waiting for a group-commit flush right now. */
+  get emEspera(): number {
+    return this.pending.length;
+  }
+
   estado(): SpoolEstado & { ativo: boolean; bancoIndisponivel: boolean; idadeSegundos: number | null } {
     const st = this.spool.estado();
     const idade = st.maisAntigoEm ? Math.max(0, (Date.now() - Date.parse(st.maisAntigoEm)) / 1000) : null;

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { testApp } from '../harness/service.js';
 import { event, order } from '../harness/partner.js';
+import { waitUntilBlocked } from '../harness/wait.js';
 
 const SECRET = 'segredo-lote';
 let db: TestDatabase;
@@ -100,23 +101,35 @@ describe('POST /webhook/partner: group commit', () => {
     }
   });
 
-  it('a flush carries at most 8 MiB of bodies (at least one delivery): large bodies go in separate inserts', async () => {
+  it('a flush carries at most 8 MiB of bodies (at least one delivery): large bodies go in separate inserts, small ones still together', async () => {
     // a long budget and no spool: on a loaded machine a large body must not end in the spool instead
-    const app = await testApp(db, { PARTNER_WEBHOOK_SECRET: SECRET, PARTNER_WEBHOOK_LOTE_ESPERA_MS: '50', PARTNER_WEBHOOK_LOTE_EM_VOO: '1',
+    const app = await testApp(db, { PARTNER_WEBHOOK_SECRET: SECRET, PARTNER_WEBHOOK_LOTE_EM_VOO: '1',
       PARTNER_WEBHOOK_ORCAMENTO_MS: '60000', PARTNER_WEBHOOK_SPOOL_MAX_BYTES: '0' });
     await countInserts();
+    const trava = await db.pool.connect();
     try {
-      const bodies = [5, 5, 9, 0].map((mb, i) => JSON.stringify({ i, pad: 'x'.repeat(mb * 1024 * 1024) }));
-      const res = await Promise.all(bodies.map((b) => post(app, b)));
-      expect(res.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
-      const flushes = (await db.pool.query<{ n: number; bytes: string }>('select n, bytes from public.t_flush order by id')).rows;
-      expect(flushes.reduce((a, f) => a + f.n, 0)).toBe(4);
-      // a flush of several deliveries stays within 8 MiB; only a lone delivery passes it (the 9 MiB one)
-      expect(flushes.filter((f) => f.n > 1 && Number(f.bytes) > 8 * 1024 * 1024)).toEqual([]);
-      expect(flushes.filter((f) => Number(f.bytes) > 8 * 1024 * 1024).map((f) => f.n)).toEqual([1]);
-      const { rows } = await db.pool.query<{ n: number }>('select count(*)::int n from partner_webhook where octet_length(corpo) = any($1::int[])', [bodies.map((b) => b.length)]);
-      expect(rows[0]!.n).toBe(4);
+      // the one flush in flight waits on a table lock, so the next deliveries pile up
+      await trava.query('begin; lock table public.partner_webhook in share row exclusive mode');
+      const primeiro = post(app, '{"primeiro":true}');
+      await waitUntilBlocked(db.pool, { queryLike: 'partner_webhook_receber_lote' });
+      const mb = (n: number) => 'x'.repeat(n * 1024 * 1024);
+      const bodies = [mb(5), 'p1', mb(5), mb(9), 'p2'].map((pad, i) => JSON.stringify({ i, pad }));
+      const res = Promise.all(bodies.map((b) => post(app, b)));
+      await until(() => app.ctx.partnerIntake!.emEspera === 5, 'cinco à espera');
+      await trava.query('commit');
+      expect((await primeiro).statusCode).toBe(200);
+      expect((await res).map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200]);
+      const flushes = (await db.pool.query<{ n: number; bytes: string }>('select n, bytes from public.t_flush order by id')).rows.map((f) => ({ n: f.n, mb: Math.floor(Number(f.bytes) / (1024 * 1024)) }));
+      // the first alone; then five deliveries in four inserts, none of several over 8 MiB
+      expect(flushes[0]).toEqual({ n: 1, mb: 0 });
+      const resto = flushes.slice(1);
+      expect(resto.reduce((a, f) => a + f.n, 0)).toBe(5);
+      expect(resto.filter((f) => f.n > 1 && f.mb >= 8)).toEqual([]);
+      expect(resto.length).toBeLessThan(5);
+      expect(resto.length).toBeGreaterThanOrEqual(3);
     } finally {
+      await trava.query('rollback').catch(() => undefined);
+      trava.release();
       await dropCountInserts();
       await app.close();
     }
@@ -182,6 +195,14 @@ describe('POST /webhook/partner: group commit', () => {
     }
   });
 });
+
+async function until(ok: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`não aconteceu: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 async function waitForSleeper(): Promise<number> {
   const deadline = Date.now() + 10_000;
