@@ -22,6 +22,7 @@ ENV NODE_ENV=production \
     PORT=3000 \
     HOST=0.0.0.0 \
     APP_LOGS_DIR=/data/logs \
+    PARTNER_WEBHOOK_SPOOL_DIR=/data/webhook-spool \
     NODE_OPTIONS=--max-old-space-size=192
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
@@ -31,7 +32,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY db ./db
 COPY templates ./templates
-RUN mkdir -p /data/logs && chown -R node:node /data
+RUN mkdir -p /data/logs /data/webhook-spool && chown -R node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 3000

@@ -1,36 +1,48 @@
 /**
- * Benchmark of POST /webhook/partner: `npx tsx bench/webhook.ts`
+ * Benchmark of POST /webhook/partner: `npx tsx bench/webhook.ts [seconds]` (default 10)
  *
- * Starts a durable embedded Postgres 15 (pg_cron on) and the real service (src/main.ts) as a
- * child process, then:
+ * Starts a durable embedded Postgres 15 (pg_cron on, fsync on) and the real service
+ * (dist/src/main.js) as a child process, then:
  *  1. drives a bounded, closed-loop load (BENCH_CONCURRENCY requests in flight, keep-alive,
- *     loopback) for BENCH_SECONDS and prints the accepted events/s, the answer latency and
- *     the share of accepted events whose order reached partner_pedido within 5 s;
- *  2. starts the same load again and SIGKILLs the service in the middle of it, then checks
+ *     loopback) for `seconds` and prints the accepted events/s (group commit: one multi-row
+ *     insert per flush), the answer latency and the time to the order table;
+ *  2. in the same run, pgbench with BENCH_CONCURRENCY clients, one durable 512-byte jsonb
+ *     insert per transaction, for the same time, and the ratio webhook / pgbench
+ *     (target >= 50 %, p99 <= 50 ms);
+ *  3. idle events one at a time: time from the request to the order row (target <= 100 ms);
+ *  4. starts the same load again and SIGKILLs the service in the middle of it, then checks
  *     that every event that got a 200 is in partner_webhook; restarts the service and shows
  *     the stored events being normalised.
- * Env: BENCH_SECONDS (10), BENCH_CONCURRENCY (32), BENCH_KILL_AFTER_MS (3000), LOG_LEVEL (warn).
+ * A size of 1 (or less) runs everything tiny, to prove the bench works.
+ * Env: PARTNER_WEBHOOK_LOTE_* (passed to the service), BENCH_CONCURRENCY (32), BENCH_KILL_AFTER_MS (3000, tiny: 500), BENCH_KILL (0 skips part 4), BENCH_IDLE_EVENTS (20, tiny: 3), LOG_LEVEL (warn).
  */
-import type { ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/embedded/postgres.js';
+import { findPgBinDir } from '../src/db/pg-bin.js';
 import { startBenchService } from './lib.js';
+import { orderEvent, postWebhook, WEBHOOK_SECRET } from './lib-webhook.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SECONDS = Number(process.argv[2] ?? process.env.BENCH_SECONDS ?? 10);
+const TINY = SECONDS <= 1;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const KILL_AFTER_MS = Number(process.env.BENCH_KILL_AFTER_MS ?? 3000);
-const SECRET = 'bench-secret';
+const KILL_AFTER_MS = Number(process.env.BENCH_KILL_AFTER_MS ?? (TINY ? 500 : 3000));
+const IDLE_EVENTS = Number(process.env.BENCH_IDLE_EVENTS ?? (TINY ? 3 : 20));
+const SPOOL_DIR = mkdtempSync(join(tmpdir(), 'bench-webhook-spool-'));
 const say = (s: string) => process.stdout.write(`${s}\n`);
 
 interface Service { child: ChildProcess; port: number; exited: Promise<number | null> }
 
 async function startService(databaseUrl: string): Promise<Service> {
   const svc = await startBenchService({
-    DATABASE_URL: databaseUrl, PARTNER_WEBHOOK_SECRET: SECRET, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', GIT_COMMIT: 'bench',
+    DATABASE_URL: databaseUrl, PARTNER_WEBHOOK_SECRET: WEBHOOK_SECRET, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', GIT_COMMIT: 'bench',
+    PARTNER_WEBHOOK_SPOOL_DIR: SPOOL_DIR,
+    // PARTNER_WEBHOOK_LOTE_* of this shell reach the service, to try other group-commit settings
+    ...Object.fromEntries(Object.entries(process.env).filter(([k, v]) => k.startsWith('PARTNER_WEBHOOK_LOTE_') && v !== undefined)) as Record<string, string>,
   });
   const exited = new Promise<number | null>((resolve) => {
     if (svc.child.exitCode !== null || svc.child.signalCode !== null) resolve(svc.child.exitCode);
@@ -47,19 +59,7 @@ interface LoadResult {
 }
 
 let seq = 0;
-function body(): string {
-  seq += 1;
-  const code = `BENCH-${process.pid}-${seq}`;
-  const t = new Date().toISOString();
-  return JSON.stringify({
-    event: 'order.created', time: t,
-    resource: {
-      code, status: 'waiting_payment', total: 1234.56, paid_at: null, updated_at: t,
-      customer: { name: 'Posto Bench', email: 'bench@posto.example', document: '12345678000195' },
-      items: [{ sku: 'DIESEL-S10', quantity: 5000, price: 0.24691 }],
-    },
-  });
-}
+const body = () => orderEvent(`BENCH-${process.pid}-${++seq}`);
 
 /** Closed loop: `concurrency` workers, each sends its next request when the previous one ends. */
 async function load(port: number, opts: { seconds: number; stop?: Promise<unknown> }): Promise<LoadResult> {
@@ -69,26 +69,13 @@ async function load(port: number, opts: { seconds: number; stop?: Promise<unknow
   const t0 = performance.now();
   const timer = setTimeout(() => { stopping = true; }, opts.seconds * 1000);
   void opts.stop?.then(() => { stopping = true; });
-  const one = () => new Promise<void>((resolve) => {
-    const payload = body();
+  const one = async () => {
     const start = performance.now();
-    const req = http.request({
-      host: '127.0.0.1', port, path: '/webhook/partner', method: 'POST', agent,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'x-partner-secret': SECRET },
-    }, (r) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => {
-        if (r.statusCode === 200) {
-          res.accepted.push({ id: (JSON.parse(Buffer.concat(chunks).toString()) as { id: string }).id, ms: performance.now() - start });
-        } else res.refused += 1;
-        resolve();
-      });
-      r.on('error', () => { res.failed += 1; resolve(); });
-    });
-    req.on('error', () => { res.failed += 1; resolve(); });
-    req.end(payload);
-  });
+    const r = await postWebhook(port, body(), agent);
+    if (r.status === 200) res.accepted.push({ id: r.id!, ms: performance.now() - start });
+    else if (r.status === 0) res.failed += 1;
+    else res.refused += 1;
+  };
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (!stopping) await one();
   }));
@@ -143,9 +130,41 @@ async function main() {
     say(`reached partner_pedido within 5 s of recebido_em: ${share!.em5s}/${share!.total} = ${((100 * share!.em5s) / share!.total).toFixed(1)} %`);
     say(`recebido_em -> order row: p50 ${Number(share!.p50).toFixed(0)} ms, p99 ${Number(share!.p99).toFixed(0)} ms, max ${Number(share!.max).toFixed(0)} ms`);
 
-    // 2. SIGKILL in the middle of a load
+    // 2. pgbench, same cluster, same run
+    const webhookRate = r1.accepted.length / r1.seconds;
+    const tps = await pgbench(server.port, dbName, Math.max(1, Math.round(r1.seconds)));
     say('');
-    say('## 2. SIGKILL during load');
+    say(`## 2. pgbench: ${CONCURRENCY} clients, one durable 512-byte jsonb insert per transaction, ${Math.max(1, Math.round(r1.seconds))} s`);
+    say(`pgbench: ${tps.toFixed(0)} TPS`);
+    say(`webhook / pgbench: ${(100 * webhookRate / tps).toFixed(1)} % (target >= 50 %); p99 ${pct(ms, 99).toFixed(1)} ms (target <= 50 ms)`);
+
+    // 3. idle: one event at a time, from the request to the order row
+    const idle: number[] = [];
+    for (let i = 0; i < IDLE_EVENTS; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      const code = `IDLE-${process.pid}-${i}`;
+      const t0 = performance.now();
+      const { status } = await postWebhook(svc.port, orderEvent(code));
+      if (status !== 200) throw new Error(`evento ocioso respondido ${status}`);
+      for (;;) {
+        const { rowCount } = await pool.query('select 1 from partner_pedido where code = $1', [code]);
+        if (rowCount) break;
+        if (performance.now() - t0 > 10_000) throw new Error(`o pedido ${code} não apareceu em 10 s`);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      idle.push(performance.now() - t0);
+    }
+    say('');
+    say(`## 3. Idle event -> order row (${IDLE_EVENTS} events, one at a time)`);
+    say(`p50 ${pct(idle, 50).toFixed(1)} ms, max ${pct(idle, 100).toFixed(1)} ms (target <= 100 ms)`);
+
+    // 4. SIGKILL in the middle of a load (BENCH_KILL=0 skips it, e.g. to keep the service's --cpu-prof profile)
+    if (process.env.BENCH_KILL === '0') {
+      await pool.end();
+      return;
+    }
+    say('');
+    say('## 4. SIGKILL during load');
     let killedAt = 0;
     const kill = new Promise<void>((resolve) => setTimeout(() => {
       killedAt = performance.now();
@@ -185,7 +204,32 @@ async function main() {
     if (svc) { svc.child.kill('SIGTERM'); await svc.exited; }
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
+    rmSync(SPOOL_DIR, { recursive: true, force: true });
   }
+}
+
+/** pgbench (the cluster's own binary): CONCURRENCY clients, one 512-byte jsonb insert per transaction; returns the TPS. */
+async function pgbench(port: number, database: string, seconds: number): Promise<number> {
+  const c = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database });
+  await c.connect();
+  await c.query('create table if not exists bench_pgbench (id bigint generated always as identity primary key, doc jsonb not null)');
+  await c.end();
+  const doc = JSON.stringify({ event: 'order.created', pad: '' });
+  const json = JSON.stringify({ event: 'order.created', pad: 'x'.repeat(512 - doc.length) });
+  if (Buffer.byteLength(json) !== 512) throw new Error('o documento do pgbench deveria ter 512 bytes');
+  const script = join(mkdtempSync(join(tmpdir(), 'bench-pgbench-')), 'insert.sql');
+  writeFileSync(script, `insert into bench_pgbench (doc) values ('${json}'::jsonb);\n`);
+  const out = await new Promise<string>((resolve, reject) => {
+    execFile(join(findPgBinDir(), 'pgbench'), ['-n', '-c', String(CONCURRENCY), '-j', '2', '-T', String(seconds), '-f', script,
+      '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', database], { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`pgbench falhou: ${stderr || err.message}`));
+      else resolve(stdout);
+    });
+  });
+  const m = /tps = ([\d.]+)/.exec(out);
+  if (!m) throw new Error(`pgbench sem TPS: ${out}`);
+  rmSync(join(script, '..'), { recursive: true, force: true });
+  return Number(m[1]);
 }
 
 main().catch((err) => {

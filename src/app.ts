@@ -15,6 +15,7 @@ import staticRoutes from './routes/telas/static.js';
 import loginRoutes from './routes/telas/login.js';
 import viewRoutes from './routes/telas/index.js';
 import importarRoutes from './routes/telas/importar.js';
+import { PartnerIntake } from './partner/intake.js';
 
 export interface BuildOptions {
   logger?: boolean;
@@ -41,6 +42,10 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true, allowUnionTypes: true } },
   });
   app.decorate('ctx', ctx);
+  // the webhook's spool is opened and replayed once the app is ready (after the migrations)
+  const intake = ctx.partnerIntake ??= new PartnerIntake(ctx.pool, ctx.config.partner, app.log);
+  app.addHook('onReady', async () => { await intake.start(); });
+  app.addHook('onClose', async () => { await intake.stop(); });
   const rotas: FastifyInstance['rotas'] = [];
   app.decorate('rotas', rotas);
   app.addHook('onRoute', (r) => {

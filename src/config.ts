@@ -43,6 +43,20 @@ export interface PartnerConfig {
   };
   /** PARTNER_GATE_PRIMEIRA_CAPTURA_DESDE as given (ISO date or instant); null = rescue off */
   gatePrimeiraCapturaDesde: string | null;
+  /**
+   * Group commit of the intake: deliveries waiting together are stored by one multi-row
+   * insert, flushed when PARTNER_WEBHOOK_LOTE_MAX wait or PARTNER_WEBHOOK_LOTE_ESPERA_MS
+   * after the first one; at most emVoo flushes (PARTNER_WEBHOOK_LOTE_EM_VOO) in flight, each
+   * holding one pool connection.
+   */
+  lote: { max: number; esperaMs: number; emVoo: number };
+  /**
+   * Local spool of this replica (docs/webhook.md): a delivery the database does not take
+   * within orcamentoMs (PARTNER_WEBHOOK_ORCAMENTO_MS) is appended durably under dir
+   * (PARTNER_WEBHOOK_SPOOL_DIR) and answered 200, then replayed; maxBytes
+   * (PARTNER_WEBHOOK_SPOOL_MAX_BYTES) bounds it, 0 turns it off (503 after the budget).
+   */
+  spool: { dir: string; maxBytes: number; orcamentoMs: number };
 }
 
 export interface MailConfig {
@@ -355,6 +369,16 @@ function loadPartnerConfig(env: Env, appEnv: Config['env'], warnings: string[]):
       pollIntervaloHoras: int(env, 'PARTNER_POLL_INTERVALO_HORAS', 6, 1, 24 * 7),
     },
     gatePrimeiraCapturaDesde: desde,
+    lote: {
+      max: int(env, 'PARTNER_WEBHOOK_LOTE_MAX', 64, 1, 10_000),
+      esperaMs: int(env, 'PARTNER_WEBHOOK_LOTE_ESPERA_MS', 2, 0, 1000),
+      emVoo: int(env, 'PARTNER_WEBHOOK_LOTE_EM_VOO', 4, 1, 64),
+    },
+    spool: {
+      dir: str(env, 'PARTNER_WEBHOOK_SPOOL_DIR') ?? './.data/webhook-spool',
+      maxBytes: int(env, 'PARTNER_WEBHOOK_SPOOL_MAX_BYTES', 1024 * 1024 * 1024, 0, 1024 * 1024 * 1024 * 1024),
+      orcamentoMs: int(env, 'PARTNER_WEBHOOK_ORCAMENTO_MS', 2000, 10, 60_000),
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { Config } from './config.js';
 import type { ObjectStore } from './integrations/objstore.js';
 import type { ConfiguracaoCache } from './integrations/configuracao.js';
+import type { PartnerIntake } from './partner/intake.js';
 
 export interface AppContext {
   config: Config;
@@ -12,6 +13,8 @@ export interface AppContext {
   objstore: ObjectStore | null;
   /** runtime reads of bi_configuracao (30 s cache, dropped by NOTIFY app_config); absent in unit-level test contexts */
   configuracao?: ConfiguracaoCache;
+  /** the order webhook's group commit, local spool and replay; buildApp makes it when absent */
+  partnerIntake?: PartnerIntake;
 }
 
 declare module 'fastify' {

@@ -8,13 +8,27 @@ import type { PartnerConfig } from '../config.js';
 
 export type Pedido = s.partner_pedido.Selectable;
 
-export async function partnerWebhookReceber(q: db.Queryable, corpo: Buffer, meta: {
-  contentType: string | null; ip: string | null; userAgent: string | null;
-}): Promise<string> {
-  const [row] = await db.sql<db.SQL, Array<{ id: string }>>`
-    select public.partner_webhook_receber(${db.param(corpo)}::bytea, ${db.param(meta.contentType)},
-      ${db.param(meta.ip)}, ${db.param(meta.userAgent)}) as id`.run(q);
-  return row!.id;
+export interface EventoRecebido {
+  /** chosen by the edge at intake: partner_webhook.id */
+  id: string;
+  corpo: Buffer;
+  contentType: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  /** arrival at the edge (spool replay); null = the database's clock at the insert */
+  recebidoEm: string | null;
+}
+
+/**
+ * Stores many deliveries with one multi-row insert (partner_webhook_receber_lote), in one
+ * transaction: on return they are committed. An id already stored is skipped (inserido false).
+ */
+export async function partnerWebhookReceberLote(q: db.Queryable, eventos: EventoRecebido[]): Promise<Array<{ id: string; inserido: boolean }>> {
+  return db.sql<db.SQL, Array<{ id: string; inserido: boolean }>>`
+    select id, inserido from public.partner_webhook_receber_lote(
+      ${db.param(eventos.map((e) => e.id))}::uuid[], ${db.param(eventos.map((e) => e.corpo))}::bytea[],
+      ${db.param(eventos.map((e) => e.contentType))}::text[], ${db.param(eventos.map((e) => e.ip))}::text[],
+      ${db.param(eventos.map((e) => e.userAgent))}::text[], ${db.param(eventos.map((e) => e.recebidoEm))}::timestamptz[])`.run(q);
 }
 
 export async function partnerWebhookNormalizar(q: db.Queryable, id: string): Promise<string | null> {

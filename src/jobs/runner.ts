@@ -126,8 +126,7 @@ export class JobRunner {
         await this.pool.query('select app.complete_job($1, $2)', [this.workerId, job.id]);
       } catch (err) {
         if (abort.signal.aborted && this.stopping) return; // released below, not a failure
-        const status = await this.pool.query<{ s: string | null }>('select app.fail_job($1, $2, $3) as s',
-          [this.workerId, job.id, err instanceof Error ? err.message : String(err)]).then((r) => r.rows[0]?.s).catch(() => null);
+        const status = await this.recordFailure(job, err, log);
         if (status === 'failed') log.error({ err, attempts: job.attempts }, 'job falhou definitivamente');
         else log.warn({ err, attempts: job.attempts }, 'job falhou; nova tentativa agendada');
       }
@@ -136,6 +135,26 @@ export class JobRunner {
       this.wake();
     });
     this.running.set(job.id, { promise, abort });
+  }
+
+  /**
+   * app.fail_job, retried while the database does not answer (a restart, a failover): a job
+   * whose outcome is never recorded would stay 'running' under this live worker for ever, and
+   * a coalescing job (unique key) would then never be enqueued again. On stop, release_jobs
+   * returns it instead.
+   */
+  private async recordFailure(job: Job, err: unknown, log: FastifyBaseLogger): Promise<string | null> {
+    for (let delay = 500; ; delay = Math.min(delay * 2, 10_000)) {
+      try {
+        const r = await this.pool.query<{ s: string | null }>('select app.fail_job($1, $2, $3) as s',
+          [this.workerId, job.id, err instanceof Error ? err.message : String(err)]);
+        return r.rows[0]?.s ?? null;
+      } catch (dbErr) {
+        if (this.stopping) return null;
+        log.warn({ err: dbErr }, 'falha ao registrar o resultado do job (banco indisponível?); tentando de novo');
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
   }
 
   /** Graceful stop: no new claims; wait up to graceMs; abort the rest and release them. */

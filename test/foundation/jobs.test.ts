@@ -46,6 +46,31 @@ describe('job queue', () => {
     expect(rows[0].w1).toBeGreaterThan(0);
   });
 
+  it('a failure the database could not record (an outage) is recorded once it answers: the job does not stay running for ever', async () => {
+    const id = await enqueueJob(db.pool, 'queda', {}, { uniqueKey: 'q1' });
+    // the database refuses the worker's first two attempts to record the failure
+    let recusas = 2;
+    const flaky = {
+      query: (...args: Parameters<typeof db.pool.query>) => {
+        if (String(args[0]).includes('app.fail_job') && recusas-- > 0) return Promise.reject(new Error('connect ECONNREFUSED'));
+        return (db.pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
+      },
+    } as unknown as typeof db.pool;
+    const runner = new JobRunner(flaky, { queda: async () => { throw new Error('conexão perdida no meio do job'); } }, log,
+      { concurrency: 1, pollIntervalMs: 100, workerId: 'w-queda' });
+    await runner.start(null);
+    try {
+      await until(async () => (await db.pool.query(`select status from app.job where id = $1`, [id])).rows[0].status === 'pending');
+      expect(recusas).toBe(-1); // refused twice, then recorded
+      const { rows: [j] } = await db.pool.query(`select locked_by, last_error from app.job where id = $1`, [id]);
+      expect(j).toEqual({ locked_by: null, last_error: 'conexão perdida no meio do job' });
+      // so the coalescing key is free for the next enqueue once the job is done or failed
+    } finally {
+      await runner.stop(100);
+      await db.pool.query(`delete from app.job where id = $1`, [id]);
+    }
+  });
+
   it('a unique key admits one pending job at a time', async () => {
     const a = await enqueueJob(db.pool, 'unico', {}, { uniqueKey: 'k1' });
     const b = await enqueueJob(db.pool, 'unico', {}, { uniqueKey: 'k1' });

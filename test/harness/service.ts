@@ -17,6 +17,8 @@ export function testEnv(db: Pick<TestDatabase, 'url'>, extra: Record<string, str
     BI_COMERCIAL_XLS_API_TOKEN: API_TOKEN,
     S3_FILE_STORAGE: 'PSQL',
     APP_LOGS_DIR: mkdtempSync(join(tmpdir(), 'bi-test-logs-')),
+    // each app its own webhook spool (never the worktree's .data)
+    PARTNER_WEBHOOK_SPOOL_DIR: mkdtempSync(join(tmpdir(), 'bi-test-spool-')),
     LOG_LEVEL: 'warn',
     PORT: '0',
     HOST: '127.0.0.1',

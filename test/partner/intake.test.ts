@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { bearer, testApp } from '../harness/service.js';
@@ -147,9 +148,9 @@ describe('POST /webhook/partner: store first, answer 200', () => {
     expect(await stored(res.json().id)).toMatchObject({ situacao: 'NORMALIZADO', resultado: 'criado' });
   });
 
-  it('503 problem (and an ERROR log) only when the database cannot store the event', async () => {
+  it('503 problem (and an ERROR log) only when the database cannot store the event and there is no spool', async () => {
     const deadPool = createPool('postgres://postgres@127.0.0.1:1/nada', 2);
-    const { config } = loadConfig(testEnv(db, { PARTNER_WEBHOOK_SECRET: SECRET, LOG_LEVEL: 'info' }));
+    const { config } = loadConfig(testEnv(db, { PARTNER_WEBHOOK_SECRET: SECRET, LOG_LEVEL: 'info', PARTNER_WEBHOOK_SPOOL_MAX_BYTES: '0' }));
     const cap = logCapture();
     const broken = await buildApp({ config, pool: deadPool, version: 't', commit: null, objstore: null }, { logStream: cap.stream });
     try {
@@ -415,8 +416,12 @@ describe('API under Bearer', () => {
     const s = (await app.inject({ url: '/api/partner/status', headers: bearer() })).json();
     expect(s.ultimoEvento).toMatchObject({ id, situacao: 'PENDENTE', evento: null });
     expect(s.eventos.pendentes).toBe(1);
-    expect(Object.keys(s).sort()).toEqual(['agora', 'contingencia', 'episodioAberto', 'eventos', 'pedidos', 'silencio',
+    expect(Object.keys(s).sort()).toEqual(['agora', 'contingencia', 'episodioAberto', 'eventos', 'pedidos', 'silencio', 'spool',
       'ultimaPuxada', 'ultimoEpisodio', 'ultimoEvento', 'ultimoPoll', 'watchdog']);
+    expect(s.spool).toEqual({
+      replica: hostname(), habilitado: true, ativo: false, bancoIndisponivel: false, registros: 0, bytes: 0,
+      limiteBytes: 1024 * 1024 * 1024, maisAntigoEm: null, idadeSegundos: null,
+    });
     expect(Object.keys(s.silencio).sort()).toEqual(['alertaPrevistoEm', 'desde', 'horas', 'minutosComerciais']);
   });
 });

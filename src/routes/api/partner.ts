@@ -3,11 +3,13 @@
  * and pulls), GET /api/pedidos/{code} and POST /api/pedidos/{code}/enfileirar (release of a
  * CAPTURADO order; the orders console will call the same SQL function).
  */
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import * as db from 'zapatos/db';
 import { anyObject, arr, bool, dateTime, int, nullable, num, obj, str, uuid } from '../../schemas.js';
 import { partnerPedidoEnfileirar, partnerStatus, type Pedido } from '../../db/partner.js';
 import { HttpProblem } from '../../errors.js';
+import type { PartnerIntake } from '../../partner/intake.js';
 
 const iso = (v: unknown): string | null => (v === null || v === undefined ? null : new Date(v as string | Date).toISOString());
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -55,7 +57,23 @@ export const statusSchema = obj({
   ultimaPuxada: nullable(puxadaSchema),
   eventos: obj({ pendentes: int(), revisar: int() }),
   pedidos: obj({ capturados: int(), enfileirados: int(), cancelados: int() }),
+  /** the local spool of the replica that answered (each replica has its own) */
+  spool: obj({
+    replica: str(), habilitado: bool(), ativo: bool(), bancoIndisponivel: bool(), registros: int(), bytes: int(), limiteBytes: int(),
+    maisAntigoEm: nullable(dateTime()), idadeSegundos: nullable(num()),
+  }),
 });
+
+/** The spool part of the status: this replica's, from its intake (not from SQL). */
+export function spoolStatus(intake: PartnerIntake | undefined) {
+  const st = intake?.estado();
+  return {
+    replica: hostname(), habilitado: intake?.spool.habilitado ?? false, ativo: st?.ativo ?? false,
+    bancoIndisponivel: st?.bancoIndisponivel ?? false, registros: st?.registros ?? 0, bytes: st?.bytes ?? 0,
+    limiteBytes: st?.limiteBytes ?? 0, maisAntigoEm: iso(st?.maisAntigoEm ?? null),
+    idadeSegundos: st?.idadeSegundos === null || st?.idadeSegundos === undefined ? null : Math.round(st.idadeSegundos * 10) / 10,
+  };
+}
 
 type J = Record<string, unknown> | null;
 const g = (o: J, k: string): unknown => (o ? o[k] : null);
@@ -112,7 +130,17 @@ const codeParams = obj({ code: str({ minLength: 1, maxLength: 200 }) });
 
 export default async function partnerApiRoutes(app: FastifyInstance) {
   app.get('/partner/status', { schema: { response: { 200: statusSchema } } }, async () => {
-    return toStatus(await partnerStatus(app.ctx.pool));
+    let st: Record<string, unknown>;
+    try {
+      st = await partnerStatus(app.ctx.pool);
+    } catch (err) {
+      // the database is what is down: say what this replica's spool holds, in the problem
+      const sp = spoolStatus(app.ctx.partnerIntake);
+      throw new HttpProblem(503, 'Banco indisponível',
+        `o banco não respondeu (${(err as Error).message}); spool local desta réplica (${sp.replica}): ${sp.registros} evento(s)` +
+        `${sp.maisAntigoEm ? `, o mais antigo recebido em ${sp.maisAntigoEm}` : ''}`, undefined, { spool: sp });
+    }
+    return { ...toStatus(st), spool: spoolStatus(app.ctx.partnerIntake) };
   });
 
   app.get<{ Params: { code: string } }>('/pedidos/:code', {

@@ -8,7 +8,7 @@ import * as db from 'zapatos/db';
 import { HttpProblem } from '../../errors.js';
 import { parsePageRequest } from '../../plugins/page.js';
 import { partnerPedidoEnfileirar, partnerStatus } from '../../db/partner.js';
-import { toStatus } from '../api/partner.js';
+import { spoolStatus, toStatus } from '../api/partner.js';
 import { renderPagina } from './render.js';
 
 /** The platform's order statuses in words for staff (the code stays visible next to it). */
@@ -27,6 +27,18 @@ function estadoDe(v: unknown): Estado {
 }
 
 const fmt = (d: string | null): string => (d ? new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', dateStyle: 'short', timeStyle: 'short' }).format(new Date(d)) : '—');
+
+/** This replica's local spool of the webhook in one sentence for staff (null: nothing to say). */
+export function spoolEmPalavras(sp: ReturnType<typeof spoolStatus>): { texto: string; alerta: boolean } {
+  if (!sp.habilitado) return { texto: `Spool local do webhook desligado nesta réplica (${sp.replica}): com o banco fora do ar o webhook responde 503.`, alerta: false };
+  if (sp.registros === 0) return { texto: `Spool local do webhook vazio nesta réplica (${sp.replica}).`, alerta: false };
+  const mb = (n: number) => (n / (1024 * 1024)).toLocaleString('pt-BR', { maximumFractionDigits: 1 });
+  return {
+    texto: `Spool local do webhook nesta réplica (${sp.replica}): ${sp.registros} evento(s) aguardando o banco, o mais antigo recebido em ${fmt(sp.maisAntigoEm)} ` +
+      `(há ${Math.round(sp.idadeSegundos ?? 0)} s); ${mb(sp.bytes)} MB de ${mb(sp.limiteBytes)} MB.${sp.bancoIndisponivel ? ' O banco ainda não aceita o reenvio.' : ' Reenviando ao banco.'}`,
+    alerta: true,
+  };
+}
 
 /** partner_status() in sentences for staff. */
 export function statusEmPalavras(st: ReturnType<typeof toStatus>): string[] {
@@ -68,7 +80,7 @@ export default async function pedidosScreens(app: FastifyInstance) {
     const ok = typeof q.ok === 'string' ? `Pedido ${q.ok} enfileirado.` : null;
     return renderPagina(req, reply, 'pedidos/console', { titulo: 'Console de pedidos', status, aviso: aviso ?? (ok ? { tipo: 'ok', texto: ok } : null) }, {
       estado, estados: ESTADOS, rows, total: Number(total), page, paginas: Math.max(1, Math.ceil(Number(total) / page.size)),
-      frases: statusEmPalavras(s), statusPlataforma: STATUS_PLATAFORMA, alerta: Boolean(s.episodioAberto), contagens: s.pedidos,
+      frases: statusEmPalavras(s), spool: spoolEmPalavras(spoolStatus(app.ctx.partnerIntake)), statusPlataforma: STATUS_PLATAFORMA, alerta: Boolean(s.episodioAberto), contagens: s.pedidos,
     });
   };
 

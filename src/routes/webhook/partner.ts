@@ -5,15 +5,14 @@
  * route's only duties are to check the shared secret and to store the raw body before it
  * answers 200. Every body is accepted as bytes (its own content-type parser: invalid JSON,
  * text, an empty body are stored, never refused); normalisation runs afterwards as a job.
+ * Storing is PartnerIntake's (src/partner/intake.ts): group commit to the database, or this
+ * replica's local spool when the database does not take it in time.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { safeEqual } from '../../plugins/bearer.js';
 import { problemBody, sendProblem } from '../../plugins/problem.js';
-import { partnerWebhookReceber } from '../../db/partner.js';
+import { NaoGravado } from '../../partner/intake.js';
 import { bool, obj, uuid } from '../../schemas.js';
-
-/** Delays between attempts to store a delivery when the database fails (then 503). */
-export const STORE_RETRY_DELAYS_MS = [100, 400, 1000];
 
 export default async function partnerWebhookRoutes(app: FastifyInstance) {
   const cfg = app.ctx.config.partner;
@@ -48,21 +47,17 @@ export default async function partnerWebhookRoutes(app: FastifyInstance) {
       ip: req.ip ?? null,
       userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : null,
     };
-    let lastErr: unknown;
-    for (let attempt = 0; attempt <= STORE_RETRY_DELAYS_MS.length; attempt++) {
-      try {
-        const id = await partnerWebhookReceber(app.ctx.pool, corpo, meta);
-        return { recebido: true, id };
-      } catch (err) {
-        lastErr = err;
-        const delay = STORE_RETRY_DELAYS_MS[attempt];
-        if (delay === undefined) break;
-        req.log.warn({ err, attempt: attempt + 1 }, 'falha ao gravar o webhook do parceiro; tentando de novo');
-        await new Promise((r) => setTimeout(r, delay));
-      }
+    try {
+      const { id, destino } = await app.ctx.partnerIntake!.receber(corpo, meta);
+      if (destino === 'spool') req.log.debug({ id, bytes: corpo.length }, 'webhook do parceiro gravado no spool local');
+      return { recebido: true, id };
+    } catch (err) {
+      if (!(err instanceof NaoGravado)) throw err;
+      req.log.error({ err: err.causa, bytes: corpo.length, spoolCheio: err.spoolCheio }, err.message);
+      reply.header('Retry-After', '60');
+      return sendProblem(reply, problemBody(503, req, err.spoolCheio
+        ? 'o banco está indisponível e o spool local está cheio (PARTNER_WEBHOOK_SPOOL_MAX_BYTES): evento NÃO gravado; tente de novo'
+        : 'não foi possível gravar o evento; tente de novo'));
     }
-    req.log.error({ err: lastErr, bytes: corpo.length }, 'webhook do parceiro NÃO gravado: banco indisponível');
-    reply.header('Retry-After', '60');
-    return sendProblem(reply, problemBody(503, req, 'não foi possível gravar o evento; tente de novo'));
   });
 }
