@@ -23,6 +23,8 @@ import { viewErrorHandler } from './index.js';
 
 export const TIPOS_IMPORTAVEIS: readonly TipoPlanilha[] = ['COMPRAS', 'COTA_FORNECEDOR', 'FLUXO_PAGAR_RECEBER'];
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+/** the batch id of the result page: the whole segment is a UUID (`x<uuid>x` is a 404, not a SQL error) */
+const UUID_EXATO = new RegExp(`^${UUID.source}$`, 'i');
 const MAX_ARQUIVOS = 20;
 
 type Req = FastifyRequest<{ Querystring: { k?: string; t?: string } }>;
@@ -187,7 +189,7 @@ export default async function importarRoutes(app: FastifyInstance) {
     app.get<{ Params: { id: string }; Querystring: { k?: string; t?: string } }>(`${path}/lote/:id`, async (req, reply) => {
       const recusa = exigirToken(req, reply);
       if (recusa) return recusa;
-      if (!UUID.test(req.params.id)) throw new HttpProblem(404, 'Não encontrado', 'importação não encontrada');
+      if (!UUID_EXATO.test(req.params.id)) throw new HttpProblem(404, 'Não encontrado', 'importação não encontrada');
       const lote = await db.selectOne('xls_conjunto_lote', { id: req.params.id }, { columns: ['id', 'uploader_id', 'uploader_nome', 'recebido_em'] }).run(app.ctx.pool);
       if (!lote) throw new HttpProblem(404, 'Não encontrado', 'importação não encontrada');
       const res = await resultados(app, lote.id);

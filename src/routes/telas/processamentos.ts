@@ -12,7 +12,7 @@ import {
 } from '../../db/xls.js';
 import { TIPOS_PLANILHA, type TipoPlanilha } from '../../xlsx/types.js';
 import { detalheProcessamento, lerLog, listarProcessamentos } from '../../xls/consulta.js';
-import { renderPagina } from './render.js';
+import { contagem, renderPagina } from './render.js';
 import { consultaMedida } from '../../db/lenta.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -39,7 +39,7 @@ async function detalhe(app: FastifyInstance, req: FastifyRequest<{ Params: { id:
   const p = await consultaMedida(app.ctx, req.log, 'detalhe de processamento', () => detalheProcessamento(app.ctx.pool, id));
   const log = await lerLog(app.ctx.config.logsDir, id, p.logArquivo).catch(() => null);
   const rodando = p.status === 'PENDENTE' || p.status === 'PROCESSANDO';
-  const okMsg = req.query.ok ? (req.query.ok === 'lote' ? `Reprocessamento solicitado: ${req.query.n ?? 0} processamento(s) em ERRO do lote voltaram para a fila.` : AVISOS_OK[req.query.ok] ?? null) : null;
+  const okMsg = req.query.ok ? (req.query.ok === 'lote' ? `Reprocessamento solicitado: ${contagem(req.query.n)} processamento(s) em ERRO do lote voltaram para a fila.` : AVISOS_OK[req.query.ok] ?? null) : null;
   return renderPagina(req, reply, 'processamentos/detalhe', {
     titulo: `Processamento ${p.arquivo}`, status, refresh: rodando ? 3 : undefined,
     aviso: aviso ?? (okMsg ? { tipo: 'ok', texto: okMsg } : rodando ? { tipo: 'info', texto: 'Ainda processando: esta página se atualiza sozinha.' } : null),
@@ -54,7 +54,7 @@ export default async function processamentosScreens(app: FastifyInstance) {
     const { itens, total } = await consultaMedida(app.ctx, req.log, 'lista de processamentos', () => listarProcessamentos(app.ctx.pool, { status, tipo }, page));
     const paginas = Math.max(1, Math.ceil(total / page.size));
     const q = (req.query as Record<string, string>);
-    const okMsg = q.ok === 'erros' ? `Reprocessamento solicitado: ${q.n ?? 0} processamento(s) em ERRO voltaram para a fila.` : null;
+    const okMsg = q.ok === 'erros' ? `Reprocessamento solicitado: ${contagem(q.n)} processamento(s) em ERRO voltaram para a fila.` : null;
     return renderPagina(req, reply, 'processamentos/lista', {
       titulo: 'Processamentos', aviso: okMsg ? { tipo: 'ok', texto: okMsg } : null,
       refresh: itens.some((i) => i.status === 'PENDENTE' || i.status === 'PROCESSANDO') ? 10 : undefined,
