@@ -1345,6 +1345,33 @@ COMMENT ON FUNCTION app.xls_enfileirar(p_id uuid) IS 'Queues the job xls_process
 
 
 --
+-- Name: xls_falha_linhas(text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_falha_linhas(p_motivo text, p_codigo text) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+  -- a missing registration (XL424): "<campo> não cadastrado em <tabela>: <valor> (linha 5), <valor> (linhas 6, 7)…"
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'aba', null, 'linha', l.linha::integer, 'campo', c.campo, 'valor', v.m[1],
+           'mensagem', format('%s %s não cadastrado', c.campo, v.m[1])) order by l.linha::integer, v.m[1]), '[]')
+    from (select substring(p_motivo from '^(.+?) não cadastrado em ') as campo,
+                 substring(p_motivo from ' não cadastrado em [^:]+: (.*)$') as lista) c
+    cross join lateral regexp_matches(c.lista, '([^ ,()]+) \(linhas? ([0-9, …]+)\)', 'g') v (m)
+    cross join lateral regexp_split_to_table(v.m[2], ',\s*') l (linha)
+   where p_codigo in ('XL424', '23503') and c.campo is not null and l.linha ~ '^[0-9]{1,9}$'
+$_$;
+
+
+--
+-- Name: FUNCTION xls_falha_linhas(p_motivo text, p_codigo text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_falha_linhas(p_motivo text, p_codigo text) IS 'The refused rows a failure message names, as stored rejected rows [{aba, linha, campo, valor, mensagem}]: for a missing registration (XL424, 23503: "<campo> não cadastrado em <tabela>: 999 (linha 5), 1000 (linhas 6, 7)") one row per named line. Empty for any other failure. Used by xls_falhar when the caller passes no rows.';
+
+
+--
 -- Name: xls_fk_aguardando(uuid); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -2608,7 +2635,8 @@ CREATE FUNCTION app.xls_requeue(p_id uuid, p_de text[] DEFAULT ARRAY['ERRO'::tex
     AS $$
 begin
   update public.xls_processamento
-     set status = 'PENDENTE', iniciado_em = null, finalizado_em = null, worker = null, erro_mensagem = null,
+     set status = 'PENDENTE', iniciado_em = null, finalizado_em = null, worker = null, erro_mensagem = null, erro_codigo = null,
+         erro_anterior = case when status = 'ERRO' then erro_mensagem end,
          avisos = '[]', linhas_rejeitadas = '[]', metricas = null,
          linhas_enviadas = null, linhas_efetivas = null, linhas_removidas = null,
          fk_retentar = false, alarmar = false
@@ -2626,7 +2654,7 @@ $$;
 -- Name: FUNCTION xls_requeue(p_id uuid, p_de text[]); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_requeue(p_id uuid, p_de text[]) IS 'Internal transition shared by resend, reprocess buttons and the batch FK retry: puts a processing whose status is in p_de (default ERRO) back to PENDENTE, clears the results of the previous run (metrics, warnings, rejected rows, error) and queues its job. False (nothing done) when the status is not in p_de. Callers check and lock.';
+COMMENT ON FUNCTION app.xls_requeue(p_id uuid, p_de text[]) IS 'Internal transition shared by resend, reprocess buttons and the batch FK retry: puts a processing whose status is in p_de (default ERRO) back to PENDENTE, clears the results of the previous run (metrics, warnings, rejected rows, error; the error message moves to erro_anterior when it came from ERRO, so the list keeps it among the errors until it ends) and queues its job. False (nothing done) when the status is not in p_de. Callers check and lock.';
 
 
 --
@@ -5224,7 +5252,7 @@ declare
   v_ids uuid[] := '{}';
 begin
   update public.xls_processamento p
-     set status = 'SUCESSO', finalizado_em = now(), erro_mensagem = null, alarmar = false, fk_retentar = false,
+     set status = 'SUCESSO', finalizado_em = now(), erro_mensagem = null, erro_codigo = null, alarmar = false, fk_retentar = false,
          avisos = p.avisos || v_avisos, linhas_rejeitadas = p.linhas_rejeitadas || v_rejeitadas
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
   returning p.conjunto_id into v_conjunto;
@@ -5382,6 +5410,93 @@ COMMENT ON FUNCTION public.xls_definir_tipo(p_id uuid, p_worker text, p_tipo tex
 
 
 --
+-- Name: xls_falha_explicar(text, text, text, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_falha_explicar(p_status text, p_motivo text, p_codigo text, p_rejeitadas jsonb) RETURNS TABLE(tipo text, resumo text, proximo_passo text)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  v_linhas integer[];
+  v_lista text;
+  v_campo text;
+  v_valores text;
+  v_mestre text;
+  v_n integer;
+begin
+  if p_status = 'IGNORADO' then
+    return query select 'ignorado'::text, 'Tipo de planilha não reconhecido: nada foi gravado.'::text,
+      'Confira se o arquivo é uma das planilhas aceitas e se o cabeçalho não foi alterado; depois envie de novo.'::text;
+    return;
+  end if;
+  if p_status is distinct from 'ERRO' then
+    return;
+  end if;
+  select coalesce(t.nome || ' (' || t.tipo || ')', t.tipo) into v_mestre from app.xls_tipo t where t.mestre order by t.ordem limit 1;
+
+  -- a code the file references is not registered yet (the master report registers it)
+  if p_codigo in ('XL424', '23503') or p_motivo ~ ' não cadastrado em ' then
+    v_campo := coalesce(substring(p_motivo from '^(.+?) não cadastrado em '), 'código');
+    v_valores := substring(p_motivo from ' não cadastrado em [^:]+: (.*?)( \(falha transitória.*)?$');
+    return query select 'cadastro'::text,
+      format('Falta cadastro: %s %s não está cadastrado.', v_campo, coalesce(v_valores, '')),
+      case when p_motivo ~ 'falha transitória: nova tentativa automática'
+           then format('Nada a fazer agora: o arquivo é refeito sozinho quando o %s do mesmo envio terminar.', coalesce(v_mestre, 'relatório mestre'))
+           else format('Envie primeiro o %s que cadastra o %s %s e depois clique em "Reprocessar este".', coalesce(v_mestre, 'relatório mestre'), v_campo,
+                       coalesce(substring(v_valores from '^([^ ,()]+)'), '')) end;
+    return;
+  end if;
+
+  -- invalid rows: the file is refused as a whole
+  select array_agg(distinct (e ->> 'linha')::integer order by (e ->> 'linha')::integer) into v_linhas
+    from jsonb_array_elements(case when jsonb_typeof(p_rejeitadas) = 'array' then p_rejeitadas else '[]' end) e
+   where jsonb_typeof(e -> 'linha') = 'number';
+  if v_linhas is null and p_motivo ~ 'linha\(s\) inválida\(s\)' then
+    select array_agg(distinct m[1]::integer order by m[1]::integer) into v_linhas from regexp_matches(p_motivo, 'linha ([0-9]{1,9}):', 'g') m;
+  end if;
+  if v_linhas is not null then
+    v_n := cardinality(v_linhas);
+    v_lista := case when v_n = 1 then v_linhas[1]::text
+                    when v_n <= 10 then array_to_string(v_linhas[1:v_n - 1], ', ') || ' e ' || v_linhas[v_n]
+                    else array_to_string(v_linhas[1:10], ', ') || format(' e mais %s', v_n - 10) end;
+    return query select 'linhas'::text,
+      format('%s inválida%s: nada foi gravado.', case when v_n = 1 then 'Uma linha' else v_n || ' linhas' end, case when v_n = 1 then '' else 's' end),
+      format('Corrija %s %s na planilha e envie o arquivo de novo.', case when v_n = 1 then 'a linha' else 'as linhas' end, v_lista);
+    return;
+  end if;
+
+  -- not a readable spreadsheet (the reader's refusal: damaged zip, not an .xlsx, too big to read)
+  if p_codigo = 'XL415' or p_motivo ~* '(formato não suportado|não é uma planilha|leitura da planilha foi interrompida)' then
+    return query select 'ilegivel'::text,
+      case when p_motivo ~ 'memória esgotada' then 'O arquivo é grande ou malformado demais para ser lido.'
+           else 'O arquivo não é uma planilha .xlsx legível.' end,
+      'Abra o arquivo no Excel ou no LibreOffice, salve de novo como .xlsx (Pasta de Trabalho do Excel) e envie outra vez.'::text;
+    return;
+  end if;
+
+  -- content the type's rules refuse (a period, a position date…): the message says what
+  if p_codigo = 'XL422' then
+    return query select 'conteudo'::text,
+      upper(left(split_part(p_motivo, E'\n', 1), 1)) || substr(split_part(p_motivo, E'\n', 1), 2),
+      'Corrija a planilha conforme o motivo acima e envie o arquivo de novo.'::text;
+    return;
+  end if;
+
+  return query select 'tecnica'::text, 'Falha técnica no processamento (não é um problema da planilha).'::text,
+    'Clique em "Reprocessar este"; se falhar de novo, avise o suporte com o endereço desta página.'::text;
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_falha_explicar(p_status text, p_motivo text, p_codigo text, p_rejeitadas jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_falha_explicar(p_status text, p_motivo text, p_codigo text, p_rejeitadas jsonb) IS 'How a failed processing is explained to staff (screens): its kind, a one-line summary and the next step in one sentence. Kinds: cadastro (a code the file references is not registered: send the master report that registers it first, or wait when the batch retries by itself), linhas (invalid rows: fix rows 6 and 10 and resend), ilegivel (not a readable .xlsx: save it again from Excel or LibreOffice), conteudo (XL422: the message says what), tecnica (anything else: reprocess, then call support), ignorado (status IGNORADO: type not recognised). No row for other statuses. Arguments: status, erro_mensagem, erro_codigo, linhas_rejeitadas of xls_processamento.';
+
+
+--
 -- Name: xls_falhar(uuid, text, text, text, jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -5394,6 +5509,7 @@ declare
   v_fk boolean := coalesce(p_sqlstate in ('XL424', '23503'), false);
   v_avisos jsonb := app.xls_avisos_normalizar(p_avisos);
   v_rejeitadas jsonb := app.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
+  v_codigo text := nullif(btrim(p_sqlstate), '');
   v_conjunto uuid;
   v_falhas integer;
   v_fechado_em timestamptz;
@@ -5407,8 +5523,13 @@ begin
   if nullif(btrim(p_motivo), '') is null then
     raise exception 'motivo ausente' using errcode = 'XL400';
   end if;
+  -- the refused rows stay on the processing (the failed transaction took the merge's with it):
+  -- the caller's (the reader's invalid rows), else those the message names (a missing registration)
+  if v_rejeitadas = '[]'::jsonb then
+    v_rejeitadas := app.xls_falha_linhas(p_motivo, v_codigo);
+  end if;
   update public.xls_processamento p
-     set status = 'ERRO', finalizado_em = now(), erro_mensagem = p_motivo, alarmar = true, fk_retentar = false,
+     set status = 'ERRO', finalizado_em = now(), erro_mensagem = p_motivo, erro_codigo = v_codigo, alarmar = true, fk_retentar = false,
          fk_falhas = p.fk_falhas + case when v_fk then 1 else 0 end,
          avisos = p.avisos || v_avisos, linhas_rejeitadas = p.linhas_rejeitadas || v_rejeitadas
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
@@ -5448,7 +5569,7 @@ $$;
 -- Name: FUNCTION xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb) IS 'Transition PROCESSANDO -> ERRO by the worker that holds it, in its own transaction after the failed one rolled back. p_sqlstate: the SQLSTATE of the failure, if any; XL424 (or 23503) is a transient foreign-key failure: inside a batch the first one is silent (alarmar false) and the item is reprocessed once when the batch closes, or at once (status PENDENTE in the result) when it is closed already; the second alarms; a loose file alarms at once. Every other failure alarms. XL400 without motivo or malformed lists, XL404 unknown id, XL409 not PROCESSANDO by this worker.';
+COMMENT ON FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb) IS 'Transition PROCESSANDO -> ERRO by the worker that holds it, in its own transaction after the failed one rolled back. p_sqlstate: the SQLSTATE of the failure, if any; XL424 (or 23503) is a transient foreign-key failure: inside a batch the first one is silent (alarmar false) and the item is reprocessed once when the batch closes, or at once (status PENDENTE in the result) when it is closed already; the second alarms; a loose file alarms at once. Every other failure alarms. The refused rows are kept: p_linhas_rejeitadas (the reader''s invalid rows), else the rows a missing-registration message names (app.xls_falha_linhas); p_sqlstate is kept in erro_codigo (the edge passes XL415 for a file that is not a readable spreadsheet). XL400 without motivo or malformed lists, XL404 unknown id, XL409 not PROCESSANDO by this worker.';
 
 
 --
@@ -5722,6 +5843,43 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_orfao(p_id uuid, p_worker text) IS 'True when a PROCESSANDO processing held by p_worker has nobody working on it: the worker is dead (no heartbeat within app.worker_timeout()), or it holds no running xls_processar job for it (the job ended, or was rescued and given to another worker).';
+
+
+--
+-- Name: xls_progresso(uuid, text, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_progresso(p_id uuid, p_worker text, p_linhas integer) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_execucao integer;
+begin
+  if p_linhas is null or p_linhas < 0 then
+    raise exception 'linhas lidas inválidas: %', p_linhas using errcode = 'XL400';
+  end if;
+  -- no lock on the processing: the merge transaction holds it until its end
+  select p.execucoes into v_execucao from public.xls_processamento p
+   where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker;
+  if not found then
+    return false;
+  end if;
+  insert into public.xls_processamento_progresso as g (processamento_id, execucao, linhas_lidas, atualizado_em)
+  values (p_id, v_execucao, p_linhas, now())
+  on conflict (processamento_id) do update
+     set linhas_lidas = case when g.execucao = excluded.execucao then greatest(g.linhas_lidas, excluded.linhas_lidas) else excluded.linhas_lidas end,
+         execucao = excluded.execucao, atualizado_em = now();
+  return true;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_progresso(p_id uuid, p_worker text, p_linhas integer); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_progresso(p_id uuid, p_worker text, p_linhas integer) IS 'Progress of a running processing: the job reports the rows read so far after each chunk, on its own autocommit connection (the merge transaction is invisible until it commits). Kept per execution; a count never goes back within one. False (nothing recorded) when the processing is not PROCESSANDO by this worker (a late report). XL400 for a negative or null count.';
 
 
 --
@@ -6139,6 +6297,23 @@ COMMENT ON FUNCTION public.xls_tipo_mestre(p_tipo text) IS 'True for the master 
 
 
 --
+-- Name: xls_tipo_nome(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_tipo_nome(p_tipo text) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ select case when p_tipo is null then null else coalesce((select t.nome from app.xls_tipo t where t.tipo = p_tipo), p_tipo) end $$;
+
+
+--
+-- Name: FUNCTION xls_tipo_nome(p_tipo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_tipo_nome(p_tipo text) IS 'The name staff read for a spreadsheet type (app.xls_tipo.nome, e.g. FLUXO_PAGAR_RECEBER -> "Contas a pagar e receber"); the code itself when the type has no name; null for null.';
+
+
+--
 -- Name: xls_tipo_valido(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -6156,6 +6331,29 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_tipo_valido(p_tipo text) IS 'True when p_tipo is one of the spreadsheet types of formats.md (FLUXO_PAGAR_RECEBER, COMPRAS, RELATORIO18, COTA_FORNECEDOR, POSTOS, TRR, MARGEM_CONSOLIDADA, META_CARTEIRA, META, MARGEM_DIA).';
+
+
+--
+-- Name: xls_upload_recusar(text, text, bigint, text, text, text, integer, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_upload_recusar(p_origem text, p_arquivo text, p_tamanho_bytes bigint, p_uploader_id text, p_uploader_nome text, p_cliente_ip text, p_status_http integer, p_codigo text, p_motivo text) RETURNS uuid
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  insert into public.xls_upload_recusa (origem, arquivo, tamanho_bytes, uploader_id, uploader_nome, cliente_ip, status_http, codigo, motivo)
+  values (p_origem, left(nullif(btrim(p_arquivo), ''), 300), p_tamanho_bytes, left(nullif(btrim(p_uploader_id), ''), 200),
+          left(nullif(btrim(p_uploader_nome), ''), 200), left(p_cliente_ip, 100), p_status_http, left(p_codigo, 20),
+          left(coalesce(nullif(btrim(p_motivo), ''), 'recusado'), 2000))
+  returning id
+$$;
+
+
+--
+-- Name: FUNCTION xls_upload_recusar(p_origem text, p_arquivo text, p_tamanho_bytes bigint, p_uploader_id text, p_uploader_nome text, p_cliente_ip text, p_status_http integer, p_codigo text, p_motivo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_upload_recusar(p_origem text, p_arquivo text, p_tamanho_bytes bigint, p_uploader_id text, p_uploader_nome text, p_cliente_ip text, p_status_http integer, p_codigo text, p_motivo text) IS 'Records an upload refused before anything was stored (origem api or importar; who, file name, size, HTTP status, code and reason; never the bytes). Names and reason are trimmed and cut to the column sizes. Returns the id.';
 
 
 --
@@ -6323,7 +6521,9 @@ CREATE TABLE app.xls_tipo (
     mestre boolean DEFAULT false NOT NULL,
     hook text,
     descricao text NOT NULL,
+    nome text,
     CONSTRAINT xls_tipo_hook_check CHECK ((hook ~ '^app\.[a-z_][a-z0-9_]*$'::text)),
+    CONSTRAINT xls_tipo_nome_check CHECK (((nome IS NULL) OR (btrim(nome) <> ''::text))),
     CONSTRAINT xls_tipo_ordem_check CHECK ((ordem > 0)),
     CONSTRAINT xls_tipo_tipo_check CHECK (public.xls_tipo_valido(tipo))
 );
@@ -6334,6 +6534,13 @@ CREATE TABLE app.xls_tipo (
 --
 
 COMMENT ON TABLE app.xls_tipo IS 'The spreadsheet types of formats.md, in detection order (ordem). mestre: the batch''s master report (its success closes the batch). hook: optional function app.<name>(p_fase text, p_staging text, p_meta jsonb) returns jsonb, called by the generic merge at its phases (docs/xls-merge.md) for what belongs to one type only. Checked against TIPOS_PLANILHA (TypeScript) and public.xls_tipo_valido by the tests.';
+
+
+--
+-- Name: COLUMN xls_tipo.nome; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_tipo.nome IS 'The name staff read for the type on every screen (pt-BR, e.g. "Contas a pagar e receber"); null shows the code. Read through public.xls_tipo_nome.';
 
 
 --
@@ -7539,6 +7746,8 @@ CREATE TABLE public.xls_processamento (
     fk_retentar boolean DEFAULT false NOT NULL,
     alarmar boolean DEFAULT false NOT NULL,
     atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    erro_codigo text,
+    erro_anterior text,
     CONSTRAINT xls_processamento_arquivo_guardado CHECK (((objeto_chave IS NOT NULL) OR (arquivo_bytes IS NOT NULL))),
     CONSTRAINT xls_processamento_avisos_lista CHECK ((jsonb_typeof(avisos) = 'array'::text)),
     CONSTRAINT xls_processamento_checksum_formato CHECK ((checksum ~ '^[0-9a-f]{64}$'::text)),
@@ -7746,6 +7955,55 @@ COMMENT ON COLUMN public.xls_processamento.alarmar IS 'The latest outcome must r
 
 
 --
+-- Name: COLUMN xls_processamento.erro_codigo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.erro_codigo IS 'Code of the failure that ended the processing in ERRO (the SQLSTATE given to xls_falhar: XL424 missing registration, XL422 refused content, XL415 unreadable file, …); null otherwise. Read by public.xls_falha_explicar.';
+
+
+--
+-- Name: COLUMN xls_processamento.erro_anterior; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.erro_anterior IS 'The error message the processing had when it was last sent back to the queue from ERRO (reprocess, batch retry); null when it was never resent from ERRO. While it is PENDENTE or PROCESSANDO again the list shows it among the errors ("reenviado — aguardando").';
+
+
+--
+-- Name: xls_processamento_progresso; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.xls_processamento_progresso (
+    processamento_id uuid NOT NULL,
+    execucao integer NOT NULL,
+    linhas_lidas integer NOT NULL,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT xls_processamento_progresso_execucao_check CHECK ((execucao > 0)),
+    CONSTRAINT xls_processamento_progresso_linhas_lidas_check CHECK ((linhas_lidas >= 0))
+);
+
+
+--
+-- Name: TABLE xls_processamento_progresso; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.xls_processamento_progresso IS 'Progress of a running processing, reported by the job after each chunk (xls_progresso) on its own autocommit connection: the merge transaction holds the processing row and commits only at the end. Meaningful while the processing is PROCESSANDO in the same execucao; kept afterwards (one row per processing).';
+
+
+--
+-- Name: COLUMN xls_processamento_progresso.execucao; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento_progresso.execucao IS 'The execution (xls_processamento.execucoes) the count belongs to: a rerun starts again from zero.';
+
+
+--
+-- Name: COLUMN xls_processamento_progresso.linhas_lidas; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento_progresso.linhas_lidas IS 'Rows read and sent to the database so far in this execution.';
+
+
+--
 -- Name: xls_resetar_replicator_passo_id_seq; Type: SEQUENCE; Schema: public; Owner: -
 --
 
@@ -7757,6 +8015,71 @@ ALTER TABLE public.xls_resetar_replicator_passo ALTER COLUMN id ADD GENERATED AL
     NO MAXVALUE
     CACHE 1
 );
+
+
+--
+-- Name: xls_upload_recusa; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.xls_upload_recusa (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    recusado_em timestamp with time zone DEFAULT now() NOT NULL,
+    origem text NOT NULL,
+    arquivo text,
+    tamanho_bytes bigint,
+    uploader_id text,
+    uploader_nome text,
+    cliente_ip text,
+    status_http integer NOT NULL,
+    codigo text,
+    motivo text NOT NULL,
+    CONSTRAINT xls_upload_recusa_motivo_check CHECK ((btrim(motivo) <> ''::text)),
+    CONSTRAINT xls_upload_recusa_origem_check CHECK ((origem = ANY (ARRAY['api'::text, 'importar'::text]))),
+    CONSTRAINT xls_upload_recusa_status_http_check CHECK (((status_http >= 400) AND (status_http <= 599))),
+    CONSTRAINT xls_upload_recusa_tamanho_bytes_check CHECK ((tamanho_bytes >= 0))
+);
+
+
+--
+-- Name: TABLE xls_upload_recusa; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.xls_upload_recusa IS 'Uploads refused before anything was stored (POST /api/xls/processar, the manual import page): who, when, the file name and why. Never the refused bytes. Written by xls_upload_recusar, listed on /processamentos/recusas.';
+
+
+--
+-- Name: COLUMN xls_upload_recusa.origem; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_upload_recusa.origem IS 'api: POST /api/xls/processar; importar: the manual import page.';
+
+
+--
+-- Name: COLUMN xls_upload_recusa.uploader_id; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_upload_recusa.uploader_id IS 'Who sent it: the identity typed on the import page; null for the API (an integration token, no person).';
+
+
+--
+-- Name: COLUMN xls_upload_recusa.cliente_ip; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_upload_recusa.cliente_ip IS 'Address the request came from, as the service saw it.';
+
+
+--
+-- Name: COLUMN xls_upload_recusa.codigo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_upload_recusa.codigo IS 'Error code of the refusal (XL400, XL413, …), when there is one.';
+
+
+--
+-- Name: COLUMN xls_upload_recusa.motivo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_upload_recusa.motivo IS 'The refusal as the sender got it (pt-BR).';
 
 
 --
@@ -8469,6 +8792,14 @@ ALTER TABLE ONLY public.xls_processamento
 
 
 --
+-- Name: xls_processamento_progresso xls_processamento_progresso_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_processamento_progresso
+    ADD CONSTRAINT xls_processamento_progresso_pkey PRIMARY KEY (processamento_id);
+
+
+--
 -- Name: xls_resetar_replicator_passo xls_resetar_replicator_passo_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -8490,6 +8821,14 @@ ALTER TABLE ONLY public.xls_resetar_replicator_passo
 
 ALTER TABLE ONLY public.xls_resetar_replicator
     ADD CONSTRAINT xls_resetar_replicator_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: xls_upload_recusa xls_upload_recusa_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_upload_recusa
+    ADD CONSTRAINT xls_upload_recusa_pkey PRIMARY KEY (id);
 
 
 --
@@ -8731,6 +9070,20 @@ CREATE INDEX xls_processamento_conjunto_idx ON public.xls_processamento USING bt
 
 
 --
+-- Name: xls_processamento_erros_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX xls_processamento_erros_idx ON public.xls_processamento USING btree (recebido_em DESC, id DESC) WHERE ((status = 'ERRO'::text) OR ((status = ANY (ARRAY['PENDENTE'::text, 'PROCESSANDO'::text])) AND (erro_anterior IS NOT NULL)));
+
+
+--
+-- Name: xls_processamento_erros_tipo_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX xls_processamento_erros_tipo_idx ON public.xls_processamento USING btree (tipo, recebido_em DESC, id DESC) WHERE ((status = 'ERRO'::text) OR ((status = ANY (ARRAY['PENDENTE'::text, 'PROCESSANDO'::text])) AND (erro_anterior IS NOT NULL)));
+
+
+--
 -- Name: xls_processamento_recebido_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -8770,6 +9123,13 @@ CREATE INDEX xls_resetar_replicator_iniciado_em_idx ON public.xls_resetar_replic
 --
 
 CREATE UNIQUE INDEX xls_resetar_replicator_um_em_andamento ON public.xls_resetar_replicator USING btree ((true)) WHERE (status = 'EM_ANDAMENTO'::text);
+
+
+--
+-- Name: xls_upload_recusa_recusado_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX xls_upload_recusa_recusado_idx ON public.xls_upload_recusa USING btree (recusado_em DESC, id DESC);
 
 
 --
@@ -9082,6 +9442,14 @@ ALTER TABLE ONLY public.xls_processamento
 
 
 --
+-- Name: xls_processamento_progresso xls_processamento_progresso_processamento_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_processamento_progresso
+    ADD CONSTRAINT xls_processamento_progresso_processamento_id_fkey FOREIGN KEY (processamento_id) REFERENCES public.xls_processamento(id) ON DELETE CASCADE;
+
+
+--
 -- Name: xls_resetar_replicator_passo xls_resetar_replicator_passo_execucao_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -9293,4 +9661,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261124180000'),
     ('20261124180100'),
     ('20261124190000'),
-    ('20261124200000');
+    ('20261124200000'),
+    ('20261125300000');

@@ -12,7 +12,7 @@ declare
   v_ids uuid[] := '{}';
 begin
   update public.xls_processamento p
-     set status = 'SUCESSO', finalizado_em = now(), erro_mensagem = null, alarmar = false, fk_retentar = false,
+     set status = 'SUCESSO', finalizado_em = now(), erro_mensagem = null, erro_codigo = null, alarmar = false, fk_retentar = false,
          avisos = p.avisos || v_avisos, linhas_rejeitadas = p.linhas_rejeitadas || v_rejeitadas
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
   returning p.conjunto_id into v_conjunto;

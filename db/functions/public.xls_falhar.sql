@@ -8,6 +8,7 @@ declare
   v_fk boolean := coalesce(p_sqlstate in ('XL424', '23503'), false);
   v_avisos jsonb := app.xls_avisos_normalizar(p_avisos);
   v_rejeitadas jsonb := app.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
+  v_codigo text := nullif(btrim(p_sqlstate), '');
   v_conjunto uuid;
   v_falhas integer;
   v_fechado_em timestamptz;
@@ -21,8 +22,13 @@ begin
   if nullif(btrim(p_motivo), '') is null then
     raise exception 'motivo ausente' using errcode = 'XL400';
   end if;
+  -- the refused rows stay on the processing (the failed transaction took the merge's with it):
+  -- the caller's (the reader's invalid rows), else those the message names (a missing registration)
+  if v_rejeitadas = '[]'::jsonb then
+    v_rejeitadas := app.xls_falha_linhas(p_motivo, v_codigo);
+  end if;
   update public.xls_processamento p
-     set status = 'ERRO', finalizado_em = now(), erro_mensagem = p_motivo, alarmar = true, fk_retentar = false,
+     set status = 'ERRO', finalizado_em = now(), erro_mensagem = p_motivo, erro_codigo = v_codigo, alarmar = true, fk_retentar = false,
          fk_falhas = p.fk_falhas + case when v_fk then 1 else 0 end,
          avisos = p.avisos || v_avisos, linhas_rejeitadas = p.linhas_rejeitadas || v_rejeitadas
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
@@ -58,4 +64,4 @@ end;
 $function$
 ;
 
-comment on function public.xls_falhar(uuid,text,text,text,jsonb,jsonb) is 'Transition PROCESSANDO -> ERRO by the worker that holds it, in its own transaction after the failed one rolled back. p_sqlstate: the SQLSTATE of the failure, if any; XL424 (or 23503) is a transient foreign-key failure: inside a batch the first one is silent (alarmar false) and the item is reprocessed once when the batch closes, or at once (status PENDENTE in the result) when it is closed already; the second alarms; a loose file alarms at once. Every other failure alarms. XL400 without motivo or malformed lists, XL404 unknown id, XL409 not PROCESSANDO by this worker.';
+comment on function public.xls_falhar(uuid,text,text,text,jsonb,jsonb) is 'Transition PROCESSANDO -> ERRO by the worker that holds it, in its own transaction after the failed one rolled back. p_sqlstate: the SQLSTATE of the failure, if any; XL424 (or 23503) is a transient foreign-key failure: inside a batch the first one is silent (alarmar false) and the item is reprocessed once when the batch closes, or at once (status PENDENTE in the result) when it is closed already; the second alarms; a loose file alarms at once. Every other failure alarms. The refused rows are kept: p_linhas_rejeitadas (the reader''s invalid rows), else the rows a missing-registration message names (app.xls_falha_linhas); p_sqlstate is kept in erro_codigo (the edge passes XL415 for a file that is not a readable spreadsheet). XL400 without motivo or malformed lists, XL404 unknown id, XL409 not PROCESSANDO by this worker.';

@@ -10756,6 +10756,22 @@ declare module 'zapatos/schema' {
       */
       conjunto_id: string | null;
       /**
+      * **xls_processamento.erro_anterior**
+      *
+      * The error message the processing had when it was last sent back to the queue from ERRO (reprocess, batch retry); null when it was never resent from ERRO. While it is PENDENTE or PROCESSANDO again the list shows it among the errors ("reenviado — aguardando").
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_anterior: string | null;
+      /**
+      * **xls_processamento.erro_codigo**
+      *
+      * Code of the failure that ended the processing in ERRO (the SQLSTATE given to xls_falhar: XL424 missing registration, XL422 refused content, XL415 unreadable file, …); null otherwise. Read by public.xls_falha_explicar.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_codigo: string | null;
+      /**
       * **xls_processamento.erro_mensagem**
       *
       * Reason of ERRO (or IGNORADO), in pt-BR for staff.
@@ -10983,6 +10999,22 @@ declare module 'zapatos/schema' {
       * - Nullable, no default
       */
       conjunto_id: string | null;
+      /**
+      * **xls_processamento.erro_anterior**
+      *
+      * The error message the processing had when it was last sent back to the queue from ERRO (reprocess, batch retry); null when it was never resent from ERRO. While it is PENDENTE or PROCESSANDO again the list shows it among the errors ("reenviado — aguardando").
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_anterior: string | null;
+      /**
+      * **xls_processamento.erro_codigo**
+      *
+      * Code of the failure that ended the processing in ERRO (the SQLSTATE given to xls_falhar: XL424 missing registration, XL422 refused content, XL415 unreadable file, …); null otherwise. Read by public.xls_falha_explicar.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_codigo: string | null;
       /**
       * **xls_processamento.erro_mensagem**
       *
@@ -11212,6 +11244,22 @@ declare module 'zapatos/schema' {
       */
       conjunto_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
+      * **xls_processamento.erro_anterior**
+      *
+      * The error message the processing had when it was last sent back to the queue from ERRO (reprocess, batch retry); null when it was never resent from ERRO. While it is PENDENTE or PROCESSANDO again the list shows it among the errors ("reenviado — aguardando").
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_anterior?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.erro_codigo**
+      *
+      * Code of the failure that ended the processing in ERRO (the SQLSTATE given to xls_falhar: XL424 missing registration, XL422 refused content, XL415 unreadable file, …); null otherwise. Read by public.xls_falha_explicar.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_codigo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
       * **xls_processamento.erro_mensagem**
       *
       * Reason of ERRO (or IGNORADO), in pt-BR for staff.
@@ -11439,6 +11487,22 @@ declare module 'zapatos/schema' {
       * - Nullable, no default
       */
       conjunto_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.erro_anterior**
+      *
+      * The error message the processing had when it was last sent back to the queue from ERRO (reprocess, batch retry); null when it was never resent from ERRO. While it is PENDENTE or PROCESSANDO again the list shows it among the errors ("reenviado — aguardando").
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_anterior?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.erro_codigo**
+      *
+      * Code of the failure that ended the processing in ERRO (the SQLSTATE given to xls_falhar: XL424 missing registration, XL422 refused content, XL415 unreadable file, …); null otherwise. Read by public.xls_falha_explicar.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_codigo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
       /**
       * **xls_processamento.erro_mensagem**
       *
@@ -11668,6 +11732,22 @@ declare module 'zapatos/schema' {
       */
       conjunto_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
       /**
+      * **xls_processamento.erro_anterior**
+      *
+      * The error message the processing had when it was last sent back to the queue from ERRO (reprocess, batch retry); null when it was never resent from ERRO. While it is PENDENTE or PROCESSANDO again the list shows it among the errors ("reenviado — aguardando").
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_anterior?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.erro_codigo**
+      *
+      * Code of the failure that ended the processing in ERRO (the SQLSTATE given to xls_falhar: XL424 missing registration, XL422 refused content, XL415 unreadable file, …); null otherwise. Read by public.xls_falha_explicar.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro_codigo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
       * **xls_processamento.erro_mensagem**
       *
       * Reason of ERRO (or IGNORADO), in pt-BR for staff.
@@ -11841,6 +11921,169 @@ declare module 'zapatos/schema' {
       worker?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
     }
     export type UniqueIndex = 'xls_processamento_checksum_key' | 'xls_processamento_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **xls_processamento_progresso**
+   * - Table in database
+   */
+  export namespace xls_processamento_progresso {
+    export type Table = 'xls_processamento_progresso';
+    export interface Selectable {
+      /**
+      * **xls_processamento_progresso.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: Date;
+      /**
+      * **xls_processamento_progresso.execucao**
+      *
+      * The execution (xls_processamento.execucoes) the count belongs to: a rerun starts again from zero.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      execucao: number;
+      /**
+      * **xls_processamento_progresso.linhas_lidas**
+      *
+      * Rows read and sent to the database so far in this execution.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      linhas_lidas: number;
+      /**
+      * **xls_processamento_progresso.processamento_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      processamento_id: string;
+    }
+    export interface JSONSelectable {
+      /**
+      * **xls_processamento_progresso.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em: db.TimestampTzString;
+      /**
+      * **xls_processamento_progresso.execucao**
+      *
+      * The execution (xls_processamento.execucoes) the count belongs to: a rerun starts again from zero.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      execucao: number;
+      /**
+      * **xls_processamento_progresso.linhas_lidas**
+      *
+      * Rows read and sent to the database so far in this execution.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      linhas_lidas: number;
+      /**
+      * **xls_processamento_progresso.processamento_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      processamento_id: string;
+    }
+    export interface Whereable {
+      /**
+      * **xls_processamento_progresso.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento_progresso.execucao**
+      *
+      * The execution (xls_processamento.execucoes) the count belongs to: a rerun starts again from zero.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      execucao?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento_progresso.linhas_lidas**
+      *
+      * Rows read and sent to the database so far in this execution.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      linhas_lidas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento_progresso.processamento_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      processamento_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **xls_processamento_progresso.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento_progresso.execucao**
+      *
+      * The execution (xls_processamento.execucoes) the count belongs to: a rerun starts again from zero.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      execucao: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **xls_processamento_progresso.linhas_lidas**
+      *
+      * Rows read and sent to the database so far in this execution.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      linhas_lidas: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **xls_processamento_progresso.processamento_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      processamento_id: string | db.Parameter<string> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **xls_processamento_progresso.atualizado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      atualizado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento_progresso.execucao**
+      *
+      * The execution (xls_processamento.execucoes) the count belongs to: a rerun starts again from zero.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      execucao?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **xls_processamento_progresso.linhas_lidas**
+      *
+      * Rows read and sent to the database so far in this execution.
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      linhas_lidas?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **xls_processamento_progresso.processamento_id**
+      * - `uuid` in database
+      * - `NOT NULL`, no default
+      */
+      processamento_id?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'xls_processamento_progresso_pkey';
     export type Column = keyof Selectable;
     export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
     export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
@@ -12615,6 +12858,409 @@ declare module 'zapatos/schema' {
       step?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
     }
     export type UniqueIndex = 'xls_resetar_replicator_passo_pkey' | 'xls_resetar_replicator_passo_unico';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **xls_upload_recusa**
+   * - Table in database
+   */
+  export namespace xls_upload_recusa {
+    export type Table = 'xls_upload_recusa';
+    export interface Selectable {
+      /**
+      * **xls_upload_recusa.arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo: string | null;
+      /**
+      * **xls_upload_recusa.cliente_ip**
+      *
+      * Address the request came from, as the service saw it.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_ip: string | null;
+      /**
+      * **xls_upload_recusa.codigo**
+      *
+      * Error code of the refusal (XL400, XL413, …), when there is one.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      codigo: string | null;
+      /**
+      * **xls_upload_recusa.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **xls_upload_recusa.motivo**
+      *
+      * The refusal as the sender got it (pt-BR).
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo: string;
+      /**
+      * **xls_upload_recusa.origem**
+      *
+      * api: POST /api/xls/processar; importar: the manual import page.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      origem: string;
+      /**
+      * **xls_upload_recusa.recusado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recusado_em: Date;
+      /**
+      * **xls_upload_recusa.status_http**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      status_http: number;
+      /**
+      * **xls_upload_recusa.tamanho_bytes**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      tamanho_bytes: db.Int8String | null;
+      /**
+      * **xls_upload_recusa.uploader_id**
+      *
+      * Who sent it: the identity typed on the import page; null for the API (an integration token, no person).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id: string | null;
+      /**
+      * **xls_upload_recusa.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **xls_upload_recusa.arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo: string | null;
+      /**
+      * **xls_upload_recusa.cliente_ip**
+      *
+      * Address the request came from, as the service saw it.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_ip: string | null;
+      /**
+      * **xls_upload_recusa.codigo**
+      *
+      * Error code of the refusal (XL400, XL413, …), when there is one.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      codigo: string | null;
+      /**
+      * **xls_upload_recusa.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **xls_upload_recusa.motivo**
+      *
+      * The refusal as the sender got it (pt-BR).
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo: string;
+      /**
+      * **xls_upload_recusa.origem**
+      *
+      * api: POST /api/xls/processar; importar: the manual import page.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      origem: string;
+      /**
+      * **xls_upload_recusa.recusado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recusado_em: db.TimestampTzString;
+      /**
+      * **xls_upload_recusa.status_http**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      status_http: number;
+      /**
+      * **xls_upload_recusa.tamanho_bytes**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      tamanho_bytes: number | null;
+      /**
+      * **xls_upload_recusa.uploader_id**
+      *
+      * Who sent it: the identity typed on the import page; null for the API (an integration token, no person).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id: string | null;
+      /**
+      * **xls_upload_recusa.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **xls_upload_recusa.arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_upload_recusa.cliente_ip**
+      *
+      * Address the request came from, as the service saw it.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_ip?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_upload_recusa.codigo**
+      *
+      * Error code of the refusal (XL400, XL413, …), when there is one.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      codigo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_upload_recusa.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_upload_recusa.motivo**
+      *
+      * The refusal as the sender got it (pt-BR).
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_upload_recusa.origem**
+      *
+      * api: POST /api/xls/processar; importar: the manual import page.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      origem?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_upload_recusa.recusado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recusado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_upload_recusa.status_http**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      status_http?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_upload_recusa.tamanho_bytes**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      tamanho_bytes?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_upload_recusa.uploader_id**
+      *
+      * Who sent it: the identity typed on the import page; null for the API (an integration token, no person).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_upload_recusa.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **xls_upload_recusa.arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_upload_recusa.cliente_ip**
+      *
+      * Address the request came from, as the service saw it.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_ip?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_upload_recusa.codigo**
+      *
+      * Error code of the refusal (XL400, XL413, …), when there is one.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      codigo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_upload_recusa.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_upload_recusa.motivo**
+      *
+      * The refusal as the sender got it (pt-BR).
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **xls_upload_recusa.origem**
+      *
+      * api: POST /api/xls/processar; importar: the manual import page.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      origem: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **xls_upload_recusa.recusado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recusado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_upload_recusa.status_http**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      status_http: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **xls_upload_recusa.tamanho_bytes**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      tamanho_bytes?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_upload_recusa.uploader_id**
+      *
+      * Who sent it: the identity typed on the import page; null for the API (an integration token, no person).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_upload_recusa.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **xls_upload_recusa.arquivo**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_upload_recusa.cliente_ip**
+      *
+      * Address the request came from, as the service saw it.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      cliente_ip?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_upload_recusa.codigo**
+      *
+      * Error code of the refusal (XL400, XL413, …), when there is one.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      codigo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_upload_recusa.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_upload_recusa.motivo**
+      *
+      * The refusal as the sender got it (pt-BR).
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      motivo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **xls_upload_recusa.origem**
+      *
+      * api: POST /api/xls/processar; importar: the manual import page.
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      origem?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **xls_upload_recusa.recusado_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recusado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_upload_recusa.status_http**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      status_http?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **xls_upload_recusa.tamanho_bytes**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      tamanho_bytes?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_upload_recusa.uploader_id**
+      *
+      * Who sent it: the identity typed on the import page; null for the API (an integration token, no person).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_upload_recusa.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'xls_upload_recusa_pkey';
     export type Column = keyof Selectable;
     export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
     export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
@@ -13963,20 +14609,20 @@ declare module 'zapatos/schema' {
   /* --- aggregate types --- */
 
   export namespace public {  
-    export type Table = bi_centro_custo.Table | bi_cliente.Table | bi_compra.Table | bi_configuracao.Table | bi_cota_fornecedor.Table | bi_faturamento.Table | bi_filial.Table | bi_fornecedor.Table | bi_margem_consolidada.Table | bi_margem_dia.Table | bi_meta.Table | bi_meta_carteira.Table | bi_movimento.Table | bi_posto.Table | bi_produto.Table | bi_titulo.Table | bi_trr.Table | bi_veiculo.Table | bi_vendedor.Table | destinatario.Table | erp_sync_audit.Table | erp_sync_audit_variante.Table | feriado.Table | partner_aviso.Table | partner_aviso_envio.Table | partner_configuracao.Table | partner_contingencia.Table | partner_episodio.Table | partner_pedido.Table | partner_pedido_transicao.Table | partner_puxada.Table | partner_webhook.Table | produto.Table | variante.Table | xls_conjunto_item.Table | xls_conjunto_lote.Table | xls_processamento.Table | xls_resetar_replicator.Table | xls_resetar_replicator_passo.Table | xls_v_conjunto.Table | xls_v_processamento.Table | xls_v_resumo_diario.Table;
-    export type Selectable = bi_centro_custo.Selectable | bi_cliente.Selectable | bi_compra.Selectable | bi_configuracao.Selectable | bi_cota_fornecedor.Selectable | bi_faturamento.Selectable | bi_filial.Selectable | bi_fornecedor.Selectable | bi_margem_consolidada.Selectable | bi_margem_dia.Selectable | bi_meta.Selectable | bi_meta_carteira.Selectable | bi_movimento.Selectable | bi_posto.Selectable | bi_produto.Selectable | bi_titulo.Selectable | bi_trr.Selectable | bi_veiculo.Selectable | bi_vendedor.Selectable | destinatario.Selectable | erp_sync_audit.Selectable | erp_sync_audit_variante.Selectable | feriado.Selectable | partner_aviso.Selectable | partner_aviso_envio.Selectable | partner_configuracao.Selectable | partner_contingencia.Selectable | partner_episodio.Selectable | partner_pedido.Selectable | partner_pedido_transicao.Selectable | partner_puxada.Selectable | partner_webhook.Selectable | produto.Selectable | variante.Selectable | xls_conjunto_item.Selectable | xls_conjunto_lote.Selectable | xls_processamento.Selectable | xls_resetar_replicator.Selectable | xls_resetar_replicator_passo.Selectable | xls_v_conjunto.Selectable | xls_v_processamento.Selectable | xls_v_resumo_diario.Selectable;
-    export type JSONSelectable = bi_centro_custo.JSONSelectable | bi_cliente.JSONSelectable | bi_compra.JSONSelectable | bi_configuracao.JSONSelectable | bi_cota_fornecedor.JSONSelectable | bi_faturamento.JSONSelectable | bi_filial.JSONSelectable | bi_fornecedor.JSONSelectable | bi_margem_consolidada.JSONSelectable | bi_margem_dia.JSONSelectable | bi_meta.JSONSelectable | bi_meta_carteira.JSONSelectable | bi_movimento.JSONSelectable | bi_posto.JSONSelectable | bi_produto.JSONSelectable | bi_titulo.JSONSelectable | bi_trr.JSONSelectable | bi_veiculo.JSONSelectable | bi_vendedor.JSONSelectable | destinatario.JSONSelectable | erp_sync_audit.JSONSelectable | erp_sync_audit_variante.JSONSelectable | feriado.JSONSelectable | partner_aviso.JSONSelectable | partner_aviso_envio.JSONSelectable | partner_configuracao.JSONSelectable | partner_contingencia.JSONSelectable | partner_episodio.JSONSelectable | partner_pedido.JSONSelectable | partner_pedido_transicao.JSONSelectable | partner_puxada.JSONSelectable | partner_webhook.JSONSelectable | produto.JSONSelectable | variante.JSONSelectable | xls_conjunto_item.JSONSelectable | xls_conjunto_lote.JSONSelectable | xls_processamento.JSONSelectable | xls_resetar_replicator.JSONSelectable | xls_resetar_replicator_passo.JSONSelectable | xls_v_conjunto.JSONSelectable | xls_v_processamento.JSONSelectable | xls_v_resumo_diario.JSONSelectable;
-    export type Whereable = bi_centro_custo.Whereable | bi_cliente.Whereable | bi_compra.Whereable | bi_configuracao.Whereable | bi_cota_fornecedor.Whereable | bi_faturamento.Whereable | bi_filial.Whereable | bi_fornecedor.Whereable | bi_margem_consolidada.Whereable | bi_margem_dia.Whereable | bi_meta.Whereable | bi_meta_carteira.Whereable | bi_movimento.Whereable | bi_posto.Whereable | bi_produto.Whereable | bi_titulo.Whereable | bi_trr.Whereable | bi_veiculo.Whereable | bi_vendedor.Whereable | destinatario.Whereable | erp_sync_audit.Whereable | erp_sync_audit_variante.Whereable | feriado.Whereable | partner_aviso.Whereable | partner_aviso_envio.Whereable | partner_configuracao.Whereable | partner_contingencia.Whereable | partner_episodio.Whereable | partner_pedido.Whereable | partner_pedido_transicao.Whereable | partner_puxada.Whereable | partner_webhook.Whereable | produto.Whereable | variante.Whereable | xls_conjunto_item.Whereable | xls_conjunto_lote.Whereable | xls_processamento.Whereable | xls_resetar_replicator.Whereable | xls_resetar_replicator_passo.Whereable | xls_v_conjunto.Whereable | xls_v_processamento.Whereable | xls_v_resumo_diario.Whereable;
-    export type Insertable = bi_centro_custo.Insertable | bi_cliente.Insertable | bi_compra.Insertable | bi_configuracao.Insertable | bi_cota_fornecedor.Insertable | bi_faturamento.Insertable | bi_filial.Insertable | bi_fornecedor.Insertable | bi_margem_consolidada.Insertable | bi_margem_dia.Insertable | bi_meta.Insertable | bi_meta_carteira.Insertable | bi_movimento.Insertable | bi_posto.Insertable | bi_produto.Insertable | bi_titulo.Insertable | bi_trr.Insertable | bi_veiculo.Insertable | bi_vendedor.Insertable | destinatario.Insertable | erp_sync_audit.Insertable | erp_sync_audit_variante.Insertable | feriado.Insertable | partner_aviso.Insertable | partner_aviso_envio.Insertable | partner_configuracao.Insertable | partner_contingencia.Insertable | partner_episodio.Insertable | partner_pedido.Insertable | partner_pedido_transicao.Insertable | partner_puxada.Insertable | partner_webhook.Insertable | produto.Insertable | variante.Insertable | xls_conjunto_item.Insertable | xls_conjunto_lote.Insertable | xls_processamento.Insertable | xls_resetar_replicator.Insertable | xls_resetar_replicator_passo.Insertable | xls_v_conjunto.Insertable | xls_v_processamento.Insertable | xls_v_resumo_diario.Insertable;
-    export type Updatable = bi_centro_custo.Updatable | bi_cliente.Updatable | bi_compra.Updatable | bi_configuracao.Updatable | bi_cota_fornecedor.Updatable | bi_faturamento.Updatable | bi_filial.Updatable | bi_fornecedor.Updatable | bi_margem_consolidada.Updatable | bi_margem_dia.Updatable | bi_meta.Updatable | bi_meta_carteira.Updatable | bi_movimento.Updatable | bi_posto.Updatable | bi_produto.Updatable | bi_titulo.Updatable | bi_trr.Updatable | bi_veiculo.Updatable | bi_vendedor.Updatable | destinatario.Updatable | erp_sync_audit.Updatable | erp_sync_audit_variante.Updatable | feriado.Updatable | partner_aviso.Updatable | partner_aviso_envio.Updatable | partner_configuracao.Updatable | partner_contingencia.Updatable | partner_episodio.Updatable | partner_pedido.Updatable | partner_pedido_transicao.Updatable | partner_puxada.Updatable | partner_webhook.Updatable | produto.Updatable | variante.Updatable | xls_conjunto_item.Updatable | xls_conjunto_lote.Updatable | xls_processamento.Updatable | xls_resetar_replicator.Updatable | xls_resetar_replicator_passo.Updatable | xls_v_conjunto.Updatable | xls_v_processamento.Updatable | xls_v_resumo_diario.Updatable;
-    export type UniqueIndex = bi_centro_custo.UniqueIndex | bi_cliente.UniqueIndex | bi_compra.UniqueIndex | bi_configuracao.UniqueIndex | bi_cota_fornecedor.UniqueIndex | bi_faturamento.UniqueIndex | bi_filial.UniqueIndex | bi_fornecedor.UniqueIndex | bi_margem_consolidada.UniqueIndex | bi_margem_dia.UniqueIndex | bi_meta.UniqueIndex | bi_meta_carteira.UniqueIndex | bi_movimento.UniqueIndex | bi_posto.UniqueIndex | bi_produto.UniqueIndex | bi_titulo.UniqueIndex | bi_trr.UniqueIndex | bi_veiculo.UniqueIndex | bi_vendedor.UniqueIndex | destinatario.UniqueIndex | erp_sync_audit.UniqueIndex | erp_sync_audit_variante.UniqueIndex | feriado.UniqueIndex | partner_aviso.UniqueIndex | partner_aviso_envio.UniqueIndex | partner_configuracao.UniqueIndex | partner_contingencia.UniqueIndex | partner_episodio.UniqueIndex | partner_pedido.UniqueIndex | partner_pedido_transicao.UniqueIndex | partner_puxada.UniqueIndex | partner_webhook.UniqueIndex | produto.UniqueIndex | variante.UniqueIndex | xls_conjunto_item.UniqueIndex | xls_conjunto_lote.UniqueIndex | xls_processamento.UniqueIndex | xls_resetar_replicator.UniqueIndex | xls_resetar_replicator_passo.UniqueIndex | xls_v_conjunto.UniqueIndex | xls_v_processamento.UniqueIndex | xls_v_resumo_diario.UniqueIndex;
-    export type Column = bi_centro_custo.Column | bi_cliente.Column | bi_compra.Column | bi_configuracao.Column | bi_cota_fornecedor.Column | bi_faturamento.Column | bi_filial.Column | bi_fornecedor.Column | bi_margem_consolidada.Column | bi_margem_dia.Column | bi_meta.Column | bi_meta_carteira.Column | bi_movimento.Column | bi_posto.Column | bi_produto.Column | bi_titulo.Column | bi_trr.Column | bi_veiculo.Column | bi_vendedor.Column | destinatario.Column | erp_sync_audit.Column | erp_sync_audit_variante.Column | feriado.Column | partner_aviso.Column | partner_aviso_envio.Column | partner_configuracao.Column | partner_contingencia.Column | partner_episodio.Column | partner_pedido.Column | partner_pedido_transicao.Column | partner_puxada.Column | partner_webhook.Column | produto.Column | variante.Column | xls_conjunto_item.Column | xls_conjunto_lote.Column | xls_processamento.Column | xls_resetar_replicator.Column | xls_resetar_replicator_passo.Column | xls_v_conjunto.Column | xls_v_processamento.Column | xls_v_resumo_diario.Column;
+    export type Table = bi_centro_custo.Table | bi_cliente.Table | bi_compra.Table | bi_configuracao.Table | bi_cota_fornecedor.Table | bi_faturamento.Table | bi_filial.Table | bi_fornecedor.Table | bi_margem_consolidada.Table | bi_margem_dia.Table | bi_meta.Table | bi_meta_carteira.Table | bi_movimento.Table | bi_posto.Table | bi_produto.Table | bi_titulo.Table | bi_trr.Table | bi_veiculo.Table | bi_vendedor.Table | destinatario.Table | erp_sync_audit.Table | erp_sync_audit_variante.Table | feriado.Table | partner_aviso.Table | partner_aviso_envio.Table | partner_configuracao.Table | partner_contingencia.Table | partner_episodio.Table | partner_pedido.Table | partner_pedido_transicao.Table | partner_puxada.Table | partner_webhook.Table | produto.Table | variante.Table | xls_conjunto_item.Table | xls_conjunto_lote.Table | xls_processamento.Table | xls_processamento_progresso.Table | xls_resetar_replicator.Table | xls_resetar_replicator_passo.Table | xls_upload_recusa.Table | xls_v_conjunto.Table | xls_v_processamento.Table | xls_v_resumo_diario.Table;
+    export type Selectable = bi_centro_custo.Selectable | bi_cliente.Selectable | bi_compra.Selectable | bi_configuracao.Selectable | bi_cota_fornecedor.Selectable | bi_faturamento.Selectable | bi_filial.Selectable | bi_fornecedor.Selectable | bi_margem_consolidada.Selectable | bi_margem_dia.Selectable | bi_meta.Selectable | bi_meta_carteira.Selectable | bi_movimento.Selectable | bi_posto.Selectable | bi_produto.Selectable | bi_titulo.Selectable | bi_trr.Selectable | bi_veiculo.Selectable | bi_vendedor.Selectable | destinatario.Selectable | erp_sync_audit.Selectable | erp_sync_audit_variante.Selectable | feriado.Selectable | partner_aviso.Selectable | partner_aviso_envio.Selectable | partner_configuracao.Selectable | partner_contingencia.Selectable | partner_episodio.Selectable | partner_pedido.Selectable | partner_pedido_transicao.Selectable | partner_puxada.Selectable | partner_webhook.Selectable | produto.Selectable | variante.Selectable | xls_conjunto_item.Selectable | xls_conjunto_lote.Selectable | xls_processamento.Selectable | xls_processamento_progresso.Selectable | xls_resetar_replicator.Selectable | xls_resetar_replicator_passo.Selectable | xls_upload_recusa.Selectable | xls_v_conjunto.Selectable | xls_v_processamento.Selectable | xls_v_resumo_diario.Selectable;
+    export type JSONSelectable = bi_centro_custo.JSONSelectable | bi_cliente.JSONSelectable | bi_compra.JSONSelectable | bi_configuracao.JSONSelectable | bi_cota_fornecedor.JSONSelectable | bi_faturamento.JSONSelectable | bi_filial.JSONSelectable | bi_fornecedor.JSONSelectable | bi_margem_consolidada.JSONSelectable | bi_margem_dia.JSONSelectable | bi_meta.JSONSelectable | bi_meta_carteira.JSONSelectable | bi_movimento.JSONSelectable | bi_posto.JSONSelectable | bi_produto.JSONSelectable | bi_titulo.JSONSelectable | bi_trr.JSONSelectable | bi_veiculo.JSONSelectable | bi_vendedor.JSONSelectable | destinatario.JSONSelectable | erp_sync_audit.JSONSelectable | erp_sync_audit_variante.JSONSelectable | feriado.JSONSelectable | partner_aviso.JSONSelectable | partner_aviso_envio.JSONSelectable | partner_configuracao.JSONSelectable | partner_contingencia.JSONSelectable | partner_episodio.JSONSelectable | partner_pedido.JSONSelectable | partner_pedido_transicao.JSONSelectable | partner_puxada.JSONSelectable | partner_webhook.JSONSelectable | produto.JSONSelectable | variante.JSONSelectable | xls_conjunto_item.JSONSelectable | xls_conjunto_lote.JSONSelectable | xls_processamento.JSONSelectable | xls_processamento_progresso.JSONSelectable | xls_resetar_replicator.JSONSelectable | xls_resetar_replicator_passo.JSONSelectable | xls_upload_recusa.JSONSelectable | xls_v_conjunto.JSONSelectable | xls_v_processamento.JSONSelectable | xls_v_resumo_diario.JSONSelectable;
+    export type Whereable = bi_centro_custo.Whereable | bi_cliente.Whereable | bi_compra.Whereable | bi_configuracao.Whereable | bi_cota_fornecedor.Whereable | bi_faturamento.Whereable | bi_filial.Whereable | bi_fornecedor.Whereable | bi_margem_consolidada.Whereable | bi_margem_dia.Whereable | bi_meta.Whereable | bi_meta_carteira.Whereable | bi_movimento.Whereable | bi_posto.Whereable | bi_produto.Whereable | bi_titulo.Whereable | bi_trr.Whereable | bi_veiculo.Whereable | bi_vendedor.Whereable | destinatario.Whereable | erp_sync_audit.Whereable | erp_sync_audit_variante.Whereable | feriado.Whereable | partner_aviso.Whereable | partner_aviso_envio.Whereable | partner_configuracao.Whereable | partner_contingencia.Whereable | partner_episodio.Whereable | partner_pedido.Whereable | partner_pedido_transicao.Whereable | partner_puxada.Whereable | partner_webhook.Whereable | produto.Whereable | variante.Whereable | xls_conjunto_item.Whereable | xls_conjunto_lote.Whereable | xls_processamento.Whereable | xls_processamento_progresso.Whereable | xls_resetar_replicator.Whereable | xls_resetar_replicator_passo.Whereable | xls_upload_recusa.Whereable | xls_v_conjunto.Whereable | xls_v_processamento.Whereable | xls_v_resumo_diario.Whereable;
+    export type Insertable = bi_centro_custo.Insertable | bi_cliente.Insertable | bi_compra.Insertable | bi_configuracao.Insertable | bi_cota_fornecedor.Insertable | bi_faturamento.Insertable | bi_filial.Insertable | bi_fornecedor.Insertable | bi_margem_consolidada.Insertable | bi_margem_dia.Insertable | bi_meta.Insertable | bi_meta_carteira.Insertable | bi_movimento.Insertable | bi_posto.Insertable | bi_produto.Insertable | bi_titulo.Insertable | bi_trr.Insertable | bi_veiculo.Insertable | bi_vendedor.Insertable | destinatario.Insertable | erp_sync_audit.Insertable | erp_sync_audit_variante.Insertable | feriado.Insertable | partner_aviso.Insertable | partner_aviso_envio.Insertable | partner_configuracao.Insertable | partner_contingencia.Insertable | partner_episodio.Insertable | partner_pedido.Insertable | partner_pedido_transicao.Insertable | partner_puxada.Insertable | partner_webhook.Insertable | produto.Insertable | variante.Insertable | xls_conjunto_item.Insertable | xls_conjunto_lote.Insertable | xls_processamento.Insertable | xls_processamento_progresso.Insertable | xls_resetar_replicator.Insertable | xls_resetar_replicator_passo.Insertable | xls_upload_recusa.Insertable | xls_v_conjunto.Insertable | xls_v_processamento.Insertable | xls_v_resumo_diario.Insertable;
+    export type Updatable = bi_centro_custo.Updatable | bi_cliente.Updatable | bi_compra.Updatable | bi_configuracao.Updatable | bi_cota_fornecedor.Updatable | bi_faturamento.Updatable | bi_filial.Updatable | bi_fornecedor.Updatable | bi_margem_consolidada.Updatable | bi_margem_dia.Updatable | bi_meta.Updatable | bi_meta_carteira.Updatable | bi_movimento.Updatable | bi_posto.Updatable | bi_produto.Updatable | bi_titulo.Updatable | bi_trr.Updatable | bi_veiculo.Updatable | bi_vendedor.Updatable | destinatario.Updatable | erp_sync_audit.Updatable | erp_sync_audit_variante.Updatable | feriado.Updatable | partner_aviso.Updatable | partner_aviso_envio.Updatable | partner_configuracao.Updatable | partner_contingencia.Updatable | partner_episodio.Updatable | partner_pedido.Updatable | partner_pedido_transicao.Updatable | partner_puxada.Updatable | partner_webhook.Updatable | produto.Updatable | variante.Updatable | xls_conjunto_item.Updatable | xls_conjunto_lote.Updatable | xls_processamento.Updatable | xls_processamento_progresso.Updatable | xls_resetar_replicator.Updatable | xls_resetar_replicator_passo.Updatable | xls_upload_recusa.Updatable | xls_v_conjunto.Updatable | xls_v_processamento.Updatable | xls_v_resumo_diario.Updatable;
+    export type UniqueIndex = bi_centro_custo.UniqueIndex | bi_cliente.UniqueIndex | bi_compra.UniqueIndex | bi_configuracao.UniqueIndex | bi_cota_fornecedor.UniqueIndex | bi_faturamento.UniqueIndex | bi_filial.UniqueIndex | bi_fornecedor.UniqueIndex | bi_margem_consolidada.UniqueIndex | bi_margem_dia.UniqueIndex | bi_meta.UniqueIndex | bi_meta_carteira.UniqueIndex | bi_movimento.UniqueIndex | bi_posto.UniqueIndex | bi_produto.UniqueIndex | bi_titulo.UniqueIndex | bi_trr.UniqueIndex | bi_veiculo.UniqueIndex | bi_vendedor.UniqueIndex | destinatario.UniqueIndex | erp_sync_audit.UniqueIndex | erp_sync_audit_variante.UniqueIndex | feriado.UniqueIndex | partner_aviso.UniqueIndex | partner_aviso_envio.UniqueIndex | partner_configuracao.UniqueIndex | partner_contingencia.UniqueIndex | partner_episodio.UniqueIndex | partner_pedido.UniqueIndex | partner_pedido_transicao.UniqueIndex | partner_puxada.UniqueIndex | partner_webhook.UniqueIndex | produto.UniqueIndex | variante.UniqueIndex | xls_conjunto_item.UniqueIndex | xls_conjunto_lote.UniqueIndex | xls_processamento.UniqueIndex | xls_processamento_progresso.UniqueIndex | xls_resetar_replicator.UniqueIndex | xls_resetar_replicator_passo.UniqueIndex | xls_upload_recusa.UniqueIndex | xls_v_conjunto.UniqueIndex | xls_v_processamento.UniqueIndex | xls_v_resumo_diario.UniqueIndex;
+    export type Column = bi_centro_custo.Column | bi_cliente.Column | bi_compra.Column | bi_configuracao.Column | bi_cota_fornecedor.Column | bi_faturamento.Column | bi_filial.Column | bi_fornecedor.Column | bi_margem_consolidada.Column | bi_margem_dia.Column | bi_meta.Column | bi_meta_carteira.Column | bi_movimento.Column | bi_posto.Column | bi_produto.Column | bi_titulo.Column | bi_trr.Column | bi_veiculo.Column | bi_vendedor.Column | destinatario.Column | erp_sync_audit.Column | erp_sync_audit_variante.Column | feriado.Column | partner_aviso.Column | partner_aviso_envio.Column | partner_configuracao.Column | partner_contingencia.Column | partner_episodio.Column | partner_pedido.Column | partner_pedido_transicao.Column | partner_puxada.Column | partner_webhook.Column | produto.Column | variante.Column | xls_conjunto_item.Column | xls_conjunto_lote.Column | xls_processamento.Column | xls_processamento_progresso.Column | xls_resetar_replicator.Column | xls_resetar_replicator_passo.Column | xls_upload_recusa.Column | xls_v_conjunto.Column | xls_v_processamento.Column | xls_v_resumo_diario.Column;
   
-    export type AllBaseTables = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table];
+    export type AllBaseTables = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_processamento_progresso.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table, xls_upload_recusa.Table];
     export type AllForeignTables = [];
     export type AllViews = [xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table, xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
+    export type AllTablesAndViews = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_processamento_progresso.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table, xls_upload_recusa.Table, xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
   }
 
 
@@ -15858,6 +16504,14 @@ declare module 'zapatos/schema' {
         */
         mestre: boolean;
         /**
+        * **app.xls_tipo.nome**
+        *
+        * The name staff read for the type on every screen (pt-BR, e.g. "Contas a pagar e receber"); null shows the code. Read through public.xls_tipo_nome.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        nome: string | null;
+        /**
         * **app.xls_tipo.ordem**
         * - `int4` in database
         * - `NOT NULL`, no default
@@ -15889,6 +16543,14 @@ declare module 'zapatos/schema' {
         * - `NOT NULL`, default: `false`
         */
         mestre: boolean;
+        /**
+        * **app.xls_tipo.nome**
+        *
+        * The name staff read for the type on every screen (pt-BR, e.g. "Contas a pagar e receber"); null shows the code. Read through public.xls_tipo_nome.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        nome: string | null;
         /**
         * **app.xls_tipo.ordem**
         * - `int4` in database
@@ -15922,6 +16584,14 @@ declare module 'zapatos/schema' {
         */
         mestre?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
         /**
+        * **app.xls_tipo.nome**
+        *
+        * The name staff read for the type on every screen (pt-BR, e.g. "Contas a pagar e receber"); null shows the code. Read through public.xls_tipo_nome.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
         * **app.xls_tipo.ordem**
         * - `int4` in database
         * - `NOT NULL`, no default
@@ -15954,6 +16624,14 @@ declare module 'zapatos/schema' {
         */
         mestre?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
         /**
+        * **app.xls_tipo.nome**
+        *
+        * The name staff read for the type on every screen (pt-BR, e.g. "Contas a pagar e receber"); null shows the code. Read through public.xls_tipo_nome.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+        /**
         * **app.xls_tipo.ordem**
         * - `int4` in database
         * - `NOT NULL`, no default
@@ -15985,6 +16663,14 @@ declare module 'zapatos/schema' {
         * - `NOT NULL`, default: `false`
         */
         mestre?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_tipo.nome**
+        *
+        * The name staff read for the type on every screen (pt-BR, e.g. "Contas a pagar e receber"); null shows the code. Read through public.xls_tipo_nome.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
         /**
         * **app.xls_tipo.ordem**
         * - `int4` in database
@@ -16084,8 +16770,10 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.Selectable;
     "xls_conjunto_lote": xls_conjunto_lote.Selectable;
     "xls_processamento": xls_processamento.Selectable;
+    "xls_processamento_progresso": xls_processamento_progresso.Selectable;
     "xls_resetar_replicator": xls_resetar_replicator.Selectable;
     "xls_resetar_replicator_passo": xls_resetar_replicator_passo.Selectable;
+    "xls_upload_recusa": xls_upload_recusa.Selectable;
     "xls_v_conjunto": xls_v_conjunto.Selectable;
     "xls_v_processamento": xls_v_processamento.Selectable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Selectable;
@@ -16138,8 +16826,10 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.JSONSelectable;
     "xls_conjunto_lote": xls_conjunto_lote.JSONSelectable;
     "xls_processamento": xls_processamento.JSONSelectable;
+    "xls_processamento_progresso": xls_processamento_progresso.JSONSelectable;
     "xls_resetar_replicator": xls_resetar_replicator.JSONSelectable;
     "xls_resetar_replicator_passo": xls_resetar_replicator_passo.JSONSelectable;
+    "xls_upload_recusa": xls_upload_recusa.JSONSelectable;
     "xls_v_conjunto": xls_v_conjunto.JSONSelectable;
     "xls_v_processamento": xls_v_processamento.JSONSelectable;
     "xls_v_resumo_diario": xls_v_resumo_diario.JSONSelectable;
@@ -16192,8 +16882,10 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.Whereable;
     "xls_conjunto_lote": xls_conjunto_lote.Whereable;
     "xls_processamento": xls_processamento.Whereable;
+    "xls_processamento_progresso": xls_processamento_progresso.Whereable;
     "xls_resetar_replicator": xls_resetar_replicator.Whereable;
     "xls_resetar_replicator_passo": xls_resetar_replicator_passo.Whereable;
+    "xls_upload_recusa": xls_upload_recusa.Whereable;
     "xls_v_conjunto": xls_v_conjunto.Whereable;
     "xls_v_processamento": xls_v_processamento.Whereable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Whereable;
@@ -16246,8 +16938,10 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.Insertable;
     "xls_conjunto_lote": xls_conjunto_lote.Insertable;
     "xls_processamento": xls_processamento.Insertable;
+    "xls_processamento_progresso": xls_processamento_progresso.Insertable;
     "xls_resetar_replicator": xls_resetar_replicator.Insertable;
     "xls_resetar_replicator_passo": xls_resetar_replicator_passo.Insertable;
+    "xls_upload_recusa": xls_upload_recusa.Insertable;
     "xls_v_conjunto": xls_v_conjunto.Insertable;
     "xls_v_processamento": xls_v_processamento.Insertable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Insertable;
@@ -16300,8 +16994,10 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.Updatable;
     "xls_conjunto_lote": xls_conjunto_lote.Updatable;
     "xls_processamento": xls_processamento.Updatable;
+    "xls_processamento_progresso": xls_processamento_progresso.Updatable;
     "xls_resetar_replicator": xls_resetar_replicator.Updatable;
     "xls_resetar_replicator_passo": xls_resetar_replicator_passo.Updatable;
+    "xls_upload_recusa": xls_upload_recusa.Updatable;
     "xls_v_conjunto": xls_v_conjunto.Updatable;
     "xls_v_processamento": xls_v_processamento.Updatable;
     "xls_v_resumo_diario": xls_v_resumo_diario.Updatable;
@@ -16354,8 +17050,10 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.UniqueIndex;
     "xls_conjunto_lote": xls_conjunto_lote.UniqueIndex;
     "xls_processamento": xls_processamento.UniqueIndex;
+    "xls_processamento_progresso": xls_processamento_progresso.UniqueIndex;
     "xls_resetar_replicator": xls_resetar_replicator.UniqueIndex;
     "xls_resetar_replicator_passo": xls_resetar_replicator_passo.UniqueIndex;
+    "xls_upload_recusa": xls_upload_recusa.UniqueIndex;
     "xls_v_conjunto": xls_v_conjunto.UniqueIndex;
     "xls_v_processamento": xls_v_processamento.UniqueIndex;
     "xls_v_resumo_diario": xls_v_resumo_diario.UniqueIndex;
@@ -16408,8 +17106,10 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.Column;
     "xls_conjunto_lote": xls_conjunto_lote.Column;
     "xls_processamento": xls_processamento.Column;
+    "xls_processamento_progresso": xls_processamento_progresso.Column;
     "xls_resetar_replicator": xls_resetar_replicator.Column;
     "xls_resetar_replicator_passo": xls_resetar_replicator_passo.Column;
+    "xls_upload_recusa": xls_upload_recusa.Column;
     "xls_v_conjunto": xls_v_conjunto.Column;
     "xls_v_processamento": xls_v_processamento.Column;
     "xls_v_resumo_diario": xls_v_resumo_diario.Column;
@@ -16462,8 +17162,10 @@ declare module 'zapatos/schema' {
     "xls_conjunto_item": xls_conjunto_item.SQL;
     "xls_conjunto_lote": xls_conjunto_lote.SQL;
     "xls_processamento": xls_processamento.SQL;
+    "xls_processamento_progresso": xls_processamento_progresso.SQL;
     "xls_resetar_replicator": xls_resetar_replicator.SQL;
     "xls_resetar_replicator_passo": xls_resetar_replicator_passo.SQL;
+    "xls_upload_recusa": xls_upload_recusa.SQL;
     "xls_v_conjunto": xls_v_conjunto.SQL;
     "xls_v_processamento": xls_v_processamento.SQL;
     "xls_v_resumo_diario": xls_v_resumo_diario.SQL;

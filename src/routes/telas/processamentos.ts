@@ -1,7 +1,12 @@
 /**
- * /processamentos (list with status and tipo filters, Page rules of the API) and
- * /processamentos/{id} (detail, log, download, reprocess buttons for ERRO; a 409 is shown
- * as a message on the detail, not as an error page). A running processing refreshes itself.
+ * /processamentos (list with status, tipo, file name and date filters, Page rules of the API;
+ * each row says why: the failure's summary or the warnings), /processamentos/{id} (detail in
+ * staff words: the failure with its next step, refused rows as a table, progress while it
+ * runs, the execution log retold, technical details folded; download, reprocess buttons for
+ * ERRO; a 409 is shown as a message on the detail, not as an error page),
+ * /processamentos/conjuntos/{id} (a batch: each entry's outcome and a summary line) and
+ * /processamentos/recusas (uploads refused before anything was stored). A running
+ * processing refreshes itself. Words: palavras.ts; explanations and type names: SQL.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpProblem } from '../../errors.js';
@@ -11,9 +16,10 @@ import {
   xlsReprocessar, xlsReprocessarConjunto, xlsReprocessarErros,
 } from '../../db/xls.js';
 import { TIPOS_PLANILHA, type TipoPlanilha } from '../../xlsx/types.js';
-import { detalheProcessamento, lerLog, listarProcessamentos } from '../../xls/consulta.js';
+import { conjuntoTela, detalheTela, lerLog, listarParaTela, listarRecusas } from '../../xls/consulta.js';
 import { contagem, renderPagina } from './render.js';
 import { consultaMedida } from '../../db/lenta.js';
+import { FILTRO_STATUS, logAmigavel, palavras } from './palavras.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -22,6 +28,24 @@ function filtro<T extends string>(nome: string, v: unknown, validos: readonly T[
   if (s === '') return '';
   if (!(validos as readonly string[]).includes(s)) throw new HttpProblem(400, 'Requisição inválida', `filtro ${nome} desconhecido: '${s}'`);
   return s as T;
+}
+
+const DIA = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A day filter (yyyy-mm-dd, the value of an <input type="date">); '' when absent. */
+function dia(nome: string, v: unknown): string {
+  const s = Array.isArray(v) ? String(v[v.length - 1]) : v === undefined ? '' : String(v).trim();
+  if (s === '') return '';
+  const d = new Date(`${s}T00:00:00Z`);
+  if (!DIA.test(s) || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== s) {
+    throw new HttpProblem(400, 'Requisição inválida', `data "${nome}" inválida: use o seletor de data (dia/mês/ano)`);
+  }
+  return s;
+}
+
+function texto(v: unknown, max: number): string {
+  const s = Array.isArray(v) ? String(v[v.length - 1]) : v === undefined ? '' : String(v);
+  return s.trim().slice(0, max);
 }
 
 function idDe(req: FastifyRequest<{ Params: { id: string } }>): string {
@@ -36,32 +60,67 @@ const AVISOS_OK: Record<string, string> = {
 async function detalhe(app: FastifyInstance, req: FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string> }>, reply: FastifyReply,
   aviso: { tipo: 'ok' | 'erro' | 'info'; texto: string } | null = null, status = 200) {
   const id = idDe(req);
-  const p = await consultaMedida(app.ctx, req.log, 'detalhe de processamento', () => detalheProcessamento(app.ctx.pool, id));
+  const p = await consultaMedida(app.ctx, req.log, 'detalhe de processamento', () => detalheTela(app.ctx.pool, id));
   const log = await lerLog(app.ctx.config.logsDir, id, p.logArquivo).catch(() => null);
   const rodando = p.status === 'PENDENTE' || p.status === 'PROCESSANDO';
   const okMsg = req.query.ok ? (req.query.ok === 'lote' ? `Reprocessamento solicitado: ${contagem(req.query.n)} processamento(s) em ERRO do lote voltaram para a fila.` : AVISOS_OK[req.query.ok] ?? null) : null;
+  // the log names files, not ids; the failure in the summary's words (no zip internals)
+  const nomes = new Map<string, string>([[p.id, p.arquivo]]);
+  for (const i of p.conjunto?.itens ?? []) if (i.processamentoId) nomes.set(i.processamentoId, i.arquivo);
+  if (p.tipo && p.tipoNome) nomes.set(`tipo:${p.tipo}`, p.tipoNome);
+  if (p.falha) nomes.set('falha', p.falha.resumo);
   return renderPagina(req, reply, 'processamentos/detalhe', {
-    titulo: `Processamento ${p.arquivo}`, status, refresh: rodando ? 3 : undefined,
-    aviso: aviso ?? (okMsg ? { tipo: 'ok', texto: okMsg } : rodando ? { tipo: 'info', texto: 'Ainda processando: esta página se atualiza sozinha.' } : null),
-  }, { p, log, veiculos: ((p.avisos ?? []) as unknown as Aviso[]).filter((a) => /ve[ií]culo/i.test(`${a.categoria} ${a.motivo}`)) });
+    titulo: p.arquivo, status, refresh: rodando ? 3 : undefined,
+    aviso: aviso ?? (okMsg ? { tipo: 'ok', texto: okMsg } : null),
+  }, {
+    p, w: palavras, rodando, log: log === null ? null : logAmigavel(log, nomes),
+    situacao: palavras.situacao(p.status, p.avisos.length, p.erroAnterior),
+    veiculos: p.tipo === 'RELATORIO18' ? p.avisos.filter((a) => a.categoria === 'veiculo' || /ve[ií]culo/i.test(a.motivo)) : null,
+    decorrido: p.iniciadoEm ? Date.parse(p.agora) - Date.parse(p.iniciadoEm) : null,
+  });
 }
 
 export default async function processamentosScreens(app: FastifyInstance) {
   app.get<{ Querystring: Record<string, unknown> }>('/processamentos', async (req, reply) => {
     const status = filtro<StatusProcessamento>('status', req.query.status, STATUS_PROCESSAMENTO);
     const tipo = filtro<TipoPlanilha>('tipo', req.query.tipo, TIPOS_PLANILHA);
+    const arquivo = texto(req.query.arquivo, 200);
+    const de = dia('de', req.query.de);
+    const ate = dia('até', req.query.ate);
+    if (de && ate && de > ate) throw new HttpProblem(400, 'Requisição inválida', 'o período está invertido: a data "de" vem depois da data "até"');
     const page = parsePageRequest(req.query);
-    const { itens, total } = await consultaMedida(app.ctx, req.log, 'lista de processamentos', () => listarProcessamentos(app.ctx.pool, { status, tipo }, page));
+    const { itens, total } = await consultaMedida(app.ctx, req.log, 'lista de processamentos', () => listarParaTela(app.ctx.pool, { status, tipo, arquivo, de, ate }, page));
     const paginas = Math.max(1, Math.ceil(total / page.size));
     const q = (req.query as Record<string, string>);
     const okMsg = q.ok === 'erros' ? `Reprocessamento solicitado: ${contagem(q.n)} processamento(s) em ERRO voltaram para a fila.` : null;
+    const { rows: tipos } = await app.ctx.pool.query<{ tipo: string; nome: string }>('select tipo, public.xls_tipo_nome(tipo) as nome from app.xls_tipo order by nome');
     return renderPagina(req, reply, 'processamentos/lista', {
       titulo: 'Processamentos', aviso: okMsg ? { tipo: 'ok', texto: okMsg } : null,
       refresh: itens.some((i) => i.status === 'PENDENTE' || i.status === 'PROCESSANDO') ? 10 : undefined,
     }, {
-      itens, total, page, paginas, status, tipo, statusValidos: STATUS_PROCESSAMENTO, tiposValidos: TIPOS_PLANILHA,
+      itens, total, page, paginas, status, tipo, arquivo, de, ate, w: palavras, statusValidos: FILTRO_STATUS,
+      tiposValidos: tipos.filter((t) => (TIPOS_PLANILHA as readonly string[]).includes(t.tipo)),
+      filtrado: Boolean(status || tipo || arquivo || de || ate),
       tamanhos: [20, 50, PAGE_MAX_SIZE],
     });
+  });
+
+  app.get<{ Querystring: Record<string, unknown> }>('/processamentos/recusas', async (req, reply) => {
+    const page = parsePageRequest(req.query);
+    const { itens, total } = await listarRecusas(app.ctx.pool, page);
+    return renderPagina(req, reply, 'processamentos/recusas', { titulo: 'Envios recusados' }, {
+      itens, total, page, paginas: Math.max(1, Math.ceil(total / page.size)), w: palavras,
+    });
+  });
+
+  app.get<{ Params: { id: string } }>('/processamentos/conjuntos/:id', async (req, reply) => {
+    if (!UUID.test(req.params.id)) throw new HttpProblem(404, 'Não encontrado', `conjunto ${req.params.id} não existe`);
+    const c = await conjuntoTela(app.ctx.pool, req.params.id);
+    if (!c) throw new HttpProblem(404, 'Não encontrado', 'este conjunto de arquivos não existe');
+    const rodando = c.itens.some((i) => i.status === 'PENDENTE' || i.status === 'PROCESSANDO');
+    return renderPagina(req, reply, 'processamentos/conjunto', {
+      titulo: `Conjunto ${c.arquivo ?? palavras.quando(c.recebidoEm)}`, refresh: rodando ? 5 : undefined,
+    }, { c, w: palavras, resumo: palavras.resumoConjunto(c.itens), rodando });
   });
 
   app.get<{ Params: { id: string }; Querystring: Record<string, string> }>('/processamentos/:id', async (req, reply) => detalhe(app, req, reply));
