@@ -10,7 +10,7 @@ import * as db from 'zapatos/db';
 import { HttpProblem } from '../../errors.js';
 import { configuracaoDefinir } from '../../db/functions.js';
 import { configuracaoCriar, configuracaoRemover } from '../../db/telas.js';
-import { renderPagina } from './render.js';
+import { formatos, renderPagina } from './render.js';
 import { ADMIN_LINKS } from './nav.js';
 
 export const TIPOS_CONFIG = ['string', 'integer', 'boolean', 'duration'] as const;
@@ -50,7 +50,6 @@ export function duracaoEmPalavras(v: string): string {
   return plural(lit[1]!, UNIDADES[u] ?? UNIDADES[lit[2]!] ?? ['', '']);
 }
 
-const dataHora = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', dateStyle: 'short', timeStyle: 'short' });
 const INSTANTE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /** A configuration value as staff read it: dates pt-BR (the epoch is "nunca"), durations and booleans in words. */
@@ -61,7 +60,7 @@ export function valorEmPalavras(tipo: string, valor: string): string {
   if (tipo === 'string' && INSTANTE.test(valor)) {
     const t = Date.parse(valor);
     if (t === 0) return 'nunca';
-    if (Number.isFinite(t)) return dataHora.format(t);
+    if (Number.isFinite(t)) return formatos.dataHora(valor);
   }
   return valor;
 }

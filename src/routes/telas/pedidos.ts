@@ -14,7 +14,7 @@ import { partnerWebhookReprocessar } from '../../db/partner.js';
 import { parsePageRequest } from '../../plugins/page.js';
 import { partnerPedidoEnfileirar, partnerStatus } from '../../db/partner.js';
 import { toStatus } from '../api/partner.js';
-import { renderPagina } from './render.js';
+import { formatos, renderPagina } from './render.js';
 
 /** The platform's order statuses in words for staff (the code stays visible next to it). */
 export const STATUS_PLATAFORMA: Record<string, string> = {
@@ -31,7 +31,7 @@ function estadoDe(v: unknown): Estado {
   return s as Estado;
 }
 
-const fmt = (d: string | null): string => (d ? new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', dateStyle: 'short', timeStyle: 'short' }).format(new Date(d)) : '—');
+const fmt = (d: string | null): string => formatos.dataHora(d);
 
 type Status = ReturnType<typeof toStatus>;
 

@@ -14,14 +14,15 @@ export const TEMPLATES_DIR = join(projectRoot, 'templates');
 
 const eta = new Eta({ views: TEMPLATES_DIR, cache: true, autoEscape: true, autoTrim: [false, 'nl'] });
 
-const dataHora = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', dateStyle: 'short', timeStyle: 'medium' });
+const dataHora = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', dateStyle: 'short', timeStyle: 'short' });
 const data = new Intl.DateTimeFormat('pt-BR', { timeZone: 'UTC', dateStyle: 'short' });
 const moeda = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
 const numero = new Intl.NumberFormat('pt-BR');
 
 /** Formatting helpers available to every template as `it.f`. */
 export const formatos = {
-  dataHora: (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : dataHora.format(new Date(v as string))),
+  /** dd/mm/aaaa hh:mm in São Paulo time */
+  dataHora: (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : dataHora.format(new Date(v as string)).replace(',', '')),
   data: (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : data.format(new Date(`${String(v).slice(0, 10)}T00:00:00Z`))),
   moeda: (v: unknown): string => (v === null || v === undefined ? '—' : moeda.format(Number(v))),
   numero: (v: unknown): string => (v === null || v === undefined ? '—' : numero.format(Number(v))),

@@ -13,7 +13,7 @@ import { marked } from 'marked';
 import { HttpProblem } from '../../errors.js';
 import { projectRoot } from '../../paths.js';
 import { safeEqual } from '../../plugins/bearer.js';
-import { renderPagina } from './render.js';
+import { formatos, renderPagina } from './render.js';
 import { replicacaoResetar } from '../../db/replicacao.js';
 import { carregarDetalhe, listarExecucoes } from '../api/replicacao.js';
 
@@ -45,8 +45,6 @@ export const STATUS_PASSO: Record<string, string> = {
   AGUARDANDO: 'aguardando', NAO_EXECUTADO: 'não executado',
 };
 
-const dataHora = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', dateStyle: 'short', timeStyle: 'short' });
-
 type Detalhe = NonNullable<Awaited<ReturnType<typeof carregarDetalhe>>>;
 
 /** The nine steps with their state: the recorded ones as recorded, the others waiting (running) or not run (ended). */
@@ -66,6 +64,7 @@ export function runbook(): Promise<string> {
     const html = marked.parse(md.replace(/^# .*\n/, ''), { async: false }) as string;
     return html
       .replace(/<h([1-6])>([\s\S]*?)<\/h\1>/g, (_m, n: string, t: string) => `<h${Math.min(6, Number(n) + 1)} id="${ancora(t)}">${t}</h${Math.min(6, Number(n) + 1)}>`)
+      .replace(/<pre>/g, '<pre tabindex="0">')
       .replace(/<table>/g, '<div class="doc-tabela" tabindex="0" role="region" aria-label="Tabela"><table>')
       .replace(/<\/table>/g, '</table></div>');
   });
@@ -139,7 +138,7 @@ export default async function replicacaoScreens(app: FastifyInstance) {
     // the start banner only while it runs; the page refreshes to its own address (without ?ok=)
     const aviso = req.query.ok === 'iniciado' && rodando ? { tipo: 'ok' as const, texto: 'Reset iniciado: os passos aparecem abaixo conforme rodam.' } : null;
     return renderPagina(req, reply, 'admin/replicacao-detalhe', {
-      titulo: `Reset da replicação de ${dataHora.format(new Date(d.iniciadoEm)).replace(',', '')}`, aviso,
+      titulo: `Reset da replicação de ${formatos.dataHora(d.iniciadoEm)}`, aviso,
       refresh: rodando ? `3; url=/admin/replicacao/${d.id}` : undefined,
     }, { d, passos: novePassos(d), statusExecucao: STATUS_EXECUCAO, runbook: `/admin/replicacao/runbook#${RUNBOOK_SECAO}` });
   });
