@@ -68,7 +68,7 @@ function classify(err: FastifyError & { code?: string; validation?: unknown[] },
 export async function notFoundHandler(req: FastifyRequest, reply: FastifyReply) {
   req.log.info({ url: req.url }, 'rota não encontrada');
   if (querPaginaHtml(req)) {
-    return paginaErro(req, reply, 404, 'Não existe página neste endereço. Confira o link ou comece pelos processamentos.', '/processamentos');
+    return paginaErro(req, reply, 404, 'Não existe página neste endereço. Confira o link ou comece pelos processamentos.');
   }
   return sendProblem(reply, problemBody(404, req, `nenhuma rota para ${req.method} ${req.url.split('?')[0]}`));
 }

@@ -132,6 +132,16 @@ describe('login through the identity provider', () => {
     } finally { await ctx.close(); }
   });
 
+  it('a `from` with Unicode (/。x) survives the whole login: the callback lands on its encoded path, never a 500', async () => {
+    const ctx = await browser.newContext({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    try {
+      const p = await entrar(ctx, `ana@${DOMINIO}`, '/login?from=/%E3%80%82x');
+      expect(p.url()).toBe(`${base}/%E3%80%82x`);
+      await expect(p.locator('h1').textContent()).resolves.toBe('Página não encontrada');
+      expect((await ctx.cookies(base)).some((c) => c.name === 'bi_sessao')).toBe(true);
+    } finally { await ctx.close(); }
+  });
+
   it('an unverified e-mail is refused', async () => {
     const ctx = await browser.newContext({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
     try {
@@ -232,7 +242,7 @@ describe('every screen and form', () => {
     await page.getByRole('link', { name: 'fluxo-15-11.xlsx' }).first().click();
     await page.waitForURL(/\/processamentos\/[0-9a-f-]{36}$/);
     await expect(page.locator('h1').textContent()).resolves.toContain('fluxo-15-11.xlsx');
-    await expect(page.getByText('Log de execução').count()).resolves.toBeGreaterThan(0);
+    await expect(page.getByText('Registro do processamento').count()).resolves.toBeGreaterThan(0);
     await foto(page, '21-processamento-detalhe');
     const download = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Baixar o arquivo original' }).click()]);
     expect(download[0].suggestedFilename()).toBe('fluxo-15-11.xlsx');
@@ -248,7 +258,10 @@ describe('every screen and form', () => {
     await page.getByLabel('Tipo').selectOption('integer');
     await page.getByLabel('Valor').fill('dez');
     await page.getByRole('button', { name: 'Criar' }).click();
-    await expect(page.locator('.aviso-erro').textContent()).resolves.toContain('inválido para o tipo integer');
+    await expect(page.locator('.aviso-erro').textContent()).resolves.toContain('Nada foi gravado: corrija o campo indicado abaixo.');
+    // the error beside its field, tied to it for screen readers
+    await expect(page.locator('#c-valor-erro').textContent()).resolves.toContain("Valor 'dez' inválido: use número inteiro");
+    await expect(page.getByLabel('Valor').getAttribute('aria-invalid')).resolves.toBe('true');
     await foto(page, '32-configuracao-nova-erro');
     await page.getByLabel('Valor').fill('10');
     await page.getByRole('button', { name: 'Criar' }).click();
@@ -328,11 +341,12 @@ describe('every screen and form', () => {
 
   it('orders console: the watchdog in words, Enfileirar', async () => {
     await page.goto(`${base}/pedidos`);
-    await expect(page.locator('section.cartao').textContent()).resolves.toContain('Nenhum evento do webhook foi recebido ainda.');
+    await expect(page.locator('section.saude h2').textContent()).resolves.toBe('Nenhum evento recebido ainda');
+    await expect(page.locator('section.saude').textContent()).resolves.toContain('Nenhum evento do webhook foi recebido ainda.');
     await foto(page, '50-pedidos');
     await page.getByRole('button', { name: 'Enfileirar o pedido PED-9001' }).click();
     await expect(page.locator('.aviso-ok').textContent()).resolves.toContain('Pedido PED-9001 enfileirado');
-    await page.getByRole('link', { name: /ENFILEIRADO/ }).click();
+    await page.getByRole('link', { name: /Enfileirados/ }).click();
     await expect(page.locator('table').textContent()).resolves.toContain('PED-9001');
     await foto(page, '51-pedidos-enfileirados');
   });

@@ -38,6 +38,15 @@ describe('/admin/configuracoes', () => {
     expect(res.body).toContain('slow_query_timeout_ms');
     expect(res.body).toMatch(/ultimo_nuke[\s\S]*?do sistema \(somente leitura\)/);
     expect(res.body).not.toContain('action="/admin/configuracoes/ultimo_nuke/remover"');
+    // dates pt-BR, the epoch as "nunca"; types in Portuguese; no ISO instant on the page
+    expect(res.body).toMatch(/<code>ultimo_nuke<\/code><\/td>\s*<td data-rotulo="Valor">nunca<\/td>\s*<td data-rotulo="Tipo">Texto<\/td>/);
+    expect(res.body).toMatch(/<code>slow_query_timeout_ms<\/code><\/td>\s*<td data-rotulo="Valor">[\d.]+<\/td>\s*<td data-rotulo="Tipo">Número inteiro<\/td>/);
+    expect(res.body).not.toContain('1970-01-01T00:00:00.000Z');
+    expect(res.body).toMatch(/<td data-rotulo="Atualizada em">\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}<\/td>/);
+    const nova = (await get('/admin/configuracoes/nova')).body;
+    expect(nova).toContain('<option value="duration">Duração</option>');
+    expect(nova).toContain('“5 minutos”');
+    expect(nova).not.toMatch(/seconds/);
     const edit = await get('/admin/configuracoes/ultimo_nuke');
     expect(edit.statusCode).toBe(200);
     expect(edit.body).toContain('somente leitura');
@@ -190,8 +199,8 @@ describe('/processamentos', () => {
     const all = await get('/processamentos?size=0&page=-3');
     expect(all.statusCode).toBe(200);
     expect(all.body).toContain('Página 1 de 1');
-    expect((await get('/processamentos?status=ERRO')).body).toContain('FLUXO_PAGAR_RECEBER</td>');
-    expect((await get('/processamentos?status=ERRO&tipo=COMPRAS')).body).toContain('Nenhum processamento.');
+    expect((await get('/processamentos?status=ERRO')).body).toMatch(/<td data-rotulo="Tipo">Contas a pagar e receber<\/td>/);
+    expect((await get('/processamentos?status=ERRO&tipo=COMPRAS')).body).toContain('Nenhum processamento com esses filtros.');
     expect((await get('/processamentos?status=QUEBRADO')).statusCode).toBe(400);
     expect((await get('/processamentos?page=abc')).statusCode).toBe(400);
     const d = await get(`/processamentos/${id}`);
