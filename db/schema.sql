@@ -5524,10 +5524,8 @@ begin
     raise exception 'motivo ausente' using errcode = 'XL400';
   end if;
   -- the refused rows stay on the processing (the failed transaction took the merge's with it):
-  -- the caller's (the reader's invalid rows), else those the message names (a missing registration)
-  if v_rejeitadas = '[]'::jsonb then
-    v_rejeitadas := app.xls_falha_linhas(p_motivo, v_codigo);
-  end if;
+  -- the caller's (the reader's invalid rows) and those the message names (a missing registration)
+  v_rejeitadas := app.xls_rejeitadas_normalizar(v_rejeitadas || app.xls_falha_linhas(p_motivo, v_codigo));
   update public.xls_processamento p
      set status = 'ERRO', finalizado_em = now(), erro_mensagem = p_motivo, erro_codigo = v_codigo, alarmar = true, fk_retentar = false,
          fk_falhas = p.fk_falhas + case when v_fk then 1 else 0 end,
@@ -5569,7 +5567,7 @@ $$;
 -- Name: FUNCTION xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb) IS 'Transition PROCESSANDO -> ERRO by the worker that holds it, in its own transaction after the failed one rolled back. p_sqlstate: the SQLSTATE of the failure, if any; XL424 (or 23503) is a transient foreign-key failure: inside a batch the first one is silent (alarmar false) and the item is reprocessed once when the batch closes, or at once (status PENDENTE in the result) when it is closed already; the second alarms; a loose file alarms at once. Every other failure alarms. The refused rows are kept: p_linhas_rejeitadas (the reader''s invalid rows), else the rows a missing-registration message names (app.xls_falha_linhas); p_sqlstate is kept in erro_codigo (the edge passes XL415 for a file that is not a readable spreadsheet). XL400 without motivo or malformed lists, XL404 unknown id, XL409 not PROCESSANDO by this worker.';
+COMMENT ON FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb) IS 'Transition PROCESSANDO -> ERRO by the worker that holds it, in its own transaction after the failed one rolled back. p_sqlstate: the SQLSTATE of the failure, if any; XL424 (or 23503) is a transient foreign-key failure: inside a batch the first one is silent (alarmar false) and the item is reprocessed once when the batch closes, or at once (status PENDENTE in the result) when it is closed already; the second alarms; a loose file alarms at once. Every other failure alarms. The refused rows are kept: p_linhas_rejeitadas (the reader''s invalid rows) and the rows a missing-registration message names (app.xls_falha_linhas); p_sqlstate is kept in erro_codigo (the edge passes XL415 for a file that is not a readable spreadsheet). XL400 without motivo or malformed lists, XL404 unknown id, XL409 not PROCESSANDO by this worker.';
 
 
 --
@@ -7986,7 +7984,7 @@ CREATE TABLE public.xls_processamento_progresso (
 -- Name: TABLE xls_processamento_progresso; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON TABLE public.xls_processamento_progresso IS 'Progress of a running processing, reported by the job after each chunk (xls_progresso) on its own autocommit connection: the merge transaction holds the processing row and commits only at the end. Meaningful while the processing is PROCESSANDO in the same execucao; kept afterwards (one row per processing).';
+COMMENT ON TABLE public.xls_processamento_progresso IS 'Progress of a running processing, reported by the job after each chunk (xls_progresso) on its own autocommit connection: the merge transaction holds the processing row and commits only at the end. Meaningful while the processing is PROCESSANDO in the same execucao; kept afterwards (one row per processing). No foreign key to xls_processamento: checking it would wait for the merge''s lock on the processing row, so a report would land only after the commit.';
 
 
 --
@@ -9439,14 +9437,6 @@ ALTER TABLE ONLY public.xls_conjunto_item
 
 ALTER TABLE ONLY public.xls_processamento
     ADD CONSTRAINT xls_processamento_conjunto_id_fkey FOREIGN KEY (conjunto_id) REFERENCES public.xls_conjunto_lote(id) ON DELETE SET NULL;
-
-
---
--- Name: xls_processamento_progresso xls_processamento_progresso_processamento_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.xls_processamento_progresso
-    ADD CONSTRAINT xls_processamento_progresso_processamento_id_fkey FOREIGN KEY (processamento_id) REFERENCES public.xls_processamento(id) ON DELETE CASCADE;
 
 
 --

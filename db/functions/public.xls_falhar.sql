@@ -23,10 +23,8 @@ begin
     raise exception 'motivo ausente' using errcode = 'XL400';
   end if;
   -- the refused rows stay on the processing (the failed transaction took the merge's with it):
-  -- the caller's (the reader's invalid rows), else those the message names (a missing registration)
-  if v_rejeitadas = '[]'::jsonb then
-    v_rejeitadas := app.xls_falha_linhas(p_motivo, v_codigo);
-  end if;
+  -- the caller's (the reader's invalid rows) and those the message names (a missing registration)
+  v_rejeitadas := app.xls_rejeitadas_normalizar(v_rejeitadas || app.xls_falha_linhas(p_motivo, v_codigo));
   update public.xls_processamento p
      set status = 'ERRO', finalizado_em = now(), erro_mensagem = p_motivo, erro_codigo = v_codigo, alarmar = true, fk_retentar = false,
          fk_falhas = p.fk_falhas + case when v_fk then 1 else 0 end,
@@ -64,4 +62,4 @@ end;
 $function$
 ;
 
-comment on function public.xls_falhar(uuid,text,text,text,jsonb,jsonb) is 'Transition PROCESSANDO -> ERRO by the worker that holds it, in its own transaction after the failed one rolled back. p_sqlstate: the SQLSTATE of the failure, if any; XL424 (or 23503) is a transient foreign-key failure: inside a batch the first one is silent (alarmar false) and the item is reprocessed once when the batch closes, or at once (status PENDENTE in the result) when it is closed already; the second alarms; a loose file alarms at once. Every other failure alarms. The refused rows are kept: p_linhas_rejeitadas (the reader''s invalid rows), else the rows a missing-registration message names (app.xls_falha_linhas); p_sqlstate is kept in erro_codigo (the edge passes XL415 for a file that is not a readable spreadsheet). XL400 without motivo or malformed lists, XL404 unknown id, XL409 not PROCESSANDO by this worker.';
+comment on function public.xls_falhar(uuid,text,text,text,jsonb,jsonb) is 'Transition PROCESSANDO -> ERRO by the worker that holds it, in its own transaction after the failed one rolled back. p_sqlstate: the SQLSTATE of the failure, if any; XL424 (or 23503) is a transient foreign-key failure: inside a batch the first one is silent (alarmar false) and the item is reprocessed once when the batch closes, or at once (status PENDENTE in the result) when it is closed already; the second alarms; a loose file alarms at once. Every other failure alarms. The refused rows are kept: p_linhas_rejeitadas (the reader''s invalid rows) and the rows a missing-registration message names (app.xls_falha_linhas); p_sqlstate is kept in erro_codigo (the edge passes XL415 for a file that is not a readable spreadsheet). XL400 without motivo or malformed lists, XL404 unknown id, XL409 not PROCESSANDO by this worker.';

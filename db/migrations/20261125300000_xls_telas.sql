@@ -30,12 +30,14 @@ create index xls_processamento_erros_tipo_idx on public.xls_processamento (tipo,
   where status = 'ERRO' or (status in ('PENDENTE', 'PROCESSANDO') and erro_anterior is not null);
 
 create table public.xls_processamento_progresso (
-  processamento_id uuid primary key references public.xls_processamento (id) on delete cascade,
+  -- no foreign key on purpose: its check would take a key-share lock on the processing row,
+  -- which the merge transaction holds FOR UPDATE until it commits (the report would wait for the end)
+  processamento_id uuid primary key,
   execucao integer not null check (execucao > 0),
   linhas_lidas integer not null check (linhas_lidas >= 0),
   atualizado_em timestamptz not null default now()
 );
-comment on table public.xls_processamento_progresso is 'Progress of a running processing, reported by the job after each chunk (xls_progresso) on its own autocommit connection: the merge transaction holds the processing row and commits only at the end. Meaningful while the processing is PROCESSANDO in the same execucao; kept afterwards (one row per processing).';
+comment on table public.xls_processamento_progresso is 'Progress of a running processing, reported by the job after each chunk (xls_progresso) on its own autocommit connection: the merge transaction holds the processing row and commits only at the end. Meaningful while the processing is PROCESSANDO in the same execucao; kept afterwards (one row per processing). No foreign key to xls_processamento: checking it would wait for the merge''s lock on the processing row, so a report would land only after the commit.';
 comment on column public.xls_processamento_progresso.execucao is 'The execution (xls_processamento.execucoes) the count belongs to: a rerun starts again from zero.';
 comment on column public.xls_processamento_progresso.linhas_lidas is 'Rows read and sent to the database so far in this execution.';
 

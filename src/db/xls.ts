@@ -225,6 +225,23 @@ export async function xlsFalhar(q: db.Queryable, id: string, worker: string, o: 
   return toDesfecho(r!);
 }
 
+/** An upload refused before anything was stored (who, file name, why; never the bytes). */
+export async function xlsUploadRecusar(q: db.Queryable, r: {
+  origem: 'api' | 'importar'; arquivo: string | null; tamanhoBytes: number | null; uploaderId?: string | null; uploaderNome?: string | null;
+  clienteIp: string | null; statusHttp: number; codigo?: string | null; motivo: string;
+}): Promise<string> {
+  const [x] = await db.sql<db.SQL, Array<{ id: string }>>`
+    select public.xls_upload_recusar(${db.param(r.origem)}, ${db.param(r.arquivo)}, ${db.param(r.tamanhoBytes)}::bigint, ${db.param(r.uploaderId ?? null)},
+      ${db.param(r.uploaderNome ?? null)}, ${db.param(r.clienteIp)}, ${db.param(r.statusHttp)}::integer, ${db.param(r.codigo ?? null)}, ${db.param(r.motivo)}) as id`.run(q);
+  return x!.id;
+}
+
+/** Progress of a running processing (rows read so far), on an autocommit connection; false when it is no longer this worker's. */
+export async function xlsProgresso(q: db.Queryable, id: string, worker: string, linhas: number): Promise<boolean> {
+  const [r] = await db.sql<db.SQL, Array<{ ok: boolean }>>`select public.xls_progresso(${db.param(id)}::uuid, ${db.param(worker)}, ${db.param(linhas)}::integer) as ok`.run(q);
+  return r!.ok;
+}
+
 export async function xlsReprocessar(q: db.Queryable, id: string): Promise<string[]> {
   const [r] = await db.sql<db.SQL, Array<{ ids: string[] }>>`select public.xls_reprocessar(${db.param(id)}::uuid) as ids`.run(q);
   return r!.ids;

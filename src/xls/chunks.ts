@@ -75,12 +75,16 @@ export async function* chunksCopia(tabelas: readonly StagingTabela[], rows: Asyn
   if (l) yield l;
 }
 
-/** COPYs the chunks and merges each after its COPY (see above). Returns the rows copied per table. */
+/**
+ * COPYs the chunks and merges each after its COPY (see above); `mergeChunk` gets the rows
+ * copied so far (all tables), for the progress report. Returns the rows copied per table.
+ */
 export async function gravarChunks(client: pg.PoolClient, tabelas: readonly StagingTabela[], lotes: AsyncIterable<ChunkCopia>,
-  mergeChunk: () => Promise<unknown>): Promise<Map<string, number>> {
+  mergeChunk: (linhasAteAgora: number) => Promise<unknown>): Promise<Map<string, number>> {
   const byStaging = alvos(tabelas);
   const copied = new Map<string, number>();
   let pending: Promise<unknown> | null = null;
+  let total = 0;
   for await (const lote of lotes) {
     const target = byStaging.get(lote.staging);
     if (!target) throw new Error(`lote para a tabela de staging desconhecida '${lote.staging}'`);
@@ -88,7 +92,8 @@ export async function gravarChunks(client: pg.PoolClient, tabelas: readonly Stag
     pending = null;
     await copyLines(client, target.tabela, target.colunas, lote.bytes);
     copied.set(target.staging, (copied.get(target.staging) ?? 0) + lote.linhas);
-    const p = mergeChunk();
+    total += lote.linhas;
+    const p = mergeChunk(total);
     p.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
     pending = p;
   }

@@ -103,15 +103,20 @@ export function listaQuery(f: FiltrosLista, page: Pick<PageRequest, 'size' | 'of
   });
 }
 
+/** The count of the list (exported for the plan test too). */
+export function countQuery(f: FiltrosLista) {
+  return db.count('xls_processamento', whereOf(f));
+}
+
 export async function listarProcessamentos(q: db.Queryable, f: FiltrosLista, page: PageRequest): Promise<{ itens: ProcessamentoItem[]; total: number }> {
-  const [rows, total] = await Promise.all([listaQuery(f, page).run(q), db.count('xls_processamento', whereOf(f)).run(q)]);
+  const [rows, total] = await Promise.all([listaQuery(f, page).run(q), countQuery(f).run(q)]);
   return { itens: rows.map(toItem), total: Number(total) };
 }
 
 /** The screens' list: each row with the type's staff name and why it failed or warned. */
 export async function listarParaTela(q: db.Queryable, f: FiltrosLista, page: PageRequest) {
   const [rows, total] = await Promise.all([listaQuery({ ...f, erroComReenviados: true }, page).run(q),
-    db.count('xls_processamento', whereOf({ ...f, erroComReenviados: true })).run(q)]);
+    countQuery({ ...f, erroComReenviados: true }).run(q)]);
   return {
     itens: rows.map((r) => ({
       ...toItem(r), tipoNome: r.tipo_nome, avisosN: r.avisos_n, avisoPrimeiro: r.aviso_primeiro,

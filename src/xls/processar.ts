@@ -7,11 +7,11 @@ import type pg from 'pg';
 import type { AppContext } from '../context.js';
 import type { JobHandler } from '../jobs/runner.js';
 import {
-  xlsConcluir, xlsDefinirTipo, xlsFalhar, xlsIgnorar, xlsIniciar, xlsMerge, xlsMergeChunk, xlsStagingPreparar,
+  xlsConcluir, xlsDefinirTipo, xlsFalhar, xlsIgnorar, xlsIniciar, xlsMerge, xlsMergeChunk, xlsProgresso, xlsStagingPreparar,
   type Aviso, type Desfecho, type ProcessamentoIniciado, type StagingTabela,
 } from '../db/xls.js';
 import { reportWarning } from '../integrations/errtracker.js';
-import type { StagingRow } from '../xlsx/index.js';
+import { type RowError, type StagingRow, WorkbookError } from '../xlsx/index.js';
 import { ExecLog } from './execlog.js';
 import { IsolatedParse } from './isolated-parse.js';
 import { gravarChunks, chunksCopia } from './chunks.js';
@@ -30,6 +30,31 @@ export function copyStagingEmChunks(client: pg.PoolClient, tabelas: StagingTabel
   return gravarChunks(client, tabelas, chunksCopia(tabelas, rows, chunkLinhas), mergeChunk);
 }
 
+/**
+ * The progress report of a run: after each chunk the rows read so far go to SQL
+ * (xls_progresso) on a pool connection of their own, in autocommit (the merge transaction
+ * commits only at the end). Never waited for by the merge; one report in flight at a time,
+ * the latest count wins; a failed report is only logged.
+ */
+function relatorProgresso(ctx: AppContext, id: string, workerId: string, onError: (err: unknown) => void) {
+  let emVoo: Promise<void> | null = null;
+  let proximo: number | null = null;
+  const enviar = (n: number): void => {
+    emVoo = xlsProgresso(ctx.pool, id, workerId, n).then(() => undefined, onError).finally(() => {
+      emVoo = null;
+      if (proximo !== null) { const m = proximo; proximo = null; enviar(m); }
+    });
+  };
+  return {
+    reportar(linhas: number): void { if (emVoo) proximo = linhas; else enviar(linhas); },
+    /** Waits for the reports still going (the last count lands while the run is PROCESSANDO). */
+    async esvaziar(): Promise<void> { while (emVoo) await emVoo; },
+  };
+}
+
+/** What the run learnt before it failed: the reader's invalid rows stay on the ERRO. */
+interface Leitura { erros: RowError[] }
+
 function errMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -38,7 +63,7 @@ function errMessage(err: unknown): string {
  * The original is opened, detected and read in a worker thread (isolated-parse.ts): a file
  * that kills the parse ends this processing in ERRO (WorkbookError), nothing else.
  */
-async function merge(ctx: AppContext, p: ProcessamentoIniciado, workerId: string, log: ExecLog, original: Buffer | string): Promise<Desfecho> {
+async function merge(ctx: AppContext, p: ProcessamentoIniciado, workerId: string, log: ExecLog, original: Buffer | string, leitura: Leitura): Promise<Desfecho> {
   const reader = new IsolatedParse(original, {
     tipo: p.tipo,
     limits: { ...ctx.config.xls.limits, maxCellChars: ctx.config.xls.maxCellChars },
@@ -46,13 +71,13 @@ async function merge(ctx: AppContext, p: ProcessamentoIniciado, workerId: string
     heapMb: ctx.config.xls.leituraHeapMb,
   });
   try {
-    return await mergeIsolated(ctx, p, workerId, log, reader);
+    return await mergeIsolated(ctx, p, workerId, log, reader, leitura);
   } finally {
     await reader.close();
   }
 }
 
-async function mergeIsolated(ctx: AppContext, p: ProcessamentoIniciado, workerId: string, log: ExecLog, reader: IsolatedParse): Promise<Desfecho> {
+async function mergeIsolated(ctx: AppContext, p: ProcessamentoIniciado, workerId: string, log: ExecLog, reader: IsolatedParse, leitura: Leitura): Promise<Desfecho> {
   const tipo = await reader.tipo();
   if (!tipo) {
     log.line('tipo não reconhecido: nenhuma assinatura de formats.md casou');
@@ -67,13 +92,17 @@ async function mergeIsolated(ctx: AppContext, p: ProcessamentoIniciado, workerId
     const tabelas = await xlsStagingPreparar(client, tipo);
     const started = Date.now();
     let chunks = 0;
-    const copied = await gravarChunks(client, tabelas, reader.chunks(tabelas), () => {
+    const progresso = relatorProgresso(ctx, p.id, workerId, (err) => log.line(`progresso não registrado: ${errMessage(err)}`));
+    const copied = await gravarChunks(client, tabelas, reader.chunks(tabelas), (lidas) => {
       chunks += 1;
+      progresso.reportar(lidas);
       return xlsMergeChunk(client, p.id, meta);
     });
+    await progresso.esvaziar();
     let total = 0;
     for (const [s, n] of copied) { total += n; log.line(`staging ${s}: ${n} linhas copiadas`); }
     const errors = reader.errors();
+    leitura.erros = errors;
     log.line(`leitura concluída: ${total} linhas em ${chunks} chunks em ${Date.now() - started} ms (gravação dos chunks incluída); ${errors.length} linhas rejeitadas`);
     const merged = Date.now();
     for (const e of errors.slice(0, 50)) log.line(`rejeitada: ${e.mensagem}`);
@@ -110,15 +139,18 @@ export function xlsProcessarHandler(ctx: AppContext): JobHandler {
     log.line(`início da execução ${p.execucoes} por ${workerId}: ${p.arquivo} (sha256 ${p.checksum})`);
     let d: Desfecho;
     let tmp: TempDir | null = null;
+    const leitura: Leitura = { erros: [] };
     try {
       // from the object store the original is streamed to a temporary file, opened by path
       tmp = await TempDir.create('bi-original-');
       const original = await readOriginalToFile(ctx, p, tmp.file('.original'));
-      d = await merge(ctx, p, workerId, log, original);
+      d = await merge(ctx, p, workerId, log, original, leitura);
     } catch (err) {
-      const sqlstate = (err as { code?: unknown }).code;
-      log.line(`falha: ${errMessage(err)}${typeof sqlstate === 'string' ? ` [${sqlstate}]` : ''}`);
-      d = await xlsFalhar(ctx.pool, id, workerId, { motivo: errMessage(err), sqlstate: typeof sqlstate === 'string' ? sqlstate : null });
+      // XL415: the file is not a readable spreadsheet (the screens say: save it again from Excel)
+      const code = err instanceof WorkbookError ? 'XL415' : (err as { code?: unknown }).code;
+      const sqlstate = typeof code === 'string' ? code : null;
+      log.line(`falha: ${errMessage(err)}${sqlstate ? ` [${sqlstate}]` : ''}`);
+      d = await xlsFalhar(ctx.pool, id, workerId, { motivo: errMessage(err), sqlstate, linhasRejeitadas: leitura.erros });
     } finally {
       await tmp?.remove();
     }

@@ -111,6 +111,8 @@ describe('malformed multipart: 400, nothing stored, no error-tracker event', () 
     const res2 = await raw(Buffer.concat([part('arquivo', 'a.xlsx', meta, b), part('anexo', 'b.xlsx', other, b), Buffer.from(`--${b}--\r\n`)]),
       `multipart/form-data; boundary=${b}`);
     expect400(res2);
+    const { rows: recusas } = await db.pool.query(`select arquivo, status_http, motivo from xls_upload_recusa where origem = 'api' and motivo ~ '(um único arquivo|veio em "anexo")' order by recusado_em`);
+    expect(recusas.map((r) => [r.arquivo, r.status_http])).toEqual([['a.xlsx', 400], ['a.xlsx', 400]]);
     expect(await count('xls_processamento')).toBe(0);
     expect(await count('xls_conjunto_lote')).toBe(0);
     expect(await objects()).toEqual([]);
@@ -151,6 +153,12 @@ describe('one entry inflating beyond the single-file limit', () => {
     expect(await count('xls_processamento')).toBe(0);
     expect(await count('xls_conjunto_lote')).toBe(0);
     expect(await objects()).toEqual([]);
+    // the refusal leaves a trace staff can read (who, when, name, why), not the bytes
+    const { rows } = await db.pool.query(`select origem, arquivo, tamanho_bytes, status_http, codigo, motivo, cliente_ip from xls_upload_recusa where arquivo = 'lote.zip'`);
+    expect(rows).toHaveLength(1);
+    expect(Number(rows[0].tamanho_bytes)).toBe(zip.length);
+    expect(rows[0]).toMatchObject({ origem: 'api', arquivo: 'lote.zip', status_http: 413, codigo: 'XL413', motivo: res.json().detail });
+    expect(rows[0].cliente_ip).toBeTruthy();
   });
 
   it('with a small configured limit, a real entry above it is refused before any byte is stored', async () => {

@@ -12,6 +12,7 @@ import { bearer } from '../harness/service.js';
 import { flushErrtracker, initErrtracker } from '../../src/integrations/errtracker.js';
 import { buildMeta, buildRelatorio18, buildWorkbook } from '../fixtures/builder.js';
 import { makeZip } from '../fixtures/zip.js';
+import { escrever, fluxoSheets, titulo } from '../fixtures/tipos.js';
 import type { EmbeddedObjectStore } from '../../src/embedded/objstore.js';
 
 let db: TestDatabase;
@@ -60,6 +61,12 @@ describe('a monthly batch: RELATORIO18 + META + a stray PDF', () => {
     expect(await count('select count(*)::int n from bi_faturamento')).toBe(200);
     expect(await count('select count(*)::int n from bi_movimento')).toBe(200);
     expect(await count('select count(*)::int n from bi_meta')).toBe(46);
+  });
+
+  it('each run reported its rows read per chunk (xls_progresso), the last report being every row (META ran twice: it waited for its seller)', async () => {
+    const { rows } = await db.pool.query(`select p.tipo, g.execucao, g.linhas_lidas from xls_processamento p
+      join xls_processamento_progresso g on g.processamento_id = p.id order by p.tipo`);
+    expect(rows).toEqual([{ tipo: 'META', execucao: 2, linhas_lidas: 46 }, { tipo: 'RELATORIO18', execucao: 1, linhas_lidas: 400 }]);
   });
 
   it('keeps the originals in both stores (PSQL_OBJSTORE) under content-addressed keys, and serves the download', async () => {
@@ -124,11 +131,40 @@ describe('failures', () => {
     expect(res.statusCode).toBe(202);
     await p.drain();
     const id = res.json().itens[0].processamentoId;
-    const { rows } = await db.pool.query('select status, alarmar, fk_retentar from xls_processamento where id = $1', [id]);
-    expect(rows[0]).toEqual({ status: 'ERRO', alarmar: true, fk_retentar: false });
+    const { rows } = await db.pool.query('select status, alarmar, fk_retentar, erro_codigo, linhas_rejeitadas from xls_processamento where id = $1', [id]);
+    expect(rows[0]).toMatchObject({ status: 'ERRO', alarmar: true, fk_retentar: false, erro_codigo: 'XL424' });
+    // the refused rows stay on the ERRO: the seller the message names, with its row
+    expect(rows[0].linhas_rejeitadas.map((l: { campo: string; valor: string; linha: number }) => [l.campo, l.valor, l.linha > 0])).toEqual([['vendedor', '999', true]]);
     await flushErrtracker();
     await tracker.waitFor((e) => String(e.message ?? '').includes('processamento de planilha falhou'));
     await bot.waitFor((m) => m.text.includes('META: ERRO') && m.text.includes(id));
+  });
+
+  it('a FLUXO with two invalid rows ends ERRO keeping both rows (tab, row, column, value) and its code; the screen says what to fix', async () => {
+    const fluxo = await escrever(fluxoSheets({
+      posicao: '15/11/2026', totalReceber: 300,
+      titulos: [titulo({ documento: 'NF-1', saldo: 100 }), titulo({ documento: 'NF-2', saldo: 'mil' }), titulo({ documento: 'NF-3', saldo: 200 }), titulo({ documento: 'NF-4', valor: 'cem' })],
+    }), 'exceljs');
+    const res = await p.upload('fluxo-invalido.xlsx', fluxo, 'application/octet-stream');
+    expect(res.statusCode).toBe(202);
+    await p.drain();
+    const id = res.json().itens[0].processamentoId;
+    const { rows: [r] } = await db.pool.query('select status, erro_codigo, linhas_rejeitadas from xls_processamento where id = $1', [id]);
+    expect(r.status).toBe('ERRO');
+    expect(r.erro_codigo).toBe('XL422');
+    expect(r.linhas_rejeitadas.map((l: { aba: string; linha: number; valor: string }) => [l.aba, l.linha, l.valor])).toEqual([['SemQuebras', 3, 'mil'], ['SemQuebras', 5, 'cem']]);
+    const tela = await p.app.inject({ url: `/processamentos/${id}`, headers: { accept: 'text/html' } });
+    expect(tela.statusCode).toBe(200);
+    expect(tela.body).toContain('Corrija as linhas 3 e 5 na planilha e envie o arquivo de novo.');
+    expect(tela.body).toContain('<td data-rotulo="Aba">SemQuebras</td><td data-rotulo="Linha" class="num">3</td>');
+    expect(tela.body).not.toContain('Defesa do cadastro de veículos');
+    // the execution log in staff words: no worker id, no staging, no chunks, no SQL code
+    const log = tela.body.slice(tela.body.indexOf('<ol class="log-amigavel">'), tela.body.indexOf('</ol>', tela.body.indexOf('<ol class="log-amigavel">')));
+    expect(log).toMatch(/<time>\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2}<\/time> Início do processamento de fluxo-invalido\.xlsx\./);
+    expect(log).toContain('Tipo de planilha reconhecido: Contas a pagar e receber.');
+    expect(log).toContain('Falhou: 2 linhas inválidas: nada foi gravado.');
+    expect(log).toContain('Terminou com erro.');
+    expect(log).not.toMatch(/vm:|\[XL\d{3}\]|staging|chunk|desfecho|[0-9a-f]{8}-[0-9a-f]{4}-|\d{4}-\d{2}-\d{2}/);
   });
 
   it('a file of no known type ends IGNORADO; resending it reprocesses the same record (202)', async () => {

@@ -199,14 +199,15 @@ describe('/processamentos', () => {
     const all = await get('/processamentos?size=0&page=-3');
     expect(all.statusCode).toBe(200);
     expect(all.body).toContain('Página 1 de 1');
-    expect((await get('/processamentos?status=ERRO')).body).toMatch(/<td data-rotulo="Tipo">Contas a pagar e receber<\/td>/);
+    expect((await get('/processamentos?status=ERRO')).body).toContain('<td data-rotulo="Tipo">Contas a pagar e receber</td>');
     expect((await get('/processamentos?status=ERRO&tipo=COMPRAS')).body).toContain('Nenhum processamento com esses filtros.');
     expect((await get('/processamentos?status=QUEBRADO')).statusCode).toBe(400);
     expect((await get('/processamentos?page=abc')).statusCode).toBe(400);
     const d = await get(`/processamentos/${id}`);
     expect(d.statusCode).toBe(200);
-    expect(d.body).toContain('linha 7: Valor Total &#39;abc&#39; inválido');
-    expect(d.body).toContain('placa sem cadastro');
+    expect(d.body).toContain('<td data-rotulo="Linha" class="num">7</td><td data-rotulo="Coluna">Valor Total</td><td data-rotulo="Valor">abc</td><td data-rotulo="Motivo">Valor Total &#39;abc&#39; inválido</td>');
+    expect(d.body).toContain('Placa sem cadastro');
+    expect(d.body).not.toContain('Defesa do cadastro de veículos'); // a COMPRAS has none
     expect(d.body).toContain(`href="/processamentos/${id}/arquivo"`);
     expect(d.body).not.toContain('Reprocessar este');
     expect((await get('/processamentos/00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
@@ -276,12 +277,19 @@ describe('/xls/importar refusals (nothing stored)', () => {
     expect(pdf.statusCode).toBe(400);
     const r18 = await app.inject({ method: 'POST', url, ...multipart({ uploaderId: 'ana', uploaderNome: 'Ana' }, [{ name: 'c.xlsx', data: await compras() }, { name: 'r18.xlsx', data: await buildRelatorio18({ rows: 2 }) }]) });
     expect(r18.statusCode).toBe(400);
-    expect(r18.body).toContain('r18.xlsx: planilha do tipo RELATORIO18');
+    expect(r18.body).toContain('r18.xlsx: é uma planilha de Relatório 18 (faturamento e movimento); esta página aceita apenas Compras de combustível, Cotas do fornecedor, Contas a pagar e receber');
     const duas = await app.inject({ method: 'POST', url, ...multipart({ uploaderId: 'ana', uploaderNome: 'Ana' }, [{ name: 'a.xlsx', data: await cota('2025') }, { name: 'b.xlsx', data: await cota('2026') }]) });
     expect(duas.statusCode).toBe(400);
     expect(duas.body).toContain('no máximo uma por importação');
     const quebrado = await app.inject({ method: 'POST', url, ...multipart({ uploaderId: 'ana', uploaderNome: 'Ana' }, [{ name: 'x.xlsx', data: Buffer.from('não é zip') }]) });
     expect(quebrado.statusCode).toBe(400);
+    expect(quebrado.body).toContain('x.xlsx: não é uma planilha .xlsx legível: abra no Excel ou no LibreOffice, salve de novo como .xlsx e envie outra vez');
+    expect(quebrado.body).not.toMatch(/zip|central directory|invalid/i);
+    // each refusal is recorded with who sent it (never the bytes), and listed for staff
+    const { rows: recusas } = await db.pool.query(`select arquivo, uploader_id, uploader_nome, origem, status_http, motivo from xls_upload_recusa where origem = 'importar' order by recusado_em`);
+    expect(recusas.map((r) => r.arquivo)).toEqual(['nota.pdf', 'r18.xlsx', null, 'x.xlsx']);
+    expect(recusas.every((r) => r.uploader_id === 'ana' && r.uploader_nome === 'Ana' && r.status_http === 400)).toBe(true);
+    expect((await get('/processamentos/recusas')).body).toContain('x.xlsx');
     expect(await conta()).toBe(0);
   });
 

@@ -132,6 +132,21 @@ describe('GET /api/comercial/processamentos/{id}', () => {
     expect(d).toMatchObject({ objetoBucket: 'planilhas', objetoChave: expect.stringMatching(/^\d{4}\/\d{2}\/[0-9a-f]{64}\.xlsx$/) });
   });
 
+  it('an ERRO keeps its refused rows: the reader\'s given to xls_falhar, and those a missing-registration message names', async () => {
+    const e = await receberAvulso(db.pool, `api-e-${Math.random()}`, 'e.xlsx');
+    await iniciar(db.pool, e.processamentoId!, 'w', 'META');
+    await xlsFalhar(db.pool, e.processamentoId!, 'w', { motivo: 'vendedor não cadastrado em bi_vendedor: 999 (linha 5)', sqlstate: 'XL424',
+      linhasRejeitadas: [{ aba: 'Metas', linha: 9, campo: 'Meta Volume', valor: 'x', mensagem: "linha 9: Meta Volume 'x' inválido" }] });
+    await completeJobs(db.pool, 'w');
+    const body = (await get(`/api/comercial/processamentos/${e.processamentoId}`)).json();
+    expect(body.status).toBe('ERRO');
+    expect(body.linhasRejeitadas).toEqual([
+      { aba: null, linha: 5, campo: 'vendedor', valor: '999', mensagem: 'vendedor 999 não cadastrado' },
+      { aba: 'Metas', linha: 9, campo: 'Meta Volume', valor: 'x', mensagem: "linha 9: Meta Volume 'x' inválido" },
+    ]);
+    await db.pool.query('delete from xls_processamento where id = $1', [e.processamentoId]);
+  });
+
   it('404 problem for an unknown id; 400 problem for a malformed one', async () => {
     expectProblem(await get('/api/comercial/processamentos/00000000-0000-4000-8000-000000000000'), 404, 'XL404');
     expectProblem(await get('/api/comercial/processamentos/nao-e-uuid'), 400);

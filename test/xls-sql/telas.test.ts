@@ -110,6 +110,27 @@ describe('xls_progresso', () => {
   });
 });
 
+describe('xls_progresso while the merge transaction holds the processing', () => {
+  it('lands at once and is visible before the merge commits (no wait on the row lock)', async () => {
+    const merge = await db.pool.connect();
+    const outro = await db.pool.connect();
+    try {
+      await merge.query('begin');
+      await merge.query('select 1 from xls_processamento where id = $1 for update', [d.processando]); // what app.xls_merge_tipo takes
+      await outro.query(`set statement_timeout = '2s'`);
+      const { rows: [r] } = await outro.query(`select public.xls_progresso($1, $2, 15000) as ok`, [d.processando, WORKER_TELAS]);
+      expect(r.ok).toBe(true);
+      const { rows: [g] } = await db.pool.query(`select linhas_lidas from xls_processamento_progresso where processamento_id = $1`, [d.processando]);
+      expect(g.linhas_lidas).toBe(15000);
+    } finally {
+      await merge.query('rollback');
+      await outro.query('reset statement_timeout');
+      merge.release();
+      outro.release();
+    }
+  });
+});
+
 describe('xls_upload_recusar', () => {
   it('records who, when, file name and reason, never bytes', async () => {
     const { rows } = await db.pool.query(`select origem, arquivo, uploader_nome, status_http, codigo, motivo from xls_upload_recusa order by recusado_em, arquivo`);

@@ -12,6 +12,7 @@ import { receberUpload } from '../../xls/intake.js';
 import { type Spooled, SpoolSourceError, SpoolTooLarge, TempDir, spool } from '../../xls/spool.js';
 import { limparNome } from '../../xls/nomes.js';
 import { formatBytes } from '../../xlsx/limits.js';
+import { xlsUploadRecusar } from '../../db/xls.js';
 
 export const reciboSchema = obj({
   conjuntoId: nullable(uuid()),
@@ -38,7 +39,7 @@ const tooLarge = (maxBytes: number) =>
  * Spools the one `arquivo` part of the form into `dir`. Reads the whole form: a second file
  * part (a second `arquivo` or any other) is refused, as is a file in another field.
  */
-async function spoolArquivo(req: FastifyRequest, dir: TempDir, maxBytes: number): Promise<{ filename: string; file: Spooled }> {
+async function spoolArquivo(req: FastifyRequest, dir: TempDir, maxBytes: number, onNome: (nome: string) => void): Promise<{ filename: string; file: Spooled }> {
   let found: { filename: string; file: Spooled } | null = null;
   const parts = req.parts();
   for (;;) {
@@ -66,6 +67,7 @@ async function spoolArquivo(req: FastifyRequest, dir: TempDir, maxBytes: number)
       part.file.resume();
       throw malformado('o nome do arquivo contém o caractere nulo');
     }
+    onNome(limparNome(raw.split(/[\\/]/).pop() ?? '') || 'arquivo');
     try {
       const file = await spool(part.file as AsyncIterable<Buffer>, dir.file('.upload'), maxBytes);
       if (part.file.truncated) throw tooLarge(maxBytes);
@@ -88,18 +90,31 @@ export default async function xlsRoutes(app: FastifyInstance) {
   await app.register(multipart, { limits: { fileSize: maxBytes, files: 2, fields: 5, parts: 7, headerPairs: 20 } });
 
   app.post('/xls/processar', { schema: { response: { 200: reciboSchema, 202: reciboSchema } } }, async (req, reply) => {
-    if (!req.isMultipart()) {
-      throw new HttpProblem(415, 'Tipo de conteúdo não suportado', 'envie multipart/form-data com o arquivo no campo "arquivo" (.zip ou .xlsx)');
-    }
-    const dir = await TempDir.create('bi-upload-');
+    let nome: string | null = null;
+    let tamanho: number | null = null;
     try {
-      const { filename, file } = await spoolArquivo(req, dir, maxBytes);
-      if (file.size === 0) throw new HttpProblem(400, 'Requisição inválida', 'o arquivo enviado está vazio', undefined, { campo: 'arquivo' });
-      const { recibo, enfileirados } = await receberUpload(app.ctx, filename, file, { limits: app.ctx.config.xls.limits, tmp: dir });
-      req.log.info({ conjuntoId: recibo.conjuntoId, total: recibo.total, enfileirados }, 'upload recebido');
-      return reply.code(enfileirados > 0 ? 202 : 200).send(recibo);
-    } finally {
-      await dir.remove();
+      if (!req.isMultipart()) {
+        throw new HttpProblem(415, 'Tipo de conteúdo não suportado', 'envie multipart/form-data com o arquivo no campo "arquivo" (.zip ou .xlsx)');
+      }
+      const dir = await TempDir.create('bi-upload-');
+      try {
+        const { filename, file } = await spoolArquivo(req, dir, maxBytes, (n) => { nome = n; });
+        tamanho = file.size;
+        if (file.size === 0) throw new HttpProblem(400, 'Requisição inválida', 'o arquivo enviado está vazio', undefined, { campo: 'arquivo' });
+        const { recibo, enfileirados } = await receberUpload(app.ctx, filename, file, { limits: app.ctx.config.xls.limits, tmp: dir });
+        req.log.info({ conjuntoId: recibo.conjuntoId, total: recibo.total, enfileirados }, 'upload recebido');
+        return reply.code(enfileirados > 0 ? 202 : 200).send(recibo);
+      } finally {
+        await dir.remove();
+      }
+    } catch (err) {
+      // a refusal leaves a trace staff can see (/processamentos/recusas): who, when, name, why; never the bytes
+      if (err instanceof HttpProblem && err.status >= 400 && err.status < 500) {
+        await xlsUploadRecusar(app.ctx.pool, {
+          origem: 'api', arquivo: nome, tamanhoBytes: tamanho, clienteIp: req.ip, statusHttp: err.status, codigo: err.code ?? null, motivo: err.message,
+        }).catch((e: unknown) => req.log.warn({ err: e }, 'recusa de envio não registrada'));
+      }
+      throw err;
     }
   });
 }

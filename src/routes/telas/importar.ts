@@ -8,6 +8,10 @@
  * POST /api/xls/processar (receberUpload). The browser is then sent to the batch's result
  * page, which refreshes with visible progress for up to XLS_IMPORTAR_ESPERA_SEGUNDOS (30),
  * then shows each file's outcome, or "ainda processando" and keeps refreshing until the end.
+ * While it waits the page names the files still running and their rows read so far; at the
+ * end each file says what happened and what to do next (public.xls_falha_explicar), with
+ * its refused rows as a table. A refused form (a file that is not a readable .xlsx, a type
+ * this page does not take…) is recorded in xls_upload_recusa with who sent it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
@@ -18,6 +22,9 @@ import { renderPagina } from './render.js';
 import { detectType, openWorkbook, WorkbookError, ArchiveError } from '../../xlsx/index.js';
 import { zipArmazenado } from '../../xls/zip-escrever.js';
 import { receberUpload } from '../../xls/intake.js';
+import { resumoFluxo, type Falha, type Progresso } from '../../xls/consulta.js';
+import { xlsUploadRecusar } from '../../db/xls.js';
+import { palavras } from './palavras.js';
 import type { TipoPlanilha } from '../../xlsx/types.js';
 import { viewErrorHandler } from './index.js';
 
@@ -54,25 +61,13 @@ interface Resultado {
   processamentoId: string | null;
   reenvio: boolean;
   p: null | {
-    id: string; status: string; tipo: string | null; erro: string | null; avisos: Array<{ categoria: string; motivo: string; quantidade: number }>;
+    id: string; status: string; tipo: string | null; tipoNome: string | null; erro: string | null; avisos: Array<{ categoria: string; motivo: string; quantidade: number }>;
     rejeitadas: Array<{ aba: string | null; linha: number; campo: string | null; valor: string | null; mensagem: string }>;
-    efetivas: number | null;
+    efetivas: number | null; falha: Falha | null; progresso: Progresso | null;
   };
   posicao: string | null;
   atual: boolean | null;
   totais: Array<{ tipo: string; total: string; vencido: string; titulos: number; titulosVencidos: number }>;
-}
-
-async function resumoFluxo(app: FastifyInstance, id: string): Promise<{ posicao: string | null; atual: boolean | null; totais: Resultado['totais'] }> {
-  const [ok] = await db.sql<db.SQL, Array<{ ok: boolean }>>`select to_regprocedure('public.xls_fluxo_resumo(uuid)') is not null as ok`.run(app.ctx.pool);
-  if (!ok?.ok) return { posicao: null, atual: null, totais: [] };
-  const rows = await db.sql<db.SQL, Array<{ tipo: string; posicao: string; atual: boolean; total: string; vencido: string; titulos: number; titulos_vencidos: number }>>`
-    select tipo, posicao::text as posicao, atual, total::text as total, vencido::text as vencido, titulos, titulos_vencidos from public.xls_fluxo_resumo(${db.param(id)}::uuid)`.run(app.ctx.pool);
-  return {
-    posicao: rows[0]?.posicao ?? null,
-    atual: rows.length ? rows.some((r) => r.atual) : null,
-    totais: rows.map((r) => ({ tipo: r.tipo, total: r.total, vencido: r.vencido, titulos: r.titulos, titulosVencidos: r.titulos_vencidos })),
-  };
 }
 
 async function resultados(app: FastifyInstance, conjuntoId: string): Promise<Resultado[]> {
@@ -86,21 +81,33 @@ async function resultados(app: FastifyInstance, conjuntoId: string): Promise<Res
     const id = i.processamento_id ?? (i.status === 'DUPLICADO' ? UUID.exec(i.motivo ?? '')?.[0] ?? null : null);
     const r: Resultado = { arquivo: i.arquivo, entrada: i.status, motivo: i.motivo, processamentoId: id, reenvio, p: null, posicao: null, atual: null, totais: [] };
     if (id) {
-      const p = await db.selectOne('xls_processamento', { id }, {
-        columns: ['id', 'status', 'tipo', 'erro_mensagem', 'avisos', 'linhas_rejeitadas', 'linhas_efetivas'],
-      }).run(app.ctx.pool);
+      const [p] = await db.sql<db.SQL, Array<{ id: string; status: string; tipo: string | null; tipo_nome: string | null; erro_mensagem: string | null;
+        avisos: NonNullable<Resultado['p']>['avisos']; linhas_rejeitadas: NonNullable<Resultado['p']>['rejeitadas']; linhas_efetivas: number | null;
+        falha: Falha | null; linhas_lidas: number | null; progresso_em: Date | null }>>`
+        select p.id, p.status, p.tipo, public.xls_tipo_nome(p.tipo) as tipo_nome, p.erro_mensagem, p.avisos, p.linhas_rejeitadas, p.linhas_efetivas,
+               (select to_jsonb(x) from public.xls_falha_explicar(p.status, p.erro_mensagem, p.erro_codigo, p.linhas_rejeitadas) x) as falha,
+               g.linhas_lidas, g.atualizado_em as progresso_em
+          from public.xls_processamento p
+          left join public.xls_processamento_progresso g on g.processamento_id = p.id and g.execucao = p.execucoes and p.status = 'PROCESSANDO'
+         where p.id = ${db.param(id)}::uuid`.run(app.ctx.pool);
       if (p) {
         r.p = {
-          id: p.id, status: p.status, tipo: p.tipo, erro: p.erro_mensagem, efetivas: p.linhas_efetivas,
-          avisos: (p.avisos ?? []) as unknown as NonNullable<Resultado['p']>['avisos'],
-          rejeitadas: (p.linhas_rejeitadas ?? []) as unknown as NonNullable<Resultado['p']>['rejeitadas'],
+          id: p.id, status: p.status, tipo: p.tipo, tipoNome: p.tipo_nome, erro: p.erro_mensagem, efetivas: p.linhas_efetivas,
+          avisos: p.avisos ?? [], rejeitadas: p.linhas_rejeitadas ?? [], falha: p.falha,
+          progresso: p.linhas_lidas === null ? null : { linhasLidas: p.linhas_lidas, atualizadoEm: new Date(p.progresso_em!).toISOString() },
         };
-        if (p.tipo === 'FLUXO_PAGAR_RECEBER' && p.status === 'SUCESSO') Object.assign(r, await resumoFluxo(app, p.id));
+        if (p.tipo === 'FLUXO_PAGAR_RECEBER' && p.status === 'SUCESSO') Object.assign(r, await resumoFluxo(app.ctx.pool, p.id));
       }
     }
     out.push(r);
   }
   return out;
+}
+
+/** Staff names of the types (app.xls_tipo.nome). */
+async function tiposNomes(app: FastifyInstance): Promise<Map<string, string>> {
+  const { rows } = await app.ctx.pool.query<{ tipo: string; nome: string }>('select tipo, public.xls_tipo_nome(tipo) as nome from app.xls_tipo');
+  return new Map(rows.map((r) => [r.tipo, r.nome]));
 }
 
 export default async function importarRoutes(app: FastifyInstance) {
@@ -144,26 +151,38 @@ export default async function importarRoutes(app: FastifyInstance) {
       const v = { uploaderId, uploaderNome };
       if (!uploaderId || !uploaderNome) return formulario(req, reply, v, 'Informe sua identificação (matrícula ou e-mail) e seu nome: toda importação registra quem enviou.', 400);
       if (arquivos.length === 0) return formulario(req, reply, v, 'Escolha ao menos um arquivo .xlsx.', 400);
-      const problemas: string[] = [];
+      const nomesTipo = await tiposNomes(app);
+      const aceitos = TIPOS_IMPORTAVEIS.map((t) => nomesTipo.get(t) ?? t).join(', ');
+      const problemas: Array<{ arquivo: string | null; bytes: number | null; motivo: string }> = [];
       let cotas = 0;
       for (const a of arquivos) {
-        if (!/\.xlsx$/i.test(a.nome)) { problemas.push(`${a.nome}: só arquivos .xlsx são aceitos`); continue; }
-        if (a.bytes.length === 0) { problemas.push(`${a.nome}: arquivo vazio`); continue; }
+        if (!/\.xlsx$/i.test(a.nome)) { problemas.push({ arquivo: a.nome, bytes: a.bytes.length, motivo: 'só arquivos .xlsx são aceitos' }); continue; }
+        if (a.bytes.length === 0) { problemas.push({ arquivo: a.nome, bytes: 0, motivo: 'arquivo vazio' }); continue; }
         let tipo: TipoPlanilha | null;
         try {
           tipo = await detectType(await openWorkbook(a.bytes, limits));
         } catch (err) {
-          if (err instanceof WorkbookError || err instanceof ArchiveError) { problemas.push(`${a.nome}: não é uma planilha .xlsx legível (${err.message})`); continue; }
+          if (err instanceof WorkbookError || err instanceof ArchiveError) {
+            // the reader's reason (zip internals) goes to the log, not to the page
+            req.log.info({ arquivo: a.nome, motivo: err.message }, 'importação: arquivo ilegível');
+            problemas.push({ arquivo: a.nome, bytes: a.bytes.length, motivo: 'não é uma planilha .xlsx legível: abra no Excel ou no LibreOffice, salve de novo como .xlsx e envie outra vez' });
+            continue;
+          }
           throw err;
         }
         if (tipo === null || !TIPOS_IMPORTAVEIS.includes(tipo)) {
-          problemas.push(`${a.nome}: ${tipo ? `planilha do tipo ${tipo}` : 'tipo de planilha não reconhecido'}; esta página aceita apenas ${TIPOS_IMPORTAVEIS.join(', ')}`);
+          problemas.push({ arquivo: a.nome, bytes: a.bytes.length, motivo: `${tipo ? `é uma planilha de ${nomesTipo.get(tipo) ?? tipo}` : 'tipo de planilha não reconhecido'}; esta página aceita apenas ${aceitos}` });
         }
         if (tipo === 'COTA_FORNECEDOR') cotas += 1;
       }
-      if (cotas > 1) problemas.push(`${cotas} planilhas de cota de fornecedor: envie no máximo uma por importação`);
+      if (cotas > 1) problemas.push({ arquivo: null, bytes: null, motivo: `${cotas} planilhas de ${nomesTipo.get('COTA_FORNECEDOR') ?? 'cota de fornecedor'}: envie no máximo uma por importação` });
       if (problemas.length > 0) {
-        return formulario(req, reply, v, `Nada foi gravado. ${problemas.join('; ')}.`, 400);
+        for (const x of problemas) {
+          await xlsUploadRecusar(app.ctx.pool, {
+            origem: 'importar', arquivo: x.arquivo, tamanhoBytes: x.bytes, uploaderId, uploaderNome, clienteIp: req.ip, statusHttp: 400, motivo: x.motivo,
+          }).catch((e: unknown) => req.log.warn({ err: e }, 'recusa de importação não registrada'));
+        }
+        return formulario(req, reply, v, `Nada foi gravado. ${problemas.map((x) => (x.arquivo ? `${x.arquivo}: ${x.motivo}` : x.motivo)).join('; ')}.`, 400);
       }
       // one batch, like a .zip sent to the API (names made unique inside the zip)
       const vistos = new Map<string, number>();
@@ -201,7 +220,9 @@ export default async function importarRoutes(app: FastifyInstance) {
         titulo: esperando ? 'Importando…' : pendentes > 0 ? 'Importação: ainda processando' : 'Resultado da importação',
         semNavegacao: true, refresh: esperando ? 1 : pendentes > 0 ? 5 : undefined,
       }, {
-        lote, res, pendentes, esperando, total: res.length, concluidos: res.length - pendentes,
+        lote, res, pendentes, esperando, total: res.length, concluidos: res.length - pendentes, w: palavras,
+        rodando: res.filter((r) => r.p && (r.p.status === 'PENDENTE' || r.p.status === 'PROCESSANDO')),
+        resumo: palavras.resumoConjunto(res.map((r) => ({ entrada: r.entrada, status: r.p?.status ?? null }))),
         novo: `${base(req)}?k=${encodeURIComponent(req.query.k ?? '')}`,
       });
     });
