@@ -178,8 +178,8 @@ describe('every screen and form', () => {
     await foto(imp, '11-importar-resultado');
     const texto = await imp.locator('section.resultado').first().textContent();
     expect(texto).toContain('fluxo-15-11.xlsx');
-    expect(texto).toContain('FLUXO_PAGAR_RECEBER');
-    expect(texto).toContain('SUCESSO');
+    expect(texto).toContain('Contas a pagar e receber');
+    expect(texto).toContain('Sucesso');
     expect(texto).toMatch(/Posição \(data do relatório\)\s*15\/11\/2026/);
     const celulas = async (i: number) => (await imp.locator('section.resultado table tbody tr').nth(i).locator('th, td').allTextContents())
       .map((t) => t.replace(/\s+/g, ' ').trim()).join(' | ');
@@ -201,7 +201,7 @@ describe('every screen and form', () => {
     const meta = await buildWorkbook([{ name: 'Plan1', rows: [['Competência', 'Vendedor', 'Produto', 'Meta Volume', 'Meta Margem']] }]);
     await imp.getByLabel('Planilhas (.xlsx, uma ou mais)').setInputFiles([{ name: 'meta.xlsx', mimeType: 'application/octet-stream', buffer: meta }]);
     await imp.getByRole('button', { name: 'Importar' }).click();
-    await expect(imp.locator('.aviso-erro').textContent()).resolves.toContain('meta.xlsx: planilha do tipo META');
+    await expect(imp.locator('.aviso-erro').textContent()).resolves.toContain('meta.xlsx: é uma planilha de');
     await foto(imp, '13-importar-recusa');
     await imp.close();
   }, 90_000);
@@ -227,8 +227,8 @@ describe('every screen and form', () => {
     await runner.start(null);
     await imp.locator('section.resultado').first().waitFor({ timeout: 40_000 });
     const texto = await imp.locator('section.resultado').first().textContent();
-    expect(texto).toContain('COMPRAS');
-    expect(texto).toContain('SUCESSO');
+    expect(texto).toContain('Compras de combustível');
+    expect(texto).toContain('Sucesso');
     await foto(imp, '15-importar-compras');
     await imp.close();
   }, 90_000);
