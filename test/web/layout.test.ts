@@ -8,20 +8,19 @@
  * no serious or critical violation. A screenshot of every screen at both widths goes to
  * test-artifacts/layout/ (gitignored): look at them after a change of the screens.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { abrirChromium, portaLivre } from './chromium.js';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { testApp } from '../harness/service.js';
 import { projectRoot } from '../../src/paths.js';
 import { DOMINIO, IMPORTAR_TOKEN, oidcEnv, sessao } from './helpers.js';
 import { popularTelas, type DadosTelas } from './dados-telas.js';
 import { popularTelasGeral, type DadosGeral } from './dados-geral.js';
-const CHROMIUM = '/usr/bin/chromium';
 
 const SHOTS = join(projectRoot, 'test-artifacts', 'layout');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -35,14 +34,6 @@ let telas: DadosTelas;
 let geral: DadosGeral;
 let cookie: string;
 
-async function portaLivre(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   db = await createTestDatabase();
@@ -53,11 +44,7 @@ beforeAll(async () => {
   app = await testApp(db, { ...oidcEnv('http://127.0.0.1:9/', base), XLS_IMPORTAR_TOKEN: IMPORTAR_TOKEN, REPLICATOR_CONFIRM_SECRET: 'segredo-layout-0123456789' });
   await app.listen({ port, host: '127.0.0.1' });
   cookie = (await sessao(db, `ana.souza@${DOMINIO}`)).token;
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} ausente: npm test instala o pacote Debian chromium (scripts/bootstrap.mjs)`);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await abrirChromium();
 }, 120_000);
 
 afterAll(async () => {

@@ -5,11 +5,11 @@
  * every form, the CSRF refusal of a tampered token, the import page with a FLUXO file.
  * A screenshot of every screen goes to test-artifacts/screens/ (gitignored).
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { abrirChromium, portaLivre } from './chromium.js';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { startPipeline, type Pipeline } from '../harness/pipeline.js';
 import { startIdp, type TestIdp } from '../harness/idp.js';
@@ -20,7 +20,6 @@ import { jobHandlers } from '../../src/jobs/handlers.js';
 import { projectRoot } from '../../src/paths.js';
 import { DOMINIO, IMPORTAR_TOKEN } from './helpers.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = join(projectRoot, 'test-artifacts', 'screens');
 const RESET_SEGREDO = 'confirma-nuke-navegador-0123456789';
 const CLIENT = { clientId: 'bi-comercial', clientSecret: 'segredo-do-cliente-0123456789' };
@@ -30,14 +29,6 @@ let idp: TestIdp;
 let svc: Pipeline;
 let browser: Browser;
 let base: string;
-
-async function portaLivre(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 /** A FLUXO_PAGAR_RECEBER of position 15/11/2026: payable 1.500,00 (overdue 1.000,00), receivable 500,00 (overdue 300,00). */
 export function fluxoXlsx(): Promise<Buffer> {
@@ -87,11 +78,7 @@ beforeAll(async () => {
     },
   });
   await svc.app.listen({ port, host: '127.0.0.1' });
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} ausente: npm test instala o pacote Debian chromium (scripts/bootstrap.mjs)`);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await abrirChromium();
 }, 120_000);
 
 afterAll(async () => {
