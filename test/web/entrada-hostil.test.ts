@@ -14,6 +14,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { HTML, IMPORTAR_TOKEN, SMOKE_TOKEN, navegador, oidcEnv, sessao, type SessaoTeste } from './helpers.js';
 import { SEGREDO } from '../replicacao/helpers.js';
+import { buildWorkbook } from '../fixtures/builder.js';
 
 let db: TestDatabase;
 let app: FastifyInstance;
@@ -99,6 +100,19 @@ describe('malformed form fields: 400 (404 for a bad id), a readable page, no ERR
     paginaLegivel(await postBruto('/admin/configuracoes/slow_query_timeout_ms', 'valor=1&valor=2'), 400, 'veio repetido');
     expect((await db.pool.query(`select count(*)::int n from bi_configuracao where chave in ('a', 'b')`)).rows[0].n).toBe(0);
     expect((await db.pool.query(`select count(*)::int n from xls_resetar_replicator`)).rows[0].n).toBe(0);
+    semErro();
+  });
+
+  it('the import page: a NUL byte in the uploader\'s name is a 400 page, nothing stored', async () => {
+    const boundary = '----hostil0123456789';
+    const campo = (n: string, v: string) => `--${boundary}\r\ncontent-disposition: form-data; name="${n}"\r\n\r\n${v}\r\n`;
+    const xlsx = await buildWorkbook([{ name: 'Compras', rows: [['Data', 'CNPJ Fornecedor', 'Fornecedor', 'Nota Fiscal', 'Produto', 'Código ONU', 'Quantidade', 'Valor Total']] }]);
+    const payload = Buffer.concat([Buffer.from(campo('uploaderId', 'ana') + campo('uploaderNome', 'Ana\u0000Souza')),
+      Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="arquivo"; filename="compras.xlsx"\r\ncontent-type: application/octet-stream\r\n\r\n`), xlsx,
+      Buffer.from(`\r\n--${boundary}--\r\n`)]);
+    const res = await app.inject({ method: 'POST', url: `/xls/importar?k=${IMPORTAR_TOKEN}`, payload, headers: { ...HTML, 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    paginaLegivel(res, 400, 'O campo “uploaderNome” contém um caractere não aceito (NUL).');
+    expect((await db.pool.query('select count(*)::int n from xls_conjunto_lote')).rows[0].n).toBe(0);
     semErro();
   });
 

@@ -26,7 +26,7 @@ import { resumoFluxo, type Falha, type Progresso } from '../../xls/consulta.js';
 import { xlsUploadRecusar } from '../../db/xls.js';
 import { palavras } from './palavras.js';
 import type { TipoPlanilha } from '../../xlsx/types.js';
-import { viewErrorHandler } from './index.js';
+import { campoRecusado, viewErrorHandler } from './index.js';
 
 export const TIPOS_IMPORTAVEIS: readonly TipoPlanilha[] = ['COMPRAS', 'COTA_FORNECEDOR', 'FLUXO_PAGAR_RECEBER'];
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
@@ -146,6 +146,8 @@ export default async function importarRoutes(app: FastifyInstance) {
         if (code === 'FST_FILES_LIMIT_REACHED' || code === 'FST_PARTS_LIMIT_REACHED') return formulario(req, reply, campos, `Envie no máximo ${MAX_ARQUIVOS} arquivos por vez.`, 413);
         throw err;
       }
+      const nul = campoRecusado(campos);
+      if (nul) return formulario(req, reply, {}, `Nada foi gravado. ${nul}`, 400);
       const uploaderId = (campos.uploaderId ?? '').slice(0, 200);
       const uploaderNome = (campos.uploaderNome ?? '').slice(0, 200);
       const v = { uploaderId, uploaderNome };
