@@ -5433,7 +5433,7 @@ begin
   if p_status is distinct from 'ERRO' then
     return;
   end if;
-  select coalesce(t.nome || ' (' || t.tipo || ')', t.tipo) into v_mestre from app.xls_tipo t where t.mestre order by t.ordem limit 1;
+  select coalesce(t.nome, t.tipo) into v_mestre from app.xls_tipo t where t.mestre order by t.ordem limit 1;
 
   -- a code the file references is not registered yet (the master report registers it)
   if p_codigo in ('XL424', '23503') or p_motivo ~ ' não cadastrado em ' then

@@ -87,8 +87,12 @@ const LIST_EXTRAS = {
   aviso_primeiro: db.sql<s.xls_processamento.SQL, string | null>`${'avisos'} -> 0 ->> 'motivo'`,
   erro_anterior: db.sql<s.xls_processamento.SQL, string | null>`${'erro_anterior'}`,
   falha: db.sql<s.xls_processamento.SQL, Falha | null>`(select to_jsonb(x) from public.xls_falha_explicar(${'status'}, coalesce(${'erro_mensagem'}, ${'erro_anterior'}), ${'erro_codigo'}, ${'linhas_rejeitadas'}) x)`,
+  linhas_lidas: db.sql<s.xls_processamento.SQL, number | null>`(select g.linhas_lidas from public.xls_processamento_progresso g where g.processamento_id = ${'id'} and g.execucao = ${'execucoes'} and ${'status'} = 'PROCESSANDO')`,
   falha_anterior: db.sql<s.xls_processamento.SQL, Falha | null>`(select to_jsonb(x) from public.xls_falha_explicar('ERRO', ${'erro_anterior'}, null, '[]') x where ${'erro_anterior'} is not null and ${'status'} in ('PENDENTE', 'PROCESSANDO'))`,
 };
+
+/** The explanation of processing `p` (alias p) as jsonb, for the raw queries of the screens. */
+export const FALHA_DE_P = db.raw('(select to_jsonb(x) from public.xls_falha_explicar(p.status, p.erro_mensagem, p.erro_codigo, p.linhas_rejeitadas) x)');
 
 /** A failure as staff read it (public.xls_falha_explicar). */
 export interface Falha { tipo: 'cadastro' | 'linhas' | 'ilegivel' | 'conteudo' | 'tecnica' | 'ignorado'; resumo: string; proximo_passo: string }
@@ -120,7 +124,7 @@ export async function listarParaTela(q: db.Queryable, f: FiltrosLista, page: Pag
   return {
     itens: rows.map((r) => ({
       ...toItem(r), tipoNome: r.tipo_nome, avisosN: r.avisos_n, avisoPrimeiro: r.aviso_primeiro,
-      erroAnterior: r.erro_anterior, falha: r.falha ?? r.falha_anterior,
+      erroAnterior: r.erro_anterior, falha: r.falha ?? r.falha_anterior, linhasLidas: r.linhas_lidas,
     })),
     total: Number(total),
   };
@@ -214,7 +218,7 @@ export async function conjuntoTela(q: db.Queryable, conjuntoId: string) {
     status: string | null; tipo_nome: string | null; avisos_n: number | null; aguarda_mestre: boolean | null; falha: Falha | null }>>`
     select i.ordem, i.arquivo, i.status as entrada, i.motivo, p.id as processamento_id, p.status, public.xls_tipo_nome(p.tipo) as tipo_nome,
            jsonb_array_length(p.avisos) as avisos_n, p.fk_retentar as aguarda_mestre,
-           (select to_jsonb(x) from public.xls_falha_explicar(p.status, p.erro_mensagem, p.erro_codigo, p.linhas_rejeitadas) x) as falha
+           ${FALHA_DE_P} as falha
       from public.xls_conjunto_item i
       left join public.xls_processamento p
         on p.id = coalesce(i.processamento_id,
@@ -238,7 +242,7 @@ export async function detalheTela(q: db.Queryable, id: string) {
   const [x] = await db.sql<db.SQL, Array<{ tipo_nome: string | null; erro_codigo: string | null; erro_anterior: string | null; execucoes: number;
     falha: Falha | null; falha_anterior: Falha | null; linhas_lidas: number | null; progresso_em: string | null; agora: string }>>`
     select public.xls_tipo_nome(p.tipo) as tipo_nome, p.erro_codigo, p.erro_anterior, p.execucoes,
-           (select to_jsonb(x) from public.xls_falha_explicar(p.status, p.erro_mensagem, p.erro_codigo, p.linhas_rejeitadas) x) as falha,
+           ${FALHA_DE_P} as falha,
            (select to_jsonb(x) from public.xls_falha_explicar('ERRO', p.erro_anterior, null, '[]') x where p.erro_anterior is not null and p.status in ('PENDENTE', 'PROCESSANDO')) as falha_anterior,
            g.linhas_lidas, g.atualizado_em as progresso_em, now() as agora
       from public.xls_processamento p

@@ -188,7 +188,7 @@ describe('every screen and form', () => {
     const meta = await buildWorkbook([{ name: 'Plan1', rows: [['Competência', 'Vendedor', 'Produto', 'Meta Volume', 'Meta Margem']] }]);
     await imp.getByLabel('Planilhas (.xlsx, uma ou mais)').setInputFiles([{ name: 'meta.xlsx', mimeType: 'application/octet-stream', buffer: meta }]);
     await imp.getByRole('button', { name: 'Importar' }).click();
-    await expect(imp.locator('.aviso-erro').textContent()).resolves.toContain('meta.xlsx: é uma planilha de');
+    await expect(imp.locator('.aviso-erro').textContent()).resolves.toContain('meta.xlsx: é uma planilha de Metas por vendedor');
     await foto(imp, '13-importar-recusa');
     await imp.close();
   }, 90_000);
@@ -208,6 +208,7 @@ describe('every screen and form', () => {
     await imp.waitForURL(/\/compras\/importar\/lote\//);
     await expect(imp.locator('h1').textContent()).resolves.toBe('Importando…');
     await expect(imp.locator('progress').getAttribute('value')).resolves.toBe('0');
+    await expect(imp.locator('ul.em-andamento').textContent()).resolves.toContain('Ainda na fila: compras-novembro.xlsx');
     await foto(imp, '14-importar-progresso');
     const runner = new JobRunner(db.pool, jobHandlers(svc.ctx), svc.app.log, { concurrency: 1, pollIntervalMs: 50 });
     svc.runners.push(runner);
@@ -229,7 +230,7 @@ describe('every screen and form', () => {
     await page.getByRole('link', { name: 'fluxo-15-11.xlsx' }).first().click();
     await page.waitForURL(/\/processamentos\/[0-9a-f-]{36}$/);
     await expect(page.locator('h1').textContent()).resolves.toContain('fluxo-15-11.xlsx');
-    await expect(page.getByText('Registro do processamento').count()).resolves.toBeGreaterThan(0);
+    await expect(page.locator('ol.log-amigavel').textContent()).resolves.toContain('Concluído com sucesso.');
     await foto(page, '21-processamento-detalhe');
     const download = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Baixar o arquivo original' }).click()]);
     expect(download[0].suggestedFilename()).toBe('fluxo-15-11.xlsx');

@@ -22,7 +22,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const SCREENS = ['/processamentos', '/processamentos?status=ERRO&tipo=COMPRAS', '/admin', '/admin/configuracoes', '/destinatarios', '/pedidos', '/admin/replicacao'];
+const SCREENS = ['/processamentos', '/processamentos?status=ERRO&tipo=COMPRAS', '/processamentos?arquivo=fluxo&de=2026-11-01&ate=2026-11-30', '/processamentos/recusas', '/admin', '/admin/configuracoes', '/destinatarios', '/pedidos', '/admin/replicacao'];
 
 describe('mode habilitado: the rejection matrix', () => {
   it('anonymous browser: 302 to /login?from=<path> on every screen', async () => {

@@ -57,6 +57,8 @@ describe('/processamentos list', () => {
     expect(texto(linha(h, d.sucesso))).toContain('Sem avisos');
     expect(texto(linha(h, d.sucesso))).toContain('1.280');
     expect(texto(linha(h, d.processando))).toContain('Processando');
+    expect(texto(linha(h, d.processando))).toContain('12.000 linhas lidas até agora');
+    expect(texto(linha(h, d.reenviado))).toContain('Reenviado — aguardando');
     expect(texto(linha(h, d.ignorado))).toContain('Tipo de planilha não reconhecido');
     expect(linha(h, d.sucesso)).toMatch(/data-rotulo="Recebido em">\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}</);
     // phone convention: a card table, status first, every cell labelled
@@ -103,7 +105,7 @@ describe('/processamentos/{id} detail', () => {
     const h = (await get(`/processamentos/${d.erroCadastro}`)).body;
     expect(h).toContain('<h1>metas-vendedores-novembro.xlsx</h1>');
     expect(texto(h)).toContain('O que aconteceu Falta cadastro: vendedor 999 (linhas 6, 10) não está cadastrado.');
-    expect(texto(h)).toContain('O que fazer agora: Envie primeiro o Relatório 18 (faturamento e movimento) (RELATORIO18) que cadastra o vendedor 999');
+    expect(texto(h)).toContain('O que fazer agora: Envie primeiro o Relatório 18 (faturamento e movimento) que cadastra o vendedor 999');
     expect(texto(h)).toMatch(/Linhas recusadas 2 linhas recusadas \(por causa delas nada foi gravado\)/);
     expect(h).toMatch(/<td data-rotulo="Linha" class="num">6<\/td><td data-rotulo="Coluna">vendedor<\/td><td data-rotulo="Valor">999<\/td>/);
     expect(h).not.toContain('Defesa do cadastro de veículos');
@@ -175,6 +177,29 @@ describe('/processamentos/conjuntos/{id}', () => {
     expect(retido.body).toContain('<meta http-equiv="refresh" content="5">');
     expect((await get('/processamentos/conjuntos/00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
     expect((await get('/processamentos/conjuntos/xyz')).statusCode).toBe(404);
+  });
+});
+
+describe('/xls/importar result page', () => {
+  const k = 'k=importar-segredo-0123456789';
+  it('a data refusal is "Arquivo recusado" with its next step and refused rows, never "Falha técnica"; a summary line', async () => {
+    const res = await app.inject({ url: `/xls/importar/lote/${d.loteImportacao}?${k}&t=0`, headers: { accept: 'text/html' } });
+    expect(res.statusCode).toBe(200);
+    const h = texto(res.body);
+    expect(h).toContain('2 concluídos, 1 com erro, 1 ignorado.');
+    expect(h).toContain('Arquivo recusado: Uma linha inválida: nada foi gravado.');
+    expect(h).toContain('O que fazer agora: Corrija a linha 7 na planilha e envie o arquivo de novo.');
+    expect(res.body).toContain('<td data-rotulo="Linha" class="num">7</td><td data-rotulo="Coluna">Valor</td><td data-rotulo="Valor">R$ --</td>');
+    expect(h).not.toContain('Falha técnica');
+    expect(h).toContain('Contas a pagar e receber');
+    expect(h).not.toContain('FLUXO_PAGAR_RECEBER');
+  });
+  it('while waiting it names the file still running and its rows read; results wait for the end', async () => {
+    const res = await app.inject({ url: `/xls/importar/lote/${d.loteRetido}?${k}&t=${Date.now()}`, headers: { accept: 'text/html' } });
+    const h = texto(res.body);
+    expect(h).toContain('Processando: 3 de 4 arquivo(s) concluído(s)');
+    expect(h).toContain('Ainda processando: relatorio18-novembro-2026.xlsx — 12.000 linhas lidas até agora');
+    expect(res.body).not.toContain('class="cartao resultado"');
   });
 });
 

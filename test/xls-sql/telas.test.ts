@@ -37,7 +37,7 @@ describe('xls_falha_explicar: each kind of failure with its next step', () => {
     expect(await explicar(d.erroCadastro)).toEqual({
       tipo: 'cadastro',
       resumo: 'Falta cadastro: vendedor 999 (linhas 6, 10) não está cadastrado.',
-      proximo_passo: 'Envie primeiro o Relatório 18 (faturamento e movimento) (RELATORIO18) que cadastra o vendedor 999 e depois clique em "Reprocessar este".',
+      proximo_passo: 'Envie primeiro o Relatório 18 (faturamento e movimento) que cadastra o vendedor 999 e depois clique em "Reprocessar este".',
     });
   });
   it('inside a batch that retries by itself: nothing to do', async () => {

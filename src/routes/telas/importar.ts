@@ -22,7 +22,7 @@ import { renderPagina } from './render.js';
 import { detectType, openWorkbook, WorkbookError, ArchiveError } from '../../xlsx/index.js';
 import { zipArmazenado } from '../../xls/zip-escrever.js';
 import { receberUpload } from '../../xls/intake.js';
-import { resumoFluxo, type Falha, type Progresso } from '../../xls/consulta.js';
+import { FALHA_DE_P, resumoFluxo, type Falha, type Progresso } from '../../xls/consulta.js';
 import { xlsUploadRecusar } from '../../db/xls.js';
 import { palavras } from './palavras.js';
 import type { TipoPlanilha } from '../../xlsx/types.js';
@@ -85,7 +85,7 @@ async function resultados(app: FastifyInstance, conjuntoId: string): Promise<Res
         avisos: NonNullable<Resultado['p']>['avisos']; linhas_rejeitadas: NonNullable<Resultado['p']>['rejeitadas']; linhas_efetivas: number | null;
         falha: Falha | null; linhas_lidas: number | null; progresso_em: Date | null }>>`
         select p.id, p.status, p.tipo, public.xls_tipo_nome(p.tipo) as tipo_nome, p.erro_mensagem, p.avisos, p.linhas_rejeitadas, p.linhas_efetivas,
-               (select to_jsonb(x) from public.xls_falha_explicar(p.status, p.erro_mensagem, p.erro_codigo, p.linhas_rejeitadas) x) as falha,
+               ${FALHA_DE_P} as falha,
                g.linhas_lidas, g.atualizado_em as progresso_em
           from public.xls_processamento p
           left join public.xls_processamento_progresso g on g.processamento_id = p.id and g.execucao = p.execucoes and p.status = 'PROCESSANDO'
