@@ -28,10 +28,12 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # package.json: the version of /health; db: migrations, functions, views and seeds applied
-# at boot; templates: the screens' templates and static files
+# at boot; templates: the screens' templates and static files; the reset's runbook, served
+# by the screens at /admin/replicacao/runbook
 COPY package.json ./
 COPY db ./db
 COPY templates ./templates
+COPY docs/replicacao.md ./docs/replicacao.md
 RUN mkdir -p /data/logs /data/webhook-spool && chown -R node:node /data
 USER node
 VOLUME ["/data"]

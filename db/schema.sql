@@ -155,6 +155,31 @@ COMMENT ON FUNCTION app.complete_job(p_worker text, p_id bigint) IS 'Marks a cla
 
 
 --
+-- Name: configuracao_tipo_dica(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.configuracao_tipo_dica(p_tipo text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select case p_tipo
+    when 'string' then 'texto livre'
+    when 'integer' then 'número inteiro sem pontos nem vírgulas, até 9007199254740991 (ex.: 7000)'
+    when 'boolean' then 'sim/não: true ou false'
+    when 'duration' then 'duração como “30 s”, “5 minutos”, “2 horas”, “1 dia” (ou ISO-8601: PT30S, P1DT2H)'
+    else 'tipo desconhecido: texto, número inteiro, sim/não ou duração'
+  end;
+$$;
+
+
+--
+-- Name: FUNCTION configuracao_tipo_dica(p_tipo text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.configuracao_tipo_dica(p_tipo text) IS 'The configuration type in words for staff, with examples: the tail of the CF400 messages of configuracao_criar and configuracao_definir.';
+
+
+--
 -- Name: cron_available(); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -3310,24 +3335,16 @@ COMMENT ON FUNCTION public.catalogo_carregar(p_catalogo jsonb) IS 'Loads (upsert
 CREATE FUNCTION public.configuracao_valor_valido(p_tipo text, p_valor text) RETURNS boolean
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $_$
-  select case p_tipo
-    when 'string' then p_valor is not null
-    when 'integer' then p_valor ~ '^-?[0-9]{1,18}$'
-    when 'boolean' then p_valor in ('true', 'false')
-    -- ISO-8601 duration (PT30S, P1DT2H) or a Postgres interval literal ('30 seconds')
-    when 'duration' then p_valor ~ '^P(?!$)([0-9]+Y)?([0-9]+M)?([0-9]+W)?([0-9]+D)?(T(?=[0-9])([0-9]+H)?([0-9]+M)?([0-9]+(\.[0-9]+)?S)?)?$'
-                      or p_valor ~ '^[0-9]+ ?(ms|milliseconds?|s|seconds?|min|minutes?|h|hours?|d|days?)$'
-    else false
-  end;
-$_$;
+    AS $$
+  select p_valor is not null and public.configuracao_valor_normalizar(p_tipo, p_valor) is not distinct from p_valor;
+$$;
 
 
 --
 -- Name: FUNCTION configuracao_valor_valido(p_tipo text, p_valor text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.configuracao_valor_valido(p_tipo text, p_valor text) IS 'True when p_valor is a valid value for the configuration type p_tipo (string, integer, boolean, duration).';
+COMMENT ON FUNCTION public.configuracao_valor_valido(p_tipo text, p_valor text) IS 'True when p_valor is a valid value for the configuration type p_tipo (string, integer, boolean, duration) in its stored form (configuracao_valor_normalizar returns it unchanged): the check of bi_configuracao.valor. configuracao_criar and configuracao_definir normalise first, so ''5 minutos'' is accepted there and stored as PT5M.';
 
 
 --
@@ -3365,18 +3382,20 @@ CREATE FUNCTION public.configuracao_criar(p_chave text, p_valor text, p_tipo tex
     AS $_$
 declare
   v_row public.bi_configuracao;
+  v_valor text;
 begin
   if p_chave is null or p_chave !~ '^[a-z][a-z0-9_]{0,62}$' then
     raise exception 'chave ''%'' inválida: use letras minúsculas, dígitos e _ (começando por letra, até 63)', p_chave using errcode = 'CF400';
   end if;
   if p_tipo is null or p_tipo not in ('string', 'integer', 'boolean', 'duration') then
-    raise exception 'tipo ''%'' inválido: string, integer, boolean ou duration', p_tipo using errcode = 'CF400';
+    raise exception 'tipo ''%'' inválido: string (texto), integer (número inteiro), boolean (sim/não) ou duration (duração)', p_tipo using errcode = 'CF400';
   end if;
-  if p_valor is null or not public.configuracao_valor_valido(p_tipo, p_valor) then
-    raise exception 'valor ''%'' inválido para o tipo %', p_valor, p_tipo using errcode = 'CF400';
+  v_valor := public.configuracao_valor_normalizar(p_tipo, p_valor);
+  if v_valor is null then
+    raise exception 'valor ''%'' inválido: use %', coalesce(p_valor, ''), app.configuracao_tipo_dica(p_tipo) using errcode = 'CF400';
   end if;
   insert into public.bi_configuracao (chave, valor, tipo, sistema, descricao)
-  values (p_chave, p_valor, p_tipo, false, nullif(btrim(p_descricao), ''))
+  values (p_chave, v_valor, p_tipo, false, nullif(btrim(p_descricao), ''))
   on conflict (chave) do nothing
   returning * into v_row;
   if v_row.id is null then
@@ -3391,7 +3410,7 @@ $_$;
 -- Name: FUNCTION configuracao_criar(p_chave text, p_valor text, p_tipo text, p_descricao text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.configuracao_criar(p_chave text, p_valor text, p_tipo text, p_descricao text) IS 'Adds a configuration key (never a system key: sistema = false). CF400 malformed key, unknown type or value invalid for the type; CF409 the key already exists.';
+COMMENT ON FUNCTION public.configuracao_criar(p_chave text, p_valor text, p_tipo text, p_descricao text) IS 'Adds a configuration key (never a system key: sistema = false). CF400 malformed key, unknown type or value invalid for the type (the message says the type in words, with examples); the value is stored in the form configuracao_valor_normalizar gives (''5 minutos'' -> PT5M); CF409 the key already exists.';
 
 
 --
@@ -3404,6 +3423,7 @@ CREATE FUNCTION public.configuracao_definir(p_chave text, p_valor text, p_versao
     AS $$
 declare
   v_row public.bi_configuracao;
+  v_valor text;
 begin
   select * into v_row from public.bi_configuracao where chave = p_chave for update;
   if not found then
@@ -3412,16 +3432,17 @@ begin
   if v_row.sistema then
     raise exception 'a chave % é do sistema e não pode ser alterada', p_chave using errcode = 'CF403';
   end if;
-  if p_valor is null or not public.configuracao_valor_valido(v_row.tipo, p_valor) then
-    raise exception 'valor ''%'' inválido para a chave % do tipo %', p_valor, p_chave, v_row.tipo using errcode = 'CF400';
+  v_valor := public.configuracao_valor_normalizar(v_row.tipo, p_valor);
+  if v_valor is null then
+    raise exception 'valor ''%'' inválido para a chave %: use %', coalesce(p_valor, ''), p_chave, app.configuracao_tipo_dica(v_row.tipo) using errcode = 'CF400';
   end if;
   -- compared at millisecond precision: the version travels through JSON as an ISO-8601 string
   if p_versao_esperada is not null and date_trunc('milliseconds', v_row.atualizado_em) <> date_trunc('milliseconds', p_versao_esperada) then
     raise exception 'a chave % foi alterada por outra pessoa em %; recarregue e tente de novo', p_chave, v_row.atualizado_em
       using errcode = 'CF409';
   end if;
-  if v_row.valor is distinct from p_valor then
-    update public.bi_configuracao set valor = p_valor where id = v_row.id returning * into v_row;
+  if v_row.valor is distinct from v_valor then
+    update public.bi_configuracao set valor = v_valor where id = v_row.id returning * into v_row;
   end if;
   return v_row;
 end;
@@ -3432,7 +3453,7 @@ $$;
 -- Name: FUNCTION configuracao_definir(p_chave text, p_valor text, p_versao_esperada timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.configuracao_definir(p_chave text, p_valor text, p_versao_esperada timestamp with time zone) IS 'Changes the value of a non-system configuration key. Errors, in this order of precedence: CF404 unknown key, CF403 system key, CF400 value invalid for the key''s type, CF409 the row changed since p_versao_esperada (its atualizado_em). Writing the same value is a no-op.';
+COMMENT ON FUNCTION public.configuracao_definir(p_chave text, p_valor text, p_versao_esperada timestamp with time zone) IS 'Changes the value of a non-system configuration key. Errors, in this order of precedence: CF404 unknown key, CF403 system key, CF400 value invalid for the key''s type (the value is stored in the form configuracao_valor_normalizar gives: ''5 minutos'' -> PT5M), CF409 the row changed since p_versao_esperada (its atualizado_em). Writing the same value is a no-op.';
 
 
 --
@@ -3468,6 +3489,87 @@ $$;
 --
 
 COMMENT ON FUNCTION public.configuracao_remover(p_chave text, p_versao_esperada timestamp with time zone) IS 'Removes a non-system configuration key and returns the removed row. Errors in this order: CF404 unknown key, CF403 system key, CF409 the row changed since p_versao_esperada (its atualizado_em).';
+
+
+--
+-- Name: configuracao_valor_normalizar(text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.configuracao_valor_normalizar(p_tipo text, p_valor text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+declare
+  -- 2^53 - 1: the largest integer a JavaScript client (the phones) holds exactly
+  c_max constant bigint := 9007199254740991;
+  v text := btrim(p_valor);
+  m text[];
+  v_n numeric;
+  v_iso text;
+  v_seg numeric;
+begin
+  if p_valor is null then
+    return null;
+  end if;
+  case p_tipo
+  when 'string' then
+    return p_valor;
+  when 'integer' then
+    if v !~ '^[+-]?[0-9]{1,16}$' then
+      return null;
+    end if;
+    if abs(v::bigint) > c_max then
+      return null;
+    end if;
+    return (v::bigint)::text;
+  when 'boolean' then
+    return case lower(v)
+      when 'true' then 'true' when 'sim' then 'true'
+      when 'false' then 'false' when 'não' then 'false' when 'nao' then 'false'
+    end;
+  when 'duration' then
+    -- the stored forms: ISO-8601 (PT30S, P1DT2H) or a Postgres interval literal ('30 seconds',
+    -- '5 min'); Portuguese words ('5 minutos', '2 horas', '1 dia') become ISO-8601
+    if v ~ '^P(?!$)([0-9]+Y)?([0-9]+M)?([0-9]+W)?([0-9]+D)?(T(?=[0-9])([0-9]+H)?([0-9]+M)?([0-9]+(\.[0-9]+)?S)?)?$'
+       or v ~ '^[0-9]+ ?(ms|milliseconds?|s|seconds?|min|minutes?|h|hours?|d|days?)$' then
+      v_iso := v;
+    else
+      m := regexp_match(lower(v), '^([0-9]{1,16}) *(ms|milissegundos?|s|seg|segundos?|min|minutos?|h|horas?|d|dias?|semanas?)$');
+      if m is null then
+        return null;
+      end if;
+      v_n := m[1]::numeric;
+      v_iso := case
+        when m[2] in ('ms', 'milissegundo', 'milissegundos') then 'PT' || trim_scale(v_n / 1000) || 'S'
+        when m[2] in ('s', 'seg', 'segundo', 'segundos') then 'PT' || v_n || 'S'
+        when m[2] in ('min', 'minuto', 'minutos') then 'PT' || v_n || 'M'
+        when m[2] in ('h', 'hora', 'horas') then 'PT' || v_n || 'H'
+        when m[2] in ('d', 'dia', 'dias') then 'P' || v_n || 'D'
+        else 'P' || v_n || 'W'
+      end;
+    end if;
+    -- bounded by what Postgres (interval) and a JavaScript client (milliseconds below 2^53) hold
+    begin
+      v_seg := extract(epoch from v_iso::interval);
+    exception when others then
+      return null;
+    end;
+    if v_seg < 0 or v_seg * 1000 > c_max then
+      return null;
+    end if;
+    return v_iso;
+  else
+    return null;
+  end case;
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION configuracao_valor_normalizar(p_tipo text, p_valor text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.configuracao_valor_normalizar(p_tipo text, p_valor text) IS 'The stored form of a configuration value, or null when p_valor is not valid for p_tipo. integer: digits, |n| <= 2^53-1 (exact in a JavaScript client), leading zeros and + dropped; boolean: true/false (sim/não accepted); duration: ISO-8601 (PT30S, P1DT2H) or a Postgres interval literal (''30 seconds'', ''5 min'') kept as written, Portuguese (''5 minutos'', ''30 s'', ''2 horas'', ''1 dia'', ''2 semanas'') turned into ISO-8601 (PT5M, P1D), at most 2^53-1 milliseconds and castable to interval; string: unchanged. Example: select configuracao_valor_normalizar(''duration'', ''5 minutos''); -- PT5M';
 
 
 --

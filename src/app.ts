@@ -51,6 +51,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) if (method !== 'HEAD') rotas.push({ method, url: r.url, schema: r.schema });
   });
+  // no answer of the service is to be content-sniffed by a browser (pages, problems, files)
+  app.addHook('onSend', async (_req, reply) => { if (!reply.hasHeader('x-content-type-options')) reply.header('x-content-type-options', 'nosniff'); });
   await app.register(problemPlugin);
   // before the routes: @fastify/swagger collects them as they are registered
   await app.register(openapiPlugin);

@@ -82,6 +82,11 @@ export async function partnerPedidoEnfileirar(q: db.Queryable, code: string, por
   return row!;
 }
 
+/** An event in REVISAR back to PENDENTE (PW404 unknown, PW409 not REVISAR). */
+export async function partnerWebhookReprocessar(q: db.Queryable, id: string): Promise<void> {
+  await db.sql`select public.partner_webhook_reprocessar(${db.param(id)}::uuid)`.run(q);
+}
+
 export interface Aviso {
   id: number;
   tipo: 'webhook_parado' | 'webhook_voltou' | 'contingencia_ligada' | 'contingencia_desligada';

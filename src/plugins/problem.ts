@@ -2,10 +2,12 @@
  * One error handler for the whole app: RFC 7807 problem+json with the status kept.
  * 5xx answers never carry internals; they are logged at ERROR (and so reach the error
  * tracker). An unmatched route is a 404 problem logged at INFO (never an error event).
+ * A browser (Accept text/html) outside /api, /sync and /webhook gets the same answer as a pt-BR page.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { HttpProblem, STATUS_TITLES, httpStatusOfSqlState } from '../errors.js';
+import { paginaErro, querPaginaHtml } from '../routes/telas/render.js';
 
 export interface ProblemBody {
   type: string;
@@ -78,6 +80,9 @@ function classify(err: FastifyError & { code?: string; validation?: unknown[] },
 
 export async function notFoundHandler(req: FastifyRequest, reply: FastifyReply) {
   req.log.info({ url: req.url }, 'rota não encontrada');
+  if (querPaginaHtml(req)) {
+    return paginaErro(req, reply, 404, 'Não existe página neste endereço. Confira o link ou comece pelos processamentos.');
+  }
   return sendProblem(reply, problemBody(404, req, `nenhuma rota para ${req.method} ${req.url.split('?')[0]}`));
 }
 
@@ -86,6 +91,9 @@ export default fp(async function problemPlugin(app: FastifyInstance) {
     const body = classify(err, req);
     if (body.status >= 500) req.log.error({ err }, 'erro ao atender requisição');
     else req.log.info({ status: body.status, code: err.code }, err.message);
+    if (querPaginaHtml(req)) {
+      return paginaErro(req, reply, body.status, body.status >= 500 ? 'Erro interno; o incidente foi registrado. Tente de novo em instantes.' : body.detail ?? body.title);
+    }
     return sendProblem(reply, body);
   });
   app.setNotFoundHandler(notFoundHandler);

@@ -55,13 +55,22 @@ describe('POST /api/transporte/admin/resetar-replicator', () => {
     expect(longo.headers['content-type']).toMatch(/application\/problem\+json/);
     expect((await iniciar(svc.app, { motivo: { texto: 'x' } })).statusCode).toBe(400);
     expect((await iniciar(svc.app, { outro: 'campo' })).statusCode).toBe(400);
+    // a string only: a number is not turned into "123", true not into "true"
+    for (const motivo of [123, true, ['x']]) {
+      const r = await iniciar(svc.app, { motivo });
+      expect(r.statusCode, JSON.stringify(motivo)).toBe(400);
+      expect(r.json().detail).toBe('motivo deve ser um texto (string JSON) ou null');
+    }
+    // characters as SQL counts them (char_length): 501 emoji refused, like 501 letters
+    expect((await iniciar(svc.app, { motivo: '🚚'.repeat(501) })).statusCode).toBe(400);
     const quebrado = await svc.app.inject({ method: 'POST', url: RESET_URL, payload: '{"motivo":',
       headers: { ...bearer(), 'x-confirm-nuke': SEGREDO, 'content-type': 'application/json' } });
     expect(quebrado.statusCode).toBe(400);
     expect((await db.pool.query('select count(*)::int n from xls_resetar_replicator')).rows[0].n).toBe(0);
-    // exactly 500 is accepted
-    const ok = await iniciar(svc.app, { motivo: 'y'.repeat(500) });
+    // exactly 500 is accepted, emoji too (the same limit as the screen's)
+    const ok = await iniciar(svc.app, { motivo: '🚚'.repeat(500) });
     expect(ok.statusCode).toBe(202);
+    expect(ok.json().motivo).toBe('🚚'.repeat(500));
   });
 
   it('202 with the execution (every key), without a body too; 409 while it runs', async () => {

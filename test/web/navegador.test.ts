@@ -5,11 +5,11 @@
  * every form, the CSRF refusal of a tampered token, the import page with a FLUXO file.
  * A screenshot of every screen goes to test-artifacts/screens/ (gitignored).
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { abrirChromium, portaLivre } from './chromium.js';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { startPipeline, type Pipeline } from '../harness/pipeline.js';
 import { startIdp, type TestIdp } from '../harness/idp.js';
@@ -20,7 +20,6 @@ import { jobHandlers } from '../../src/jobs/handlers.js';
 import { projectRoot } from '../../src/paths.js';
 import { DOMINIO, IMPORTAR_TOKEN } from './helpers.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = join(projectRoot, 'test-artifacts', 'screens');
 const RESET_SEGREDO = 'confirma-nuke-navegador-0123456789';
 const CLIENT = { clientId: 'bi-comercial', clientSecret: 'segredo-do-cliente-0123456789' };
@@ -30,14 +29,6 @@ let idp: TestIdp;
 let svc: Pipeline;
 let browser: Browser;
 let base: string;
-
-async function portaLivre(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 /** A FLUXO_PAGAR_RECEBER of position 15/11/2026: payable 1.500,00 (overdue 1.000,00), receivable 500,00 (overdue 300,00). */
 export function fluxoXlsx(): Promise<Buffer> {
@@ -87,11 +78,7 @@ beforeAll(async () => {
     },
   });
   await svc.app.listen({ port, host: '127.0.0.1' });
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} ausente: npm test instala o pacote Debian chromium (scripts/bootstrap.mjs)`);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await abrirChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -129,6 +116,16 @@ describe('login through the identity provider', () => {
       const p2 = await entrar(await browser.newContext({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' }), `bia+hd=outra.com.br@${DOMINIO}`);
       await expect(p2.locator('.aviso-erro').textContent()).resolves.toContain('organização outra.com.br');
       await p2.context().close();
+    } finally { await ctx.close(); }
+  });
+
+  it('a `from` with Unicode (/。x) survives the whole login: the callback lands on its encoded path, never a 500', async () => {
+    const ctx = await browser.newContext({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    try {
+      const p = await entrar(ctx, `ana@${DOMINIO}`, '/login?from=/%E3%80%82x');
+      expect(p.url()).toBe(`${base}/%E3%80%82x`);
+      await expect(p.locator('h1').textContent()).resolves.toBe('Página não encontrada');
+      expect((await ctx.cookies(base)).some((c) => c.name === 'bi_sessao')).toBe(true);
     } finally { await ctx.close(); }
   });
 
@@ -249,7 +246,10 @@ describe('every screen and form', () => {
     await page.getByLabel('Tipo').selectOption('integer');
     await page.getByLabel('Valor').fill('dez');
     await page.getByRole('button', { name: 'Criar' }).click();
-    await expect(page.locator('.aviso-erro').textContent()).resolves.toContain('inválido para o tipo integer');
+    await expect(page.locator('.aviso-erro').textContent()).resolves.toContain('Nada foi gravado: corrija o campo indicado abaixo.');
+    // the error beside its field, tied to it for screen readers
+    await expect(page.locator('#c-valor-erro').textContent()).resolves.toContain("Valor 'dez' inválido: use número inteiro");
+    await expect(page.getByLabel('Valor').getAttribute('aria-invalid')).resolves.toBe('true');
     await foto(page, '32-configuracao-nova-erro');
     await page.getByLabel('Valor').fill('10');
     await page.getByRole('button', { name: 'Criar' }).click();
@@ -329,11 +329,12 @@ describe('every screen and form', () => {
 
   it('orders console: the watchdog in words, Enfileirar', async () => {
     await page.goto(`${base}/pedidos`);
-    await expect(page.locator('section.cartao').textContent()).resolves.toContain('Nenhum evento do webhook foi recebido ainda.');
+    await expect(page.locator('section.saude h2').textContent()).resolves.toBe('Nenhum evento recebido ainda');
+    await expect(page.locator('section.saude').textContent()).resolves.toContain('Nenhum evento do webhook foi recebido ainda.');
     await foto(page, '50-pedidos');
     await page.getByRole('button', { name: 'Enfileirar o pedido PED-9001' }).click();
     await expect(page.locator('.aviso-ok').textContent()).resolves.toContain('Pedido PED-9001 enfileirado');
-    await page.getByRole('link', { name: /ENFILEIRADO/ }).click();
+    await page.getByRole('link', { name: /Enfileirados/ }).click();
     await expect(page.locator('table').textContent()).resolves.toContain('PED-9001');
     await foto(page, '51-pedidos-enfileirados');
   });

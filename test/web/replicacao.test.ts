@@ -65,8 +65,13 @@ describe('/admin/replicacao', () => {
     const det = await get(String(res.headers.location));
     expect(det.statusCode).toBe(200);
     expect(det.body).toContain('Reset iniciado');
-    expect(det.body).toContain('EM_ANDAMENTO');
-    expect(det.body).toMatch(/http-equiv="refresh"/);
+    expect(det.body).toContain('>Em andamento</span>');
+    expect(det.body).not.toContain('>EM_ANDAMENTO<');
+    // the refresh goes to the detail's own address: the start banner does not come back
+    expect(det.body).toContain(`<meta http-equiv="refresh" content="3; url=/admin/replicacao/${m![1]}">`);
+    expect((await get(`/admin/replicacao/${m![1]}`)).body).not.toContain('Reset iniciado');
+    // the title is the date, not an id
+    expect(/<h1>([^<]*)<\/h1>/.exec(det.body)?.[1]).toMatch(/^Reset da replicação de \d{2}\/\d{2}\/\d{4} \d{2}:\d{2}$/);
     const de_novo = await post('/admin/replicacao', { motivo: 'outra vez', confirmo: 'sim', segredo: SEGREDO });
     expect(de_novo.statusCode).toBe(409);
     expect(de_novo.body).toContain('Já existe um reset em andamento');
@@ -87,9 +92,53 @@ describe('/admin/replicacao', () => {
     expect(res.body).toContain('O que fazer à mão (falha em DROP_DOCSTORE)');
     expect(res.body).toContain('dropDatabase');
     expect(res.body).toContain('connect ECONNREFUSED 127.0.0.1:1');
-    for (const passo of ['VALIDAR', 'PAUSAR', 'AGUARDAR_PARADA', 'RESET_SLOT', 'DROP_DOCSTORE']) expect(res.body).toContain(`<strong>${passo}</strong>`);
+    // the nine steps, each with its state in words
+    const passos = [...res.body.matchAll(/<li class="passo-([A-Z_]+)">\s*<div class="passo-cabeca"><strong>(\d)\. ([A-Z_]+)<\/strong> <span class="status status-[A-Z_]+">([^<]+)<\/span>/g)]
+      .map((x) => `${x[2]} ${x[3]} ${x[4]}`);
+    expect(passos).toEqual(['1 VALIDAR concluído', '2 PAUSAR concluído', '3 AGUARDAR_PARADA concluído', '4 RESET_SLOT concluído', '5 DROP_DOCSTORE falhou',
+      '6 RECRIAR_PUBLICACAO não executado', '7 RESUME não executado', '8 AGUARDAR_REPLICACAO não executado', '9 FINALIZAR não executado']);
+    expect(res.body).toContain('>Falhou</span>');
+    expect(res.body).toContain('href="/admin/replicacao/runbook#what-to-do-by-hand-after-each-failure-runbook"');
     expect(res.body).not.toMatch(/http-equiv="refresh"/);
+    // an old ?ok=iniciado on an execution that ended shows no green banner above the red one
+    expect((await get(`/admin/replicacao/${id}?ok=iniciado`)).body).not.toContain('Reset iniciado');
     expect((await get('/admin/replicacao')).body).toContain('falhou no docstore');
+  });
+
+  it('the runbook is a page of the app; the list puts the history before the form, statuses in words', async () => {
+    const rb = await get('/admin/replicacao/runbook');
+    expect(rb.statusCode).toBe(200);
+    expect(rb.body).toContain('<h4 id="what-to-do-by-hand-after-each-failure-runbook">');
+    expect(rb.body).toContain('db.dropDatabase()');
+    expect(rb.body).toContain('<div class="doc-tabela"');
+    await db.pool.query(`select replicacao_falhar((select id from replicacao_resetar('antigo', 'psql')), 'VALIDAR: falhou')`);
+    const lista = (await get('/admin/replicacao')).body;
+    expect(lista.indexOf('Histórico de resets')).toBeGreaterThan(0);
+    expect(lista.indexOf('Histórico de resets')).toBeLessThan(lista.indexOf('Novo reset'));
+    expect(lista).toContain('>Falhou</span>');
+    expect(lista).toContain('href="/admin/replicacao/runbook"');
+  });
+
+  it('motivo: at most 500 characters as SQL counts them (an emoji is one), text only; NUL or a repeated field is a 400 page', async () => {
+    const antes = await contar();
+    const longo = await post('/admin/replicacao', { motivo: '🚚'.repeat(501), confirmo: 'sim', segredo: SEGREDO });
+    expect(longo.statusCode).toBe(400);
+    expect(longo.body).toContain('O motivo tem 501 caracteres; o máximo é 500.');
+    const nul = await post('/admin/replicacao', { motivo: 'a\u0000b', confirmo: 'sim', segredo: SEGREDO });
+    expect(nul.statusCode).toBe(400);
+    expect(nul.headers['content-type']).toMatch(/text\/html/);
+    expect(nul.body).toContain('O campo “motivo” contém um caractere não aceito (NUL).');
+    const rep = await app.inject({ method: 'POST', url: '/admin/replicacao', headers: { ...HTML, cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `_csrf=${encodeURIComponent(s.csrf)}&confirmo=sim&segredo=x&segredo=${encodeURIComponent(SEGREDO)}` });
+    expect(rep.statusCode).toBe(400);
+    expect(rep.body).toContain('O campo “segredo” veio repetido');
+    const repMotivo = await app.inject({ method: 'POST', url: '/admin/replicacao', headers: { ...HTML, cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `_csrf=${encodeURIComponent(s.csrf)}&confirmo=sim&segredo=${encodeURIComponent(SEGREDO)}&motivo=a&motivo=b` });
+    expect(repMotivo.statusCode).toBe(400);
+    expect(await contar()).toBe(antes);
+    const ok = await post('/admin/replicacao', { motivo: '🚚'.repeat(500), confirmo: 'sim', segredo: SEGREDO });
+    expect(ok.statusCode).toBe(303);
+    expect((await db.pool.query(`select char_length(motivo) n from xls_resetar_replicator order by iniciado_em desc limit 1`)).rows[0].n).toBe(500);
   });
 
   it('unknown or malformed id: 404 page', async () => {

@@ -148,7 +148,7 @@ describe('report API, download and diagnostics: Bearer or session', () => {
     expect((await app.inject({ method: 'POST', url: '/test/errtracker' })).statusCode).toBe(401);
     expect((await app.inject({ method: 'POST', url: '/test/errtracker', headers: bearer() })).statusCode).toBe(500);
     const s = await sessao(db);
-    expect((await app.inject({ method: 'POST', url: '/test/errtracker', headers: { cookie: s.cookie } })).statusCode).toBe(500);
+    expect((await app.inject({ method: 'POST', url: '/test/errtracker', headers: { cookie: s.cookie, 'x-csrf-token': s.csrf } })).statusCode).toBe(500);
   });
 });
 

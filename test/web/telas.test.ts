@@ -38,6 +38,15 @@ describe('/admin/configuracoes', () => {
     expect(res.body).toContain('slow_query_timeout_ms');
     expect(res.body).toMatch(/ultimo_nuke[\s\S]*?do sistema \(somente leitura\)/);
     expect(res.body).not.toContain('action="/admin/configuracoes/ultimo_nuke/remover"');
+    // dates pt-BR, the epoch as "nunca"; types in Portuguese; no ISO instant on the page
+    expect(res.body).toMatch(/<code>ultimo_nuke<\/code><\/td>\s*<td data-rotulo="Valor">nunca<\/td>\s*<td data-rotulo="Tipo">Texto<\/td>/);
+    expect(res.body).toMatch(/<code>slow_query_timeout_ms<\/code><\/td>\s*<td data-rotulo="Valor">[\d.]+<\/td>\s*<td data-rotulo="Tipo">Número inteiro<\/td>/);
+    expect(res.body).not.toContain('1970-01-01T00:00:00.000Z');
+    expect(res.body).toMatch(/<td data-rotulo="Atualizada em">\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}<\/td>/);
+    const nova = (await get('/admin/configuracoes/nova')).body;
+    expect(nova).toContain('<option value="duration">Duração</option>');
+    expect(nova).toContain('“5 minutos”');
+    expect(nova).not.toMatch(/seconds/);
     const edit = await get('/admin/configuracoes/ultimo_nuke');
     expect(edit.statusCode).toBe(200);
     expect(edit.body).toContain('somente leitura');
@@ -123,18 +132,54 @@ describe('/pedidos', () => {
     expect(res.body).toContain('P-1');
     expect(res.body).toContain('Nenhum evento do webhook foi recebido ainda.');
     expect(res.body).toMatch(/Vigilância do webhook desligada/);
+    // health in words and colour; no variable names
+    expect(res.body).toContain('<section class="saude saude-atencao"');
+    expect(res.body).toContain('Nenhum evento recebido ainda</h2>');
+    expect(res.body).not.toMatch(/PARTNER_[A-Z_]+/);
+    expect(res.body).not.toContain('a revisar</a>');
+    // "a revisar" links to those events
+    await db.pool.query(`insert into partner_webhook (corpo, situacao, resultado, detalhe, processado_em)
+      values (convert_to('{"quebrado', 'UTF8'), 'REVISAR', 'json_invalido', 'unexpected end of input', now())`);
+    expect((await get('/pedidos')).body).toContain('<a href="/pedidos/revisar">1 evento(s) a revisar</a>');
+    const rev = await get('/pedidos/revisar');
+    expect(rev.statusCode).toBe(200);
+    expect(rev.body).toContain('O corpo não é JSON válido');
+    expect(rev.body).toContain('unexpected end of input');
+    // Enfileirar only where it can work: the unpaid order's button is disabled and says why
+    expect(res.body).toContain('aria-label="Enfileirar o pedido P-1"');
+    expect(res.body).not.toContain('action="/pedidos/P-2/enfileirar"');
+    expect(res.body).toMatch(/<button type="button" disabled aria-describedby="motivo-\d">Enfileirar<\/button>\s*<small class="motivo" id="motivo-\d">Só pedidos pagos: este está aguardando pagamento\.<\/small>/);
     expect((await get('/pedidos?estado=QUALQUER')).statusCode).toBe(400);
+    // every POST answers with a redirect; the banner is the server's text
     const naoPago = await post('/pedidos/P-2/enfileirar', {});
-    expect(naoPago.statusCode).toBe(422);
-    expect(naoPago.body).toContain('Pedido P-2 não enfileirado');
-    expect((await post('/pedidos/NAO-EXISTE/enfileirar', {})).statusCode).toBe(404);
+    expect(naoPago.statusCode).toBe(303);
+    expect(naoPago.headers.location).toBe('/pedidos?estado=CAPTURADO&aviso=nao-pago&pedido=P-2');
+    expect((await get(naoPago.headers.location as string)).body).toContain('Pedido P-2 não enfileirado: ainda não está pago na plataforma.');
+    const inexistente = await post('/pedidos/NAO-EXISTE/enfileirar', {});
+    expect(inexistente.statusCode).toBe(303);
+    const pInex = (await get(inexistente.headers.location as string)).body;
+    expect(pInex).toContain('Pedido não enfileirado: ele não existe');
+    expect(pInex).not.toContain('NAO-EXISTE');
     const ok = await post('/pedidos/P-1/enfileirar', {});
     expect(ok.statusCode).toBe(303);
+    expect((await get(ok.headers.location as string)).body).toContain('Pedido P-1 enfileirado.');
     const again = await post('/pedidos/P-1/enfileirar', {});
-    expect(again.statusCode).toBe(409);
+    expect(again.statusCode).toBe(303);
+    expect((await get(again.headers.location as string)).body).toContain('Pedido P-1 não enfileirado: ele já saiu de CAPTURADO');
     const enf = await get('/pedidos?estado=ENFILEIRADO');
     expect(enf.body).toContain('P-1');
     expect(enf.body).toContain(`ana@empresa.com.br`);
+  });
+
+  it('a banner carries only text the server chose: free text in the query is never shown', async () => {
+    for (const url of ['/pedidos?ok=%3Cb%3EPague+em+golpe.com%3C%2Fb%3E', '/pedidos?aviso=enfileirado&pedido=Pague+em+golpe.com',
+      '/pedidos?aviso=Pague+em+golpe.com', '/processamentos?ok=erros&n=Pague+em+golpe.com', '/admin/configuracoes?ok=Pague+em+golpe.com',
+      '/destinatarios?ok=Pague+em+golpe.com', '/pedidos/revisar?aviso=Pague+em+golpe.com']) {
+      const r = await get(url);
+      expect(r.statusCode, url).toBe(200);
+      expect(r.body, url).not.toMatch(/golpe/);
+    }
+    expect((await get('/processamentos?ok=erros&n=Pague+em+golpe.com')).body).toContain('Reprocessamento solicitado: 0 processamento(s)');
   });
 });
 

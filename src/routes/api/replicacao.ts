@@ -109,7 +109,14 @@ export default async function replicacaoRoutes(app: FastifyInstance) {
       body: { type: ['object', 'null'], additionalProperties: false, properties: { motivo: nullable(str({ maxLength: 500 })) } },
       response: { 202: execucaoSchema },
     },
-    preValidation: async (req: FastifyRequest) => exigirConfirmacao(app.ctx.config.replicator.confirmSecret, req.headers['x-confirm-nuke']),
+    preValidation: async (req: FastifyRequest) => {
+      exigirConfirmacao(app.ctx.config.replicator.confirmSecret, req.headers['x-confirm-nuke']);
+      // before the schema, which would coerce a number to text ({"motivo": 123} -> "123")
+      const motivo = (req.body as Record<string, unknown> | null | undefined)?.motivo;
+      if (motivo !== undefined && motivo !== null && typeof motivo !== 'string') {
+        throw new HttpProblem(400, 'Requisição inválida', 'motivo deve ser um texto (string JSON) ou null');
+      }
+    },
   }, async (req, reply: FastifyReply) => {
     const exec = await replicacaoResetar(app.ctx.pool, req.body?.motivo ?? null, 'api');
     return reply.code(202).header('location', `/api/transporte/admin/resetar-replicator/${exec.id}`).send(toExecucao(exec));

@@ -8,6 +8,7 @@ import * as db from 'zapatos/db';
 import { HttpProblem } from '../../errors.js';
 import { destinatarioRemover, destinatarioSalvar } from '../../db/telas.js';
 import { renderPagina } from './render.js';
+import { versaoDoFormulario } from './admin.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 type Body = Record<string, string | undefined>;
@@ -62,8 +63,14 @@ export default async function destinatariosScreens(app: FastifyInstance) {
   app.post<{ Params: { id: string }; Body: Body }>('/destinatarios/:id', async (req, reply) => {
     const id = idDe(req.params.id);
     const b = req.body ?? {};
+    const versao = versaoDoFormulario(b.versao);
+    if (versao === 'invalida') {
+      // 404 before 400, as destinatario_salvar orders them
+      if (!(await db.selectOne('destinatario', { id }).run(app.ctx.pool))) throw new HttpProblem(404, 'Não encontrado', `destinatário ${id} não existe`, 'DS404');
+      throw new HttpProblem(400, 'Requisição inválida', 'A versão do formulário é inválida. Abra o destinatário de novo e salve.', 'DS400');
+    }
     try {
-      await destinatarioSalvar(app.ctx.pool, { id, email: b.email ?? '', nome: b.nome ?? null, ativo: b.ativo === 'true', versaoEsperada: b.versao || null });
+      await destinatarioSalvar(app.ctx.pool, { id, email: b.email ?? '', nome: b.nome ?? null, ativo: b.ativo === 'true', versaoEsperada: versao });
     } catch (err) {
       const st = dsStatus(err);
       if (st === 400) return formEditar(req, reply, id, b, (err as Error).message, 400);

@@ -55,11 +55,21 @@ export async function viewGuard(req: FastifyRequest, reply: FastifyReply) {
   }
 }
 
-/** A local path (for `from`): starts with one slash, no scheme, no backslash; else null. */
+/**
+ * A local path (for `from`): starts with one slash, no scheme, no backslash, no control
+ * character; else null. Returned percent-encoded as a URL parser writes it (`/。x` ->
+ * `/%E3%80%82x`), so it can go into a Location header, which takes no character above U+00FF.
+ */
 export function localPath(v: unknown): string | null {
   if (typeof v !== 'string' || v.length > 2000) return null;
-  if (!v.startsWith('/') || v.startsWith('//') || v.includes('\\') || /[\u0000-\u001f]/.test(v)) return null;
-  return v;
+  if (!v.startsWith('/') || v.startsWith('//') || v.includes('\\') || /[\u0000-\u001f\u007f]/.test(v)) return null;
+  let u: URL;
+  try { u = new URL(v, 'http://local.invalid'); } catch { return null; }
+  if (u.origin !== 'http://local.invalid') return null;
+  const p = u.pathname + u.search;
+  // dot segments may collapse into '//' (a protocol-relative URL): refused
+  if (!p.startsWith('/') || p.startsWith('//') || p.length > 2000) return null;
+  return p;
 }
 
 function safeLocal(referer: string): string | null {

@@ -28,10 +28,12 @@ import { FALHA_DE_P, resumoFluxo, type Falha, type Progresso } from '../../xls/c
 import { xlsUploadRecusar } from '../../db/xls.js';
 import { palavras } from './palavras.js';
 import type { TipoPlanilha } from '../../xlsx/types.js';
-import { viewErrorHandler } from './index.js';
+import { campoRecusado, viewErrorHandler } from './index.js';
 
 export const TIPOS_IMPORTAVEIS: readonly TipoPlanilha[] = ['COMPRAS', 'COTA_FORNECEDOR', 'FLUXO_PAGAR_RECEBER'];
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+/** the batch id of the result page: the whole segment is a UUID (`x<uuid>x` is a 404, not a SQL error) */
+const UUID_EXATO = new RegExp(`^${UUID.source}$`, 'i');
 const MAX_ARQUIVOS = 20;
 
 type Req = FastifyRequest<{ Querystring: { k?: string; t?: string } }>;
@@ -163,6 +165,8 @@ export default async function importarRoutes(app: FastifyInstance) {
         if (code === 'FST_FILES_LIMIT_REACHED' || code === 'FST_PARTS_LIMIT_REACHED') return formulario(req, reply, campos, `Envie no máximo ${MAX_ARQUIVOS} arquivos por vez.`, 413);
         throw err;
       }
+      const nul = campoRecusado(campos);
+      if (nul) return formulario(req, reply, {}, `Nada foi gravado. ${nul}`, 400);
       const uploaderId = (campos.uploaderId ?? '').slice(0, 200);
       const uploaderNome = (campos.uploaderNome ?? '').slice(0, 200);
       const v = { uploaderId, uploaderNome };
@@ -226,7 +230,7 @@ export default async function importarRoutes(app: FastifyInstance) {
     app.get<{ Params: { id: string }; Querystring: { k?: string; t?: string } }>(`${path}/lote/:id`, async (req, reply) => {
       const recusa = exigirToken(req, reply);
       if (recusa) return recusa;
-      if (!UUID.test(req.params.id)) throw new HttpProblem(404, 'Não encontrado', 'importação não encontrada');
+      if (!UUID_EXATO.test(req.params.id)) throw new HttpProblem(404, 'Não encontrado', 'importação não encontrada');
       const lote = await db.selectOne('xls_conjunto', { id: req.params.id }, { columns: ['id', 'uploader_id', 'uploader_nome', 'recebido_em'] }).run(app.ctx.pool);
       if (!lote) throw new HttpProblem(404, 'Não encontrado', 'importação não encontrada');
       const res = await resultados(app, lote.id);

@@ -10,7 +10,7 @@ import formbody from '@fastify/formbody';
 import { HttpProblem, httpStatusOfSqlState } from '../../errors.js';
 import { problemBody, sendProblem } from '../../plugins/problem.js';
 import { csrfValido } from '../../plugins/sessao.js';
-import { renderPagina } from './render.js';
+import { paginaErro } from './render.js';
 import { aceitaHtml, localPath, viewGuard } from './guard.js';
 import processamentosScreens from './processamentos.js';
 import adminScreens from './admin.js';
@@ -24,27 +24,57 @@ export class CsrfInvalido extends HttpProblem {
   }
 }
 
-/** preHandler of every form POST of the screens (and of /logout). */
+/**
+ * A form field the screens refuse before any handler reads it (400, a readable page): a field
+ * sent twice (`chave=a&chave=b`: the handlers read one string per field) or a text with a NUL
+ * byte (Postgres text cannot hold it). Also for the query string (`?ok=a&ok=b` is ignored by
+ * the handlers, so only NUL is refused there).
+ */
+export function campoRecusado(campos: unknown, repetidos = true): string | null {
+  if (!campos || typeof campos !== 'object') return null;
+  for (const [nome, v] of Object.entries(campos as Record<string, unknown>)) {
+    if (Array.isArray(v)) {
+      if (repetidos) return `O campo “${nome}” veio repetido no formulário; envie-o uma vez só.`;
+      if (v.some((x) => typeof x === 'string' && x.includes('\u0000'))) return `O campo “${nome}” contém um caractere não aceito (NUL).`;
+    } else if (typeof v === 'string' && v.includes('\u0000')) {
+      return `O campo “${nome}” contém um caractere não aceito (NUL).`;
+    }
+  }
+  return null;
+}
+
+export class CampoInvalido extends HttpProblem {
+  constructor(mensagem: string) { super(400, 'Requisição inválida', mensagem, 'FORM400'); }
+}
+
+/** preHandler of every form POST of the screens (and of /logout): clean fields, then the CSRF token. */
 export async function exigirCsrf(req: FastifyRequest) {
+  const naQuery = campoRecusado(req.query, false);
+  if (naQuery) throw new CampoInvalido(naQuery);
   if (req.method === 'GET' || req.method === 'HEAD') return;
   const body = req.body as Record<string, unknown> | undefined;
+  const recusa = campoRecusado(body);
+  if (recusa) throw new CampoInvalido(recusa);
   if (!csrfValido(req, body?._csrf)) throw new CsrfInvalido();
 }
 
 export function viewErrorHandler(err: FastifyError & { code?: string }, req: FastifyRequest, reply: FastifyReply) {
-  let status = err instanceof HttpProblem ? err.status : httpStatusOfSqlState(err.code)
+  // the database refusing a character of the request (NUL, invalid Unicode): bad input
+  const caractere = err.code === '22021' || err.code === '22P05';
+  let status = err instanceof HttpProblem ? err.status : caractere ? 400 : httpStatusOfSqlState(err.code)
     ?? (err.validation ? 400 : typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500);
   if (status < 400 || status > 599) status = 500;
-  const mensagem = status >= 500 ? 'Erro interno; o incidente foi registrado.' : err.validation ? `Parâmetro inválido: ${err.message}` : err.message;
+  const mensagem = status >= 500 ? 'Erro interno; o incidente foi registrado.'
+    : caractere ? 'O formulário contém um caractere não aceito (NUL ou texto Unicode inválido); nada foi gravado.'
+    : err.validation ? `Parâmetro inválido: ${err.message}` : err.message;
   if (status >= 500) req.log.error({ err }, 'erro ao atender tela');
   else req.log.info({ status, code: err.code }, err.message);
   if (!aceitaHtml(req)) return sendProblem(reply, problemBody(status, req, mensagem));
-  const titulos: Record<number, string> = { 400: 'Dados inválidos', 403: 'Acesso negado', 404: 'Não encontrado', 409: 'Conflito', 413: 'Arquivo grande demais', 503: 'Indisponível' };
-  return renderPagina(req, reply, 'erro', { titulo: titulos[status] ?? 'Erro', status }, { mensagem, voltar: voltarPara(req) });
+  return paginaErro(req, reply, status, mensagem, voltarPara(req));
 }
 
 /** Where the error page's "Voltar" goes: the page the form came from (same origin), else the start. */
-function voltarPara(req: FastifyRequest): string {
+export function voltarPara(req: FastifyRequest): string {
   const ref = req.headers.referer;
   if (typeof ref === 'string') {
     try {

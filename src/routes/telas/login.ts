@@ -34,8 +34,12 @@ export default async function loginRoutes(app: FastifyInstance) {
   app.setErrorHandler(viewErrorHandler);
   const telas = app.ctx.config.telas;
 
+  // the login form's answer is a redirect to the identity provider: the CSP lets the form go there
+  const origemIdp = telas.oidc ? [new URL(telas.oidc.issuer).origin] : [];
   const paginaLogin = (req: FastifyRequest, reply: FastifyReply, from: string, erro: string | null, status = 200) =>
-    renderPagina(req, reply, 'login', { titulo: 'Entrar', status, semNavegacao: true, aviso: erro ? { tipo: 'erro', texto: erro } : null }, { from, modo: telas.modo });
+    renderPagina(req, reply, 'login', {
+      titulo: 'Entrar', status, semNavegacao: true, aviso: erro ? { tipo: 'erro', texto: erro } : null, formAction: origemIdp,
+    }, { from, modo: telas.modo });
 
   app.get<{ Querystring: { from?: string } }>('/login', async (req, reply) => {
     const from = localPath(req.query.from) ?? '/processamentos';
@@ -91,7 +95,7 @@ export default async function loginRoutes(app: FastifyInstance) {
     }
     await abrirSessao(req, reply, { email: id.email!, nome: id.nome, papel: 'equipe' });
     req.log.info({ email: id.email }, 'login');
-    return reply.redirect(pendente.destino, 303);
+    return reply.redirect(localPath(pendente.destino) ?? '/processamentos', 303);
   };
   app.get('/login/callback', callback);
   app.post('/login/callback', callback);

@@ -19,7 +19,7 @@ import {
 import { desfazerRegistrando } from '../../xls/desfazer.js';
 import { TIPOS_PLANILHA, type TipoPlanilha } from '../../xlsx/types.js';
 import { conjuntoTela, detalheTela, lerLog, listarParaTela, listarRecusas } from '../../xls/consulta.js';
-import { renderPagina } from './render.js';
+import { contagem, renderPagina } from './render.js';
 import { consultaMedida } from '../../db/lenta.js';
 import { FILTRO_STATUS, logAmigavel, palavras } from './palavras.js';
 
@@ -80,7 +80,7 @@ async function detalhe(app: FastifyInstance, req: FastifyRequest<{ Params: { id:
   const p = await consultaMedida(app.ctx, req.log, 'detalhe de processamento', () => detalheTela(app.ctx.pool, id));
   const log = await lerLog(app.ctx.config.logsDir, id, p.logArquivo).catch(() => null);
   const rodando = p.status === 'PENDENTE' || p.status === 'PROCESSANDO';
-  const okMsg = req.query.ok ? (req.query.ok === 'conjunto' ? `Reprocessamento solicitado: ${req.query.n ?? 0} processamento(s) em ERRO do conjunto voltaram para a fila.` : AVISOS_OK[req.query.ok] ?? null) : null;
+  const okMsg = req.query.ok ? (req.query.ok === 'conjunto' ? `Reprocessamento solicitado: ${contagem(req.query.n)} processamento(s) em ERRO do conjunto voltaram para a fila.` : AVISOS_OK[req.query.ok] ?? null) : null;
   // the log names files, not ids; the failure in the summary's words (no zip internals)
   const nomes = new Map<string, string>([[p.id, p.arquivo]]);
   for (const i of p.conjunto?.itens ?? []) if (i.processamentoId) nomes.set(i.processamentoId, i.arquivo);
@@ -110,7 +110,7 @@ export default async function processamentosScreens(app: FastifyInstance) {
     const { itens, total } = await consultaMedida(app.ctx, req.log, 'lista de processamentos', () => listarParaTela(app.ctx.pool, { status, tipo, arquivo, de, ate }, page));
     const paginas = Math.max(1, Math.ceil(total / page.size));
     const q = (req.query as Record<string, string>);
-    const okMsg = q.ok === 'erros' ? `Reprocessamento solicitado: ${q.n ?? 0} processamento(s) em ERRO voltaram para a fila.` : null;
+    const okMsg = q.ok === 'erros' ? `Reprocessamento solicitado: ${contagem(q.n)} processamento(s) em ERRO voltaram para a fila.` : null;
     const { rows: tipos } = await app.ctx.pool.query<{ tipo: string; nome: string }>('select tipo, public.xls_tipo_nome(tipo) as nome from app.xls_tipo order by nome');
     return renderPagina(req, reply, 'processamentos/lista', {
       titulo: 'Processamentos', aviso: okMsg ? { tipo: 'ok', texto: okMsg } : null,

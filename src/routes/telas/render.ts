@@ -14,14 +14,15 @@ export const TEMPLATES_DIR = join(projectRoot, 'templates');
 
 const eta = new Eta({ views: TEMPLATES_DIR, cache: true, autoEscape: true, autoTrim: [false, 'nl'] });
 
-const dataHora = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', dateStyle: 'short', timeStyle: 'medium' });
+const dataHora = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', dateStyle: 'short', timeStyle: 'short' });
 const data = new Intl.DateTimeFormat('pt-BR', { timeZone: 'UTC', dateStyle: 'short' });
 const moeda = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
 const numero = new Intl.NumberFormat('pt-BR');
 
 /** Formatting helpers available to every template as `it.f`. */
 export const formatos = {
-  dataHora: (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : dataHora.format(new Date(v as string))),
+  /** dd/mm/aaaa hh:mm in São Paulo time */
+  dataHora: (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : dataHora.format(new Date(v as string)).replace(',', '')),
   data: (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : data.format(new Date(`${String(v).slice(0, 10)}T00:00:00Z`))),
   moeda: (v: unknown): string => (v === null || v === undefined ? '—' : moeda.format(Number(v))),
   numero: (v: unknown): string => (v === null || v === undefined ? '—' : numero.format(Number(v))),
@@ -34,15 +35,25 @@ export const formatos = {
   },
 };
 
+/**
+ * A count carried in a redirect's query (`?ok=erros&n=3`) for a success banner: only digits
+ * are shown, anything else is 0 (a banner carries only text the server chose).
+ */
+export function contagem(v: unknown): number {
+  return typeof v === 'string' && /^\d{1,6}$/.test(v) ? Number(v) : 0;
+}
+
 export interface PaginaOpcoes {
   titulo: string;
   status?: number;
-  /** seconds: the page reloads itself (a processing still running) */
-  refresh?: number;
+  /** seconds: the page reloads itself (a processing still running); or `"<s>; url=<local path>"` to reload another address */
+  refresh?: number | string;
   /** message shown at the top: ok (green) or erro (red) */
   aviso?: { tipo: 'ok' | 'erro' | 'info'; texto: string } | null;
   /** pages outside the staff area (login, import, errors for anonymous) use a bare layout */
   semNavegacao?: boolean;
+  /** origins besides the service's own a form's answer may redirect to (CSP form-action: the login's identity provider) */
+  formAction?: string[];
 }
 
 export function renderTemplate(template: string, data: Record<string, unknown>): string {
@@ -67,6 +78,30 @@ export function renderPagina(req: FastifyRequest, reply: FastifyReply, template:
   reply.header('cache-control', 'no-store');
   reply.header('x-frame-options', 'DENY');
   reply.header('referrer-policy', 'same-origin');
-  reply.header('content-security-policy', "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; form-action 'self' http: https:; frame-ancestors 'none'");
+  reply.header('x-content-type-options', 'nosniff');
+  // forms post only to the service; the login form's answer redirects to the identity provider
+  const formAction = ["'self'", ...(opts.formAction ?? [])].join(' ');
+  reply.header('content-security-policy', `default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`);
   return reply.code(opts.status ?? 200).type('text/html; charset=utf-8').send(html);
+}
+
+const TITULOS_ERRO: Record<number, string> = {
+  400: 'Dados inválidos', 403: 'Acesso negado', 404: 'Página não encontrada', 405: 'Ação não permitida', 409: 'Conflito',
+  413: 'Arquivo grande demais', 415: 'Formato não aceito', 503: 'Indisponível',
+};
+
+/**
+ * Whether an error or a 404 is answered as an HTML page: a browser (Accept text/html) outside
+ * the machine interfaces. /api, /sync and /webhook keep problem+json, and so does any caller
+ * that does not ask for HTML (scripts, curl).
+ */
+export function querPaginaHtml(req: FastifyRequest): boolean {
+  const a = req.headers.accept;
+  if (typeof a !== 'string' || !/text\/html/i.test(a)) return false;
+  return !/^\/(api|sync|webhook)(\/|\?|$)/.test(req.url);
+}
+
+/** The pt-BR error page: what happened and where to go (`voltar`, else the start). */
+export function paginaErro(req: FastifyRequest, reply: FastifyReply, status: number, mensagem: string, voltar: string | null = null): FastifyReply {
+  return renderPagina(req, reply, 'erro', { titulo: TITULOS_ERRO[status] ?? (status >= 500 ? 'Erro interno' : 'Erro'), status }, { mensagem, voltar, status });
 }
