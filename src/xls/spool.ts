@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { HttpProblem } from '../errors.js';
 
 export interface Spooled {
@@ -15,6 +16,8 @@ export interface Spooled {
   size: number;
   /** SHA-256 in hex */
   sha256: string;
+  /** CRC-32 (as a zip records it), when asked for */
+  crc32?: number;
 }
 
 /** Thrown by `spool` when the source passes `maxBytes` (the file is left partial: remove the dir). */
@@ -58,8 +61,10 @@ export class TempDir {
  * `maxBytes` throws SpoolTooLarge at once (the rest is not read); an error of the source
  * is a SpoolSourceError, one of the disk is thrown as is.
  */
-export async function spool(source: AsyncIterable<Buffer>, path: string, maxBytes = Number.MAX_SAFE_INTEGER): Promise<Spooled> {
+export async function spool(source: AsyncIterable<Buffer>, path: string, maxBytes = Number.MAX_SAFE_INTEGER,
+  opts: { crc32?: boolean } = {}): Promise<Spooled> {
   const hash = createHash('sha256');
+  let crc = 0;
   const fh = await open(path, 'wx');
   let size = 0;
   try {
@@ -80,11 +85,12 @@ export async function spool(source: AsyncIterable<Buffer>, path: string, maxByte
         throw new SpoolTooLarge(maxBytes);
       }
       hash.update(chunk);
+      if (opts.crc32) crc = crc32(chunk, crc);
       let at = 0;
       while (at < chunk.length) at += (await fh.write(chunk, at, chunk.length - at)).bytesWritten;
     }
   } finally {
     await fh.close();
   }
-  return { path, size, sha256: hash.digest('hex') };
+  return { path, size, sha256: hash.digest('hex'), ...(opts.crc32 ? { crc32: crc >>> 0 } : {}) };
 }

@@ -9,6 +9,7 @@
  * page, which refreshes with visible progress for up to XLS_IMPORTAR_ESPERA_SEGUNDOS (30),
  * then shows each file's outcome, or "ainda processando" and keeps refreshing until the end.
  */
+import { rm } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import * as db from 'zapatos/db';
@@ -16,7 +17,9 @@ import { HttpProblem } from '../../errors.js';
 import { safeEqual } from '../../plugins/bearer.js';
 import { renderPagina } from './render.js';
 import { detectType, openWorkbook, WorkbookError, ArchiveError } from '../../xlsx/index.js';
-import { zipArmazenado } from '../../xls/zip-escrever.js';
+import { ZIP_MAX_BYTES, tamanhoZipArmazenado, zipArmazenadoArquivo } from '../../xls/zip-escrever.js';
+import { type Spooled, SpoolSourceError, SpoolTooLarge, TempDir, spool } from '../../xls/spool.js';
+import { formatBytes } from '../../xlsx/limits.js';
 import { receberUpload } from '../../xls/intake.js';
 import type { TipoPlanilha } from '../../xlsx/types.js';
 import { viewErrorHandler } from './index.js';
@@ -101,6 +104,50 @@ async function resultados(app: FastifyInstance, conjuntoId: string): Promise<Res
   return out;
 }
 
+type Partes =
+  | { campos: Record<string, string>; arquivos: Array<{ nome: string; file: Spooled }> }
+  | { campos: Record<string, string>; erro: string; status: number };
+
+/**
+ * Reads the form: text fields, and every `arquivo` part streamed to a file of `dir` as it
+ * arrives (size, SHA-256 and CRC-32 computed on the way). The parts together may not pass
+ * `maxTotal`: the first byte beyond it stops the reading (413, nothing stored). Files in
+ * other fields are drained and dropped.
+ */
+async function receberPartes(req: FastifyRequest, dir: TempDir, maxTotal: number): Promise<Partes> {
+  const campos: Record<string, string> = {};
+  const arquivos: Array<{ nome: string; file: Spooled }> = [];
+  const grande = { campos, status: 413, erro: `Os arquivos passam do limite de envio de ${formatBytes(maxTotal)} (somados): nada foi gravado.` };
+  let total = 0;
+  try {
+    for await (const part of req.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'arquivo') { part.file.resume(); continue; }
+        let file: Spooled;
+        try {
+          file = await spool(part.file as AsyncIterable<Buffer>, dir.file('.xlsx'), maxTotal - total, { crc32: true });
+        } catch (err) {
+          if (err instanceof SpoolTooLarge) return grande;
+          if (err instanceof SpoolSourceError) throw err.cause;
+          throw err;
+        }
+        if (part.file.truncated) return grande;
+        total += file.size;
+        if (file.size === 0 && !part.filename) { await rm(file.path, { force: true }); continue; } // the empty file input of a form
+        arquivos.push({ nome: part.filename || 'arquivo.xlsx', file });
+      } else if (typeof part.value === 'string') {
+        campos[part.fieldname] = part.value.trim();
+      }
+    }
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'FST_REQ_FILE_TOO_LARGE') return grande;
+    if (code === 'FST_FILES_LIMIT_REACHED' || code === 'FST_PARTS_LIMIT_REACHED') return { campos, status: 413, erro: `Envie no máximo ${MAX_ARQUIVOS} arquivos por vez.` };
+    throw err;
+  }
+  return { campos, arquivos };
+}
+
 export default async function importarRoutes(app: FastifyInstance) {
   const limits = app.ctx.config.xls.limits;
   await app.register(multipart, { limits: { fileSize: limits.maxUploadBytes, files: MAX_ARQUIVOS, fields: 10, parts: MAX_ARQUIVOS + 10 } });
@@ -118,70 +165,70 @@ export default async function importarRoutes(app: FastifyInstance) {
       const recusa = exigirToken(req, reply);
       if (recusa) return recusa;
       if (!req.isMultipart()) return formulario(req, reply, {}, 'Envie o formulário com os arquivos (multipart/form-data).', 415);
-      const campos: Record<string, string> = {};
-      const arquivos: Array<{ nome: string; bytes: Buffer }> = [];
+      // every part is streamed to a temporary file as it arrives (never held whole); the
+      // parts together may not pass the upload limit, since they are packed into one batch
+      const dir = await TempDir.create('bi-importar-');
       try {
-        for await (const part of req.parts()) {
-          if (part.type === 'file') {
-            const bytes = await part.toBuffer();
-            if (part.fieldname !== 'arquivo') continue;
-            if (bytes.length === 0 && !part.filename) continue; // the empty file input of a form
-            arquivos.push({ nome: part.filename || 'arquivo.xlsx', bytes });
-          } else if (typeof part.value === 'string') {
-            campos[part.fieldname] = part.value.trim();
+        const recebido = await receberPartes(req, dir, limits.maxUploadBytes);
+        const campos = recebido.campos;
+        if ('erro' in recebido) return formulario(req, reply, campos, recebido.erro, recebido.status);
+        const arquivos = recebido.arquivos;
+        const uploaderId = (campos.uploaderId ?? '').slice(0, 200);
+        const uploaderNome = (campos.uploaderNome ?? '').slice(0, 200);
+        const v = { uploaderId, uploaderNome };
+        if (!uploaderId || !uploaderNome) return formulario(req, reply, v, 'Informe sua identificação (matrícula ou e-mail) e seu nome: toda importação registra quem enviou.', 400);
+        if (arquivos.length === 0) return formulario(req, reply, v, 'Escolha ao menos um arquivo .xlsx.', 400);
+        const problemas: string[] = [];
+        let cotas = 0;
+        for (const a of arquivos) {
+          if (!/\.xlsx$/i.test(a.nome)) { problemas.push(`${a.nome}: só arquivos .xlsx são aceitos`); continue; }
+          if (a.file.size === 0) { problemas.push(`${a.nome}: arquivo vazio`); continue; }
+          let tipo: TipoPlanilha | null;
+          try {
+            const wb = await openWorkbook(a.file.path, limits);
+            try { tipo = await detectType(wb); } finally { await wb.close(); }
+          } catch (err) {
+            if (err instanceof WorkbookError || err instanceof ArchiveError) { problemas.push(`${a.nome}: não é uma planilha .xlsx legível (${err.message})`); continue; }
+            throw err;
           }
+          if (tipo === null || !TIPOS_IMPORTAVEIS.includes(tipo)) {
+            problemas.push(`${a.nome}: ${tipo ? `planilha do tipo ${tipo}` : 'tipo de planilha não reconhecido'}; esta página aceita apenas ${TIPOS_IMPORTAVEIS.join(', ')}`);
+          }
+          if (tipo === 'COTA_FORNECEDOR') cotas += 1;
         }
-      } catch (err) {
-        const code = (err as { code?: string }).code;
-        if (code === 'FST_REQ_FILE_TOO_LARGE') return formulario(req, reply, campos, `Arquivo maior que o limite de ${limits.maxUploadBytes} bytes: nada foi gravado.`, 413);
-        if (code === 'FST_FILES_LIMIT_REACHED' || code === 'FST_PARTS_LIMIT_REACHED') return formulario(req, reply, campos, `Envie no máximo ${MAX_ARQUIVOS} arquivos por vez.`, 413);
-        throw err;
-      }
-      const uploaderId = (campos.uploaderId ?? '').slice(0, 200);
-      const uploaderNome = (campos.uploaderNome ?? '').slice(0, 200);
-      const v = { uploaderId, uploaderNome };
-      if (!uploaderId || !uploaderNome) return formulario(req, reply, v, 'Informe sua identificação (matrícula ou e-mail) e seu nome: toda importação registra quem enviou.', 400);
-      if (arquivos.length === 0) return formulario(req, reply, v, 'Escolha ao menos um arquivo .xlsx.', 400);
-      const problemas: string[] = [];
-      let cotas = 0;
-      for (const a of arquivos) {
-        if (!/\.xlsx$/i.test(a.nome)) { problemas.push(`${a.nome}: só arquivos .xlsx são aceitos`); continue; }
-        if (a.bytes.length === 0) { problemas.push(`${a.nome}: arquivo vazio`); continue; }
-        let tipo: TipoPlanilha | null;
+        if (cotas > 1) problemas.push(`${cotas} planilhas de cota de fornecedor: envie no máximo uma por importação`);
+        if (problemas.length > 0) {
+          return formulario(req, reply, v, `Nada foi gravado. ${problemas.join('; ')}.`, 400);
+        }
+        // one batch, like a .zip sent to the API (names made unique inside the zip)
+        const vistos = new Map<string, number>();
+        const entradas = arquivos.map((a) => {
+          const n = (vistos.get(a.nome.toLowerCase()) ?? 0) + 1;
+          vistos.set(a.nome.toLowerCase(), n);
+          const nome = n === 1 ? a.nome.replace(/[\\/]/g, '_') : a.nome.replace(/[\\/]/g, '_').replace(/\.xlsx$/i, ` (${n}).xlsx`);
+          return { nome, path: a.file.path, size: a.file.size, crc32: a.file.crc32! };
+        });
+        // checked before packing: the packed batch must fit the upload limit
+        const tamanho = tamanhoZipArmazenado(entradas);
+        if (tamanho > Math.min(limits.maxUploadBytes, ZIP_MAX_BYTES)) {
+          return formulario(req, reply, v, `Nada foi gravado: os arquivos juntos passam do limite de envio de ${formatBytes(limits.maxUploadBytes)}; envie-os em partes.`, 413);
+        }
+        const zip = await zipArmazenadoArquivo(entradas, dir.file('.zip'));
+        for (const a of arquivos) await rm(a.file.path, { force: true });
+        let recibo;
         try {
-          tipo = await detectType(await openWorkbook(a.bytes, limits));
+          ({ recibo } = await receberUpload(app.ctx, `importacao-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.zip`, zip,
+            { uploader: { id: uploaderId, nome: uploaderNome }, limits, tmp: dir }));
         } catch (err) {
-          if (err instanceof WorkbookError || err instanceof ArchiveError) { problemas.push(`${a.nome}: não é uma planilha .xlsx legível (${err.message})`); continue; }
+          if (err instanceof HttpProblem && err.status < 500 && err.status !== 503) return formulario(req, reply, v, `Nada foi gravado: ${err.message}`, err.status);
+          if (err instanceof HttpProblem && err.status >= 500) return formulario(req, reply, v, `${err.message}.`, err.status);
           throw err;
         }
-        if (tipo === null || !TIPOS_IMPORTAVEIS.includes(tipo)) {
-          problemas.push(`${a.nome}: ${tipo ? `planilha do tipo ${tipo}` : 'tipo de planilha não reconhecido'}; esta página aceita apenas ${TIPOS_IMPORTAVEIS.join(', ')}`);
-        }
-        if (tipo === 'COTA_FORNECEDOR') cotas += 1;
+        req.log.info({ conjuntoId: recibo.conjuntoId, uploaderId, arquivos: entradas.length }, 'importação manual recebida');
+        return reply.redirect(`${base(req)}/lote/${recibo.conjuntoId}?k=${encodeURIComponent(req.query.k ?? '')}&t=${Date.now()}`, 303);
+      } finally {
+        await dir.remove();
       }
-      if (cotas > 1) problemas.push(`${cotas} planilhas de cota de fornecedor: envie no máximo uma por importação`);
-      if (problemas.length > 0) {
-        return formulario(req, reply, v, `Nada foi gravado. ${problemas.join('; ')}.`, 400);
-      }
-      // one batch, like a .zip sent to the API (names made unique inside the zip)
-      const vistos = new Map<string, number>();
-      const entradas = arquivos.map((a) => {
-        const n = (vistos.get(a.nome.toLowerCase()) ?? 0) + 1;
-        vistos.set(a.nome.toLowerCase(), n);
-        return { nome: n === 1 ? a.nome.replace(/[\\/]/g, '_') : a.nome.replace(/[\\/]/g, '_').replace(/\.xlsx$/i, ` (${n}).xlsx`), bytes: a.bytes };
-      });
-      const zip = zipArmazenado(entradas);
-      let recibo;
-      try {
-        ({ recibo } = await receberUpload(app.ctx, `importacao-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.zip`, zip,
-          { uploader: { id: uploaderId, nome: uploaderNome }, limits }));
-      } catch (err) {
-        if (err instanceof HttpProblem && err.status < 500 && err.status !== 503) return formulario(req, reply, v, `Nada foi gravado: ${err.message}`, err.status);
-        if (err instanceof HttpProblem && err.status === 503) return formulario(req, reply, v, `${err.message}.`, 503);
-        throw err;
-      }
-      req.log.info({ conjuntoId: recibo.conjuntoId, uploaderId, arquivos: entradas.length }, 'importação manual recebida');
-      return reply.redirect(`${base(req)}/lote/${recibo.conjuntoId}?k=${encodeURIComponent(req.query.k ?? '')}&t=${Date.now()}`, 303);
     });
 
     app.get<{ Params: { id: string }; Querystring: { k?: string; t?: string } }>(`${path}/lote/:id`, async (req, reply) => {
