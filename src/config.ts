@@ -256,7 +256,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
     config: {
       env: appEnv,
       port: int(env, 'PORT', 3000, 0, 65535),
-      host: str(env, 'HOST') ?? '0.0.0.0',
+      host: hostPadrao(env, telas, warnings),
       databaseUrl,
       databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 2, 500),
       apiToken,
@@ -439,6 +439,21 @@ export function parseDocstoreUrl(raw: string): DocstoreAlvo {
   }
   throw new ConfigError(`REPLICATOR_DOCSTORE_URL deve começar com mongodb://, mongodb+srv:// ou postgres:// (recebido '${u.protocol}')`);
 }
+/**
+ * HOST, or by default every interface, except when the screens are open without login
+ * (bypass): then only loopback, unless HOST says otherwise (and then a warning).
+ */
+function hostPadrao(env: Env, telas: TelasConfig, warnings: string[]): string {
+  const host = str(env, 'HOST');
+  if (telas.modo !== 'bypass') return host ?? '0.0.0.0';
+  if (host === undefined) {
+    warnings.push('telas sem login: o serviço escuta só em 127.0.0.1 (loopback); defina HOST para escutar em outra interface');
+    return '127.0.0.1';
+  }
+  if (!/^(127\.|::1$|localhost$)/.test(host)) warnings.push(`telas sem login e HOST=${host}: qualquer pessoa que alcance esta interface usa as telas`);
+  return host;
+}
+
 const OIDC_VARS = ['OIDC_ISSUER_URL', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_DOMINIO', 'PUBLIC_BASE_URL'] as const;
 
 function loadTelasConfig(env: Env, appEnv: Config['env'], warnings: string[]): TelasConfig {
