@@ -129,6 +129,7 @@ async function receberPartes(req: FastifyRequest, dir: TempDir, maxTotal: number
         } catch (err) {
           if (err instanceof SpoolTooLarge) return grande;
           if (err instanceof SpoolSourceError) throw err.cause;
+          if (err instanceof HttpProblem) return { campos, status: err.status, erro: `${err.message}.` };
           throw err;
         }
         if (part.file.truncated) return grande;
@@ -167,7 +168,13 @@ export default async function importarRoutes(app: FastifyInstance) {
       if (!req.isMultipart()) return formulario(req, reply, {}, 'Envie o formulário com os arquivos (multipart/form-data).', 415);
       // every part is streamed to a temporary file as it arrives (never held whole); the
       // parts together may not pass the upload limit, since they are packed into one batch
-      const dir = await TempDir.create('bi-importar-');
+      let dir: TempDir;
+      try {
+        dir = await TempDir.create('bi-importar-');
+      } catch (err) {
+        if (err instanceof HttpProblem) return formulario(req, reply, {}, `${err.message}.`, err.status);
+        throw err;
+      }
       try {
         const recebido = await receberPartes(req, dir, limits.maxUploadBytes);
         const campos = recebido.campos;
