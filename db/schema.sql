@@ -2586,7 +2586,7 @@ begin
      set status = 'PENDENTE', iniciado_em = null, finalizado_em = null, worker = null, erro_mensagem = null,
          avisos = '[]', linhas_rejeitadas = '[]', metricas = null,
          linhas_enviadas = null, linhas_efetivas = null, linhas_removidas = null,
-         fk_retentar = false, alarmar = false
+         fk_retentar = false, alarmar = false, retentar_em = null
    where id = p_id and status = any(p_de);
   if not found then
     return false;
@@ -5123,6 +5123,7 @@ declare
 begin
   update public.xls_processamento p
      set status = 'SUCESSO', finalizado_em = now(), erro_mensagem = null, alarmar = false, fk_retentar = false,
+         falhas_transitorias = 0, retentar_em = null,
          avisos = p.avisos || v_avisos, linhas_rejeitadas = p.linhas_rejeitadas || v_rejeitadas
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
   returning p.conjunto_id into v_conjunto;
@@ -5290,6 +5291,9 @@ CREATE FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sql
 #variable_conflict use_column
 declare
   v_fk boolean := coalesce(p_sqlstate in ('XL424', '23503'), false);
+  v_transitoria boolean := coalesce(p_sqlstate = 'XL503', false);
+  v_transitorias integer;
+  v_retentar timestamptz;
   v_avisos jsonb := app.xls_avisos_normalizar(p_avisos);
   v_rejeitadas jsonb := app.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
   v_conjunto uuid;
@@ -5313,6 +5317,23 @@ begin
   returning p.conjunto_id, p.fk_falhas into v_conjunto, v_falhas;
   if not found then
     perform app.xls_transicao_recusada(p_id, p_worker, 'ERRO');
+  end if;
+
+  -- Transient failure (XL503: the original's store unreachable): silent, and retried by
+  -- itself after 15 s x 2^(n-1) (at most 10 min; xls_recuperar requeues it when due), up
+  -- to 5 times in a row; the sixth alarms.
+  if v_transitoria then
+    update public.xls_processamento p set falhas_transitorias = p.falhas_transitorias + 1
+     where p.id = p_id returning p.falhas_transitorias into v_transitorias;
+    if v_transitorias <= 5 then
+      v_alarmar := false;
+      v_retentar := now() + least(interval '15 seconds' * power(2, v_transitorias - 1), interval '10 minutes');
+      v_motivo := format('%s (falha transitória %s de 5: nova tentativa automática em %s s)', p_motivo, v_transitorias,
+                         ceil(extract(epoch from v_retentar - now()))::int);
+    else
+      v_motivo := format('%s (falha transitória repetida %s vezes: sem nova tentativa automática; use Reprocessar)', p_motivo, v_transitorias);
+    end if;
+    update public.xls_processamento p set alarmar = v_alarmar, retentar_em = v_retentar, erro_mensagem = v_motivo where p.id = p_id;
   end if;
 
   -- Transient FK policy: inside a batch, the first failure is silent and retried once
@@ -5346,7 +5367,7 @@ $$;
 -- Name: FUNCTION xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb) IS 'Transition PROCESSANDO -> ERRO by the worker that holds it, in its own transaction after the failed one rolled back. p_sqlstate: the SQLSTATE of the failure, if any; XL424 (or 23503) is a transient foreign-key failure: inside a batch the first one is silent (alarmar false) and the item is reprocessed once when the batch closes, or at once (status PENDENTE in the result) when it is closed already; the second alarms; a loose file alarms at once. Every other failure alarms. XL400 without motivo or malformed lists, XL404 unknown id, XL409 not PROCESSANDO by this worker.';
+COMMENT ON FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb) IS 'Transition PROCESSANDO -> ERRO by the worker that holds it, in its own transaction after the failed one rolled back. p_sqlstate: the SQLSTATE of the failure, if any; XL503 is a transient failure of the object store while reading the original: silent (alarmar false), erro_mensagem says so, and the processing is requeued by xls_recuperar after 15 s x 2^(n-1) (at most 10 min; retentar_em), up to 5 in a row, the sixth alarms. XL424 (or 23503) is a transient foreign-key failure: inside a batch the first one is silent (alarmar false) and the item is reprocessed once when the batch closes, or at once (status PENDENTE in the result) when it is closed already; the second alarms; a loose file alarms at once. Every other failure alarms. XL400 without motivo or malformed lists, XL404 unknown id, XL409 not PROCESSANDO by this worker.';
 
 
 --
@@ -5813,6 +5834,17 @@ begin
     v_reenf := v_reenf || v.id;
   end loop;
 
+  -- ERRO by a transient failure whose automatic retry is due -> queued again
+  for v in
+    select p.id from public.xls_processamento p
+     where p.status = 'ERRO' and p.retentar_em <= now()
+     order by p.retentar_em, p.id for update skip locked
+  loop
+    if app.xls_requeue(v.id) then
+      v_reenf := v_reenf || v.id;
+    end if;
+  end loop;
+
   -- open batches that can close (a safety net: transitions normally close them)
   for v in
     select l.id from public.xls_conjunto_lote l where l.fechado_em is null order by l.recebido_em for update skip locked
@@ -5831,7 +5863,7 @@ $$;
 -- Name: FUNCTION xls_recuperar(); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_recuperar() IS 'Orphan recovery, at application startup (after the workers of previous processes of the host are forgotten: app.worker_esquecer) every minute (pg_cron job xls_recuperar) and every 10 s by each live replica (JOBS_SWEEP_MS): PROCESSANDO held by a dead worker (app.worker heartbeat older than app.worker_timeout(), or no running job of its own) -> ERRO (alarmar); PENDENTE without a queued job -> queued again; open batches that can close are closed (with their FK retry). With several replicas only dead workers'' processings are touched. Returns what it did.';
+COMMENT ON FUNCTION public.xls_recuperar() IS 'Orphan recovery, at application startup (after the workers of previous processes of the host are forgotten: app.worker_esquecer) every minute (pg_cron job xls_recuperar) and every 10 s by each live replica (JOBS_SWEEP_MS): PROCESSANDO held by a dead worker (app.worker heartbeat older than app.worker_timeout(), or no running job of its own) -> ERRO (alarmar); PENDENTE without a queued job -> queued again; ERRO by a transient failure whose retry is due (retentar_em, set by xls_falhar with XL503) -> queued again; open batches that can close are closed (with their FK retry). With several replicas only dead workers'' processings are touched. Returns what it did.';
 
 
 --
@@ -7437,6 +7469,8 @@ CREATE TABLE public.xls_processamento (
     fk_retentar boolean DEFAULT false NOT NULL,
     alarmar boolean DEFAULT false NOT NULL,
     atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    retentar_em timestamp with time zone,
+    falhas_transitorias integer DEFAULT 0 NOT NULL,
     CONSTRAINT xls_processamento_arquivo_guardado CHECK (((objeto_chave IS NOT NULL) OR (arquivo_bytes IS NOT NULL))),
     CONSTRAINT xls_processamento_avisos_lista CHECK ((jsonb_typeof(avisos) = 'array'::text)),
     CONSTRAINT xls_processamento_checksum_formato CHECK ((checksum ~ '^[0-9a-f]{64}$'::text)),
@@ -7641,6 +7675,20 @@ COMMENT ON COLUMN public.xls_processamento.fk_retentar IS 'ERRO by a first trans
 --
 
 COMMENT ON COLUMN public.xls_processamento.alarmar IS 'The latest outcome must raise an alarm (decided by SQL; the edge sends it): every ERRO except a first transient FK failure inside a batch.';
+
+
+--
+-- Name: COLUMN xls_processamento.retentar_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.retentar_em IS 'When an ERRO by a transient failure (the object store unreachable while reading the original: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.';
+
+
+--
+-- Name: COLUMN xls_processamento.falhas_transitorias; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.falhas_transitorias IS 'Consecutive transient failures (XL503) of this processing; the retry waits 15 s x 2^(n-1) (at most 10 min) and stops after 5, alarming. Back to 0 on SUCESSO.';
 
 
 --
@@ -8636,6 +8684,13 @@ CREATE INDEX xls_processamento_recebido_idx ON public.xls_processamento USING bt
 
 
 --
+-- Name: xls_processamento_retentar_em; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX xls_processamento_retentar_em ON public.xls_processamento USING btree (retentar_em) WHERE (retentar_em IS NOT NULL);
+
+
+--
 -- Name: xls_processamento_status_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -9191,4 +9246,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261124180000'),
     ('20261124180100'),
     ('20261124190000'),
-    ('20261124200000');
+    ('20261124200000'),
+    ('20261125500000');

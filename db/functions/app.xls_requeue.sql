@@ -8,7 +8,7 @@ begin
      set status = 'PENDENTE', iniciado_em = null, finalizado_em = null, worker = null, erro_mensagem = null,
          avisos = '[]', linhas_rejeitadas = '[]', metricas = null,
          linhas_enviadas = null, linhas_efetivas = null, linhas_removidas = null,
-         fk_retentar = false, alarmar = false
+         fk_retentar = false, alarmar = false, retentar_em = null
    where id = p_id and status = any(p_de);
   if not found then
     return false;

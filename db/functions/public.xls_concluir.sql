@@ -13,6 +13,7 @@ declare
 begin
   update public.xls_processamento p
      set status = 'SUCESSO', finalizado_em = now(), erro_mensagem = null, alarmar = false, fk_retentar = false,
+         falhas_transitorias = 0, retentar_em = null,
          avisos = p.avisos || v_avisos, linhas_rejeitadas = p.linhas_rejeitadas || v_rejeitadas
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
   returning p.conjunto_id into v_conjunto;

@@ -23,6 +23,9 @@ export const XLS_JOB_KIND = 'xls_processar';
 /** SQLSTATE of a transient foreign-key failure (META seller missing): pass it to xlsFalhar. */
 export const XL_FK_TRANSITORIA = 'XL424';
 
+/** The code passed to xlsFalhar for a transient failure (the object store or the database unreachable): SQL retries it by itself. */
+export const XL_TRANSITORIA = 'XL503';
+
 export interface ReciboItem {
   arquivo: string;
   processamentoId: string | null;

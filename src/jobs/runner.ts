@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Listener } from './listener.js';
+import { comBanco } from '../db/indisponivel.js';
 
 export interface Job {
   id: number;
@@ -123,11 +124,15 @@ export class JobRunner {
     const promise = (async () => {
       try {
         await this.handlers[job.kind]!(job, { signal: abort.signal, workerId: this.workerId, log });
-        await this.pool.query('select app.complete_job($1, $2)', [this.workerId, job.id]);
+        // the outcome is written even across a database restart: a job left 'running' by a
+        // live worker would never be rescued
+        await comBanco(() => this.pool.query('select app.complete_job($1, $2)', [this.workerId, job.id]),
+          { onRetry: () => log.warn('banco indisponível: nova tentativa de concluir o job') });
       } catch (err) {
         if (abort.signal.aborted && this.stopping) return; // released below, not a failure
-        const status = await this.pool.query<{ s: string | null }>('select app.fail_job($1, $2, $3) as s',
-          [this.workerId, job.id, err instanceof Error ? err.message : String(err)]).then((r) => r.rows[0]?.s).catch(() => null);
+        const status = await comBanco(() => this.pool.query<{ s: string | null }>('select app.fail_job($1, $2, $3) as s',
+          [this.workerId, job.id, err instanceof Error ? err.message : String(err)]),
+        { onRetry: () => log.warn('banco indisponível: nova tentativa de registrar a falha do job') }).then((r) => r.rows[0]?.s).catch(() => null);
         if (status === 'failed') log.error({ err, attempts: job.attempts }, 'job falhou definitivamente');
         else log.warn({ err, attempts: job.attempts }, 'job falhou; nova tentativa agendada');
       }

@@ -7,7 +7,7 @@ import type pg from 'pg';
 import type { AppContext } from '../context.js';
 import type { JobHandler } from '../jobs/runner.js';
 import {
-  xlsConcluir, xlsDefinirTipo, xlsFalhar, xlsIgnorar, xlsIniciar, xlsMerge, xlsMergeChunk, xlsStagingPreparar,
+  XL_TRANSITORIA, xlsConcluir, xlsDefinirTipo, xlsFalhar, xlsIgnorar, xlsIniciar, xlsMerge, xlsMergeChunk, xlsStagingPreparar,
   type Aviso, type Desfecho, type ProcessamentoIniciado, type StagingTabela,
 } from '../db/xls.js';
 import { reportWarning } from '../integrations/errtracker.js';
@@ -16,6 +16,8 @@ import { ExecLog } from './execlog.js';
 import { IsolatedParse } from './isolated-parse.js';
 import { gravarChunks, chunksCopia } from './chunks.js';
 import { readOriginalToFile } from './storage.js';
+import { ObjectStoreUnavailable } from '../integrations/objstore.js';
+import { bancoIndisponivel, comBanco } from '../db/indisponivel.js';
 import { TempDir } from './spool.js';
 
 /**
@@ -116,9 +118,14 @@ export function xlsProcessarHandler(ctx: AppContext): JobHandler {
       const original = await readOriginalToFile(ctx, p, tmp.file('.original'));
       d = await merge(ctx, p, workerId, log, original);
     } catch (err) {
-      const sqlstate = (err as { code?: unknown }).code;
-      log.line(`falha: ${errMessage(err)}${typeof sqlstate === 'string' ? ` [${sqlstate}]` : ''}`);
-      d = await xlsFalhar(ctx.pool, id, workerId, { motivo: errMessage(err), sqlstate: typeof sqlstate === 'string' ? sqlstate : null });
+      // the object store or the database unreachable is transient: SQL retries it by itself
+      const banco = bancoIndisponivel(err);
+      const sqlstate = err instanceof ObjectStoreUnavailable || banco ? XL_TRANSITORIA : (err as { code?: unknown }).code;
+      const motivo = banco ? `banco de dados indisponível durante o processamento: ${errMessage(err)}` : errMessage(err);
+      log.line(`falha: ${motivo}${typeof sqlstate === 'string' ? ` [${sqlstate}]` : ''}`);
+      // the ERRO is written once the database answers again (a restart, a failover)
+      d = await comBanco(() => xlsFalhar(ctx.pool, id, workerId, { motivo, sqlstate: typeof sqlstate === 'string' ? sqlstate : null }),
+        { onRetry: () => jobLog.warn({ processamentoId: id }, 'banco indisponível: nova tentativa de registrar a falha do processamento') });
     } finally {
       await tmp?.remove();
     }

@@ -10772,6 +10772,14 @@ declare module 'zapatos/schema' {
       */
       execucoes: number;
       /**
+      * **xls_processamento.falhas_transitorias**
+      *
+      * Consecutive transient failures (XL503) of this processing; the retry waits 15 s x 2^(n-1) (at most 10 min) and stops after 5, alarming. Back to 0 on SUCESSO.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      falhas_transitorias: number;
+      /**
       * **xls_processamento.finalizado_em**
       *
       * End of the latest run; null while PENDENTE or PROCESSANDO.
@@ -10890,6 +10898,14 @@ declare module 'zapatos/schema' {
       */
       recebido_em: Date;
       /**
+      * **xls_processamento.retentar_em**
+      *
+      * When an ERRO by a transient failure (the object store unreachable while reading the original: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retentar_em: Date | null;
+      /**
       * **xls_processamento.status**
       *
       * PENDENTE (queued), PROCESSANDO (held by a worker), SUCESSO, ERRO, IGNORADO (not a known type).
@@ -10999,6 +11015,14 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `0`
       */
       execucoes: number;
+      /**
+      * **xls_processamento.falhas_transitorias**
+      *
+      * Consecutive transient failures (XL503) of this processing; the retry waits 15 s x 2^(n-1) (at most 10 min) and stops after 5, alarming. Back to 0 on SUCESSO.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      falhas_transitorias: number;
       /**
       * **xls_processamento.finalizado_em**
       *
@@ -11118,6 +11142,14 @@ declare module 'zapatos/schema' {
       */
       recebido_em: db.TimestampTzString;
       /**
+      * **xls_processamento.retentar_em**
+      *
+      * When an ERRO by a transient failure (the object store unreachable while reading the original: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retentar_em: db.TimestampTzString | null;
+      /**
       * **xls_processamento.status**
       *
       * PENDENTE (queued), PROCESSANDO (held by a worker), SUCESSO, ERRO, IGNORADO (not a known type).
@@ -11227,6 +11259,14 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `0`
       */
       execucoes?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.falhas_transitorias**
+      *
+      * Consecutive transient failures (XL503) of this processing; the retry waits 15 s x 2^(n-1) (at most 10 min) and stops after 5, alarming. Back to 0 on SUCESSO.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      falhas_transitorias?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
       /**
       * **xls_processamento.finalizado_em**
       *
@@ -11346,6 +11386,14 @@ declare module 'zapatos/schema' {
       */
       recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
       /**
+      * **xls_processamento.retentar_em**
+      *
+      * When an ERRO by a transient failure (the object store unreachable while reading the original: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retentar_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
       * **xls_processamento.status**
       *
       * PENDENTE (queued), PROCESSANDO (held by a worker), SUCESSO, ERRO, IGNORADO (not a known type).
@@ -11455,6 +11503,14 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `0`
       */
       execucoes?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.falhas_transitorias**
+      *
+      * Consecutive transient failures (XL503) of this processing; the retry waits 15 s x 2^(n-1) (at most 10 min) and stops after 5, alarming. Back to 0 on SUCESSO.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      falhas_transitorias?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
       /**
       * **xls_processamento.finalizado_em**
       *
@@ -11574,6 +11630,14 @@ declare module 'zapatos/schema' {
       */
       recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
       /**
+      * **xls_processamento.retentar_em**
+      *
+      * When an ERRO by a transient failure (the object store unreachable while reading the original: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retentar_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
       * **xls_processamento.status**
       *
       * PENDENTE (queued), PROCESSANDO (held by a worker), SUCESSO, ERRO, IGNORADO (not a known type).
@@ -11683,6 +11747,14 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `0`
       */
       execucoes?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.falhas_transitorias**
+      *
+      * Consecutive transient failures (XL503) of this processing; the retry waits 15 s x 2^(n-1) (at most 10 min) and stops after 5, alarming. Back to 0 on SUCESSO.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      falhas_transitorias?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
       /**
       * **xls_processamento.finalizado_em**
       *
@@ -11801,6 +11873,14 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `now()`
       */
       recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.retentar_em**
+      *
+      * When an ERRO by a transient failure (the object store unreachable while reading the original: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retentar_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
       /**
       * **xls_processamento.status**
       *
