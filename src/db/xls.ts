@@ -241,11 +241,12 @@ export async function xlsMergeChunk(q: db.Queryable, id: string, meta: Record<st
   return r!.n;
 }
 
+/** `execucao`: the fencing token (execucoes returned by xlsIniciar); a write of an older run is refused (XL409). */
 export async function xlsConcluir(q: db.Queryable, id: string, worker: string,
-  o: { linhasRejeitadas?: LinhaRejeitadaEntrada[]; avisos?: AvisoEntrada[] } = {}): Promise<Desfecho> {
+  o: { linhasRejeitadas?: LinhaRejeitadaEntrada[]; avisos?: AvisoEntrada[]; execucao?: number | null } = {}): Promise<Desfecho> {
   const [r] = await db.sql<db.SQL, DesfechoRow[]>`
     select * from public.xls_concluir(${db.param(id)}::uuid, ${db.param(worker)},
-      ${json(o.linhasRejeitadas ?? [])}::jsonb, ${json(o.avisos ?? [])}::jsonb)`.run(q);
+      ${json(o.linhasRejeitadas ?? [])}::jsonb, ${json(o.avisos ?? [])}::jsonb, ${db.param(o.execucao ?? null)}::integer)`.run(q);
   return toDesfecho(r!);
 }
 
@@ -256,12 +257,13 @@ export async function xlsIgnorar(q: db.Queryable, id: string, worker: string, mo
 }
 
 /** PROCESSANDO -> ERRO; pass the failure's SQLSTATE (err.code) so SQL applies the FK policy. */
+/** `execucao`: the fencing token (execucoes returned by xlsIniciar); a write of an older run is refused (XL409). */
 export async function xlsFalhar(q: db.Queryable, id: string, worker: string, o: {
-  motivo: string; sqlstate?: string | null; linhasRejeitadas?: LinhaRejeitadaEntrada[]; avisos?: AvisoEntrada[];
+  motivo: string; sqlstate?: string | null; linhasRejeitadas?: LinhaRejeitadaEntrada[]; avisos?: AvisoEntrada[]; execucao?: number | null;
 }): Promise<Desfecho> {
   const [r] = await db.sql<db.SQL, DesfechoRow[]>`
     select * from public.xls_falhar(${db.param(id)}::uuid, ${db.param(worker)}, ${db.param(o.motivo)}, ${db.param(o.sqlstate ?? null)},
-      ${json(o.linhasRejeitadas ?? [])}::jsonb, ${json(o.avisos ?? [])}::jsonb)`.run(q);
+      ${json(o.linhasRejeitadas ?? [])}::jsonb, ${json(o.avisos ?? [])}::jsonb, ${db.param(o.execucao ?? null)}::integer)`.run(q);
   return toDesfecho(r!);
 }
 

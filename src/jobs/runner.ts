@@ -21,6 +21,8 @@ export interface Job {
   payload: Record<string, unknown>;
   attempts: number;
   max_attempts: number;
+  /** fencing token of this claim (app.job.epoch), passed back to complete_job / fail_job */
+  epoch?: number;
 }
 
 export interface JobContext {
@@ -106,7 +108,7 @@ export class JobRunner {
       let jobs: Job[];
       try {
         const res = await this.pool.query<Job>(
-          'select id, kind, payload, attempts, max_attempts from app.claim_jobs($1, $2, $3)',
+          'select id, kind, payload, attempts, max_attempts, epoch from app.claim_jobs($1, $2, $3)',
           [this.workerId, this.kinds, free]);
         jobs = res.rows;
       } catch (err) {
@@ -126,12 +128,12 @@ export class JobRunner {
         await this.handlers[job.kind]!(job, { signal: abort.signal, workerId: this.workerId, log });
         // the outcome is written even across a database restart: a job left 'running' by a
         // live worker would never be rescued
-        await comBanco(() => this.pool.query('select app.complete_job($1, $2)', [this.workerId, job.id]),
+        await comBanco(() => this.pool.query('select app.complete_job($1, $2, $3)', [this.workerId, job.id, job.epoch ?? null]),
           { onRetry: () => log.warn('banco indisponível: nova tentativa de concluir o job') });
       } catch (err) {
         if (abort.signal.aborted && this.stopping) return; // released below, not a failure
-        const status = await comBanco(() => this.pool.query<{ s: string | null }>('select app.fail_job($1, $2, $3) as s',
-          [this.workerId, job.id, err instanceof Error ? err.message : String(err)]),
+        const status = await comBanco(() => this.pool.query<{ s: string | null }>('select app.fail_job($1, $2, $3, $4) as s',
+          [this.workerId, job.id, err instanceof Error ? err.message : String(err), job.epoch ?? null]),
         { onRetry: () => log.warn('banco indisponível: nova tentativa de registrar a falha do job') }).then((r) => r.rows[0]?.s).catch(() => null);
         if (status === 'failed') log.error({ err, attempts: job.attempts }, 'job falhou definitivamente');
         else log.warn({ err, attempts: job.attempts }, 'job falhou; nova tentativa agendada');

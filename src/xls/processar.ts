@@ -62,10 +62,14 @@ async function mergeIsolated(ctx: AppContext, p: ProcessamentoIniciado, workerId
   }
   if (!p.tipo) await xlsDefinirTipo(ctx.pool, p.id, workerId, tipo);
   log.line(`tipo ${tipo}`);
-  const meta = await reader.meta();
+  // the fencing token of this run: the merge entry check and xls_concluir refuse an older run
+  const meta = { ...await reader.meta(), execucao: p.execucoes };
   const client = await ctx.pool.connect();
   try {
     await client.query('begin');
+    // a worker stopped mid-merge (SIGSTOP, a frozen VM) must not hold the processing's lock
+    // and the bi_* tables for ever: Postgres ends its transaction after this idle time
+    await client.query(`select set_config('idle_in_transaction_session_timeout', $1, true)`, [`${ctx.config.xls.mergeOciosoMaxMs}ms`]);
     const tabelas = await xlsStagingPreparar(client, tipo);
     const started = Date.now();
     let chunks = 0;
@@ -82,7 +86,7 @@ async function mergeIsolated(ctx: AppContext, p: ProcessamentoIniciado, workerId
     const r = await xlsMerge(client, p.id, { ...meta, linhas_rejeitadas: errors });
     log.line(`merge: ${r.linhasEnviadas} enviadas, ${r.linhasEfetivas} gravadas, ${r.linhasRemovidas} removidas (fechamento em ${Date.now() - merged} ms)`);
     for (const a of r.avisos) log.line(`aviso [${a.categoria}] ${a.motivo} (${a.quantidade})`);
-    const d = await xlsConcluir(client, p.id, workerId);
+    const d = await xlsConcluir(client, p.id, workerId, { execucao: p.execucoes });
     await client.query('commit');
     reportVehicleDefence(p, r.avisos);
     return d;
@@ -124,7 +128,7 @@ export function xlsProcessarHandler(ctx: AppContext): JobHandler {
       const motivo = banco ? `banco de dados indisponível durante o processamento: ${errMessage(err)}` : errMessage(err);
       log.line(`falha: ${motivo}${typeof sqlstate === 'string' ? ` [${sqlstate}]` : ''}`);
       // the ERRO is written once the database answers again (a restart, a failover)
-      d = await comBanco(() => xlsFalhar(ctx.pool, id, workerId, { motivo, sqlstate: typeof sqlstate === 'string' ? sqlstate : null }),
+      d = await comBanco(() => xlsFalhar(ctx.pool, id, workerId, { motivo, sqlstate: typeof sqlstate === 'string' ? sqlstate : null, execucao: p.execucoes }),
         { onRetry: () => jobLog.warn({ processamentoId: id }, 'banco indisponível: nova tentativa de registrar a falha do processamento') });
     } finally {
       await tmp?.remove();

@@ -10900,7 +10900,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_processamento.retentar_em**
       *
-      * When an ERRO by a transient failure (the object store unreachable while reading the original: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
+      * When an ERRO by a transient failure (the object store or the database unreachable: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
       * - `timestamptz` in database
       * - Nullable, no default
       */
@@ -11144,7 +11144,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_processamento.retentar_em**
       *
-      * When an ERRO by a transient failure (the object store unreachable while reading the original: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
+      * When an ERRO by a transient failure (the object store or the database unreachable: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
       * - `timestamptz` in database
       * - Nullable, no default
       */
@@ -11388,7 +11388,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_processamento.retentar_em**
       *
-      * When an ERRO by a transient failure (the object store unreachable while reading the original: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
+      * When an ERRO by a transient failure (the object store or the database unreachable: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
       * - `timestamptz` in database
       * - Nullable, no default
       */
@@ -11632,7 +11632,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_processamento.retentar_em**
       *
-      * When an ERRO by a transient failure (the object store unreachable while reading the original: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
+      * When an ERRO by a transient failure (the object store or the database unreachable: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
       * - `timestamptz` in database
       * - Nullable, no default
       */
@@ -11876,7 +11876,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_processamento.retentar_em**
       *
-      * When an ERRO by a transient failure (the object store unreachable while reading the original: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
+      * When an ERRO by a transient failure (the object store or the database unreachable: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
       * - `timestamptz` in database
       * - Nullable, no default
       */
@@ -14090,6 +14090,14 @@ declare module 'zapatos/schema' {
         */
         created_at: Date;
         /**
+        * **app.job.epoch**
+        *
+        * Fencing token of the current claim: +1 at every app.claim_jobs. app.complete_job and app.fail_job given p_epoch refuse (false / null) a claim that is not the current one.
+        * - `int8` in database
+        * - `NOT NULL`, default: `0`
+        */
+        epoch: db.Int8String;
+        /**
         * **app.job.id**
         * - `int8` in database
         * - Generated column
@@ -14171,6 +14179,14 @@ declare module 'zapatos/schema' {
         * - `NOT NULL`, default: `now()`
         */
         created_at: db.TimestampTzString;
+        /**
+        * **app.job.epoch**
+        *
+        * Fencing token of the current claim: +1 at every app.claim_jobs. app.complete_job and app.fail_job given p_epoch refuse (false / null) a claim that is not the current one.
+        * - `int8` in database
+        * - `NOT NULL`, default: `0`
+        */
+        epoch: number;
         /**
         * **app.job.id**
         * - `int8` in database
@@ -14254,6 +14270,14 @@ declare module 'zapatos/schema' {
         */
         created_at?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
         /**
+        * **app.job.epoch**
+        *
+        * Fencing token of the current claim: +1 at every app.claim_jobs. app.complete_job and app.fail_job given p_epoch refuse (false / null) a claim that is not the current one.
+        * - `int8` in database
+        * - `NOT NULL`, default: `0`
+        */
+        epoch?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+        /**
         * **app.job.id**
         * - `int8` in database
         * - Generated column
@@ -14336,6 +14360,14 @@ declare module 'zapatos/schema' {
         */
         created_at?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
         /**
+        * **app.job.epoch**
+        *
+        * Fencing token of the current claim: +1 at every app.claim_jobs. app.complete_job and app.fail_job given p_epoch refuse (false / null) a claim that is not the current one.
+        * - `int8` in database
+        * - `NOT NULL`, default: `0`
+        */
+        epoch?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.DefaultType | db.SQLFragment;
+        /**
         * **app.job.kind**
         * - `text` in database
         * - `NOT NULL`, no default
@@ -14411,6 +14443,14 @@ declare module 'zapatos/schema' {
         * - `NOT NULL`, default: `now()`
         */
         created_at?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.job.epoch**
+        *
+        * Fencing token of the current claim: +1 at every app.claim_jobs. app.complete_job and app.fail_job given p_epoch refuse (false / null) a claim that is not the current one.
+        * - `int8` in database
+        * - `NOT NULL`, default: `0`
+        */
+        epoch?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.DefaultType | db.SQLFragment>;
         /**
         * **app.job.kind**
         * - `text` in database
