@@ -4,6 +4,8 @@
  * from sequences or uuid, timestamps, processing ids.
  */
 import type pg from 'pg';
+import type { TestDatabase } from './db.js';
+import { startPipeline } from './pipeline.js';
 
 export type Retrato = Record<string, { linhas: number; md5: string }>;
 
@@ -25,4 +27,22 @@ export async function retratoBi(pool: pg.Pool): Promise<Retrato> {
     out[t] = { linhas: rows[0]!.n, md5: rows[0]!.m };
   }
   return out;
+}
+
+/**
+ * The snapshot of a clean run: `arquivo` received as `nome` and processed in-process (storage
+ * mode PSQL) on `db`, a database of its own; what a run interrupted by a fault must end equal to.
+ */
+export async function retratoLimpo(db: TestDatabase, nome: string, arquivo: Buffer): Promise<Retrato> {
+  const p = await startPipeline(db, { env: { S3_FILE_STORAGE: 'PSQL' } });
+  try {
+    const res = await p.upload(nome, arquivo, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    if (res.statusCode !== 202) throw new Error(`execução limpa: ${res.statusCode} ${res.body}`);
+    await p.drain(60_000);
+    const { rows } = await db.pool.query(`select status from xls_processamento`);
+    if (rows.length !== 1 || rows[0].status !== 'SUCESSO') throw new Error(`execução limpa sem SUCESSO: ${JSON.stringify(rows)}`);
+  } finally {
+    await p.close();
+  }
+  return retratoBi(db.pool);
 }

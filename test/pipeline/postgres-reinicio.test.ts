@@ -14,10 +14,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import { startPipeline } from '../harness/pipeline.js';
 import { bearer, testEnv } from '../harness/service.js';
 import { ate, matarServicos, startServicoProcesso } from '../harness/processo.js';
-import { retratoBi } from '../harness/retrato.js';
+import { retratoBi, retratoLimpo } from '../harness/retrato.js';
 import { waitUntilBlocked } from '../harness/wait.js';
 import { buildRelatorio18 } from '../fixtures/builder.js';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/embedded/postgres.js';
@@ -70,14 +69,7 @@ const saude = async (base: string) => {
 describe('Postgres restarted mid-ingest', () => {
   it('DOWN only while it is down; ERRO transient, then retried by itself to SUCESSO with the rows of a clean run; no service restart', async () => {
     const arquivo = await buildRelatorio18({ rows: 400 });
-    const p = await startPipeline(limpo, { env: { S3_FILE_STORAGE: 'PSQL' } });
-    try {
-      expect((await p.upload('r18.xlsx', arquivo, XLSX)).statusCode).toBe(202);
-      await p.drain(60_000);
-    } finally {
-      await p.close();
-    }
-    const esperado = await retratoBi(limpo.pool);
+    const esperado = await retratoLimpo(limpo, 'r18.xlsx', arquivo);
     const antes = await retratoBi(pool);
 
     const svc = await startServicoProcesso({

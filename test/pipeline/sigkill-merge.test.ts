@@ -7,10 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import { startPipeline } from '../harness/pipeline.js';
 import { API_TOKEN, bearer, testEnv } from '../harness/service.js';
 import { ate, matarServicos, startServicoProcesso } from '../harness/processo.js';
-import { retratoBi } from '../harness/retrato.js';
+import { retratoBi, retratoLimpo } from '../harness/retrato.js';
 import { waitUntilBlocked } from '../harness/wait.js';
 import { buildRelatorio18 } from '../fixtures/builder.js';
 
@@ -46,14 +45,7 @@ const processamento = async (id: string) =>
 describe('SIGKILL mid-merge', () => {
   it('nothing in bi_*; ERRO with the reason at the next boot; a reprocess gives exactly the rows of a clean run', async () => {
     // the clean run of the same file, in-process on another database
-    const p = await startPipeline(limpo, { env: { S3_FILE_STORAGE: 'PSQL' } });
-    try {
-      expect((await p.upload('r18.xlsx', arquivo, XLSX)).statusCode).toBe(202);
-      await p.drain(60_000);
-    } finally {
-      await p.close();
-    }
-    const esperado = await retratoBi(limpo.pool);
+    const esperado = await retratoLimpo(limpo, 'r18.xlsx', arquivo);
     expect(esperado.bi_faturamento!.linhas).toBeGreaterThan(100);
 
     const antes = await retratoBi(db.pool);

@@ -10,10 +10,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import { startPipeline } from '../harness/pipeline.js';
 import { bearer, testEnv } from '../harness/service.js';
 import { ate, matarServicos, startServicoProcesso } from '../harness/processo.js';
-import { retratoBi } from '../harness/retrato.js';
+import { retratoBi, retratoLimpo } from '../harness/retrato.js';
 import { waitUntilBlocked } from '../harness/wait.js';
 import { buildRelatorio18 } from '../fixtures/builder.js';
 
@@ -44,14 +43,7 @@ const processamento = async (id: string) =>
 describe('SIGSTOP mid-merge, SIGCONT after another replica reclaimed the work', () => {
   it('the stale worker cannot commit over the reclaimed outcome', async () => {
     const arquivo = await buildRelatorio18({ rows: 300 });
-    const p = await startPipeline(limpo, { env: { S3_FILE_STORAGE: 'PSQL' } });
-    try {
-      expect((await p.upload('r18.xlsx', arquivo, XLSX)).statusCode).toBe(202);
-      await p.drain(60_000);
-    } finally {
-      await p.close();
-    }
-    const esperado = await retratoBi(limpo.pool);
+    const esperado = await retratoLimpo(limpo, 'r18.xlsx', arquivo);
     const antes = await retratoBi(db.pool);
 
     const a = await startServicoProcesso(env());
