@@ -134,9 +134,11 @@ export class JobRunner {
         if (abort.signal.aborted && this.stopping) return; // released below, not a failure
         const status = await comBanco(() => this.pool.query<{ s: string | null }>('select app.fail_job($1, $2, $3, $4) as s',
           [this.workerId, job.id, err instanceof Error ? err.message : String(err), job.epoch ?? null]),
-        { onRetry: () => log.warn('banco indisponível: nova tentativa de registrar a falha do job') }).then((r) => r.rows[0]?.s).catch(() => null);
+        { onRetry: () => log.warn('banco indisponível: nova tentativa de registrar a falha do job') }).then((r) => r.rows[0]?.s ?? null).catch(() => 'sem registro' as const);
         if (status === 'failed') log.error({ err, attempts: job.attempts }, 'job falhou definitivamente');
-        else log.warn({ err, attempts: job.attempts }, 'job falhou; nova tentativa agendada');
+        else if (status === 'pending') log.warn({ err, attempts: job.attempts }, 'job falhou; nova tentativa agendada');
+        else if (status === 'sem registro') log.error({ err }, 'job falhou e a falha não pôde ser registrada (banco indisponível)');
+        else log.warn({ err, epoch: job.epoch }, 'job falhou, mas já não é deste worker (foi retomado depois que ele parou de responder): desfecho descartado');
       }
     })().finally(() => {
       this.running.delete(job.id);
