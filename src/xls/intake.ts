@@ -56,8 +56,9 @@ async function receberArquivo(ctx: AppContext, client: pg.PoolClient, arquivo: s
 }
 
 /**
- * `upload`: the file spooled by the route (path, size, SHA-256), or bytes already in memory
- * (a batch packed on the server, e.g. by the manual import page), spooled here first.
+ * `upload`: the file spooled by the route (path, size, SHA-256) — the API's upload, or the
+ * batch the manual import page packed from its parts — or bytes already in memory (tests),
+ * spooled here first.
  */
 export async function receberUpload(ctx: AppContext, filename: string, input: Spooled | Buffer,
   opts: { uploader?: Uploader | null; limits?: Partial<ArchiveLimits>; tmp?: TempDir } = {}): Promise<{ recibo: Recibo; enfileirados: number }> {
