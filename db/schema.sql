@@ -808,6 +808,94 @@ COMMENT ON FUNCTION app.release_jobs(p_worker text) IS 'Graceful shutdown: retur
 
 
 --
+-- Name: xls_resetar_replicator; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.xls_resetar_replicator (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    status text DEFAULT 'EM_ANDAMENTO'::text NOT NULL,
+    step_atual text,
+    step_falho text,
+    erro_mensagem text,
+    motivo text,
+    solicitante text,
+    estrategia text,
+    job_id bigint,
+    worker text,
+    assumido_em timestamp with time zone,
+    slots_removidos text[] DEFAULT '{}'::text[] NOT NULL,
+    slot_novo text,
+    ultimo_nuke text,
+    iniciado_em timestamp with time zone DEFAULT now() NOT NULL,
+    finalizado_em timestamp with time zone,
+    CONSTRAINT xls_resetar_replicator_erro_tem_mensagem CHECK (((status <> 'ERRO'::text) OR (erro_mensagem IS NOT NULL))),
+    CONSTRAINT xls_resetar_replicator_estrategia_valida CHECK ((estrategia = ANY (ARRAY['hosting'::text, 'manual'::text]))),
+    CONSTRAINT xls_resetar_replicator_fim CHECK (((status = 'EM_ANDAMENTO'::text) = (finalizado_em IS NULL))),
+    CONSTRAINT xls_resetar_replicator_motivo_tamanho CHECK ((char_length(motivo) <= 500)),
+    CONSTRAINT xls_resetar_replicator_status_valido CHECK ((status = ANY (ARRAY['EM_ANDAMENTO'::text, 'SUCESSO'::text, 'ERRO'::text]))),
+    CONSTRAINT xls_resetar_replicator_step_falho_valido CHECK ((step_falho = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text]))),
+    CONSTRAINT xls_resetar_replicator_step_valido CHECK ((step_atual = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text])))
+);
+
+
+--
+-- Name: TABLE xls_resetar_replicator; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.xls_resetar_replicator IS 'One row per reset of the replication to the phones (start: replicacao_resetar). status EM_ANDAMENTO -> SUCESSO | ERRO; step_atual is the last step started (kept on ERRO), step_falho the step that failed; at most one EM_ANDAMENTO (partial unique index). The steps are in xls_resetar_replicator_passo.';
+
+
+--
+-- Name: COLUMN xls_resetar_replicator.assumido_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_resetar_replicator.assumido_em IS 'When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).';
+
+
+--
+-- Name: COLUMN xls_resetar_replicator.ultimo_nuke; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_resetar_replicator.ultimo_nuke IS 'The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.';
+
+
+--
+-- Name: replicacao_texto_bot(public.xls_resetar_replicator); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.replicacao_texto_bot(p_exec public.xls_resetar_replicator) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select case p_exec.status
+    when 'SUCESSO' then concat_ws(E'\n',
+      '✅ Reset da replicação concluído',
+      format('Execução: %s', p_exec.id),
+      case when p_exec.motivo is not null then format('Motivo: %s', p_exec.motivo) end,
+      format('Slots removidos: %s', coalesce(nullif(array_to_string(p_exec.slots_removidos, ', '), ''), 'nenhum')),
+      case when p_exec.estrategia = 'manual'
+           then 'Reinício do motor de sincronização: MANUAL (confira se ele voltou e está replicando)'
+           else format('Novo slot ativo: %s', coalesce(p_exec.slot_novo, '—')) end,
+      format('ultimo_nuke: %s (os aparelhos limpam os dados e sincronizam do zero)', p_exec.ultimo_nuke))
+    else concat_ws(E'\n',
+      '❌ Reset da replicação terminou com ERRO',
+      format('Execução: %s', p_exec.id),
+      case when p_exec.motivo is not null then format('Motivo: %s', p_exec.motivo) end,
+      format('Passo: %s', coalesce(p_exec.step_falho, p_exec.step_atual, '—')),
+      format('Erro: %s', p_exec.erro_mensagem),
+      'Nenhuma limpeza automática foi feita: veja as instruções de recuperação no detalhe do reset (/admin/replicacao).')
+  end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_texto_bot(p_exec public.xls_resetar_replicator); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.replicacao_texto_bot(p_exec public.xls_resetar_replicator) IS 'The messaging-bot text (pt-BR) of a reset''s outcome, SUCESSO or ERRO.';
+
+
+--
 -- Name: schedule(text, text, text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1101,6 +1189,80 @@ COMMENT ON FUNCTION app.tg__publicar_bi() IS 'Event trigger (_200_bi_publicar): 
 
 
 --
+-- Name: tg__touch_atualizado_em(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.tg__touch_atualizado_em() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  new.atualizado_em := now();
+  return new;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION tg__touch_atualizado_em(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.tg__touch_atualizado_em() IS 'Generic BEFORE UPDATE trigger: keeps atualizado_em current.';
+
+
+--
+-- Name: tg_bi_configuracao__notify(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.tg_bi_configuracao__notify() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  perform pg_notify('app_config', coalesce(new.chave, old.chave));
+  return null;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION tg_bi_configuracao__notify(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.tg_bi_configuracao__notify() IS 'Invalidates the 30-second configuration cache of every replica: NOTIFY app_config with the changed key.';
+
+
+--
+-- Name: tg_xls_processamento__notificar_bot(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.tg_xls_processamento__notificar_bot() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_status text;
+  v_alarmar boolean;
+begin
+  -- deferred to COMMIT: the transition functions adjust the row after setting the status
+  -- (e.g. a silent first transient-FK failure clears alarmar), so decide on the final row
+  select p.status, p.alarmar into v_status, v_alarmar from public.xls_processamento p where p.id = new.id;
+  if v_status in ('SUCESSO', 'IGNORADO') or (v_status = 'ERRO' and v_alarmar) then
+    perform app.notificar_bot(app.xls_mensagem_bot(new.id));
+  end if;
+  return null;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION tg_xls_processamento__notificar_bot(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.tg_xls_processamento__notificar_bot() IS 'Queues the messaging-bot message of every outcome (SUCESSO, IGNORADO, and ERRO that alarms; a silent first transient-FK failure is not announced). A deferred trigger: it decides at COMMIT on the final row, and the message goes out if and only if the outcome commits.';
+
+
+--
 -- Name: unschedule(text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1262,6 +1424,30 @@ COMMENT ON FUNCTION app.xls_brl(p_valor numeric) IS 'A value in Brazilian form f
 
 
 --
+-- Name: xls_chave_natural(regclass); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_chave_natural(p_tabela regclass) RETURNS text[]
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select array_agg(k.attname::text order by u.ord)
+    from pg_catalog.pg_constraint con
+   cross join lateral unnest(con.conkey) with ordinality u (attnum, ord)
+    join pg_catalog.pg_attribute k on k.attrelid = con.conrelid and k.attnum = u.attnum
+   where con.conrelid = p_tabela and con.contype = 'u'
+     and (select count(*) from pg_catalog.pg_constraint c2 where c2.conrelid = p_tabela and c2.contype = 'u') = 1;
+$$;
+
+
+--
+-- Name: FUNCTION xls_chave_natural(p_tabela regclass); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_chave_natural(p_tabela regclass) IS 'Internal, the natural key of a target of the declarative merge: the columns of its single UNIQUE constraint, in order; null when it has none or more than one.';
+
+
+--
 -- Name: xls_conjunto_item_registrar(uuid, text, text, uuid, text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1273,7 +1459,7 @@ declare
   v_ordem integer;
   v_fechado timestamptz;
 begin
-  update public.xls_conjunto_lote set total = total + 1 where id = p_conjunto_id
+  update public.xls_conjunto set total = total + 1 where id = p_conjunto_id
   returning total, fechado_em into v_ordem, v_fechado;
   if not found then
     raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
@@ -1337,7 +1523,7 @@ CREATE FUNCTION app.xls_fk_aguardando(p_id uuid) RETURNS uuid
     AS $$
   select l.id
     from public.xls_processamento p
-    join public.xls_conjunto_lote l on l.id = p.conjunto_id
+    join public.xls_conjunto l on l.id = p.conjunto_id
    where p.id = p_id and p.status = 'ERRO' and p.fk_retentar and l.fechado_em is null;
 $$;
 
@@ -1364,8 +1550,6 @@ begin
   if p_fase = 'inicio' then
     drop table if exists pg_temp.xls_compras_filtradas;
     create temp table xls_compras_filtradas (linha integer, codigo text) on commit drop;
-    drop table if exists pg_temp.xls_compras_fornecedores;
-    create temp table xls_compras_fornecedores (n integer) on commit drop;
   elsif p_fase = 'normalizado' then
     -- only fuels enter: the other rows leave the chunk, counted (they are not errors)
     with f as (
@@ -1373,17 +1557,6 @@ begin
        where c.codigo_onu is null or c.codigo_onu not in (1170, 1202, 1203, 1223, 1863, 3475)
       returning c.linha, c.onu_texto)
     insert into pg_temp.xls_compras_filtradas select f.linha, f.onu_texto from f;
-    -- the suppliers before the foreign-key check of bi_compra; an empty name keeps the stored one
-    insert into public.bi_fornecedor as t (cnpj, nome)
-    select s.cnpj, s.nome
-      from (select distinct on (c.cnpj_fornecedor) c.cnpj_fornecedor as cnpj, left(c.fornecedor, 150) as nome
-              from pg_temp.xls_chunk_compra c where c.cnpj_fornecedor is not null
-             order by c.cnpj_fornecedor, c.linha desc) s
-     where not exists (select from public.bi_fornecedor t where t.cnpj = s.cnpj and t.nome is not distinct from coalesce(s.nome, t.nome))
-     order by s.cnpj
-    on conflict (cnpj) do update set nome = coalesce(excluded.nome, t.nome);
-    get diagnostics v_n = row_count;
-    insert into pg_temp.xls_compras_fornecedores values (v_n);
   elsif p_fase = 'fim' then
     select count(*), jsonb_agg(jsonb_build_object('aba', 'Compras', 'linha', f.linha, 'valor', f.codigo) order by f.linha)
       into v_n, v_linhas
@@ -1392,9 +1565,7 @@ begin
       'avisos', case when v_n = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
         'categoria', 'filtrada', 'quantidade', v_n, 'linhas', v_linhas,
         'motivo', 'código ONU fora dos combustíveis (1170, 1202, 1203, 1223, 1863, 3475): linha não importada')) end,
-      'tabelas', jsonb_build_object(
-        'bi_fornecedor', jsonb_build_object('efetivas', (select coalesce(sum(n), 0) from pg_temp.xls_compras_fornecedores)),
-        'filtradas_onu', jsonb_build_object('linhas', v_n)));
+      'tabelas', jsonb_build_object('filtradas_onu', jsonb_build_object('linhas', v_n)));
   end if;
   return '{}';
 end;
@@ -1405,7 +1576,7 @@ $$;
 -- Name: FUNCTION xls_hook_compras(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_hook_compras(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of COMPRAS in the declarative merge. normalizado: rows whose Código ONU is not a fuel (1170, 1202, 1203, 1223, 1863, 3475; an empty code included) leave the chunk and are counted, not rejected; the suppliers of the remaining rows are upserted into bi_fornecedor (an empty name keeps the stored one) before bi_compra''s foreign-key check. fim: a warning of category filtrada listing the rows and their codes, tabelas.filtradas_onu and tabelas.bi_fornecedor.';
+COMMENT ON FUNCTION app.xls_hook_compras(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of COMPRAS in the declarative merge. normalizado: rows whose Código ONU is not a fuel (1170, 1202, 1203, 1223, 1863, 3475; an empty code included) leave the chunk and are counted, not rejected. fim: a warning of category filtrada listing the rows and their codes, and tabelas.filtradas_onu. (The suppliers are a description row: app.xls_alvo COMPRAS/fornecedor.)';
 
 
 --
@@ -1420,10 +1591,6 @@ declare
   v_posicao date;
   v_max date;
   v_atual boolean;
-  v_rej jsonb;
-  v_n integer;
-  v_motivo text;
-  v_cc integer;
   v_saiu integer := 0;
   v_soma numeric;
   v_grupo numeric;
@@ -1441,32 +1608,17 @@ begin
       raise exception 'FLUXO_PAGAR_RECEBER recusado: data de posição ausente ou inválida (%)', coalesce(p_meta ->> 'posicao', 'ausente')
         using errcode = 'XL422';
     end if;
-    -- rule 2: only the newest position is current (read under the merge lock on bi_titulo)
-    select max(t.posicao) into v_max from public.bi_titulo t;
-    drop table if exists pg_temp.xls_fluxo_estado;
-    create temp table xls_fluxo_estado on commit drop as
-    select v_posicao as posicao, (v_max is null or v_posicao >= v_max) as atual, v_max as anterior;
     return '{}';
   elsif p_fase <> 'fim' then
     return '{}';
   end if;
 
-  -- rule 4, total refusal: any invalid row (the reader's, or a row SQL set aside) writes nothing
-  select coalesce(jsonb_agg(e), '[]') into v_rej
-    from (select e from jsonb_array_elements(case when jsonb_typeof(p_meta -> 'linhas_rejeitadas') = 'array' then p_meta -> 'linhas_rejeitadas' else '[]' end) e
-          union all
-          select jsonb_build_object('linha', o.linha, 'campo', o.campo, 'mensagem', format('linha %s: %s '''' inválido', o.linha, o.campo))
-            from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada') x;
-  if jsonb_array_length(v_rej) > 0 then
-    select count(distinct (e ->> 'linha')::integer),
-           string_agg(coalesce(e ->> 'mensagem', format('linha %s: %s ''%s'' inválido', e ->> 'linha', e ->> 'campo', e ->> 'valor')), '; '
-                      order by (e ->> 'linha')::integer, e ->> 'campo')
-      into v_n, v_motivo
-      from jsonb_array_elements(v_rej) e;
-    raise exception 'FLUXO_PAGAR_RECEBER recusado, nada gravado: % linha(s) inválida(s): %', v_n, v_motivo using errcode = 'XL422';
-  end if;
-
-  select e.posicao, e.atual, e.anterior into v_posicao, v_atual, v_max from pg_temp.xls_fluxo_estado e;
+  -- rule 4, total refusal: app.xls_tipo.recusa_total (the merge raises before this phase)
+  -- rule 2: only the newest position is current (under the merge lock on bi_titulo; the
+  -- description's expression of atual compared with the same table)
+  v_posicao := (p_meta ->> 'posicao')::date;
+  select max(t.posicao) into v_max from public.bi_titulo t where t.posicao <> v_posicao;
+  v_atual := v_max is null or v_posicao >= v_max;
   -- rule 2: a newer position takes the flag from the older ones (the partial index serves this)
   if v_atual and v_max is not null and v_posicao > v_max then
     update public.bi_titulo t set atual = false where t.atual and t.posicao < v_posicao;
@@ -1476,17 +1628,6 @@ begin
       'motivo', format('posição %s anterior à atual (%s): entra no histórico sem se tornar a atual',
                        to_char(v_posicao, 'DD/MM/YYYY'), to_char(v_max, 'DD/MM/YYYY'))));
   end if;
-
-  -- rule 1: cost centres (never deleted); an empty description keeps the stored one
-  insert into public.bi_centro_custo as c (codigo, descricao)
-  select x.codigo, x.descricao
-    from (select distinct on (left(a.centro_custo, 20)) left(a.centro_custo, 20) as codigo, left(a.descricao_centro_custo, 120) as descricao
-            from pg_temp.xls_aceitas_titulo a where a.centro_custo is not null
-           order by left(a.centro_custo, 20), a.linha desc) x
-   where not exists (select from public.bi_centro_custo t where t.codigo = x.codigo and t.descricao is not distinct from coalesce(x.descricao, t.descricao))
-   order by x.codigo
-  on conflict (codigo) do update set descricao = coalesce(excluded.descricao, c.descricao);
-  get diagnostics v_cc = row_count;
 
   -- rule 5: the receivable sum of Saldo against the Total of tab Grupo
   select coalesce(sum(a.saldo), 0) into v_soma from pg_temp.xls_aceitas_titulo a where a.tipo = 'RECEBER';
@@ -1505,7 +1646,6 @@ begin
   end if;
 
   return jsonb_build_object('avisos', v_avisos, 'tabelas', jsonb_build_object(
-    'bi_centro_custo', jsonb_build_object('efetivas', v_cc),
     'fluxo', jsonb_build_object('posicao', v_posicao, 'atual', v_atual, 'deixaram_de_ser_atuais', v_saiu, 'soma_saldo_receber', v_soma)));
 end;
 $$;
@@ -1515,86 +1655,7 @@ $$;
 -- Name: FUNCTION xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio (under the merge lock on bi_titulo, which serialises simultaneous imports): the position date of p_meta.posicao (missing or invalid: XL422, nothing written) and whether it is the newest (pg_temp.xls_fluxo_estado, read by the expressions of posicao and atual). fim: total refusal (XL422) when any row is invalid, the reason listing every one as ''linha <n>: <campo> ''''<valor>'''' inválido''; a newer position takes atual from the older ones, an older one enters the history only (warning); cost centres upserted into bi_centro_custo; the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
-
-
---
--- Name: xls_hook_margem_consolidada(text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
---
-
-CREATE FUNCTION app.xls_hook_margem_consolidada(p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_n integer;
-begin
-  if p_fase <> 'fim' then
-    return '{}';
-  end if;
-  -- branches by code only (município and UF are manual registry data)
-  insert into public.bi_filial (codigo)
-  select distinct a.filial from pg_temp.xls_aceitas_margem_consolidada a
-   where not exists (select from public.bi_filial f where f.codigo = a.filial)
-   order by 1
-  on conflict (codigo) do nothing;
-  get diagnostics v_n = row_count;
-  return jsonb_build_object('tabelas', jsonb_build_object('bi_filial', jsonb_build_object('efetivas', v_n)));
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_hook_margem_consolidada(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON FUNCTION app.xls_hook_margem_consolidada(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of MARGEM_CONSOLIDADA in the declarative merge (phase fim): new branch codes of the accepted rows go to bi_filial, code only (município and UF are manual registry data).';
-
-
---
--- Name: xls_hook_margem_dia(text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
---
-
-CREATE FUNCTION app.xls_hook_margem_dia(p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_n integer;
-begin
-  if p_fase <> 'fim' then
-    return '{}';
-  end if;
-  -- bi_cliente keeps the stored name, CNPJ/CPF, classe, município and UF when the sheet lacks
-  -- the field (column absent or cell empty); a customer's last row wins; unchanged rows are
-  -- left alone (ON CONFLICT DO UPDATE would lock and log them)
-  insert into public.bi_cliente as t (codigo, nome, cnpj_cpf, classe, municipio, uf)
-  select c.codigo, c.nome, c.cnpj_cpf, c.classe, c.municipio, c.uf
-    from (select distinct on (a.cliente) a.cliente as codigo, left(a.nome_cliente, 150) as nome,
-                 left(nullif(regexp_replace(a.cnpj_cpf, '\D', '', 'g'), ''), 14) as cnpj_cpf, left(a.classe, 40) as classe,
-                 left(a.municipio, 100) as municipio, left(upper(a.uf), 2) as uf
-            from pg_temp.xls_aceitas_margem_dia a
-           order by a.cliente, a.linha desc) c
-   where not exists (select from public.bi_cliente t where t.codigo = c.codigo
-                       and (t.nome, t.cnpj_cpf, t.classe, t.municipio, t.uf) is not distinct from
-                           (coalesce(c.nome, t.nome), coalesce(c.cnpj_cpf, t.cnpj_cpf), coalesce(c.classe, t.classe),
-                            coalesce(c.municipio, t.municipio), coalesce(c.uf, t.uf)))
-   order by c.codigo
-  on conflict (codigo) do update
-     set nome = coalesce(excluded.nome, t.nome), cnpj_cpf = coalesce(excluded.cnpj_cpf, t.cnpj_cpf),
-         classe = coalesce(excluded.classe, t.classe), municipio = coalesce(excluded.municipio, t.municipio),
-         uf = coalesce(excluded.uf, t.uf);
-  get diagnostics v_n = row_count;
-  return jsonb_build_object('tabelas', jsonb_build_object('bi_cliente', jsonb_build_object('efetivas', v_n)));
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_hook_margem_dia(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON FUNCTION app.xls_hook_margem_dia(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of MARGEM_DIA in the declarative merge (phase fim): upserts bi_cliente (codigo, nome, cnpj_cpf, classe, municipio, uf) from the accepted rows (retained columns), keeping each stored value when the sheet lacks the field (column absent or cell empty); a customer''s last row wins.';
+COMMENT ON FUNCTION app.xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio: the position date of p_meta.posicao (missing or invalid: XL422, nothing written; the description''s expressions of posicao and atual read p_meta and bi_titulo under the merge lock, which serialises simultaneous imports). fim (after the merge''s total refusal, app.xls_tipo.recusa_total): a newer position takes atual from the older ones, an older one enters the history only (warning); the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
 
 
 --
@@ -1607,18 +1668,14 @@ CREATE FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text, p_meta jso
     SET work_mem TO '64MB'
     AS $_$
 -- What belongs to RELATORIO18 only, around the declarative merge of bi_faturamento (tab 20)
--- and bi_movimento (tab 30): its period check, the vehicle-registry defence and the
--- reference tables (bi_filial, bi_vendedor, bi_cliente, bi_produto, bi_veiculo).
+-- and bi_movimento (tab 30): its period check and the vehicle-registry defence (bi_veiculo).
+-- Its other reference tables (bi_filial, bi_vendedor, bi_cliente, bi_produto) are description rows.
 declare
   v_per record;
   v_data text;
   v_modelo_len integer;
   v_aux jsonb;
   v_avisos jsonb := '[]';
-  v_filial integer;
-  v_vendedor integer;
-  v_cliente integer;
-  v_produto integer;
   v_veiculo integer;
 begin
   if p_fase = 'inicio' then
@@ -1630,12 +1687,6 @@ begin
     create temp table xls_veiculo_lote (aba text, linha integer, data date, placa_bruta text, placa text, ano_bruto text, modelo text) on commit drop;
     create temp table xls_veiculo_problema (ordem integer, motivo text, aba text, linha integer, valor text) on commit drop;
     create temp table xls_veiculo_cand (placa text, k bigint, k_ano bigint, fab smallint, mod smallint, k_modelo bigint, modelo text) on commit drop;
-    -- reference-table candidates of the accepted rows: per seller its last row and its last
-    -- row with a name, per client and product its last row with a name
-    create temp table xls_ref_filial (codigo text) on commit drop;
-    create temp table xls_ref_vendedor (codigo text, lu integer, filial text, ln integer, nome text) on commit drop;
-    create temp table xls_ref_cliente (codigo text, ln integer, nome text) on commit drop;
-    create temp table xls_ref_produto (codigo text, ln integer, descricao text) on commit drop;
     return '{}';
   end if;
 
@@ -1701,12 +1752,6 @@ begin
     return '{}';
   end if;
 
-  if p_fase = 'aceito' then
-    -- the chunk's rows that will be written give the reference-table candidates
-    perform app.xls_r18_candidatos(p_staging, format('pg_temp.%I', 'xls_chunk_' || p_staging)::regclass);
-    return '{}';
-  end if;
-
   if p_fase <> 'fim' then
     return '{}';
   end if;
@@ -1724,53 +1769,7 @@ begin
            group by m.ordem, m.motivo) r;
   v_avisos := v_avisos || v_aux;
 
-  -- a key repeated across chunks was settled: the candidates are rebuilt from the surviving rows
-  if exists (select from pg_temp.xls_merge_estado e where e.refeito) then
-    truncate pg_temp.xls_ref_filial, pg_temp.xls_ref_vendedor, pg_temp.xls_ref_cliente, pg_temp.xls_ref_produto;
-    perform app.xls_r18_candidatos('faturamento', 'pg_temp.xls_aceitas_faturamento');
-    perform app.xls_r18_candidatos('movimento', 'pg_temp.xls_aceitas_movimento');
-  end if;
-
-  -- reference tables: upsert only (never deleted by a spreadsheet), in key order; each value
-  -- comes from the last row of the sheet (highest row number) that has it
-  insert into public.bi_filial (codigo)
-  select x.codigo from (select distinct r.codigo from pg_temp.xls_ref_filial r) x
-   where not exists (select from public.bi_filial t where t.codigo = x.codigo)
-   order by x.codigo
-  on conflict (codigo) do nothing;
-  get diagnostics v_filial = row_count;
-
-  insert into public.bi_vendedor as t (codigo, nome, filial)
-  select u.codigo, n.nome, u.filial
-    from (select distinct on (r.codigo) r.codigo, r.filial from pg_temp.xls_ref_vendedor r order by r.codigo, r.lu desc) u
-    left join (select distinct on (r.codigo) r.codigo, r.nome from pg_temp.xls_ref_vendedor r
-                where r.ln is not null order by r.codigo, r.ln desc) n on n.codigo = u.codigo
-   where not exists (select from public.bi_vendedor t where t.codigo = u.codigo
-                        and t.nome is not distinct from coalesce(n.nome, t.nome)
-                        and t.filial is not distinct from coalesce(u.filial, t.filial))
-   order by u.codigo
-  on conflict (codigo) do update set nome = coalesce(excluded.nome, t.nome), filial = coalesce(excluded.filial, t.filial)
-   where (t.nome, t.filial) is distinct from (coalesce(excluded.nome, t.nome), coalesce(excluded.filial, t.filial));
-  get diagnostics v_vendedor = row_count;
-
-  insert into public.bi_cliente as t (codigo, nome)
-  select s.codigo, s.nome
-    from (select distinct on (r.codigo) r.codigo, r.nome from pg_temp.xls_ref_cliente r order by r.codigo, r.ln desc nulls last) s
-   where not exists (select from public.bi_cliente t where t.codigo = s.codigo and t.nome is not distinct from coalesce(s.nome, t.nome))
-   order by s.codigo
-  on conflict (codigo) do update set nome = coalesce(excluded.nome, t.nome)
-   where t.nome is distinct from coalesce(excluded.nome, t.nome);
-  get diagnostics v_cliente = row_count;
-
-  insert into public.bi_produto as t (codigo, descricao)
-  select s.codigo, s.descricao
-    from (select distinct on (r.codigo) r.codigo, r.descricao from pg_temp.xls_ref_produto r order by r.codigo, r.ln desc nulls last) s
-   where not exists (select from public.bi_produto t where t.codigo = s.codigo and t.descricao is not distinct from coalesce(s.descricao, t.descricao))
-   order by s.codigo
-  on conflict (codigo) do update set descricao = coalesce(excluded.descricao, t.descricao)
-   where t.descricao is distinct from coalesce(excluded.descricao, t.descricao);
-  get diagnostics v_produto = row_count;
-
+  -- the vehicle registry: valid plates; a missing year or model keeps the stored one
   insert into public.bi_veiculo as t (placa, ano_fabricacao, ano_modelo, modelo)
   select s.placa, s.fab, s.mod, s.modelo
     from (select v.placa,
@@ -1794,10 +1793,6 @@ begin
   return jsonb_build_object(
     'avisos', v_avisos,
     'tabelas', jsonb_build_object(
-      'bi_filial', jsonb_build_object('efetivas', v_filial),
-      'bi_vendedor', jsonb_build_object('efetivas', v_vendedor),
-      'bi_cliente', jsonb_build_object('efetivas', v_cliente),
-      'bi_produto', jsonb_build_object('efetivas', v_produto),
       'bi_veiculo', jsonb_build_object('efetivas', v_veiculo)),
     'resultado', jsonb_build_object('periodo', jsonb_build_object('inicio', v_per.inicio, 'fim', v_per.fim)));
 end;
@@ -1808,7 +1803,40 @@ $_$;
 -- Name: FUNCTION xls_hook_relatorio18(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of RELATORIO18 in the declarative merge (app.xls_tipo.hook; phases in docs/xls-merge.md). inicio: checks the period of p_meta (xls_r18_periodo, XL422) and creates its work tables. normalizado: the vehicle-registry defence of the chunk''s rows with any vehicle column (before rejections), each distinct plate and year classified once, problem rows and per valid plate the latest candidate kept. aceito: the reference-table candidates of the rows about to be written (app.xls_r18_candidatos). fim: the vehicle warnings (avisos categoria veiculo with rows and counts), then upserts bi_filial (codigo only), bi_vendedor, bi_cliente (codigo, nome), bi_produto and bi_veiculo (valid plates; a missing year or model keeps the stored one) from the last row that has each value, candidates rebuilt from the surviving rows when a key repeated across chunks; returns their counts and the period.';
+COMMENT ON FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of RELATORIO18 in the declarative merge (app.xls_tipo.hook; phases in docs/xls-merge.md). inicio: checks the period of p_meta (xls_r18_periodo, XL422) and creates its work tables. normalizado: the vehicle-registry defence of the chunk''s rows with any vehicle column (before rejections), each distinct plate and year classified once, problem rows and per valid plate the latest candidate kept. fim: the vehicle warnings (avisos categoria veiculo with rows and counts), then upserts bi_veiculo (valid plates; a missing year or model keeps the stored one) from the latest row that has each value; returns its count and the period. bi_filial, bi_vendedor, bi_cliente and bi_produto are description rows (app.xls_alvo with fonte).';
+
+
+--
+-- Name: xls_mensagem_bot(uuid); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_mensagem_bot(p_id uuid) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select concat_ws(E'\n',
+    case p.status when 'SUCESSO' then '✅' when 'IGNORADO' then '⚪' when 'ERRO' then '❌' else '•' end
+      || ' Planilha ' || coalesce(p.tipo, 'de tipo desconhecido') || ': ' || p.status,
+    'Arquivo: ' || p.arquivo,
+    case when p.status = 'SUCESSO' then format('Linhas: %s enviadas, %s gravadas, %s removidas',
+      coalesce(p.linhas_enviadas, 0), coalesce(p.linhas_efetivas, 0), coalesce(p.linhas_removidas, 0)) end,
+    case when jsonb_array_length(p.linhas_rejeitadas) > 0
+      then format('Linhas rejeitadas: %s (a primeira: %s)', jsonb_array_length(p.linhas_rejeitadas), p.linhas_rejeitadas -> 0 ->> 'mensagem') end,
+    (select 'Avisos: ' || string_agg(coalesce(a ->> 'motivo', a ->> 'categoria') || coalesce(' (' || (a ->> 'quantidade') || ')', ''), '; ')
+       from jsonb_array_elements(p.avisos) a),
+    case when p.status in ('ERRO', 'IGNORADO') then 'Motivo: ' || coalesce(p.erro_mensagem, 'não informado') end,
+    case when p.conjunto_id is not null then 'Conjunto: ' || p.conjunto_id end,
+    'Processamento: ' || p.id)
+  from public.xls_processamento p
+  where p.id = p_id;
+$$;
+
+
+--
+-- Name: FUNCTION xls_mensagem_bot(p_id uuid); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_mensagem_bot(p_id uuid) IS 'The pt-BR messaging-bot text reporting the outcome of a processing (status, type, file, row counts, rejected rows, warnings, reason).';
 
 
 --
@@ -1829,11 +1857,10 @@ declare
   -- time-ordered ids for new rows: 48-bit ms timestamp, version 7, rand_a 0, variant 10, xls_id_seq
   v_id_prefixo text := lpad(to_hex((extract(epoch from clock_timestamp()) * 1000)::bigint), 12, '0') || '70008';
   e record;
+  r record;
   v_n integer;
   v_total integer := 0;
   v_dif integer;
-  v_fk text;
-  v_falta record;
 begin
   perform app.xls_staging_exigir(p_tipo);
   if to_regclass('pg_temp.xls_merge_estado') is null then
@@ -1846,7 +1873,7 @@ begin
       (select x.meta from pg_temp.xls_merge_estado x limit 1) using errcode = 'XL409';
   end if;
 
-  for e in select x.* from pg_temp.xls_merge_estado x order by x.ordem loop
+  for e in select x.* from pg_temp.xls_merge_estado x where x.fonte is null order by x.ordem loop
     execute format('truncate pg_temp.%I', 'xls_chunk_' || e.staging);
     execute format('insert into pg_temp.%I %s', 'xls_chunk_' || e.staging, e.sql_select);
     get diagnostics v_n = row_count;
@@ -1857,24 +1884,15 @@ begin
       execute e.sql_rejeitar using e.aba, e.staging;
     end if;
     execute e.sql_dedup using e.aba, e.staging;
-    foreach v_fk in array e.sql_fk loop
-      execute v_fk into v_falta;
-      if v_falta.n > 0 then
-        raise exception '%', v_falta.rotulo || ': ' || v_falta.faltam || case when v_falta.n > 20 then format(' e mais %s', v_falta.n - 20) else '' end
-          using errcode = 'XL424',
-                hint = 'o cadastro é criado pelo relatório mestre; dentro de um conjunto (zip) o arquivo é refeito depois que o relatório mestre concluir';
-      end if;
-    end loop;
     perform app.xls_merge_hook(p_tipo, 'aceito', e.staging, p_meta);
-    execute format('truncate pg_temp.%I', 'xls_dif_' || e.staging);
-    execute e.sql_dif;
-    get diagnostics v_dif = row_count;
-    if v_dif > 0 then
-      execute e.sql_inserir using v_id_prefixo;
-      if e.sql_atualizar is not null then
-        execute e.sql_atualizar;
-      end if;
-    end if;
+    -- the reference tables the target's foreign keys need, from the chunk's accepted rows
+    for r in select x.* from pg_temp.xls_merge_estado x where x.fonte = e.staging and x.quando = 'chunk' order by x.ordem loop
+      execute format('truncate pg_temp.%I', 'xls_chunk_' || r.staging);
+      execute format('insert into pg_temp.%I %s', 'xls_chunk_' || r.staging, r.sql_select);
+      v_dif := app.xls_merge_gravar(r.staging, v_id_prefixo);
+      update pg_temp.xls_merge_estado x set efetivas = x.efetivas + v_dif, chunks = x.chunks + 1 where x.staging = r.staging;
+    end loop;
+    v_dif := app.xls_merge_gravar(e.staging, v_id_prefixo);
     execute e.sql_aceitar;
     -- the hashes are needed only when another chunk of the target came or may come
     if not p_final or e.chunks > 0 then
@@ -1893,7 +1911,7 @@ $$;
 -- Name: FUNCTION xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean) IS 'Internal, one chunk of the declarative merge of a type (called by xls_merge_chunk while the edge reads, and by xls_merge for what is left): per target of app.xls_alvo, normalises the staged rows (trimmed, empty -> NULL, expressions, cut to the column length), sets aside rows with an empty NOT NULL column (xls_ocorrencia; a readable key stays protected from deletion), lets the last row of a key repeated in the chunk win, checks the foreign keys (XL424 naming the missing codes and rows), writes the target diff-aware in key order and keeps key, scope column and retained columns of the accepted rows (xls_aceitas_<staging>) for the end; the staging is emptied. The first call of a transaction prepares the merge (app.xls_merge_preparar); every chunk must carry the same parameters (else XL409). Returns the rows taken.';
+COMMENT ON FUNCTION app.xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean) IS 'Internal, one chunk of the declarative merge of a type (called by xls_merge_chunk while the edge reads, and by xls_merge for what is left): per target of app.xls_alvo, normalises the staged rows (trimmed, empty -> NULL, expressions, cut to the column length), sets aside rows with an empty NOT NULL column or a key longer than its column (xls_ocorrencia; a readable key stays protected from deletion), lets the last row of a key repeated in the chunk win, calls hook aceito, writes the reference tables the target refers to (app.xls_alvo.fonte, quando = chunk) from the accepted rows, checks the foreign keys (XL424 naming the missing codes and rows) and writes the target diff-aware in key order (app.xls_merge_gravar) and keeps key, scope column and retained columns of the accepted rows (xls_aceitas_<staging>) for the end; the staging is emptied. The first call of a transaction prepares the merge (app.xls_merge_preparar); every chunk must carry the same parameters (else XL409). Returns the rows taken.';
 
 
 --
@@ -1929,11 +1947,11 @@ declare
   v_abas text;
 begin
   perform app.xls_merge_chunk(p_tipo, p_meta, true);
-  select count(*) into v_n_alvos from pg_temp.xls_merge_estado;
+  select count(*) into v_n_alvos from pg_temp.xls_merge_estado x where x.fonte is null;
 
   -- a key repeated across chunks: its last row stays (the chunks wrote it last, so it is what
   -- the target holds), the earlier rows give way; a key written by several chunks counts once
-  for e in select x.* from pg_temp.xls_merge_estado x where x.chunks > 1 order by x.ordem loop
+  for e in select x.* from pg_temp.xls_merge_estado x where x.chunks > 1 and x.fonte is null order by x.ordem loop
     execute format('select exists (select from pg_temp.%I group by h having count(*) > 1)', 'xls_hash_' || e.staging) into v_bool;
     if v_bool then
       execute e.sql_rep;
@@ -1946,16 +1964,31 @@ begin
     end if;
   end loop;
 
-  -- what belongs to one type only (reference tables, defences): {avisos, tabelas, resultado}
-  v_hook := app.xls_merge_hook(p_tipo, 'fim', null, p_meta);
-  v_avisos := v_avisos || coalesce(v_hook -> 'avisos', '[]');
+  -- reference tables written at the end: from the accepted rows that survived (app.xls_alvo.fonte, quando = fim)
+  for e in select x.* from pg_temp.xls_merge_estado x where x.fonte is not null and x.quando = 'fim' order by x.ordem loop
+    execute format('insert into pg_temp.%I %s', 'xls_chunk_' || e.staging, e.sql_select);
+    v_n := app.xls_merge_gravar(e.staging, lpad(to_hex((extract(epoch from clock_timestamp()) * 1000)::bigint), 12, '0') || '70008');
+    update pg_temp.xls_merge_estado x set efetivas = x.efetivas + v_n where x.staging = e.staging;
+  end loop;
 
   -- rows set aside by SQL (an empty NOT NULL column; the reader normally catches them)
-  select coalesce(jsonb_agg(jsonb_build_object('aba', o.aba, 'linha', o.linha, 'campo', o.campo, 'valor', '',
-                                               'mensagem', format('linha %s: %s '''' inválido', o.linha, o.campo))
+  select coalesce(jsonb_agg(jsonb_build_object('aba', o.aba, 'linha', o.linha, 'campo', o.campo, 'valor', o.valor, 'mensagem', o.mensagem)
                             order by o.aba, o.linha), '[]')
     into v_aux from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada';
   v_rejeitadas := app.xls_rejeitadas_normalizar(v_rej_leitor || v_aux);
+
+  -- a type that refuses the whole file for any invalid row (app.xls_tipo.recusa_total) writes nothing
+  if jsonb_array_length(v_rejeitadas) > 0 and (select t.recusa_total from app.xls_tipo t where t.tipo = p_tipo) then
+    raise exception '% recusado, nada gravado: % linha(s) inválida(s): %', p_tipo,
+      (select count(distinct (x ->> 'linha')::integer) from jsonb_array_elements(v_rejeitadas) x),
+      (select string_agg(x ->> 'mensagem', '; ' order by (x ->> 'linha')::integer, x ->> 'campo') from jsonb_array_elements(v_rejeitadas) x)
+      using errcode = 'XL422';
+  end if;
+
+  -- what belongs to one type only (defences, checks): {avisos, tabelas, resultado}
+  v_hook := app.xls_merge_hook(p_tipo, 'fim', null, p_meta);
+  v_avisos := v_avisos || coalesce(v_hook -> 'avisos', '[]');
+
 
   select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
            'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
@@ -1964,36 +1997,38 @@ begin
     into v_aux from pg_temp.xls_ocorrencia o where o.tipo = 'duplicada';
   v_avisos := v_avisos || v_aux;
 
-  -- the reader's rejected rows, per target: the staging they were read for, else their tab
-  -- (a tab no target names, or none, counts for every target)
+  -- the reader's rejected rows, each with the targets it counts for: the staging it was read
+  -- for, else its tab (a tab no target names, or none, counts for every target)
   drop table if exists pg_temp.xls_rej_leitor;
   create temp table xls_rej_leitor on commit drop as
-  select r.linha, r.aba, r.staging, r.valores
+  select m.staging as alvo, r.linha, r.aba, r.valores
     from (select (x ->> 'linha')::integer as linha, x ->> 'aba' as aba, x ->> 'staging' as staging,
                  (array_agg(x -> 'valores') filter (where jsonb_typeof(x -> 'valores') = 'object'))[1] as valores
             from jsonb_array_elements(case when jsonb_typeof(p_meta -> 'linhas_rejeitadas') = 'array' then p_meta -> 'linhas_rejeitadas' else '[]' end) x
-           group by 1, 2, 3) r;
+           group by 1, 2, 3) r
+    join pg_temp.xls_merge_estado m on m.fonte is null
+     and (r.staging = m.staging or (r.staging is null and (r.aba is null or v_n_alvos = 1 or r.aba = m.aba
+          or not exists (select from pg_temp.xls_merge_estado y where y.fonte is null and y.aba = r.aba))));
 
   for e in select x.* from pg_temp.xls_merge_estado x order by x.ordem loop
+    if e.fonte is not null then
+      -- a reference table: written only, never deleted from
+      v_tabelas := v_tabelas || jsonb_build_object(e.tabela, jsonb_build_object('efetivas', coalesce((v_tabelas -> e.tabela ->> 'efetivas')::integer, 0) + e.efetivas));
+      continue;
+    end if;
     -- which of this target's rejected rows have a readable key: their values go through the
     -- same normalisation as accepted rows; a readable key is protected from the scope delete
     v_legiveis := '{}';
-    if exists (select from pg_temp.xls_rej_leitor r
-                where r.valores is not null
-                  and (r.staging = e.staging or (r.staging is null and (r.aba is null or v_n_alvos = 1 or r.aba = e.aba
-                        or not exists (select from pg_temp.xls_merge_estado y where y.aba = r.aba))))) then
+    if e.escopo <> 'nenhum' and exists (select from pg_temp.xls_rej_leitor r where r.alvo = e.staging and r.valores is not null) then
       begin
         execute format('insert into pg_temp.%1$I select * from jsonb_populate_recordset(null::pg_temp.%1$I, $1)', 'xls_stg_' || e.staging)
           using (select jsonb_agg(r.valores || jsonb_build_object('linha', r.linha)) from pg_temp.xls_rej_leitor r
-                  where r.valores is not null
-                    and (r.staging = e.staging or (r.staging is null and (r.aba is null or v_n_alvos = 1 or r.aba = e.aba
-                          or not exists (select from pg_temp.xls_merge_estado y where y.aba = r.aba)))));
+                  where r.alvo = e.staging and r.valores is not null);
         execute format($q$
-          with n as (select * from (%1$s) z where %2$s),
+          with n as (select * from (%1$s) z where %2$s and z.xls_longo is null),
           p as (insert into pg_temp.%3$I select %4$s from n)
           select coalesce(array_agg(n.linha), '{}') from n$q$,
-          e.sql_select,
-          (select string_agg(format('z.%I is not null', k), ' and ') from unnest(e.chave) k),
+          e.sql_select, app.xls_sql_lista('z.%I is not null', ' and ', e.chave),
           'xls_protegidas_' || e.staging, e.sql_key_list) into v_legiveis;
       exception when data_exception or invalid_text_representation then
         v_legiveis := '{}'; -- values that do not even cast: the key is not readable
@@ -2003,15 +2038,15 @@ begin
     select array_agg(distinct u.linha order by u.linha), string_agg(distinct u.aba, ', ')
       into v_ilegiveis, v_abas
       from (select r.linha, coalesce(e.aba, r.aba) as aba from pg_temp.xls_rej_leitor r
-             where (r.staging = e.staging or (r.staging is null and (r.aba is null or v_n_alvos = 1 or r.aba = e.aba
-                     or not exists (select from pg_temp.xls_merge_estado y where y.aba = r.aba))))
-               and not r.linha = any(v_legiveis)
+             where r.alvo = e.staging and not r.linha = any(v_legiveis)
             union all
             select o.linha, o.aba from pg_temp.xls_ocorrencia o
              where o.tipo = 'rejeitada' and o.staging = e.staging and not o.chave_legivel) u;
 
     v_rm_t := 0;
-    if e.enviadas = 0 then
+    if e.escopo = 'nenhum' then
+      null; -- the file never deletes from this table
+    elsif e.enviadas = 0 then
       v_remocoes := v_remocoes || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
         'motivo', format('envio vazio%s: nada removido de %s', ' na aba ' || e.aba, e.tabela)));
     elsif v_ilegiveis is not null then
@@ -2060,7 +2095,55 @@ $_$;
 -- Name: FUNCTION xls_merge_fim(p_tipo text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_merge_fim(p_tipo text, p_meta jsonb) IS 'Internal, the end of the declarative merge of a type (called by xls_merge): takes what is still staged as a last chunk, settles keys repeated across chunks (the last row stays; linhas_efetivas counts such a key once), calls the type hook (phase fim: reference tables, defences), then per target: a rejected row with a readable key (its values normalised as accepted rows) protects that key from deletion; a row whose key cannot be read suspends the deletes of its own target (tab), with a warning naming the rows; otherwise deletes the rows of the scope absent from the file in key order (skipped when the scope was empty before the merge or holds exactly the file''s rows). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas} plus the hook''s resultado.';
+COMMENT ON FUNCTION app.xls_merge_fim(p_tipo text, p_meta jsonb) IS 'Internal, the end of the declarative merge of a type (called by xls_merge): takes what is still staged as a last chunk, settles keys repeated across chunks (the last row stays; linhas_efetivas counts such a key once), refuses the file (XL422) when the type has recusa_total and any row is invalid, calls the type hook (phase fim: reference tables, defences), then per target: a rejected row with a readable key (its values normalised as accepted rows) protects that key from deletion; a row whose key cannot be read suspends the deletes of its own target (tab), with a warning naming the rows; otherwise deletes the rows of the scope absent from the file in key order (skipped when the scope was empty before the merge or holds exactly the file''s rows). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas} plus the hook''s resultado.';
+
+
+--
+-- Name: xls_merge_gravar(text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_merge_gravar(p_staging text, p_id_prefixo text) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET work_mem TO '64MB'
+    AS $$
+-- Writes the rows of pg_temp.xls_chunk_<p_staging> to its target with the statements of
+-- app.xls_merge_preparar: the foreign-key checks (XL424), the diff (new and changed rows),
+-- new keys inserted and changed rows upserted, both in key order. Returns the rows written.
+declare
+  e record;
+  v_fk text;
+  v_falta record;
+  v_dif integer;
+begin
+  select x.* into e from pg_temp.xls_merge_estado x where x.staging = p_staging;
+  foreach v_fk in array e.sql_fk loop
+    execute v_fk into v_falta;
+    if v_falta.n > 0 then
+      raise exception '%', v_falta.rotulo || ': ' || v_falta.faltam || case when v_falta.n > 20 then format(' e mais %s', v_falta.n - 20) else '' end
+        using errcode = 'XL424',
+              hint = 'o cadastro é criado pelo relatório mestre; dentro de um conjunto (zip) o arquivo é refeito depois que o relatório mestre concluir';
+    end if;
+  end loop;
+  execute format('truncate pg_temp.%I', 'xls_dif_' || p_staging);
+  execute e.sql_dif;
+  get diagnostics v_dif = row_count;
+  if v_dif > 0 then
+    execute e.sql_inserir using p_id_prefixo;
+    if e.sql_atualizar is not null then
+      execute e.sql_atualizar;
+    end if;
+  end if;
+  return v_dif;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_merge_gravar(p_staging text, p_id_prefixo text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_merge_gravar(p_staging text, p_id_prefixo text) IS 'Internal, the write step of the declarative merge for one target (a row of pg_temp.xls_merge_estado): checks its foreign keys on pg_temp.xls_chunk_<staging> (XL424 naming the missing codes and rows), finds the new and changed rows (a kept column compares as the stored value when the sheet''s is empty), inserts new keys in key order with time-ordered ids (p_id_prefixo) and upserts changed rows in key order. Returns the rows written. Called by app.xls_merge_chunk and, for reference tables written at the end, app.xls_merge_fim.';
 
 
 --
@@ -2105,6 +2188,9 @@ CREATE FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb) RETURNS void
 -- varchar(n) = length, NOT NULL without default = required, foreign keys), generates the
 -- statements of every step once with format('%I') and keeps them in pg_temp.xls_merge_estado,
 -- one row per target, with the counters; creates the work tables; takes the merge lock.
+-- A target with a fonte (a reference table fed by another target's accepted rows) is prepared
+-- after the others: its rows come from pg_temp.xls_chunk_<fonte> (written chunk by chunk, when
+-- the fonte's table has a foreign key to it) or pg_temp.xls_aceitas_<fonte> (at the end).
 declare
   a record;
   v_tabela regclass;
@@ -2112,7 +2198,9 @@ declare
   v_chunk text;
   v_aceitas text;
   v_dif text;
-  v_cols record;
+  v_origem text;
+  v_quando text;
+  v_colunas text[];
   v_written text[];
   v_tipos text[];
   v_lens integer[];
@@ -2120,15 +2208,17 @@ declare
   v_chave text[];
   v_naochave text[];
   v_comparar text[];
+  v_manter text[];
   v_extras text[];
   v_obrig text[];
   v_reter text[];
-  v_norm text;
+  v_guardar text[];
+  v_longos text;
   v_select text;
   v_expr text;
   v_i integer;
   v_fk record;
-  v_sql_fk text[] := '{}';
+  v_sql_fk text[];
   v_on_key text;
   v_on_key_t text;
   v_key_list text;
@@ -2137,32 +2227,32 @@ declare
   v_inicio date;
   v_fim date;
   v_vazio boolean;
-  v_tabelas text[];
 begin
   if not exists (select from app.xls_alvo x where x.tipo = p_tipo) then
     raise exception 'o tipo % ainda não tem importação', p_tipo using errcode = 'XL422';
   end if;
-  select array_agg(x.tabela order by x.tabela) into v_tabelas from app.xls_alvo x where x.tipo = p_tipo;
-  perform app.xls_travar(v_tabelas);
+  perform app.xls_travar((select array_agg(distinct x.tabela order by x.tabela) from app.xls_alvo x where x.tipo = p_tipo));
   -- what belongs to one type only: checks of p_meta (its own messages first), its own work tables
   perform app.xls_merge_hook(p_tipo, 'inicio', null, p_meta);
 
   create temp table xls_merge_estado (
     tipo text not null, staging text not null, tabela text not null, ordem integer not null, aba text,
     escopo text not null, escopo_coluna text, chave text[] not null, meta jsonb not null,
+    fonte text, quando text not null,
     inicio date, fim date, vazio boolean,
     enviadas integer not null default 0, efetivas integer not null default 0, chunks integer not null default 0,
     refeito boolean not null default false,
-    sql_select text not null, sql_rejeitar text, sql_dedup text not null, sql_fk text[] not null,
-    sql_dif text not null, sql_inserir text not null, sql_atualizar text, sql_aceitar text not null, sql_hash text not null,
-    sql_rep text not null, sql_escopo_t text not null, sql_escopo_s text not null, sql_on_key_t text not null,
+    sql_select text not null, sql_rejeitar text, sql_dedup text, sql_fk text[] not null,
+    sql_dif text not null, sql_inserir text not null, sql_atualizar text, sql_aceitar text, sql_hash text,
+    sql_rep text, sql_escopo_t text, sql_escopo_s text, sql_on_key_t text not null,
     sql_key_list text not null
   ) on commit drop;
   -- rows rejected by SQL (chave_legivel: the natural key could be read) and rows that gave way
   -- to a later one with the same key
-  create temp table xls_ocorrencia (tipo text, aba text, linha integer, campo text, staging text, chave_legivel boolean) on commit drop;
+  create temp table xls_ocorrencia (tipo text, aba text, linha integer, campo text, staging text, chave_legivel boolean,
+                                    valor text, mensagem text) on commit drop;
 
-  for a in select x.* from app.xls_alvo x where x.tipo = p_tipo order by x.ordem loop
+  for a in select x.* from app.xls_alvo x where x.tipo = p_tipo order by x.fonte is not null, x.ordem loop
     v_tabela := to_regclass('public.' || quote_ident(a.tabela));
     if v_tabela is null then
       raise exception 'descrição de %: tabela % não existe', p_tipo, a.tabela using errcode = 'XL500';
@@ -2172,16 +2262,38 @@ begin
     v_aceitas := format('pg_temp.%I', 'xls_aceitas_' || a.staging);
     v_dif := format('pg_temp.%I', 'xls_dif_' || a.staging);
 
-    -- the staging columns, normalised: text trimmed, empty -> NULL
-    select string_agg(case when c.tipo_sql = 'text' then format('nullif(btrim(%1$I), %2$L) as %1$I', c.coluna, '') else quote_ident(c.coluna) end,
-                      ', ' order by c.ordem)
-      into v_norm
-      from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1;
-    if v_norm is null then
-      raise exception 'descrição de %: staging % sem colunas em app.xls_staging_coluna', p_tipo, a.staging using errcode = 'XL500';
+    -- the columns the target is fed from: its staging's (normalised: text trimmed, empty -> NULL),
+    -- or, for a reference table, those of its fonte's chunk or accepted rows
+    v_quando := 'chunk';
+    if a.fonte is null then
+      select array_agg(c.coluna order by c.ordem) into v_colunas
+        from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1;
+      if v_colunas is null then
+        raise exception 'descrição de %: staging % sem colunas em app.xls_staging_coluna', p_tipo, a.staging using errcode = 'XL500';
+      end if;
+      v_origem := format('(select linha, %s, %L::jsonb as p_meta from %s)',
+        (select string_agg(case when c.tipo_sql = 'text' then format('nullif(btrim(%1$I), %2$L) as %1$I', c.coluna, '') else quote_ident(c.coluna) end,
+                           ', ' order by c.ordem)
+           from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1),
+        coalesce(p_meta, '{}') - 'linhas_rejeitadas', v_stg);
+    else
+      select e.tabela into v_origem from pg_temp.xls_merge_estado e where e.staging = a.fonte and e.fonte is null;
+      if v_origem is null then
+        raise exception 'descrição de %: fonte % de % não é um alvo do tipo', p_tipo, a.fonte, a.tabela using errcode = 'XL500';
+      end if;
+      -- written chunk by chunk when the fonte's table refers to it (its foreign-key check needs it), else at the end
+      if exists (select from pg_catalog.pg_constraint con where con.conrelid = to_regclass('public.' || quote_ident(v_origem))
+                    and con.contype = 'f' and con.confrelid = v_tabela) then
+        v_origem := format('pg_temp.%I', 'xls_chunk_' || a.fonte);
+      else
+        v_quando := 'fim';
+        v_origem := format('pg_temp.%I', 'xls_aceitas_' || a.fonte);
+      end if;
+      select array_agg(t.attname::text order by t.attnum) into v_colunas
+        from pg_catalog.pg_attribute t where t.attrelid = v_origem::regclass and t.attnum > 0 and not t.attisdropped and t.attname <> 'linha';
     end if;
 
-    -- written columns: the target's columns fed by a staging column of the same name or an expression
+    -- written columns: the target's columns fed by a column of the same name or an expression
     select array_agg(t.attname::text order by t.attnum), array_agg(format_type(t.atttypid, t.atttypmod) order by t.attnum),
            array_agg(case when t.atttypid in ('varchar'::regtype, 'bpchar'::regtype) and t.atttypmod > 4 then t.atttypmod - 4 end order by t.attnum),
            array_agg(t.attnotnull and not t.atthasdef order by t.attnum)
@@ -2189,15 +2301,11 @@ begin
       from pg_catalog.pg_attribute t
      where t.attrelid = v_tabela and t.attnum > 0 and not t.attisdropped and t.attgenerated = ''
        and t.attname not in ('id', 'atualizado_em')
-       and (a.expressoes ? t.attname::text
-            or exists (select from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.coluna = t.attname::text and c.ordem > 1));
+       and (a.expressoes ? t.attname::text or t.attname::text = any(v_colunas));
 
     -- natural key: the target's UNIQUE constraint
-    select array_agg(k.attname::text order by u.ord) into v_chave
-      from (select con.conkey from pg_catalog.pg_constraint con where con.conrelid = v_tabela and con.contype = 'u') c0
-      cross join lateral unnest(c0.conkey) with ordinality u (attnum, ord)
-      join pg_catalog.pg_attribute k on k.attrelid = v_tabela and k.attnum = u.attnum;
-    if (select count(*) from pg_catalog.pg_constraint con where con.conrelid = v_tabela and con.contype = 'u') <> 1 then
+    v_chave := app.xls_chave_natural(v_tabela);
+    if v_chave is null then
       raise exception 'descrição de %: % precisa de exatamente uma restrição UNIQUE (a chave natural)', p_tipo, a.tabela using errcode = 'XL500';
     end if;
     if not v_chave <@ coalesce(v_written, '{}') then
@@ -2213,17 +2321,50 @@ begin
       raise exception 'descrição de %: comparar (%) deve listar colunas gravadas fora da chave de %', p_tipo, array_to_string(v_comparar, ', '), a.tabela
         using errcode = 'XL500';
     end if;
+    v_manter := a.manter;
+    if not v_manter <@ v_naochave then
+      raise exception 'descrição de %: manter (%) deve listar colunas gravadas fora da chave de %', p_tipo, array_to_string(v_manter, ', '), a.tabela
+        using errcode = 'XL500';
+    end if;
     select coalesce(array_agg(w order by o), '{}') into v_obrig from unnest(v_written, v_notnull) with ordinality x (w, nn, o) where nn;
-    -- extra columns: staging columns not written, and expressions naming no target column
-    select coalesce(array_agg(e), '{}') into v_extras
-      from (select c.coluna as e from app.xls_staging_coluna c
-             where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1 and not c.coluna = any(v_written)
-               and not exists (select from jsonb_object_keys(a.expressoes) k where k = c.coluna)
-            union
-            select k from jsonb_object_keys(a.expressoes) k where not k = any(v_written)) x;
+    -- extra columns (not for a reference table): staging columns not written, and expressions naming no target column
+    v_extras := '{}';
+    if a.fonte is null then
+      select coalesce(array_agg(e), '{}') into v_extras
+        from (select c as e from unnest(v_colunas) c where not c = any(v_written) and not a.expressoes ? c
+              union
+              select k from jsonb_object_keys(a.expressoes) k where not k = any(v_written)) x;
+    end if;
     v_reter := a.reter;
     if not v_reter <@ (v_extras || v_written) then
       raise exception 'descrição de %: reter (%) nomeia colunas que o chunk não tem', p_tipo, array_to_string(v_reter, ', ') using errcode = 'XL500';
+    end if;
+    -- what the end needs of every accepted row: key, scope column, retained columns and the
+    -- columns a reference table fed at the end reads (its plain-column expressions, its column names)
+    select array_agg(distinct w order by w) into v_guardar
+      from (select unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) as w
+            union
+            select c from app.xls_alvo f
+             cross join lateral (select x.value as c from jsonb_each_text(f.expressoes) x
+                                 union select t.attname::text from pg_catalog.pg_attribute t
+                                  where t.attrelid = to_regclass('public.' || quote_ident(f.tabela)) and t.attnum > 0) r
+             where f.tipo = p_tipo and f.fonte = a.staging and (c = any(v_written) or c = any(v_extras))) g;
+
+    -- the length policy: a key longer than its varchar(n) is a row error (cut, two codes would
+    -- become one); so is a column feeding the key of a reference table of this target
+    v_longos := null;
+    if a.fonte is null then
+      select string_agg(format('when length((%s)::text) > %s then array[%L, (%s)::text]', x.expr, x.n, x.coluna, x.expr), ' ' order by x.o)
+        into v_longos
+        from (select w as coluna, coalesce(a.expressoes ->> w, quote_ident(w)) as expr, n, o
+                from unnest(v_written, v_lens) with ordinality u (w, n, o) where w = any(v_chave)
+              union all
+              select c.c, coalesce(a.expressoes ->> c.c, quote_ident(c.c)), app.xls_tamanho(f.tabela, u.k), 1000 * f.ordem + u.o
+                from app.xls_alvo f
+               cross join lateral unnest(app.xls_chave_natural(to_regclass('public.' || quote_ident(f.tabela)))) with ordinality u (k, o)
+               cross join lateral (select coalesce(f.expressoes ->> u.k, u.k) as c) c
+               where f.tipo = p_tipo and f.fonte = a.staging and (c.c = any(v_written) or c.c = any(v_extras))) x
+       where x.n is not null;
     end if;
 
     -- the chunk's select list: target columns cut to their length and cast to their type, extras as they are
@@ -2234,24 +2375,42 @@ begin
         when v_lens[v_i] is not null then format('left((%s)::text, %s)::%s as %I', v_expr, v_lens[v_i], v_tipos[v_i], v_written[v_i])
         else format('(%s)::%s as %I', v_expr, v_tipos[v_i], v_written[v_i]) end;
     end loop;
-    for v_i in 1 .. coalesce(cardinality(v_extras), 0) loop
-      v_select := v_select || ', ' || format('%s as %I', coalesce(a.expressoes ->> v_extras[v_i], quote_ident(v_extras[v_i])), v_extras[v_i]);
-    end loop;
-    v_select := format('select %s from (select linha, %s from %s) s', v_select, v_norm, v_stg);
+    v_select := v_select || coalesce(', ' || app.xls_sql_lista('%s as %I', ', ', (select array_agg(coalesce(a.expressoes ->> e, quote_ident(e))) from unnest(v_extras) e), v_extras), '');
+    if a.fonte is null then
+      v_select := v_select || format(', case %s end as xls_longo', coalesce(v_longos, 'when false then null::text[]'));
+      v_select := format('select %s from %s s', v_select, v_origem);
+    else
+      -- a reference table: one row per key (a row without key names no reference); the key's last
+      -- row wins, its empty kept columns keep the stored value; with manter_ultimo_valor each
+      -- kept column takes the last row of the file that has a value
+      v_select := format('select %s from %s s', v_select, v_origem);
+      if a.manter_ultimo_valor then
+        v_select := format('select max(z.linha) as linha, %s from (%s) z where %s group by %s',
+          app.xls_sql_lista('%s as %I', ', ', (select array_agg(case when w = any(v_chave) then format('z.%I', w)
+                                                                      when w = any(v_manter) then format('(array_agg(z.%1$I order by z.linha desc) filter (where z.%1$I is not null))[1]', w)
+                                                                      else format('(array_agg(z.%I order by z.linha desc))[1]', w) end order by o)
+                                                 from unnest(v_written) with ordinality x (w, o)), v_written),
+          v_select, app.xls_sql_lista('z.%I is not null', ' and ', v_chave), app.xls_sql_lista('z.%I', ', ', v_chave));
+      else
+        v_select := format('select distinct on (%1$s) z.* from (%2$s) z where %3$s order by %1$s, z.linha desc',
+          app.xls_sql_lista('z.%I', ', ', v_chave), v_select, app.xls_sql_lista('z.%I is not null', ' and ', v_chave));
+      end if;
+    end if;
 
     execute format('create temp table %I on commit drop as %s limit 0', 'xls_chunk_' || a.staging, v_select);
     execute format('create temp table %I on commit drop as select %s, true as novo from %s limit 0', 'xls_dif_' || a.staging,
-                   (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)), v_chunk);
-    execute format('create temp table %I on commit drop as select linha, %s, true as gravada from %s limit 0', 'xls_aceitas_' || a.staging,
-                   (select string_agg(quote_ident(w), ', ') from (select distinct on (w) w, o from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) with ordinality x (w, o) order by w, o) y),
-                   v_chunk);
-    execute format('create temp table %I (h bigint) on commit drop', 'xls_hash_' || a.staging);
-    execute format('create temp table %I on commit drop as select %s from %s limit 0', 'xls_protegidas_' || a.staging,
-                   (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)), v_chunk);
+                   app.xls_sql_lista('%I', ', ', v_written), v_chunk);
+    if a.fonte is null then
+      execute format('create temp table %I on commit drop as select linha, %s, true as gravada from %s limit 0', 'xls_aceitas_' || a.staging,
+                     app.xls_sql_lista('%I', ', ', v_guardar), v_chunk);
+      execute format('create temp table %I (h bigint) on commit drop', 'xls_hash_' || a.staging);
+      execute format('create temp table %I on commit drop as select %s from %s limit 0', 'xls_protegidas_' || a.staging,
+                     app.xls_sql_lista('%I', ', ', v_chave), v_chunk);
+    end if;
 
-    v_on_key := (select string_agg(format('%1$s.%2$I = %3$s.%2$I', '%1$s', w, '%2$s'), ' and ' order by o) from unnest(v_chave) with ordinality x (w, o));
+    v_on_key := app.xls_sql_lista('%%1$s.%1$I = %%2$s.%1$I', ' and ', v_chave);
     v_on_key_t := format(v_on_key, 't', 's');
-    v_key_list := (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o));
+    v_key_list := app.xls_sql_lista('%I', ', ', v_chave);
 
     -- foreign keys of the target: a referenced code missing is a transient failure (XL424)
     v_sql_fk := '{}';
@@ -2278,15 +2437,16 @@ begin
                  where %4$s and not exists (select from %5$s r where %6$s)
                  group by %2$s) f$q$,
         format('%s não cadastrado em %s', array_to_string(v_fk.cols, '/'), v_fk.ref),
-        (select string_agg(format('c.%I', w), ', ' order by o) from unnest(v_fk.cols) with ordinality x (w, o)),
-        v_chunk,
-        (select string_agg(format('c.%I is not null', w), ' and ' order by o) from unnest(v_fk.cols) with ordinality x (w, o)),
-        v_fk.ref,
-        (select string_agg(format('r.%I = c.%I', r, w), ' and ' order by o) from unnest(v_fk.cols, v_fk.refcols) with ordinality x (w, r, o)));
+        app.xls_sql_lista('c.%I', ', ', v_fk.cols), v_chunk, app.xls_sql_lista('c.%I is not null', ' and ', v_fk.cols),
+        v_fk.ref, app.xls_sql_lista('r.%2$I = c.%1$I', ' and ', v_fk.cols, v_fk.refcols));
     end loop;
 
     -- scope
     v_vazio := null;
+    v_inicio := null;
+    v_fim := null;
+    v_escopo_t := 'true';
+    v_escopo_s := 'true';
     if a.escopo = 'periodo' then
       begin
         v_inicio := (p_meta ->> 'periodo_inicio')::date;
@@ -2303,39 +2463,44 @@ begin
       execute format('select not exists (select from %s t where %s)', v_tabela, v_escopo_t) into v_vazio;
     elsif a.escopo = 'valores' then
       v_escopo_t := format('t.%1$I in (select distinct s.%1$I from %2$s s)', a.escopo_coluna, v_aceitas);
-      v_escopo_s := 'true';
     elsif a.escopo = 'meses' then
       v_escopo_t := format('exists (select from (select distinct date_trunc(''month'', s.%1$I)::date as m from %2$s s) m where t.%1$I >= m.m and t.%1$I < (m.m + interval ''1 month'')::date)',
                            a.escopo_coluna, v_aceitas);
-      v_escopo_s := 'true';
-    else
-      v_escopo_t := 'true';
-      v_escopo_s := 'true';
+    elsif a.escopo = 'tudo' then
       execute format('select not exists (select from %s t)', v_tabela) into v_vazio;
+    else -- nenhum: the file never deletes from this table
+      v_escopo_t := null;
+      v_escopo_s := null;
     end if;
 
-    insert into pg_temp.xls_merge_estado (tipo, staging, tabela, ordem, aba, escopo, escopo_coluna, chave, meta, inicio, fim, vazio,
+    insert into pg_temp.xls_merge_estado (tipo, staging, tabela, ordem, aba, escopo, escopo_coluna, chave, meta, fonte, quando, inicio, fim, vazio,
       sql_select, sql_rejeitar, sql_dedup, sql_fk, sql_dif, sql_inserir, sql_atualizar, sql_aceitar, sql_hash, sql_rep,
       sql_escopo_t, sql_escopo_s, sql_on_key_t, sql_key_list)
     values (p_tipo, a.staging, a.tabela, a.ordem, a.aba, a.escopo, a.escopo_coluna, v_chave, coalesce(p_meta, '{}') - 'linhas_rejeitadas',
-      v_inicio, v_fim, v_vazio,
+      a.fonte, v_quando, v_inicio, v_fim, v_vazio,
       v_select,
-      -- rows a NOT NULL column (key or not) of which is empty: set aside; their key, when readable, stays protected
-      case when cardinality(v_obrig) > 0 then format($q$
+      -- rows a NOT NULL column (key or not) of which is empty, or a key longer than its column: set
+      -- aside; their key, when readable, stays protected
+      case when a.fonte is null and (cardinality(v_obrig) > 0 or v_longos is not null) then format($q$
         with r as (
           delete from %1$s c where %2$s
-          returning c.linha, case %3$s end as campo, (%4$s) as legivel, %5$s)
+          returning c.linha, coalesce(c.xls_longo[1], case %3$s end) as campo, c.xls_longo[2] as valor,
+                    (%4$s and (c.xls_longo is null or not c.xls_longo[1] = any(%8$L::text[]))) as legivel, %5$s)
         , p as (insert into %6$s select %7$s from r where r.legivel)
-        insert into pg_temp.xls_ocorrencia select 'rejeitada', $1, r.linha, r.campo, $2, r.legivel from r$q$,
+        insert into pg_temp.xls_ocorrencia (tipo, aba, linha, campo, staging, chave_legivel, valor, mensagem)
+        select 'rejeitada', $1, r.linha, r.campo, $2, r.legivel, coalesce(r.valor, ''),
+               format(case when r.valor is null then 'linha %%s: %%s '''' inválido' else 'linha %%s: %%s ''%%s'' longo demais' end, r.linha, r.campo, r.valor)
+          from r$q$,
         v_chunk,
-        (select string_agg(format('c.%I is null', w), ' or ' order by o) from unnest(v_obrig) with ordinality x (w, o)),
-        (select string_agg(format('when c.%1$I is null then %1$L', w), ' ' order by o) from unnest(v_obrig) with ordinality x (w, o)),
-        (select string_agg(format('c.%I is not null', w), ' and ' order by o) from unnest(v_chave) with ordinality x (w, o)),
-        (select string_agg(format('c.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        concat_ws(' or ', app.xls_sql_lista('c.%I is null', ' or ', v_obrig), case when v_longos is not null then 'c.xls_longo is not null' end),
+        coalesce(app.xls_sql_lista('when c.%1$I is null then %1$L', ' ', v_obrig), 'when false then null'),
+        app.xls_sql_lista('c.%I is not null', ' and ', v_chave),
+        app.xls_sql_lista('c.%I', ', ', v_chave),
         format('pg_temp.%I', 'xls_protegidas_' || a.staging),
-        (select string_agg(format('r.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o))) end,
+        app.xls_sql_lista('r.%I', ', ', v_chave),
+        v_chave) end,
       -- a key repeated in the chunk: its last row wins (a hash aggregate finds the repeated keys; only their rows are sorted)
-      format($q$
+      case when a.fonte is null then format($q$
         with dup as (select %1$s from %2$s group by %1$s having count(*) > 1),
         d as (
           delete from %2$s c
@@ -2344,68 +2509,58 @@ begin
            where c.ctid = x.ctid and x.rn > 1
           returning c.linha)
         insert into pg_temp.xls_ocorrencia select 'duplicada', $1, d.linha, null, $2, true from d$q$,
-        v_key_list, v_chunk,
-        (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
-        v_on_key_t),
+        v_key_list, v_chunk, app.xls_sql_lista('s.%I', ', ', v_chave), v_on_key_t) end,
       v_sql_fk,
-      -- one probe of the natural-key index per row keeps the new (novo) and changed rows
+      -- one probe of the natural-key index per row keeps the new (novo) and changed rows; a kept
+      -- column compares as the stored value when the sheet's is empty
       format($q$
         insert into %1$s
         select %2$s, t.id is null
           from %3$s s
           left join lateral (select t.id%4$s from %5$s t where %6$s limit 1) t on true
          where t.id is null%7$s$q$,
-        v_dif,
-        (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
-        v_chunk,
-        (select coalesce(string_agg(format(', t.%I', w), '' order by o), '') from unnest(v_comparar) with ordinality x (w, o)),
-        v_tabela,
-        v_on_key_t,
-        case when cardinality(v_comparar) > 0 then format(' or (%s) is distinct from (%s)',
-          (select string_agg(format('t.%I', w), ', ' order by o) from unnest(v_comparar) with ordinality x (w, o)) || case when cardinality(v_comparar) = 1 then ', null' else '' end,
-          (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_comparar) with ordinality x (w, o)) || case when cardinality(v_comparar) = 1 then ', null' else '' end)
+        v_dif, app.xls_sql_lista('s.%I', ', ', v_written), v_chunk,
+        coalesce(app.xls_sql_lista(', t.%I', '', v_comparar), ''), v_tabela, v_on_key_t,
+        case when cardinality(v_comparar) > 0 then format(' or (%s, null) is distinct from (%s, null)',
+          app.xls_sql_lista('t.%I', ', ', v_comparar),
+          app.xls_sql_lista('%s', ', ', (select array_agg(case when w = any(v_manter) then format('coalesce(s.%1$I, t.%1$I)', w) else format('s.%I', w) end order by o)
+                                           from unnest(v_comparar) with ordinality x (w, o))))
         else '' end),
       -- new keys: plain INSERT in key order with time-ordered ids (the merge lock excludes a concurrent writer)
       format($q$
         insert into %1$s (id, %2$s)
         select ($1 || lpad(to_hex(nextval('public.xls_id_seq')), 15, '0'))::uuid, o.*
           from (select %2$s from %3$s s where s.novo order by %4$s) o$q$,
-        v_tabela,
-        (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
-        v_dif, v_key_list),
-      -- changed rows: the diff-aware upsert in key order
+        v_tabela, app.xls_sql_lista('%I', ', ', v_written), v_dif, v_key_list),
+      -- changed rows: the diff-aware upsert in key order (a kept column keeps the stored value when the sheet's is empty)
       case when cardinality(v_naochave) > 0 then format($q$
         insert into %1$s as t (%2$s)
         select %2$s from %3$s s where not s.novo order by %4$s
         on conflict (%4$s) do update set %5$s
-         where (%6$s) is distinct from (%7$s)$q$,
-        v_tabela,
-        (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
-        v_dif, v_key_list,
-        (select string_agg(format('%1$I = excluded.%1$I', w), ', ' order by o) from unnest(v_naochave) with ordinality x (w, o)),
-        (select string_agg(format('t.%I', w), ', ' order by o) from unnest(coalesce(nullif(v_comparar, '{}'), v_naochave)) with ordinality x (w, o)) || ', null',
-        (select string_agg(format('excluded.%I', w), ', ' order by o) from unnest(coalesce(nullif(v_comparar, '{}'), v_naochave)) with ordinality x (w, o)) || ', null') end,
+         where (%6$s, null) is distinct from (%7$s, null)$q$,
+        v_tabela, app.xls_sql_lista('%I', ', ', v_written), v_dif, v_key_list,
+        app.xls_sql_lista('%1$I = %2$s', ', ', v_naochave,
+          (select array_agg(case when w = any(v_manter) then format('coalesce(excluded.%1$I, t.%1$I)', w) else format('excluded.%I', w) end order by o)
+             from unnest(v_naochave) with ordinality x (w, o))),
+        app.xls_sql_lista('t.%I', ', ', coalesce(nullif(v_comparar, '{}'), v_naochave)),
+        app.xls_sql_lista('%s', ', ', (select array_agg(case when w = any(v_manter) then format('coalesce(excluded.%1$I, t.%1$I)', w) else format('excluded.%I', w) end order by o)
+                                         from unnest(coalesce(nullif(v_comparar, '{}'), v_naochave)) with ordinality x (w, o)))) end,
       -- what the end needs of every accepted row: key, scope column, retained columns, written or not
-      format($q$
+      case when a.fonte is null then format($q$
         insert into %1$s (linha, %2$s, gravada)
         select c.linha, %3$s, d.novo is not null from %4$s c left join %5$s d on %6$s$q$,
-        v_aceitas,
-        (select string_agg(quote_ident(w), ', ' order by w) from (select distinct w from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) w) y),
-        (select string_agg(format('c.%I', w), ', ' order by w) from (select distinct w from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) w) y),
-        v_chunk, v_dif, format(v_on_key, 'd', 'c')),
+        v_aceitas, app.xls_sql_lista('%I', ', ', v_guardar), app.xls_sql_lista('c.%I', ', ', v_guardar),
+        v_chunk, v_dif, format(v_on_key, 'd', 'c')) end,
       -- the hash of each accepted key: a key repeated across chunks is looked for only when a hash repeats
-      format($q$insert into %1$s select hashtextextended(concat_ws(chr(31), %2$s), 0) from %3$s c$q$,
-        format('pg_temp.%I', 'xls_hash_' || a.staging),
-        (select string_agg(format('c.%I::text', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
-        v_chunk),
+      case when a.fonte is null then format($q$insert into %1$s select hashtextextended(concat_ws(chr(31), %2$s), 0) from %3$s c$q$,
+        format('pg_temp.%I', 'xls_hash_' || a.staging), app.xls_sql_lista('c.%I::text', ', ', v_chave), v_chunk) end,
       -- keys repeated across chunks: the last row stays (the chunks wrote it last)
-      format($q$
+      case when a.fonte is null then format($q$
         create temp table %1$I on commit drop as
         select %2$s, max(linha) as ultima, count(*) filter (where gravada) as escritas from %3$s group by %2$s having count(*) > 1$q$,
-        'xls_rep_' || a.staging, v_key_list, v_aceitas),
+        'xls_rep_' || a.staging, v_key_list, v_aceitas) end,
       v_escopo_t, v_escopo_s, v_on_key_t, v_key_list);
   end loop;
-
 end;
 $_$;
 
@@ -2414,7 +2569,7 @@ $_$;
 -- Name: FUNCTION xls_merge_preparar(p_tipo text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb) IS 'Internal, first chunk of a merge (called by app.xls_merge_chunk): takes the merge lock of the type''s target tables, reads the description (app.xls_alvo, app.xls_staging_coluna) and the targets'' catalog (UNIQUE constraint = natural key, varchar(n) = length, NOT NULL without default = required, foreign keys = XL424 checks), generates every statement once with format(%I) into pg_temp.xls_merge_estado and creates the work tables pg_temp.xls_chunk_<staging>, xls_dif_, xls_aceitas_, xls_hash_, xls_protegidas_ and xls_ocorrencia. A description the catalog contradicts raises XL500; a periodo scope without a valid period XL422. Calls the type hook''s phase inicio.';
+COMMENT ON FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb) IS 'Internal, first chunk of a merge (called by app.xls_merge_chunk): takes the merge lock of the type''s target tables, reads the description (app.xls_alvo, app.xls_staging_coluna) and the targets'' catalog (UNIQUE constraint = natural key, varchar(n) = length, NOT NULL without default = required, foreign keys = XL424 checks), generates every statement once with format(%I) (lists by app.xls_sql_lista) into pg_temp.xls_merge_estado and creates the work tables pg_temp.xls_chunk_<staging>, xls_dif_, xls_aceitas_, xls_hash_, xls_protegidas_ and xls_ocorrencia. A target with a fonte (a reference table) reads its fonte''s chunk (quando = chunk: the fonte''s table has a foreign key to it) or accepted rows (quando = fim), one row per key, and is never deleted from. A key longer than its varchar(n), or a column feeding the key of such a reference table, makes a row error (longo demais). A description the catalog contradicts raises XL500; a periodo scope without a valid period XL422. Calls the type hook''s phase inicio.';
 
 
 --
@@ -2465,47 +2620,25 @@ COMMENT ON FUNCTION app.xls_merge_tipo(p_processamento_id uuid, p_meta jsonb) IS
 
 
 --
--- Name: xls_r18_candidatos(text, regclass); Type: FUNCTION; Schema: app; Owner: -
+-- Name: xls_orfao(uuid, text); Type: FUNCTION; Schema: app; Owner: -
 --
 
-CREATE FUNCTION app.xls_r18_candidatos(p_staging text, p_origem regclass) RETURNS void
-    LANGUAGE plpgsql
+CREATE FUNCTION app.xls_orfao(p_id uuid, p_worker text) RETURNS boolean
+    LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    SET work_mem TO '64MB'
-    AS $_$
-begin
-  execute format('insert into pg_temp.xls_ref_filial select distinct filial from %s', p_origem);
-  if p_staging <> 'faturamento' then
-    return;
-  end if;
-  execute format($q$
-    insert into pg_temp.xls_ref_vendedor
-    select m.codigo, m.lu, u.filial, m.ln, left(n.nome_vendedor, %2$s)
-      from (select f.vendedor as codigo, max(f.linha) as lu, max(f.linha) filter (where f.nome_vendedor is not null) as ln
-              from %1$s f where f.vendedor is not null group by f.vendedor) m
-      join %1$s u on u.vendedor = m.codigo and u.linha = m.lu
-      left join %1$s n on n.vendedor = m.codigo and n.linha = m.ln$q$, p_origem, app.xls_tamanho('bi_vendedor', 'nome'));
-  execute format($q$
-    insert into pg_temp.xls_ref_cliente
-    select m.codigo, m.ln, left(n.nome_cliente, %2$s)
-      from (select f.cliente as codigo, max(f.linha) filter (where f.nome_cliente is not null) as ln
-              from %1$s f where f.cliente is not null group by f.cliente) m
-      left join %1$s n on n.cliente = m.codigo and n.linha = m.ln$q$, p_origem, app.xls_tamanho('bi_cliente', 'nome'));
-  execute format($q$
-    insert into pg_temp.xls_ref_produto
-    select m.codigo, m.ln, left(n.descricao_produto, %2$s)
-      from (select f.produto as codigo, max(f.linha) filter (where f.descricao_produto is not null) as ln
-              from %1$s f where f.produto is not null group by f.produto) m
-      left join %1$s n on n.produto = m.codigo and n.linha = m.ln$q$, p_origem, app.xls_tamanho('bi_produto', 'descricao'));
-end;
-$_$;
+    AS $$
+  select not app.xls_worker_vivo(p_worker)
+      or not exists (select from app.job j
+                      where j.kind = 'xls_processar' and j.status = 'running' and j.locked_by = p_worker
+                        and j.payload ->> 'id' = p_id::text);
+$$;
 
 
 --
--- Name: FUNCTION xls_r18_candidatos(p_staging text, p_origem regclass); Type: COMMENT; Schema: app; Owner: -
+-- Name: FUNCTION xls_orfao(p_id uuid, p_worker text); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_r18_candidatos(p_staging text, p_origem regclass) IS 'RELATORIO18 reference-table candidates of some accepted rows of staging p_staging (a chunk''s pg_temp.xls_chunk_<staging>, or every surviving row in xls_aceitas_<staging>): appends to the hook''s temp tables xls_ref_filial (codes of both tabs), and from billing rows xls_ref_vendedor (per seller, its last row with that row''s filial and its last row with a name), xls_ref_cliente and xls_ref_produto (per code, its last row with a name); names cut to the reference columns'' lengths. app.xls_hook_relatorio18 upserts the reference tables from the latest candidate of each code, so the chunks do this work while the edge reads.';
+COMMENT ON FUNCTION app.xls_orfao(p_id uuid, p_worker text) IS 'True when a PROCESSANDO processing held by p_worker has nobody working on it: the worker is dead (no heartbeat within app.worker_timeout()), or it holds no running xls_processar job for it (the job ended, or was rescued and given to another worker).';
 
 
 --
@@ -2619,6 +2752,26 @@ COMMENT ON FUNCTION app.xls_requeue(p_id uuid, p_de text[]) IS 'Internal transit
 
 
 --
+-- Name: xls_sql_lista(text, text, text[], text[]); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_sql_lista(p_modelo text, p_sep text, p_a text[], p_b text[] DEFAULT NULL::text[]) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select string_agg(format(p_modelo, x.a, x.b), p_sep order by x.o)
+    from unnest(p_a, coalesce(p_b, p_a)) with ordinality x (a, b, o);
+$$;
+
+
+--
+-- Name: FUNCTION xls_sql_lista(p_modelo text, p_sep text, p_a text[], p_b text[]); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_sql_lista(p_modelo text, p_sep text, p_a text[], p_b text[]) IS 'Internal, the SQL lists the declarative merge generates: format(p_modelo, a[i], b[i]) for every element of p_a (and of p_b, which defaults to p_a), in order, joined by p_sep; null for an empty list. Example: app.xls_sql_lista(''t.%1$I = s.%1$I'', '' and '', chave).';
+
+
+--
 -- Name: xls_staging_exigir(text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -2724,6 +2877,25 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_travar(p_tabelas text[]) IS 'Serialises merges that delete within a scope of the same tables: one transaction advisory lock per table name (taken in name order, released at commit). Reading, parsing and COPY of concurrent processings still run in parallel.';
+
+
+--
+-- Name: xls_worker_vivo(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_worker_vivo(p_worker text) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select exists (select from app.worker w where w.id = p_worker and w.heartbeat_at > now() - app.worker_timeout());
+$$;
+
+
+--
+-- Name: FUNCTION xls_worker_vivo(p_worker text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_worker_vivo(p_worker text) IS 'True when the app.worker p_worker heartbeated within app.worker_timeout().';
 
 
 --
@@ -4363,58 +4535,6 @@ COMMENT ON FUNCTION public.partner_webhook_reprocessar(p_id uuid) IS 'For DBAs, 
 
 
 --
--- Name: xls_resetar_replicator; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.xls_resetar_replicator (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    status text DEFAULT 'EM_ANDAMENTO'::text NOT NULL,
-    step_atual text,
-    step_falho text,
-    erro_mensagem text,
-    motivo text,
-    solicitante text,
-    estrategia text,
-    job_id bigint,
-    worker text,
-    assumido_em timestamp with time zone,
-    slots_removidos text[] DEFAULT '{}'::text[] NOT NULL,
-    slot_novo text,
-    ultimo_nuke text,
-    iniciado_em timestamp with time zone DEFAULT now() NOT NULL,
-    finalizado_em timestamp with time zone,
-    CONSTRAINT xls_resetar_replicator_erro_tem_mensagem CHECK (((status <> 'ERRO'::text) OR (erro_mensagem IS NOT NULL))),
-    CONSTRAINT xls_resetar_replicator_estrategia_valida CHECK ((estrategia = ANY (ARRAY['hosting'::text, 'manual'::text]))),
-    CONSTRAINT xls_resetar_replicator_fim CHECK (((status = 'EM_ANDAMENTO'::text) = (finalizado_em IS NULL))),
-    CONSTRAINT xls_resetar_replicator_motivo_tamanho CHECK ((char_length(motivo) <= 500)),
-    CONSTRAINT xls_resetar_replicator_status_valido CHECK ((status = ANY (ARRAY['EM_ANDAMENTO'::text, 'SUCESSO'::text, 'ERRO'::text]))),
-    CONSTRAINT xls_resetar_replicator_step_falho_valido CHECK ((step_falho = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text]))),
-    CONSTRAINT xls_resetar_replicator_step_valido CHECK ((step_atual = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text])))
-);
-
-
---
--- Name: TABLE xls_resetar_replicator; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON TABLE public.xls_resetar_replicator IS 'One row per reset of the replication to the phones (start: replicacao_resetar). status EM_ANDAMENTO -> SUCESSO | ERRO; step_atual is the last step started (kept on ERRO), step_falho the step that failed; at most one EM_ANDAMENTO (partial unique index). The steps are in xls_resetar_replicator_passo.';
-
-
---
--- Name: COLUMN xls_resetar_replicator.assumido_em; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_resetar_replicator.assumido_em IS 'When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).';
-
-
---
--- Name: COLUMN xls_resetar_replicator.ultimo_nuke; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_resetar_replicator.ultimo_nuke IS 'The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.';
-
-
---
 -- Name: replicacao_assumir(uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -4488,7 +4608,7 @@ begin
                               else erro_mensagem || '; ' || p_mensagem end
    where id = p_id
   returning * into v_row;
-  perform app.notificar_bot(public.replicacao_texto_bot(v_row));
+  perform app.notificar_bot(app.replicacao_texto_bot(v_row));
   return v_row;
 end;
 $$;
@@ -4531,7 +4651,7 @@ begin
      set status = 'SUCESSO', finalizado_em = now(), ultimo_nuke = v_nuke
    where id = p_id
   returning * into v_row;
-  perform app.notificar_bot(public.replicacao_texto_bot(v_row));
+  perform app.notificar_bot(app.replicacao_texto_bot(v_row));
   return v_row;
 end;
 $$;
@@ -4930,42 +5050,6 @@ COMMENT ON FUNCTION public.replicacao_slots_remover(p_prefixo text, p_execucao u
 
 
 --
--- Name: replicacao_texto_bot(public.xls_resetar_replicator); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.replicacao_texto_bot(p_exec public.xls_resetar_replicator) RETURNS text
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-  select case p_exec.status
-    when 'SUCESSO' then concat_ws(E'\n',
-      '✅ Reset da replicação concluído',
-      format('Execução: %s', p_exec.id),
-      case when p_exec.motivo is not null then format('Motivo: %s', p_exec.motivo) end,
-      format('Slots removidos: %s', coalesce(nullif(array_to_string(p_exec.slots_removidos, ', '), ''), 'nenhum')),
-      case when p_exec.estrategia = 'manual'
-           then 'Reinício do motor de sincronização: MANUAL (confira se ele voltou e está replicando)'
-           else format('Novo slot ativo: %s', coalesce(p_exec.slot_novo, '—')) end,
-      format('ultimo_nuke: %s (os aparelhos limpam os dados e sincronizam do zero)', p_exec.ultimo_nuke))
-    else concat_ws(E'\n',
-      '❌ Reset da replicação terminou com ERRO',
-      format('Execução: %s', p_exec.id),
-      case when p_exec.motivo is not null then format('Motivo: %s', p_exec.motivo) end,
-      format('Passo: %s', coalesce(p_exec.step_falho, p_exec.step_atual, '—')),
-      format('Erro: %s', p_exec.erro_mensagem),
-      'Nenhuma limpeza automática foi feita: veja as instruções de recuperação no detalhe do reset (/admin/replicacao).')
-  end;
-$$;
-
-
---
--- Name: FUNCTION replicacao_texto_bot(p_exec public.xls_resetar_replicator); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.replicacao_texto_bot(p_exec public.xls_resetar_replicator) IS 'The messaging-bot text (pt-BR) of a reset''s outcome, SUCESSO or ERRO.';
-
-
---
 -- Name: replicacao_ultimo_nuke_avancar(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -4997,80 +5081,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.replicacao_ultimo_nuke_avancar() IS 'Advances bi_configuracao.ultimo_nuke (UTC ISO-8601 instant, never goes back) and so NOTIFYs app_config: clients that see a new value clear their local data and sync from zero. The FINALIZAR step of a reset; callable from psql to finish a reset by hand (docs/replicacao.md). Returns the new value.';
-
-
---
--- Name: tg__touch_atualizado_em(); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.tg__touch_atualizado_em() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-  new.atualizado_em := now();
-  return new;
-end;
-$$;
-
-
---
--- Name: FUNCTION tg__touch_atualizado_em(); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.tg__touch_atualizado_em() IS 'Generic BEFORE UPDATE trigger: keeps atualizado_em current.';
-
-
---
--- Name: tg_bi_configuracao__notify(); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.tg_bi_configuracao__notify() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-begin
-  perform pg_notify('app_config', coalesce(new.chave, old.chave));
-  return null;
-end;
-$$;
-
-
---
--- Name: FUNCTION tg_bi_configuracao__notify(); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.tg_bi_configuracao__notify() IS 'Invalidates the 30-second configuration cache of every replica: NOTIFY app_config with the changed key.';
-
-
---
--- Name: tg_xls_processamento__notificar_bot(); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.tg_xls_processamento__notificar_bot() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_status text;
-  v_alarmar boolean;
-begin
-  -- deferred to COMMIT: the transition functions adjust the row after setting the status
-  -- (e.g. a silent first transient-FK failure clears alarmar), so decide on the final row
-  select p.status, p.alarmar into v_status, v_alarmar from public.xls_processamento p where p.id = new.id;
-  if v_status in ('SUCESSO', 'IGNORADO') or (v_status = 'ERRO' and v_alarmar) then
-    perform app.notificar_bot(public.xls_mensagem_bot(new.id));
-  end if;
-  return null;
-end;
-$$;
-
-
---
--- Name: FUNCTION tg_xls_processamento__notificar_bot(); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.tg_xls_processamento__notificar_bot() IS 'Queues the messaging-bot message of every outcome (SUCESSO, IGNORADO, and ERRO that alarms; a silent first transient-FK failure is not announced). A deferred trigger: it decides at COMMIT on the final row, and the message goes out if and only if the outcome commits.';
 
 
 --
@@ -5173,7 +5183,7 @@ CREATE FUNCTION public.xls_conjunto_abrir(p_arquivo text, p_uploader_id text DEF
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-  insert into public.xls_conjunto_lote (arquivo, uploader_id, uploader_nome)
+  insert into public.xls_conjunto (arquivo, uploader_id, uploader_nome)
   values (nullif(btrim(p_arquivo), ''), p_uploader_id, p_uploader_nome)
   returning id;
 $$;
@@ -5200,7 +5210,7 @@ declare
   v_ids uuid[] := '{}';
   v_id uuid;
 begin
-  select l.fechado_em into v_fechado_em from public.xls_conjunto_lote l where l.id = p_conjunto_id for update;
+  select l.fechado_em into v_fechado_em from public.xls_conjunto l where l.id = p_conjunto_id for update;
   if not found or v_fechado_em is not null then
     return query select false, '{}'::uuid[];
     return;
@@ -5217,7 +5227,7 @@ begin
     return query select false, '{}'::uuid[];
     return;
   end if;
-  update public.xls_conjunto_lote set fechado_em = now(), fechamento_motivo = v_motivo where id = p_conjunto_id;
+  update public.xls_conjunto set fechado_em = now(), fechamento_motivo = v_motivo where id = p_conjunto_id;
   for v_id in
     select p.id from public.xls_processamento p
      where p.conjunto_id = p_conjunto_id and p.status = 'ERRO' and p.fk_retentar
@@ -5249,12 +5259,12 @@ CREATE FUNCTION public.xls_conjunto_recebido(p_conjunto_id uuid) RETURNS TABLE(o
     AS $$
 #variable_conflict use_column
 begin
-  perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id for update;
+  perform 1 from public.xls_conjunto l where l.id = p_conjunto_id for update;
   if not found then
     raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   -- a batch whose entries generated no processing has nothing to wait for
-  update public.xls_conjunto_lote l
+  update public.xls_conjunto l
      set fechado_em = now(), fechamento_motivo = 'nenhuma entrada gerou processamento'
    where l.id = p_conjunto_id and l.fechado_em is null
      and not exists (select from public.xls_processamento p where p.conjunto_id = l.id);
@@ -5362,7 +5372,7 @@ begin
   -- file alarms at once.
   if v_fk and v_conjunto is not null and v_falhas = 1 then
     v_alarmar := false;
-    select l.fechado_em into v_fechado_em from public.xls_conjunto_lote l where l.id = v_conjunto for update;
+    select l.fechado_em into v_fechado_em from public.xls_conjunto l where l.id = v_conjunto for update;
     if v_fechado_em is null then
       v_motivo := p_motivo || ' (falha transitória: nova tentativa automática quando o relatório mestre do conjunto for concluído)';
       update public.xls_processamento p set alarmar = false, fk_retentar = true, erro_mensagem = v_motivo where p.id = p_id;
@@ -5532,39 +5542,6 @@ COMMENT ON FUNCTION public.xls_log_arquivo(p_id uuid, p_em timestamp with time z
 
 
 --
--- Name: xls_mensagem_bot(uuid); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_mensagem_bot(p_id uuid) RETURNS text
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-  select concat_ws(E'\n',
-    case p.status when 'SUCESSO' then '✅' when 'IGNORADO' then '⚪' when 'ERRO' then '❌' else '•' end
-      || ' Planilha ' || coalesce(p.tipo, 'de tipo desconhecido') || ': ' || p.status,
-    'Arquivo: ' || p.arquivo,
-    case when p.status = 'SUCESSO' then format('Linhas: %s enviadas, %s gravadas, %s removidas',
-      coalesce(p.linhas_enviadas, 0), coalesce(p.linhas_efetivas, 0), coalesce(p.linhas_removidas, 0)) end,
-    case when jsonb_array_length(p.linhas_rejeitadas) > 0
-      then format('Linhas rejeitadas: %s (a primeira: %s)', jsonb_array_length(p.linhas_rejeitadas), p.linhas_rejeitadas -> 0 ->> 'mensagem') end,
-    (select 'Avisos: ' || string_agg(coalesce(a ->> 'motivo', a ->> 'categoria') || coalesce(' (' || (a ->> 'quantidade') || ')', ''), '; ')
-       from jsonb_array_elements(p.avisos) a),
-    case when p.status in ('ERRO', 'IGNORADO') then 'Motivo: ' || coalesce(p.erro_mensagem, 'não informado') end,
-    case when p.conjunto_id is not null then 'Lote: ' || p.conjunto_id end,
-    'Processamento: ' || p.id)
-  from public.xls_processamento p
-  where p.id = p_id;
-$$;
-
-
---
--- Name: FUNCTION xls_mensagem_bot(p_id uuid); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_mensagem_bot(p_id uuid) IS 'The pt-BR messaging-bot text reporting the outcome of a processing (status, type, file, row counts, rejected rows, warnings, reason).';
-
-
---
 -- Name: xls_merge(uuid, jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -5643,28 +5620,6 @@ COMMENT ON FUNCTION public.xls_objeto_chave(p_checksum text, p_em timestamp with
 
 
 --
--- Name: xls_orfao(uuid, text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_orfao(p_id uuid, p_worker text) RETURNS boolean
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-  select not public.xls_worker_vivo(p_worker)
-      or not exists (select from app.job j
-                      where j.kind = 'xls_processar' and j.status = 'running' and j.locked_by = p_worker
-                        and j.payload ->> 'id' = p_id::text);
-$$;
-
-
---
--- Name: FUNCTION xls_orfao(p_id uuid, p_worker text); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_orfao(p_id uuid, p_worker text) IS 'True when a PROCESSANDO processing held by p_worker has nobody working on it: the worker is dead (no heartbeat within app.worker_timeout()), or it holds no running xls_processar job for it (the job ended, or was rescued and given to another worker).';
-
-
---
 -- Name: xls_receber(text, text, bigint, text, bytea, uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -5700,11 +5655,11 @@ begin
   end if;
 
   if p_conjunto_id is not null then
-    perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id;
+    perform 1 from public.xls_conjunto l where l.id = p_conjunto_id;
     if not found then
       raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
     end if;
-    if exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id and l.fechado_em is not null) then
+    if exists (select from public.xls_conjunto l where l.id = p_conjunto_id and l.fechado_em is not null) then
       raise exception 'conjunto % já foi fechado; envie os arquivos num novo conjunto (zip)', p_conjunto_id using errcode = 'XL409';
     end if;
   end if;
@@ -5827,7 +5782,7 @@ begin
   -- replicas are left alone, so one replica's restart never fails another's work.
   for v in
     select p.id, p.worker, p.conjunto_id from public.xls_processamento p
-     where p.status = 'PROCESSANDO' and public.xls_orfao(p.id, p.worker)
+     where p.status = 'PROCESSANDO' and app.xls_orfao(p.id, p.worker)
      order by p.id for update skip locked
   loop
     update public.xls_processamento p
@@ -5868,7 +5823,7 @@ begin
 
   -- open batches that can close (a safety net: transitions normally close them)
   for v in
-    select l.id from public.xls_conjunto_lote l where l.fechado_em is null order by l.recebido_em for update skip locked
+    select l.id from public.xls_conjunto l where l.fechado_em is null order by l.recebido_em for update skip locked
   loop
     select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v.id) a;
     if v_fechado then v_conjuntos := v_conjuntos || v.id; end if;
@@ -5935,7 +5890,7 @@ declare
   v_ids uuid[] := '{}';
   v_id uuid;
 begin
-  if not exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id) then
+  if not exists (select from public.xls_conjunto l where l.id = p_conjunto_id) then
     raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   for v_id in
@@ -6094,11 +6049,10 @@ COMMENT ON FUNCTION public.xls_tipo_mestre(p_tipo text) IS 'True for the master 
 --
 
 CREATE FUNCTION public.xls_tipo_valido(p_tipo text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select p_tipo in ('FLUXO_PAGAR_RECEBER', 'COMPRAS', 'RELATORIO18', 'COTA_FORNECEDOR', 'POSTOS', 'TRR',
-                    'MARGEM_CONSOLIDADA', 'META_CARTEIRA', 'META', 'MARGEM_DIA');
+  select exists (select from app.xls_tipo t where t.tipo = p_tipo);
 $$;
 
 
@@ -6106,26 +6060,7 @@ $$;
 -- Name: FUNCTION xls_tipo_valido(p_tipo text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_tipo_valido(p_tipo text) IS 'True when p_tipo is one of the spreadsheet types of formats.md (FLUXO_PAGAR_RECEBER, COMPRAS, RELATORIO18, COTA_FORNECEDOR, POSTOS, TRR, MARGEM_CONSOLIDADA, META_CARTEIRA, META, MARGEM_DIA).';
-
-
---
--- Name: xls_worker_vivo(text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_worker_vivo(p_worker text) RETURNS boolean
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-  select exists (select from app.worker w where w.id = p_worker and w.heartbeat_at > now() - app.worker_timeout());
-$$;
-
-
---
--- Name: FUNCTION xls_worker_vivo(p_worker text); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_worker_vivo(p_worker text) IS 'True when the app.worker p_worker heartbeated within app.worker_timeout().';
+COMMENT ON FUNCTION public.xls_tipo_valido(p_tipo text) IS 'True when p_tipo is a spreadsheet type: a row of app.xls_tipo, the one list of types (xls_processamento.tipo references it).';
 
 
 --
@@ -6214,10 +6149,14 @@ CREATE TABLE app.xls_alvo (
     comparar text[],
     expressoes jsonb DEFAULT '{}'::jsonb NOT NULL,
     reter text[] DEFAULT '{}'::text[] NOT NULL,
-    CONSTRAINT xls_alvo_check CHECK (((escopo = 'tudo'::text) = (escopo_coluna IS NULL))),
-    CONSTRAINT xls_alvo_escopo_check CHECK ((escopo = ANY (ARRAY['periodo'::text, 'valores'::text, 'meses'::text, 'tudo'::text]))),
+    fonte text,
+    manter text[] DEFAULT '{}'::text[] NOT NULL,
+    manter_ultimo_valor boolean DEFAULT false NOT NULL,
+    CONSTRAINT xls_alvo_check CHECK (((escopo = ANY (ARRAY['tudo'::text, 'nenhum'::text])) = (escopo_coluna IS NULL))),
+    CONSTRAINT xls_alvo_escopo_check CHECK ((escopo = ANY (ARRAY['periodo'::text, 'valores'::text, 'meses'::text, 'tudo'::text, 'nenhum'::text]))),
     CONSTRAINT xls_alvo_escopo_coluna_check CHECK ((escopo_coluna ~ '^[a-z][a-z0-9_]*$'::text)),
     CONSTRAINT xls_alvo_expressoes_check CHECK ((jsonb_typeof(expressoes) = 'object'::text)),
+    CONSTRAINT xls_alvo_fonte_check CHECK (((fonte IS NULL) OR (escopo = 'nenhum'::text))),
     CONSTRAINT xls_alvo_ordem_check CHECK ((ordem > 0)),
     CONSTRAINT xls_alvo_staging_check CHECK ((staging ~ '^[a-z][a-z0-9_]*$'::text)),
     CONSTRAINT xls_alvo_tabela_check CHECK ((tabela ~ '^bi_[a-z0-9_]+$'::text))
@@ -6236,6 +6175,27 @@ COMMENT ON TABLE app.xls_alvo IS 'One row per target table of a spreadsheet type
 --
 
 COMMENT ON COLUMN app.xls_alvo.ordem IS 'Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).';
+
+
+--
+-- Name: COLUMN xls_alvo.fonte; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alvo.fonte IS 'A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target''s table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.';
+
+
+--
+-- Name: COLUMN xls_alvo.manter; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alvo.manter IS 'Columns that keep the stored value when the sheet''s is empty (a new key gets NULL).';
+
+
+--
+-- Name: COLUMN xls_alvo.manter_ultimo_valor; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alvo.manter_ultimo_valor IS 'For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key''s last row.';
 
 
 --
@@ -6274,9 +6234,9 @@ CREATE TABLE app.xls_tipo (
     mestre boolean DEFAULT false NOT NULL,
     hook text,
     descricao text NOT NULL,
+    recusa_total boolean DEFAULT false NOT NULL,
     CONSTRAINT xls_tipo_hook_check CHECK ((hook ~ '^app\.[a-z_][a-z0-9_]*$'::text)),
-    CONSTRAINT xls_tipo_ordem_check CHECK ((ordem > 0)),
-    CONSTRAINT xls_tipo_tipo_check CHECK (public.xls_tipo_valido(tipo))
+    CONSTRAINT xls_tipo_ordem_check CHECK ((ordem > 0))
 );
 
 
@@ -6285,6 +6245,13 @@ CREATE TABLE app.xls_tipo (
 --
 
 COMMENT ON TABLE app.xls_tipo IS 'The spreadsheet types of formats.md, in detection order (ordem). mestre: the batch''s master report (its success closes the batch). hook: optional function app.<name>(p_fase text, p_staging text, p_meta jsonb) returns jsonb, called by the generic merge at its phases (docs/xls-merge.md) for what belongs to one type only. Checked against TIPOS_PLANILHA (TypeScript) and public.xls_tipo_valido by the tests.';
+
+
+--
+-- Name: COLUMN xls_tipo.recusa_total; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_tipo.recusa_total IS 'Any invalid row (the reader''s or SQL''s) refuses the whole file: XL422 ''<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>'', nothing written.';
 
 
 --
@@ -7353,6 +7320,59 @@ ALTER TABLE public.variante ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
 
 
 --
+-- Name: xls_conjunto; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.xls_conjunto (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    arquivo text,
+    total integer DEFAULT 0 NOT NULL,
+    recebido_em timestamp with time zone DEFAULT now() NOT NULL,
+    fechado_em timestamp with time zone,
+    fechamento_motivo text,
+    uploader_id text,
+    uploader_nome text,
+    CONSTRAINT xls_conjunto_fechamento CHECK (((fechado_em IS NULL) = (fechamento_motivo IS NULL))),
+    CONSTRAINT xls_conjunto_total_check CHECK ((total >= 0))
+);
+
+
+--
+-- Name: TABLE xls_conjunto; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.xls_conjunto IS 'A batch: the files sent together in one .zip. It closes (fechado_em) when its master report (RELATORIO18) commits, or when every processing of the batch has ended; on closing, items that failed by a transient foreign-key violation are reprocessed once (see xls_conjunto_avaliar).';
+
+
+--
+-- Name: COLUMN xls_conjunto.arquivo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_conjunto.arquivo IS 'Name of the .zip as uploaded.';
+
+
+--
+-- Name: COLUMN xls_conjunto.total; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_conjunto.total IS 'Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.';
+
+
+--
+-- Name: COLUMN xls_conjunto.fechado_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_conjunto.fechado_em IS 'When the batch closed; null while open.';
+
+
+--
+-- Name: COLUMN xls_conjunto.fechamento_motivo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_conjunto.fechamento_motivo IS 'Why it closed: master report committed, or every processing ended.';
+
+
+--
 -- Name: xls_conjunto_item; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -7384,56 +7404,26 @@ COMMENT ON COLUMN public.xls_conjunto_item.motivo IS 'Why the entry was DUPLICAD
 
 
 --
--- Name: xls_conjunto_lote; Type: TABLE; Schema: public; Owner: -
+-- Name: xls_conjunto_lote; Type: VIEW; Schema: public; Owner: -
 --
 
-CREATE TABLE public.xls_conjunto_lote (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    arquivo text,
-    total integer DEFAULT 0 NOT NULL,
-    recebido_em timestamp with time zone DEFAULT now() NOT NULL,
-    fechado_em timestamp with time zone,
-    fechamento_motivo text,
-    uploader_id text,
-    uploader_nome text,
-    CONSTRAINT xls_conjunto_lote_fechamento CHECK (((fechado_em IS NULL) = (fechamento_motivo IS NULL))),
-    CONSTRAINT xls_conjunto_lote_total_check CHECK ((total >= 0))
-);
+CREATE VIEW public.xls_conjunto_lote AS
+ SELECT xls_conjunto.id,
+    xls_conjunto.arquivo,
+    xls_conjunto.uploader_id,
+    xls_conjunto.uploader_nome,
+    xls_conjunto.total,
+    xls_conjunto.recebido_em,
+    xls_conjunto.fechado_em,
+    xls_conjunto.fechamento_motivo
+   FROM public.xls_conjunto;
 
 
 --
--- Name: TABLE xls_conjunto_lote; Type: COMMENT; Schema: public; Owner: -
+-- Name: VIEW xls_conjunto_lote; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON TABLE public.xls_conjunto_lote IS 'A batch: the files sent together in one .zip. It closes (fechado_em) when its master report (RELATORIO18) commits, or when every processing of the batch has ended; on closing, items that failed by a transient foreign-key violation are reprocessed once (see xls_conjunto_avaliar).';
-
-
---
--- Name: COLUMN xls_conjunto_lote.arquivo; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_conjunto_lote.arquivo IS 'Name of the .zip as uploaded.';
-
-
---
--- Name: COLUMN xls_conjunto_lote.total; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_conjunto_lote.total IS 'Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.';
-
-
---
--- Name: COLUMN xls_conjunto_lote.fechado_em; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_conjunto_lote.fechado_em IS 'When the batch closed; null while open.';
-
-
---
--- Name: COLUMN xls_conjunto_lote.fechamento_motivo; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_conjunto_lote.fechamento_motivo IS 'Why it closed: master report committed, or every processing ended.';
+COMMENT ON VIEW public.xls_conjunto_lote IS 'Former name of public.xls_conjunto (the zip batch), a simple view so that callers written before the rename still read and write it; new code uses xls_conjunto.';
 
 
 --
@@ -7503,8 +7493,7 @@ CREATE TABLE public.xls_processamento (
     CONSTRAINT xls_processamento_objeto_tamanho_bytes_check CHECK ((objeto_tamanho_bytes >= 0)),
     CONSTRAINT xls_processamento_processando CHECK (((status <> 'PROCESSANDO'::text) OR ((worker IS NOT NULL) AND (iniciado_em IS NOT NULL)))),
     CONSTRAINT xls_processamento_rejeitadas_lista CHECK ((jsonb_typeof(linhas_rejeitadas) = 'array'::text)),
-    CONSTRAINT xls_processamento_status_valido CHECK ((status = ANY (ARRAY['PENDENTE'::text, 'PROCESSANDO'::text, 'SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text]))),
-    CONSTRAINT xls_processamento_tipo_valido CHECK (((tipo IS NULL) OR public.xls_tipo_valido(tipo)))
+    CONSTRAINT xls_processamento_status_valido CHECK ((status = ANY (ARRAY['PENDENTE'::text, 'PROCESSANDO'::text, 'SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text])))
 );
 ALTER TABLE ONLY public.xls_processamento ALTER COLUMN arquivo_bytes SET STORAGE EXTERNAL;
 
@@ -7749,7 +7738,7 @@ CREATE VIEW public.xls_v_conjunto AS
     COALESCE(p.aguardando_fk, (0)::bigint) AS aguardando_fk,
     COALESCE(p.mestre_concluido, false) AS mestre_concluido,
     l.uploader_nome
-   FROM ((public.xls_conjunto_lote l
+   FROM ((public.xls_conjunto l
      LEFT JOIN LATERAL ( SELECT count(*) FILTER (WHERE (x.status = 'ENFILEIRADO'::text)) AS enfileirados,
             count(*) FILTER (WHERE (x.status = 'REPROCESSANDO'::text)) AS reprocessando,
             count(*) FILTER (WHERE (x.status = 'DUPLICADO'::text)) AS duplicados,
@@ -7795,7 +7784,7 @@ CREATE VIEW public.xls_v_processamento AS
     p.conjunto_id,
     p.worker,
         CASE
-            WHEN (p.status = 'PROCESSANDO'::text) THEN public.xls_worker_vivo(p.worker)
+            WHEN (p.status = 'PROCESSANDO'::text) THEN app.xls_worker_vivo(p.worker)
             ELSE NULL::boolean
         END AS worker_vivo,
     p.execucoes,
@@ -8412,11 +8401,11 @@ ALTER TABLE ONLY public.xls_conjunto_item
 
 
 --
--- Name: xls_conjunto_lote xls_conjunto_lote_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+-- Name: xls_conjunto xls_conjunto_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
-ALTER TABLE ONLY public.xls_conjunto_lote
-    ADD CONSTRAINT xls_conjunto_lote_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.xls_conjunto
+    ADD CONSTRAINT xls_conjunto_pkey PRIMARY KEY (id);
 
 
 --
@@ -8750,189 +8739,197 @@ CREATE UNIQUE INDEX xls_resetar_replicator_um_em_andamento ON public.xls_resetar
 -- Name: bi_centro_custo _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_centro_custo FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_centro_custo FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_cliente _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cliente FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cliente FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_compra _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_compra FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_compra FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_configuracao _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_cota_fornecedor _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cota_fornecedor FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cota_fornecedor FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_faturamento _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_faturamento FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_faturamento FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_filial _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_filial FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_filial FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_fornecedor _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_fornecedor FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_fornecedor FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_margem_consolidada _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_consolidada FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_consolidada FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_margem_dia _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_dia FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_dia FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_meta _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_meta_carteira _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta_carteira FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta_carteira FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_movimento _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_movimento FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_movimento FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_posto _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_posto FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_posto FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_produto _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_produto FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_produto FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_titulo _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_titulo FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_titulo FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_trr _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_trr FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_trr FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_veiculo _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_veiculo FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_veiculo FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_vendedor _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_vendedor FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_vendedor FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: destinatario _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.destinatario FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.destinatario FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: partner_configuracao _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.partner_configuracao FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.partner_configuracao FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: partner_pedido _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.partner_pedido FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.partner_pedido FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: produto _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.produto FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.produto FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: variante _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.variante FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.variante FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: xls_processamento _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.xls_processamento FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.xls_processamento FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: xls_processamento _900_notificar_bot; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE CONSTRAINT TRIGGER _900_notificar_bot AFTER UPDATE OF status ON public.xls_processamento DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND (new.status = ANY (ARRAY['SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text])))) EXECUTE FUNCTION public.tg_xls_processamento__notificar_bot();
+CREATE CONSTRAINT TRIGGER _900_notificar_bot AFTER UPDATE OF status ON public.xls_processamento DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND (new.status = ANY (ARRAY['SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text])))) EXECUTE FUNCTION app.tg_xls_processamento__notificar_bot();
 
 
 --
 -- Name: bi_configuracao _900_notify; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _900_notify AFTER INSERT OR DELETE OR UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION public.tg_bi_configuracao__notify();
+CREATE TRIGGER _900_notify AFTER INSERT OR DELETE OR UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION app.tg_bi_configuracao__notify();
+
+
+--
+-- Name: xls_alvo xls_alvo_fonte_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_alvo
+    ADD CONSTRAINT xls_alvo_fonte_fkey FOREIGN KEY (tipo, fonte) REFERENCES app.xls_alvo(tipo, staging);
 
 
 --
@@ -9036,7 +9033,7 @@ ALTER TABLE ONLY public.variante
 --
 
 ALTER TABLE ONLY public.xls_conjunto_item
-    ADD CONSTRAINT xls_conjunto_item_conjunto_id_fkey FOREIGN KEY (conjunto_id) REFERENCES public.xls_conjunto_lote(id) ON DELETE CASCADE;
+    ADD CONSTRAINT xls_conjunto_item_conjunto_id_fkey FOREIGN KEY (conjunto_id) REFERENCES public.xls_conjunto(id) ON DELETE CASCADE;
 
 
 --
@@ -9052,7 +9049,15 @@ ALTER TABLE ONLY public.xls_conjunto_item
 --
 
 ALTER TABLE ONLY public.xls_processamento
-    ADD CONSTRAINT xls_processamento_conjunto_id_fkey FOREIGN KEY (conjunto_id) REFERENCES public.xls_conjunto_lote(id) ON DELETE SET NULL;
+    ADD CONSTRAINT xls_processamento_conjunto_id_fkey FOREIGN KEY (conjunto_id) REFERENCES public.xls_conjunto(id) ON DELETE SET NULL;
+
+
+--
+-- Name: xls_processamento xls_processamento_tipo_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_processamento
+    ADD CONSTRAINT xls_processamento_tipo_fkey FOREIGN KEY (tipo) REFERENCES app.xls_tipo(tipo);
 
 
 --
@@ -9240,33 +9245,10 @@ CREATE EVENT TRIGGER _200_bi_publicar ON ddl_command_end
 --
 
 INSERT INTO public.schema_migrations (version) VALUES
-    ('20261122000100'),
-    ('20261122000200'),
-    ('20261122000300'),
-    ('20261122000400'),
-    ('20261122100000'),
-    ('20261122100100'),
-    ('20261122200000'),
-    ('20261122200100'),
-    ('20261122200200'),
-    ('20261122200300'),
-    ('20261122300000'),
-    ('20261122300100'),
-    ('20261122300200'),
-    ('20261122300300'),
-    ('20261122300400'),
-    ('20261122300500'),
-    ('20261122400000'),
-    ('20261122400100'),
-    ('20261123100000'),
-    ('20261124100000'),
-    ('20261124140100'),
-    ('20261124170000'),
-    ('20261124170100'),
-    ('20261124170200'),
-    ('20261124180000'),
-    ('20261124180100'),
-    ('20261124190000'),
     ('20261124200000'),
+    ('20261125100000'),
+    ('20261125110000'),
+    ('20261125110100'),
+    ('20261125110200'),
     ('20261125500000'),
     ('20261125500100');

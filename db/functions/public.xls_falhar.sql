@@ -57,7 +57,7 @@ begin
   -- file alarms at once.
   if v_fk and v_conjunto is not null and v_falhas = 1 then
     v_alarmar := false;
-    select l.fechado_em into v_fechado_em from public.xls_conjunto_lote l where l.id = v_conjunto for update;
+    select l.fechado_em into v_fechado_em from public.xls_conjunto l where l.id = v_conjunto for update;
     if v_fechado_em is null then
       v_motivo := p_motivo || ' (falha transitória: nova tentativa automática quando o relatório mestre do conjunto for concluído)';
       update public.xls_processamento p set alarmar = false, fk_retentar = true, erro_mensagem = v_motivo where p.id = p_id;

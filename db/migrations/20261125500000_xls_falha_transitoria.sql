@@ -1,6 +1,4 @@
 -- migrate:up
-set local lock_timeout = '5s';
-
 -- A processing that failed because the object store (reading its original) or the database
 -- was unreachable ends ERRO with a transient reason and is retried by itself (xls_falhar with p_sqlstate
 -- XL503 schedules it; xls_recuperar requeues it when due).

@@ -10,7 +10,7 @@ import { copyByteaFromFile, copyByteaOut } from './bytea-stream.js';
 
 import type { TipoPlanilha } from '../xlsx/types.js';
 
-/** One list of types (formats.md, detection order): the reader's, checked against app.xls_tipo by test/xls-sql/descricao.test.ts. */
+/** One list of types (docs/formatos.md, detection order): the reader's, checked against app.xls_tipo by test/xls-sql/descricao.test.ts. */
 
 export const STATUS_PROCESSAMENTO = ['PENDENTE', 'PROCESSANDO', 'SUCESSO', 'ERRO', 'IGNORADO'] as const;
 export type StatusProcessamento = (typeof STATUS_PROCESSAMENTO)[number];

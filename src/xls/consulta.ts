@@ -1,7 +1,7 @@
 /**
  * Reads of the processing report shared by the API (/api/comercial/processamentos*) and
  * the screens (/processamentos*): the list (fixed order recebido_em desc, id desc; one
- * index per filter combination, see db/migrations/20261124190000_telas_sessoes.sql) and
+ * index per filter combination, `xls_processamento_*_idx` in db/README.md) and
  * the detail. No file bytes anywhere.
  */
 import { readFile } from 'node:fs/promises';
@@ -83,7 +83,7 @@ export async function detalheProcessamento(q: db.Queryable, id: string) {
   let conjunto = null;
   if (r.conjunto_id) {
     const [lote, itens] = await Promise.all([
-      db.selectOne('xls_conjunto_lote', { id: r.conjunto_id }, { columns: ['id', 'total'] }).run(q),
+      db.selectOne('xls_conjunto', { id: r.conjunto_id }, { columns: ['id', 'total'] }).run(q),
       db.select('xls_conjunto_item', { conjunto_id: r.conjunto_id }, {
         columns: ['arquivo', 'processamento_id', 'status', 'motivo'], order: { by: 'ordem', direction: 'ASC' },
       }).run(q),

@@ -57,7 +57,7 @@ async function merge(ctx: AppContext, p: ProcessamentoIniciado, workerId: string
 async function mergeIsolated(ctx: AppContext, p: ProcessamentoIniciado, workerId: string, log: ExecLog, reader: IsolatedParse): Promise<Desfecho> {
   const tipo = await reader.tipo();
   if (!tipo) {
-    log.line('tipo não reconhecido: nenhuma assinatura de formats.md casou');
+    log.line('tipo não reconhecido: nenhuma assinatura de tipo casou (docs/formatos.md)');
     return xlsIgnorar(ctx.pool, p.id, workerId, 'tipo não reconhecido');
   }
   if (!p.tipo) await xlsDefinirTipo(ctx.pool, p.id, workerId, tipo);
@@ -98,7 +98,7 @@ async function mergeIsolated(ctx: AppContext, p: ProcessamentoIniciado, workerId
   }
 }
 
-/** One warning event per processing with the vehicle-registry reasons (formats.md). */
+/** One warning event per processing with the vehicle-registry reasons (docs/formatos.md, RELATORIO18). */
 function reportVehicleDefence(p: ProcessamentoIniciado, avisos: Aviso[]): void {
   const veiculo = avisos.filter((a) => a.categoria === 'veiculo');
   if (veiculo.length === 0) return;

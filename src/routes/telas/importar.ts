@@ -242,7 +242,7 @@ export default async function importarRoutes(app: FastifyInstance) {
       const recusa = exigirToken(req, reply);
       if (recusa) return recusa;
       if (!UUID.test(req.params.id)) throw new HttpProblem(404, 'Não encontrado', 'importação não encontrada');
-      const lote = await db.selectOne('xls_conjunto_lote', { id: req.params.id }, { columns: ['id', 'uploader_id', 'uploader_nome', 'recebido_em'] }).run(app.ctx.pool);
+      const lote = await db.selectOne('xls_conjunto', { id: req.params.id }, { columns: ['id', 'uploader_id', 'uploader_nome', 'recebido_em'] }).run(app.ctx.pool);
       if (!lote) throw new HttpProblem(404, 'Não encontrado', 'importação não encontrada');
       const res = await resultados(app, lote.id);
       const pendentes = res.filter((r) => r.p && (r.p.status === 'PENDENTE' || r.p.status === 'PROCESSANDO')).length;

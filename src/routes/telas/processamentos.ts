@@ -39,7 +39,7 @@ async function detalhe(app: FastifyInstance, req: FastifyRequest<{ Params: { id:
   const p = await consultaMedida(app.ctx, req.log, 'detalhe de processamento', () => detalheProcessamento(app.ctx.pool, id));
   const log = await lerLog(app.ctx.config.logsDir, id, p.logArquivo).catch(() => null);
   const rodando = p.status === 'PENDENTE' || p.status === 'PROCESSANDO';
-  const okMsg = req.query.ok ? (req.query.ok === 'lote' ? `Reprocessamento solicitado: ${req.query.n ?? 0} processamento(s) em ERRO do lote voltaram para a fila.` : AVISOS_OK[req.query.ok] ?? null) : null;
+  const okMsg = req.query.ok ? (req.query.ok === 'conjunto' ? `Reprocessamento solicitado: ${req.query.n ?? 0} processamento(s) em ERRO do conjunto voltaram para a fila.` : AVISOS_OK[req.query.ok] ?? null) : null;
   return renderPagina(req, reply, 'processamentos/detalhe', {
     titulo: `Processamento ${p.arquivo}`, status, refresh: rodando ? 3 : undefined,
     aviso: aviso ?? (okMsg ? { tipo: 'ok', texto: okMsg } : rodando ? { tipo: 'info', texto: 'Ainda processando: esta página se atualiza sozinha.' } : null),
@@ -79,16 +79,20 @@ export default async function processamentosScreens(app: FastifyInstance) {
     return reply.redirect(`/processamentos/${id}?ok=um`, 303);
   });
 
-  app.post<{ Params: { id: string }; Body: { conjuntoId?: string }; Querystring: Record<string, string> }>('/processamentos/:id/reprocessar-lote', async (req, reply) => {
-    const id = idDe(req);
-    const conjuntoId = req.body?.conjuntoId;
-    if (typeof conjuntoId !== 'string' || !UUID.test(conjuntoId)) throw new HttpProblem(400, 'Requisição inválida', 'lote (conjuntoId) ausente ou inválido');
-    const ids = await xlsReprocessarConjunto(app.ctx.pool, conjuntoId);
-    if (ids.length === 0) {
-      return detalhe(app, req, reply, { tipo: 'erro', texto: 'Nenhum processamento do lote está em ERRO: nada foi reprocessado.' }, 409);
-    }
-    return reply.redirect(`/processamentos/${id}?ok=lote&n=${ids.length}`, 303);
-  });
+  // the errors of the processing's conjunto (the zip batch) back to the queue; reprocessar-lote is
+  // the path of forms rendered before the rename
+  for (const path of ['/processamentos/:id/reprocessar-conjunto', '/processamentos/:id/reprocessar-lote']) {
+    app.post<{ Params: { id: string }; Body: { conjuntoId?: string }; Querystring: Record<string, string> }>(path, async (req, reply) => {
+      const id = idDe(req);
+      const conjuntoId = req.body?.conjuntoId;
+      if (typeof conjuntoId !== 'string' || !UUID.test(conjuntoId)) throw new HttpProblem(400, 'Requisição inválida', 'conjunto (conjuntoId) ausente ou inválido');
+      const ids = await xlsReprocessarConjunto(app.ctx.pool, conjuntoId);
+      if (ids.length === 0) {
+        return detalhe(app, req, reply, { tipo: 'erro', texto: 'Nenhum processamento do conjunto está em ERRO: nada foi reprocessado.' }, 409);
+      }
+      return reply.redirect(`/processamentos/${id}?ok=conjunto&n=${ids.length}`, 303);
+    });
+  }
 
   app.post<{ Body: { tipo?: string } }>('/processamentos/reprocessar-erros', async (req, reply) => {
     const tipo = filtro<TipoPlanilha>('tipo', req.body?.tipo, TIPOS_PLANILHA);

@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION public.xls_worker_vivo(p_worker text)
+CREATE OR REPLACE FUNCTION app.xls_worker_vivo(p_worker text)
  RETURNS boolean
  LANGUAGE sql
  STABLE
@@ -8,4 +8,4 @@ AS $function$
 $function$
 ;
 
-comment on function public.xls_worker_vivo(text) is 'True when the app.worker p_worker heartbeated within app.worker_timeout().';
+comment on function app.xls_worker_vivo(text) is 'True when the app.worker p_worker heartbeated within app.worker_timeout().';

@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION public.replicacao_texto_bot(p_exec public.xls_resetar_replicator)
+CREATE OR REPLACE FUNCTION app.replicacao_texto_bot(p_exec public.xls_resetar_replicator)
  RETURNS text
  LANGUAGE sql
  STABLE
@@ -25,4 +25,4 @@ AS $function$
 $function$
 ;
 
-comment on function public.replicacao_texto_bot(public.xls_resetar_replicator) is 'The messaging-bot text (pt-BR) of a reset''s outcome, SUCESSO or ERRO.';
+comment on function app.replicacao_texto_bot(public.xls_resetar_replicator) is 'The messaging-bot text (pt-BR) of a reset''s outcome, SUCESSO or ERRO.';

@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION public.xls_mensagem_bot(p_id uuid)
+CREATE OR REPLACE FUNCTION app.xls_mensagem_bot(p_id uuid)
  RETURNS text
  LANGUAGE sql
  STABLE
@@ -15,11 +15,11 @@ AS $function$
     (select 'Avisos: ' || string_agg(coalesce(a ->> 'motivo', a ->> 'categoria') || coalesce(' (' || (a ->> 'quantidade') || ')', ''), '; ')
        from jsonb_array_elements(p.avisos) a),
     case when p.status in ('ERRO', 'IGNORADO') then 'Motivo: ' || coalesce(p.erro_mensagem, 'não informado') end,
-    case when p.conjunto_id is not null then 'Lote: ' || p.conjunto_id end,
+    case when p.conjunto_id is not null then 'Conjunto: ' || p.conjunto_id end,
     'Processamento: ' || p.id)
   from public.xls_processamento p
   where p.id = p_id;
 $function$
 ;
 
-comment on function public.xls_mensagem_bot(uuid) is 'The pt-BR messaging-bot text reporting the outcome of a processing (status, type, file, row counts, rejected rows, warnings, reason).';
+comment on function app.xls_mensagem_bot(uuid) is 'The pt-BR messaging-bot text reporting the outcome of a processing (status, type, file, row counts, rejected rows, warnings, reason).';
