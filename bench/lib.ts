@@ -51,6 +51,8 @@ export async function startBenchService(env: Record<string, string>): Promise<Be
     env: {
       PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', NODE_ENV: 'production', LOG_LEVEL: 'warn',
       PORT: String(port), HOST: '127.0.0.1', BI_COMERCIAL_XLS_API_TOKEN: BENCH_TOKEN, S3_FILE_STORAGE: 'PSQL',
+      // the bench cluster's pg_cron serves its own database (bi_cron), as the tests' does
+      PG_CRON_OBRIGATORIO: 'false',
       APP_LOGS_DIR: mkdtempSync(join(tmpdir(), 'bi-bench-logs-')), ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

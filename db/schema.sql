@@ -80,6 +80,7 @@ CREATE TABLE app.job (
     last_error text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    epoch bigint DEFAULT 0 NOT NULL,
     CONSTRAINT job_max_attempts_check CHECK ((max_attempts > 0)),
     CONSTRAINT job_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'running'::text, 'done'::text, 'failed'::text])))
 );
@@ -100,6 +101,13 @@ COMMENT ON COLUMN app.job.unique_key IS 'When set, at most one pending or runnin
 
 
 --
+-- Name: COLUMN job.epoch; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.job.epoch IS 'Fencing token of the current claim: +1 at every app.claim_jobs. app.complete_job and app.fail_job given p_epoch refuse (false / null) a claim that is not the current one.';
+
+
+--
 -- Name: claim_jobs(text, text[], integer); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -116,7 +124,7 @@ CREATE FUNCTION app.claim_jobs(p_worker text, p_kinds text[], p_max integer DEFA
   )
   update app.job j
      set status = 'running', locked_by = p_worker, locked_at = now(),
-         attempts = j.attempts + 1, updated_at = now()
+         attempts = j.attempts + 1, epoch = j.epoch + 1, updated_at = now()
     from candidate
    where j.id = candidate.id
   returning j.*;
@@ -127,20 +135,20 @@ $$;
 -- Name: FUNCTION claim_jobs(p_worker text, p_kinds text[], p_max integer); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.claim_jobs(p_worker text, p_kinds text[], p_max integer) IS 'Claims up to p_max due jobs of the given kinds for one worker. Concurrent callers never receive the same job (FOR UPDATE SKIP LOCKED).';
+COMMENT ON FUNCTION app.claim_jobs(p_worker text, p_kinds text[], p_max integer) IS 'Claims up to p_max due jobs of the given kinds for one worker. Concurrent callers never receive the same job (FOR UPDATE SKIP LOCKED). Each claim increments epoch, the fencing token the worker passes back to app.complete_job / app.fail_job.';
 
 
 --
--- Name: complete_job(text, bigint); Type: FUNCTION; Schema: app; Owner: -
+-- Name: complete_job(text, bigint, bigint); Type: FUNCTION; Schema: app; Owner: -
 --
 
-CREATE FUNCTION app.complete_job(p_worker text, p_id bigint) RETURNS boolean
+CREATE FUNCTION app.complete_job(p_worker text, p_id bigint, p_epoch bigint DEFAULT NULL::bigint) RETURNS boolean
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   with done as (
     update app.job set status = 'done', locked_by = null, locked_at = null, last_error = null, updated_at = now()
-     where id = p_id and status = 'running' and locked_by = p_worker
+     where id = p_id and status = 'running' and locked_by = p_worker and (p_epoch is null or epoch = p_epoch)
     returning 1
   )
   select exists (select from done);
@@ -148,10 +156,10 @@ $$;
 
 
 --
--- Name: FUNCTION complete_job(p_worker text, p_id bigint); Type: COMMENT; Schema: app; Owner: -
+-- Name: FUNCTION complete_job(p_worker text, p_id bigint, p_epoch bigint); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.complete_job(p_worker text, p_id bigint) IS 'Marks a claimed job done. False when the worker no longer holds it (it was rescued after the worker was presumed dead).';
+COMMENT ON FUNCTION app.complete_job(p_worker text, p_id bigint, p_epoch bigint) IS 'Marks a claimed job done. False when the worker no longer holds it (it was rescued after the worker was presumed dead), or when p_epoch (the fencing token returned by app.claim_jobs; the service always passes it) is not the current claim''s: a worker resumed after its job was reclaimed, even by itself, cannot close the new claim.';
 
 
 --
@@ -289,10 +297,10 @@ COMMENT ON FUNCTION app.erp_sync_item_ler(p_idx integer, p_item jsonb) IS 'Reads
 
 
 --
--- Name: fail_job(text, bigint, text); Type: FUNCTION; Schema: app; Owner: -
+-- Name: fail_job(text, bigint, text, bigint); Type: FUNCTION; Schema: app; Owner: -
 --
 
-CREATE FUNCTION app.fail_job(p_worker text, p_id bigint, p_error text) RETURNS text
+CREATE FUNCTION app.fail_job(p_worker text, p_id bigint, p_error text, p_epoch bigint DEFAULT NULL::bigint) RETURNS text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -303,7 +311,7 @@ begin
      set status = case when attempts >= max_attempts then 'failed' else 'pending' end,
          run_at = now() + least(interval '1 second' * power(2, attempts), interval '10 minutes'),
          locked_by = null, locked_at = null, last_error = left(p_error, 4000), updated_at = now()
-   where id = p_id and status = 'running' and locked_by = p_worker
+   where id = p_id and status = 'running' and locked_by = p_worker and (p_epoch is null or epoch = p_epoch)
   returning status into v_status;
   return v_status;
 end;
@@ -311,10 +319,10 @@ $$;
 
 
 --
--- Name: FUNCTION fail_job(p_worker text, p_id bigint, p_error text); Type: COMMENT; Schema: app; Owner: -
+-- Name: FUNCTION fail_job(p_worker text, p_id bigint, p_error text, p_epoch bigint); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.fail_job(p_worker text, p_id bigint, p_error text) IS 'Records a failed attempt: back to pending with exponential backoff (2^attempts s, at most 10 min), or failed when max_attempts is reached. Returns the new status, or null when the worker no longer holds the job.';
+COMMENT ON FUNCTION app.fail_job(p_worker text, p_id bigint, p_error text, p_epoch bigint) IS 'Records a failed attempt: back to pending with exponential backoff (2^attempts s, at most 10 min), or failed when max_attempts is reached. Returns the new status, or null when the worker no longer holds the job or p_epoch (the fencing token of app.claim_jobs) is not the current claim''s.';
 
 
 --
@@ -2834,8 +2842,9 @@ CREATE FUNCTION app.xls_merge_tipo(p_processamento_id uuid, p_meta jsonb) RETURN
 declare
   v_tipo text;
   v_status text;
+  v_execucoes integer;
 begin
-  select p.tipo, p.status into v_tipo, v_status from public.xls_processamento p where p.id = p_processamento_id for update;
+  select p.tipo, p.status, p.execucoes into v_tipo, v_status, v_execucoes from public.xls_processamento p where p.id = p_processamento_id for update;
   if not found then
     raise exception 'processamento % não existe', p_processamento_id using errcode = 'XL404';
   end if;
@@ -2845,6 +2854,11 @@ begin
   end if;
   if p_meta is not null and jsonb_typeof(p_meta) <> 'object' then
     raise exception 'p_meta deve ser um objeto JSON' using errcode = 'XL400';
+  end if;
+  -- fencing token: the run (execucoes returned by xls_iniciar) the caller merges for
+  if p_meta ? 'execucao' and (p_meta ->> 'execucao') is distinct from v_execucoes::text then
+    raise exception 'processamento % está na execução %: a execução % foi substituída e não pode gravar', p_processamento_id, v_execucoes, p_meta ->> 'execucao'
+      using errcode = 'XL409';
   end if;
   if v_tipo is null then
     raise exception 'processamento % sem tipo: chame xls_definir_tipo antes do merge', p_processamento_id using errcode = 'XL409';
@@ -2863,7 +2877,7 @@ $$;
 -- Name: FUNCTION xls_merge_tipo(p_processamento_id uuid, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_merge_tipo(p_processamento_id uuid, p_meta jsonb) IS 'Internal, the common entry of public.xls_merge and public.xls_merge_chunk: locks the processing row and returns its tipo once it is PROCESSANDO, typed, described in app.xls_alvo and p_meta is an object, and sets the transaction setting bi.xls_processamento to its id (the change-set trigger app.tg__xls_alteracao records every bi_* row written until the commit). Errors in this order: XL404 unknown processing, XL409 not PROCESSANDO, XL400 p_meta not an object, XL409 no tipo, XL422 type without import.';
+COMMENT ON FUNCTION app.xls_merge_tipo(p_processamento_id uuid, p_meta jsonb) IS 'Internal, the common entry of public.xls_merge and public.xls_merge_chunk: locks the processing row and returns its tipo once it is PROCESSANDO, typed, described in app.xls_alvo and p_meta is an object, and sets the transaction setting bi.xls_processamento to its id (the change-set trigger app.tg__xls_alteracao records every bi_* row written until the commit); when p_meta carries execucao (the fencing token: execucoes returned by xls_iniciar; the service always passes it) it must be the current run. Errors in this order: XL404 unknown processing, XL409 not PROCESSANDO, XL400 p_meta not an object, XL409 another run (execucao), XL409 no tipo, XL422 type without import.';
 
 
 --
@@ -2981,7 +2995,7 @@ begin
          erro_anterior = case when status = 'ERRO' then erro_mensagem end,
          avisos = '[]', linhas_rejeitadas = '[]', metricas = null,
          linhas_enviadas = null, linhas_efetivas = null, linhas_removidas = null,
-         fk_retentar = false, alarmar = false
+         fk_retentar = false, alarmar = false, retentar_em = null
    where id = p_id and status = any(p_de);
   if not found then
     return false;
@@ -3099,20 +3113,25 @@ COMMENT ON FUNCTION app.xls_tamanho(p_tabela text, p_coluna text) IS 'The maximu
 
 
 --
--- Name: xls_transicao_recusada(uuid, text, text); Type: FUNCTION; Schema: app; Owner: -
+-- Name: xls_transicao_recusada(uuid, text, text, integer); Type: FUNCTION; Schema: app; Owner: -
 --
 
-CREATE FUNCTION app.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text) RETURNS void
+CREATE FUNCTION app.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text, p_execucao integer DEFAULT NULL::integer) RETURNS void
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 declare
   v_status text;
   v_worker text;
+  v_execucoes integer;
 begin
-  select p.status, p.worker into v_status, v_worker from public.xls_processamento p where p.id = p_id;
+  select p.status, p.worker, p.execucoes into v_status, v_worker, v_execucoes from public.xls_processamento p where p.id = p_id;
   if not found then
     raise exception 'processamento % não existe', p_id using errcode = 'XL404';
+  end if;
+  if v_status = 'PROCESSANDO' and v_worker = p_worker and p_execucao is not null and p_execucao <> v_execucoes then
+    raise exception 'processamento % está na execução %: a execução % (worker %) foi substituída e não pode levá-lo a %',
+      p_id, v_execucoes, p_execucao, p_worker, p_destino using errcode = 'XL409';
   end if;
   raise exception 'processamento % está em % (worker %): o worker % não pode levá-lo a %',
     p_id, v_status, coalesce(v_worker, '-'), coalesce(p_worker, '-'), p_destino using errcode = 'XL409';
@@ -3121,10 +3140,10 @@ $$;
 
 
 --
--- Name: FUNCTION xls_transicao_recusada(p_id uuid, p_worker text, p_destino text); Type: COMMENT; Schema: app; Owner: -
+-- Name: FUNCTION xls_transicao_recusada(p_id uuid, p_worker text, p_destino text, p_execucao integer); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text) IS 'Raises the refusal of a transition: XL404 when the processing does not exist, else XL409 naming its current status and worker.';
+COMMENT ON FUNCTION app.xls_transicao_recusada(p_id uuid, p_worker text, p_destino text, p_execucao integer) IS 'Raises the refusal of a transition: XL404 when the processing does not exist, else XL409 naming its current status and worker, or, when the same worker holds it under another run (execucoes <> p_execucao, the fencing token), naming both runs.';
 
 
 --
@@ -5626,10 +5645,10 @@ COMMENT ON FUNCTION public.xls_backfill_registrar(p_id uuid, p_bucket text, p_li
 
 
 --
--- Name: xls_concluir(uuid, text, jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
+-- Name: xls_concluir(uuid, text, jsonb, jsonb, integer); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.xls_concluir(p_id uuid, p_worker text, p_linhas_rejeitadas jsonb DEFAULT '[]'::jsonb, p_avisos jsonb DEFAULT '[]'::jsonb) RETURNS TABLE(processamento_id uuid, status text, alarmar boolean, motivo text, conjunto_fechado boolean, reprocessados uuid[])
+CREATE FUNCTION public.xls_concluir(p_id uuid, p_worker text, p_linhas_rejeitadas jsonb DEFAULT '[]'::jsonb, p_avisos jsonb DEFAULT '[]'::jsonb, p_execucao integer DEFAULT NULL::integer) RETURNS TABLE(processamento_id uuid, status text, alarmar boolean, motivo text, conjunto_fechado boolean, reprocessados uuid[])
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
@@ -5643,11 +5662,13 @@ declare
 begin
   update public.xls_processamento p
      set status = 'SUCESSO', finalizado_em = now(), erro_mensagem = null, erro_codigo = null, alarmar = false, fk_retentar = false,
+         falhas_transitorias = 0, retentar_em = null,
          avisos = p.avisos || v_avisos, linhas_rejeitadas = p.linhas_rejeitadas || v_rejeitadas
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
+     and (p_execucao is null or p.execucoes = p_execucao)
   returning p.conjunto_id into v_conjunto;
   if not found then
-    perform app.xls_transicao_recusada(p_id, p_worker, 'SUCESSO');
+    perform app.xls_transicao_recusada(p_id, p_worker, 'SUCESSO', p_execucao);
   end if;
   if v_conjunto is not null then
     select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v_conjunto) a;
@@ -5658,10 +5679,10 @@ $$;
 
 
 --
--- Name: FUNCTION xls_concluir(p_id uuid, p_worker text, p_linhas_rejeitadas jsonb, p_avisos jsonb); Type: COMMENT; Schema: public; Owner: -
+-- Name: FUNCTION xls_concluir(p_id uuid, p_worker text, p_linhas_rejeitadas jsonb, p_avisos jsonb, p_execucao integer); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_concluir(p_id uuid, p_worker text, p_linhas_rejeitadas jsonb, p_avisos jsonb) IS 'Transition PROCESSANDO -> SUCESSO by the worker that holds it; call it in the merge transaction, so data and status commit together. Appends p_linhas_rejeitadas and p_avisos (beyond those the merge recorded). When it is its batch''s master report (RELATORIO18), the batch closes and items waiting for it by a transient FK failure are reprocessed (listed in reprocessados). XL404 unknown id, XL409 not PROCESSANDO by this worker, XL400 malformed lists.';
+COMMENT ON FUNCTION public.xls_concluir(p_id uuid, p_worker text, p_linhas_rejeitadas jsonb, p_avisos jsonb, p_execucao integer) IS 'Transition PROCESSANDO -> SUCESSO by the worker that holds it; call it in the merge transaction, so data and status commit together. Appends p_linhas_rejeitadas and p_avisos (beyond those the merge recorded). When it is its batch''s master report (RELATORIO18), the batch closes and items waiting for it by a transient FK failure are reprocessed (listed in reprocessados). XL404 unknown id, XL409 not PROCESSANDO by this worker, or p_execucao (the fencing token: execucoes returned by xls_iniciar; the service always passes it) not the current run, XL400 malformed lists.';
 
 
 --
@@ -6009,16 +6030,19 @@ COMMENT ON FUNCTION public.xls_falha_explicar(p_status text, p_motivo text, p_co
 
 
 --
--- Name: xls_falhar(uuid, text, text, text, jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
+-- Name: xls_falhar(uuid, text, text, text, jsonb, jsonb, integer); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text DEFAULT NULL::text, p_linhas_rejeitadas jsonb DEFAULT '[]'::jsonb, p_avisos jsonb DEFAULT '[]'::jsonb) RETURNS TABLE(processamento_id uuid, status text, alarmar boolean, motivo text, conjunto_fechado boolean, reprocessados uuid[])
+CREATE FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text DEFAULT NULL::text, p_linhas_rejeitadas jsonb DEFAULT '[]'::jsonb, p_avisos jsonb DEFAULT '[]'::jsonb, p_execucao integer DEFAULT NULL::integer) RETURNS TABLE(processamento_id uuid, status text, alarmar boolean, motivo text, conjunto_fechado boolean, reprocessados uuid[])
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 #variable_conflict use_column
 declare
   v_fk boolean := coalesce(p_sqlstate in ('XL424', '23503'), false);
+  v_transitoria boolean := coalesce(p_sqlstate = 'XL503', false);
+  v_transitorias integer;
+  v_retentar timestamptz;
   v_avisos jsonb := app.xls_avisos_normalizar(p_avisos);
   v_rejeitadas jsonb := app.xls_rejeitadas_normalizar(p_linhas_rejeitadas);
   v_codigo text := nullif(btrim(p_sqlstate), '');
@@ -6044,9 +6068,27 @@ begin
          fk_falhas = p.fk_falhas + case when v_fk then 1 else 0 end,
          avisos = p.avisos || v_avisos, linhas_rejeitadas = p.linhas_rejeitadas || v_rejeitadas
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
+     and (p_execucao is null or p.execucoes = p_execucao)
   returning p.conjunto_id, p.fk_falhas into v_conjunto, v_falhas;
   if not found then
-    perform app.xls_transicao_recusada(p_id, p_worker, 'ERRO');
+    perform app.xls_transicao_recusada(p_id, p_worker, 'ERRO', p_execucao);
+  end if;
+
+  -- Transient failure (XL503: the object store or the database unreachable): silent, and retried by
+  -- itself after 15 s x 2^(n-1) (at most 10 min; xls_recuperar requeues it when due), up
+  -- to 5 times in a row; the sixth alarms.
+  if v_transitoria then
+    update public.xls_processamento p set falhas_transitorias = p.falhas_transitorias + 1
+     where p.id = p_id returning p.falhas_transitorias into v_transitorias;
+    if v_transitorias <= 5 then
+      v_alarmar := false;
+      v_retentar := now() + least(interval '15 seconds' * power(2, v_transitorias - 1), interval '10 minutes');
+      v_motivo := format('%s (falha transitória %s de 5: nova tentativa automática em %s s)', p_motivo, v_transitorias,
+                         ceil(extract(epoch from v_retentar - now()))::int);
+    else
+      v_motivo := format('%s (falha transitória repetida %s vezes: sem nova tentativa automática; use Reprocessar)', p_motivo, v_transitorias);
+    end if;
+    update public.xls_processamento p set alarmar = v_alarmar, retentar_em = v_retentar, erro_mensagem = v_motivo where p.id = p_id;
   end if;
 
   -- Transient FK policy: inside a batch, the first failure is silent and retried once
@@ -6077,10 +6119,10 @@ $$;
 
 
 --
--- Name: FUNCTION xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb); Type: COMMENT; Schema: public; Owner: -
+-- Name: FUNCTION xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb, p_execucao integer); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb) IS 'Transition PROCESSANDO -> ERRO by the worker that holds it, in its own transaction after the failed one rolled back. p_sqlstate: the SQLSTATE of the failure, if any; XL424 (or 23503) is a transient foreign-key failure: inside a batch the first one is silent (alarmar false) and the item is reprocessed once when the batch closes, or at once (status PENDENTE in the result) when it is closed already; the second alarms; a loose file alarms at once. Every other failure alarms. The refused rows are kept: p_linhas_rejeitadas (the reader''s invalid rows) and the rows a missing-registration message names (app.xls_falha_linhas); p_sqlstate is kept in erro_codigo (the edge passes XL415 for a file that is not a readable spreadsheet). XL400 without motivo or malformed lists, XL404 unknown id, XL409 not PROCESSANDO by this worker.';
+COMMENT ON FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text, p_linhas_rejeitadas jsonb, p_avisos jsonb, p_execucao integer) IS 'Transition PROCESSANDO -> ERRO by the worker that holds it, in its own transaction after the failed one rolled back. p_sqlstate: the SQLSTATE of the failure, if any; XL503 is a transient failure (the object store unreachable while reading the original, or the database during the processing): silent (alarmar false), erro_mensagem says so, and the processing is requeued by xls_recuperar after 15 s x 2^(n-1) (at most 10 min; retentar_em), up to 5 in a row, the sixth alarms. XL424 (or 23503) is a transient foreign-key failure: inside a batch the first one is silent (alarmar false) and the item is reprocessed once when the batch closes, or at once (status PENDENTE in the result) when it is closed already; the second alarms; a loose file alarms at once. Every other failure alarms. The refused rows are kept: p_linhas_rejeitadas (the reader''s invalid rows) and the rows a missing-registration message names (app.xls_falha_linhas); p_sqlstate is kept in erro_codigo (the edge passes XL415 for a file that is not a readable spreadsheet); XL428 (the mass-deletion guard) marks exclusao_retida. XL400 without motivo or malformed lists, XL404 unknown id, XL409 not PROCESSANDO by this worker or p_execucao (the fencing token: execucoes returned by xls_iniciar) not the current run.';
 
 
 --
@@ -6552,6 +6594,17 @@ begin
     v_reenf := v_reenf || v.id;
   end loop;
 
+  -- ERRO by a transient failure whose automatic retry is due -> queued again
+  for v in
+    select p.id from public.xls_processamento p
+     where p.status = 'ERRO' and p.retentar_em <= now()
+     order by p.retentar_em, p.id for update skip locked
+  loop
+    if app.xls_requeue(v.id) then
+      v_reenf := v_reenf || v.id;
+    end if;
+  end loop;
+
   -- open batches that can close (a safety net: transitions normally close them)
   for v in
     select l.id from public.xls_conjunto l where l.fechado_em is null order by l.recebido_em for update skip locked
@@ -6570,7 +6623,7 @@ $$;
 -- Name: FUNCTION xls_recuperar(); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_recuperar() IS 'Orphan recovery, at application startup (after the workers of previous processes of the host are forgotten: app.worker_esquecer) every minute (pg_cron job xls_recuperar) and every 10 s by each live replica (JOBS_SWEEP_MS): PROCESSANDO held by a dead worker (app.worker heartbeat older than app.worker_timeout(), or no running job of its own) -> ERRO (alarmar); PENDENTE without a queued job -> queued again; open batches that can close are closed (with their FK retry). With several replicas only dead workers'' processings are touched. Returns what it did.';
+COMMENT ON FUNCTION public.xls_recuperar() IS 'Orphan recovery, at application startup (after the workers of previous processes of the host are forgotten: app.worker_esquecer) every minute (pg_cron job xls_recuperar) and every 10 s by each live replica (JOBS_SWEEP_MS): PROCESSANDO held by a dead worker (app.worker heartbeat older than app.worker_timeout(), or no running job of its own) -> ERRO (alarmar); PENDENTE without a queued job -> queued again; ERRO by a transient failure whose retry is due (retentar_em, set by xls_falhar with XL503) -> queued again; open batches that can close are closed (with their FK retry). With several replicas only dead workers'' processings are touched. Returns what it did.';
 
 
 --
@@ -8372,6 +8425,8 @@ CREATE TABLE public.xls_processamento (
     atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
     erro_codigo text,
     erro_anterior text,
+    retentar_em timestamp with time zone,
+    falhas_transitorias integer DEFAULT 0 NOT NULL,
     desfeito_em timestamp with time zone,
     desfeito_por text,
     exclusoes_aprovadas_em timestamp with time zone,
@@ -8597,6 +8652,20 @@ COMMENT ON COLUMN public.xls_processamento.erro_codigo IS 'Code of the failure t
 --
 
 COMMENT ON COLUMN public.xls_processamento.erro_anterior IS 'The error message the processing had when it was last sent back to the queue from ERRO (reprocess, batch retry); null when it was never resent from ERRO. While it is PENDENTE or PROCESSANDO again the list shows it among the errors ("reenviado — aguardando").';
+
+
+--
+-- Name: COLUMN xls_processamento.retentar_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.retentar_em IS 'When an ERRO by a transient failure (the object store or the database unreachable: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.';
+
+
+--
+-- Name: COLUMN xls_processamento.falhas_transitorias; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.falhas_transitorias IS 'Consecutive transient failures (XL503) of this processing; the retry waits 15 s x 2^(n-1) (at most 10 min) and stops after 5, alarming. Back to 0 on SUCESSO.';
 
 
 --
@@ -9786,6 +9855,13 @@ CREATE INDEX xls_processamento_recebido_idx ON public.xls_processamento USING bt
 
 
 --
+-- Name: xls_processamento_retentar_em; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX xls_processamento_retentar_em ON public.xls_processamento USING btree (retentar_em) WHERE (retentar_em IS NOT NULL);
+
+
+--
 -- Name: xls_processamento_status_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -10738,4 +10814,6 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261125110100'),
     ('20261125110200'),
     ('20261125300000'),
+    ('20261125500000'),
+    ('20261125500100'),
     ('20261125700000');

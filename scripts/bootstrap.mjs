@@ -22,10 +22,19 @@ function run(cmd, args, opts = {}) {
 const marker = join(root, 'node_modules', '.package-lock.json');
 const lock = join(root, 'package-lock.json');
 if (!existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs + 1000)) {
-  log('installing npm packages (npm ci)…');
   // the lock names every platform's optional builds (`npm run lock:refresh`), so npm ci
-  // needs nothing but package.json and package-lock.json
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  // needs nothing but package.json and package-lock.json. On a machine whose own Node is
+  // older than 24, npm would warn (EBADENGINE) about the project and a few packages: they run
+  // on the Node 24 that this install brings (devDependency "node"), not on the machine's, so
+  // the engine check is off and npm prints errors only (its warnings are not the newcomer's).
+  const ownMajor = Number(process.versions.node.split('.')[0]);
+  if (ownMajor < 24) {
+    log(`installing npm packages (npm ci); this machine's Node is ${process.version}: the project runs on the Node 24 it installs…`);
+    run('npm', ['ci', '--no-audit', '--no-fund', '--engine-strict=false', '--loglevel=error']);
+  } else {
+    log('installing npm packages (npm ci)…');
+    run('npm', ['ci', '--no-audit', '--no-fund']);
+  }
 }
 
 // 2. Debian packages, only when we start our own cluster.

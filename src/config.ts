@@ -144,7 +144,11 @@ export interface Config {
    * characters one cell or shared string keeps when a workbook is read (XLS_CELL_MAX_CHARS);
    * heap of the worker thread a spreadsheet is parsed in (XLS_LEITURA_HEAP_MB).
    */
-  xls: { limits: ArchiveLimits; chunkLinhas: number; maxCellChars: number; leituraHeapMb: number };
+  xls: {
+    limits: ArchiveLimits; chunkLinhas: number; maxCellChars: number; leituraHeapMb: number;
+    /** XLS_MERGE_OCIOSO_MAX_MS: a merge transaction idle this long is ended by Postgres (a stopped worker) */
+    mergeOciosoMaxMs: number;
+  };
   /**
    * TRUST_PROXY: addresses/CIDRs of the reverse proxies whose X-Forwarded-For is believed
    * (fastify's trustProxy). Empty: no proxy is trusted, req.ip is the socket's peer.
@@ -270,7 +274,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
     config: {
       env: appEnv,
       port: int(env, 'PORT', 3000, 0, 65535),
-      host: str(env, 'HOST') ?? '0.0.0.0',
+      host: hostPadrao(env, telas, warnings),
       databaseUrl,
       databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 2, 500),
       apiToken,
@@ -300,6 +304,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
         },
         maxCellChars: int(env, 'XLS_CELL_MAX_CHARS', 32_767, 1, 100_000_000),
         leituraHeapMb: int(env, 'XLS_LEITURA_HEAP_MB', 128, 16, 16_384),
+        mergeOciosoMaxMs: int(env, 'XLS_MERGE_OCIOSO_MAX_MS', 60_000, 1_000, 3_600_000),
         // rows per chunk; XLS_MERGE_LOTE_LINHAS is the legacy name ("lote" also meant the zip batch)
         chunkLinhas: int(env, legacyName(env, 'XLS_MERGE_CHUNK_LINHAS', 'XLS_MERGE_LOTE_LINHAS', warnings), 25_000, 1, 10_000_000),
       },
@@ -463,6 +468,21 @@ export function parseDocstoreUrl(raw: string): DocstoreAlvo {
   }
   throw new ConfigError(`REPLICATOR_DOCSTORE_URL deve começar com mongodb://, mongodb+srv:// ou postgres:// (recebido '${u.protocol}')`);
 }
+/**
+ * HOST, or by default every interface, except when the screens are open without login
+ * (bypass): then only loopback, unless HOST says otherwise (and then a warning).
+ */
+function hostPadrao(env: Env, telas: TelasConfig, warnings: string[]): string {
+  const host = str(env, 'HOST');
+  if (telas.modo !== 'bypass') return host ?? '0.0.0.0';
+  if (host === undefined) {
+    warnings.push('telas sem login: o serviço escuta só em 127.0.0.1 (loopback); defina HOST para escutar em outra interface');
+    return '127.0.0.1';
+  }
+  if (!/^(127\.|::1$|localhost$)/.test(host)) warnings.push(`telas sem login e HOST=${host}: qualquer pessoa que alcance esta interface usa as telas`);
+  return host;
+}
+
 const OIDC_VARS = ['OIDC_ISSUER_URL', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_DOMINIO', 'PUBLIC_BASE_URL'] as const;
 
 function loadTelasConfig(env: Env, appEnv: Config['env'], warnings: string[]): TelasConfig {

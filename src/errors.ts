@@ -40,4 +40,5 @@ export const STATUS_TITLES: Record<number, string> = {
   500: 'Erro interno',
   502: 'Falha em serviço externo',
   503: 'Serviço indisponível',
+  507: 'Armazenamento insuficiente',
 };

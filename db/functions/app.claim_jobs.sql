@@ -12,11 +12,11 @@ AS $function$
   )
   update app.job j
      set status = 'running', locked_by = p_worker, locked_at = now(),
-         attempts = j.attempts + 1, updated_at = now()
+         attempts = j.attempts + 1, epoch = j.epoch + 1, updated_at = now()
     from candidate
    where j.id = candidate.id
   returning j.*;
 $function$
 ;
 
-comment on function app.claim_jobs(text,text[],integer) is 'Claims up to p_max due jobs of the given kinds for one worker. Concurrent callers never receive the same job (FOR UPDATE SKIP LOCKED).';
+comment on function app.claim_jobs(text,text[],integer) is 'Claims up to p_max due jobs of the given kinds for one worker. Concurrent callers never receive the same job (FOR UPDATE SKIP LOCKED). Each claim increments epoch, the fencing token the worker passes back to app.complete_job / app.fail_job.';

@@ -9,7 +9,7 @@ begin
          erro_anterior = case when status = 'ERRO' then erro_mensagem end,
          avisos = '[]', linhas_rejeitadas = '[]', metricas = null,
          linhas_enviadas = null, linhas_efetivas = null, linhas_removidas = null,
-         fk_retentar = false, alarmar = false
+         fk_retentar = false, alarmar = false, retentar_em = null
    where id = p_id and status = any(p_de);
   if not found then
     return false;

@@ -43,6 +43,17 @@ begin
     v_reenf := v_reenf || v.id;
   end loop;
 
+  -- ERRO by a transient failure whose automatic retry is due -> queued again
+  for v in
+    select p.id from public.xls_processamento p
+     where p.status = 'ERRO' and p.retentar_em <= now()
+     order by p.retentar_em, p.id for update skip locked
+  loop
+    if app.xls_requeue(v.id) then
+      v_reenf := v_reenf || v.id;
+    end if;
+  end loop;
+
   -- open batches that can close (a safety net: transitions normally close them)
   for v in
     select l.id from public.xls_conjunto l where l.fechado_em is null order by l.recebido_em for update skip locked
@@ -57,4 +68,4 @@ end;
 $function$
 ;
 
-comment on function public.xls_recuperar() is 'Orphan recovery, at application startup (after the workers of previous processes of the host are forgotten: app.worker_esquecer) every minute (pg_cron job xls_recuperar) and every 10 s by each live replica (JOBS_SWEEP_MS): PROCESSANDO held by a dead worker (app.worker heartbeat older than app.worker_timeout(), or no running job of its own) -> ERRO (alarmar); PENDENTE without a queued job -> queued again; open batches that can close are closed (with their FK retry). With several replicas only dead workers'' processings are touched. Returns what it did.';
+comment on function public.xls_recuperar() is 'Orphan recovery, at application startup (after the workers of previous processes of the host are forgotten: app.worker_esquecer) every minute (pg_cron job xls_recuperar) and every 10 s by each live replica (JOBS_SWEEP_MS): PROCESSANDO held by a dead worker (app.worker heartbeat older than app.worker_timeout(), or no running job of its own) -> ERRO (alarmar); PENDENTE without a queued job -> queued again; ERRO by a transient failure whose retry is due (retentar_em, set by xls_falhar with XL503) -> queued again; open batches that can close are closed (with their FK retry). With several replicas only dead workers'' processings are touched. Returns what it did.';

@@ -3,7 +3,10 @@
  * One function per SQL function: SQL decides (dedup, transitions, merges, FK retry and
  * alarm policy); these only pass parameters and shape results (camelCase).
  */
+import { Readable } from 'node:stream';
+import type pg from 'pg';
 import * as db from 'zapatos/db';
+import { copyByteaFromFile, copyByteaOut } from './bytea-stream.js';
 
 import type { TipoPlanilha } from '../xlsx/types.js';
 
@@ -19,6 +22,9 @@ export const XLS_JOB_KIND = 'xls_processar';
 
 /** SQLSTATE of a transient foreign-key failure (META seller missing): pass it to xlsFalhar. */
 export const XL_FK_TRANSITORIA = 'XL424';
+
+/** The code passed to xlsFalhar for a transient failure (the object store or the database unreachable): SQL retries it by itself. */
+export const XL_TRANSITORIA = 'XL503';
 
 export interface ReciboItem {
   arquivo: string;
@@ -123,14 +129,27 @@ export async function xlsConjuntoAbrir(q: db.Queryable, o: { arquivo: string | n
   return row!.id;
 }
 
+/** A file on disk for the legacy column, COPYed into the transaction's temporary table (xlsReceber). */
+export interface ArquivoEmDisco { path: string; size: number }
+
 export async function xlsReceber(q: db.Queryable, o: {
   arquivo: string; checksum: string; tamanhoBytes: number;
-  objetoBucket?: string | null; arquivoBytes?: Buffer | null; conjuntoId?: string | null;
+  /** the bytes, or a file streamed to the server first (then q must be a client inside a transaction) */
+  objetoBucket?: string | null; arquivoBytes?: Buffer | ArquivoEmDisco | null; conjuntoId?: string | null;
   uploaderId?: string | null; uploaderNome?: string | null;
 }): Promise<Recebimento> {
+  let bytes: db.SQLFragment = db.sql`${db.param(Buffer.isBuffer(o.arquivoBytes) ? o.arquivoBytes : null)}::bytea`;
+  if (o.arquivoBytes && !Buffer.isBuffer(o.arquivoBytes)) {
+    // never held by the service: the file goes to the server by COPY, SQL reads it from there
+    const client = q as pg.PoolClient;
+    await client.query('create temp table if not exists xls_entrada_bytes (b bytea) on commit drop');
+    await client.query('truncate pg_temp.xls_entrada_bytes');
+    await copyByteaFromFile(client, 'pg_temp.xls_entrada_bytes', o.arquivoBytes.path, o.arquivoBytes.size);
+    bytes = db.sql`(select b from pg_temp.xls_entrada_bytes)`;
+  }
   const [r] = await db.sql<db.SQL, Array<{ arquivo: string; processamento_id: string | null; status: StatusEntrada; motivo: string | null; objeto_chave: string | null; armazenar_objeto: boolean }>>`
     select * from public.xls_receber(${db.param(o.arquivo)}, ${db.param(o.checksum)}, ${db.param(o.tamanhoBytes)}::bigint,
-      ${db.param(o.objetoBucket ?? null)}, ${db.param(o.arquivoBytes ?? null)}::bytea, ${db.param(o.conjuntoId ?? null)}::uuid,
+      ${db.param(o.objetoBucket ?? null)}, ${bytes}, ${db.param(o.conjuntoId ?? null)}::uuid,
       ${db.param(o.uploaderId ?? null)}, ${db.param(o.uploaderNome ?? null)})`.run(q);
   return {
     arquivo: r!.arquivo, processamentoId: r!.processamento_id, status: r!.status, motivo: r!.motivo,
@@ -169,11 +188,32 @@ export async function xlsIniciar(q: db.Queryable, id: string, worker: string): P
   };
 }
 
-/** The legacy column (storage modes PSQL / PSQL_OBJSTORE); null when absent. */
-export async function xlsArquivoBytes(q: db.Queryable, id: string): Promise<Buffer | null> {
-  const [r] = await db.sql<db.SQL, Array<{ b: Buffer | null }>>`
-    select arquivo_bytes as b from public.xls_processamento where id = ${db.param(id)}::uuid`.run(q);
-  return r?.b ?? null;
+/**
+ * The legacy column (storage modes PSQL / PSQL_OBJSTORE) as a stream of its bytes, never
+ * held whole (COPY binary out, on a client of its own released at the end); null when the
+ * column is empty.
+ */
+export async function xlsArquivoBytesStream(pool: pg.Pool, id: string): Promise<Readable | null> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw new Error(`id inválido: ${id}`);
+  const client = await pool.connect();
+  try {
+    const { rows } = await client.query<{ tem: boolean }>('select arquivo_bytes is not null as tem from public.xls_processamento where id = $1', [id]);
+    if (!rows[0]?.tem) { client.release(); return null; }
+  } catch (err) {
+    client.release();
+    throw err;
+  }
+  async function* bytes(): AsyncGenerator<Buffer> {
+    let done = false;
+    try {
+      yield* copyByteaOut(client, `select arquivo_bytes from public.xls_processamento where id = '${id}'::uuid`);
+      done = true;
+    } finally {
+      // a COPY failed or left half-read leaves the connection unusable: destroy it
+      client.release(done ? undefined : new Error('COPY do arquivo original interrompido'));
+    }
+  }
+  return Readable.from(bytes(), { objectMode: false });
 }
 
 export async function xlsDefinirTipo(q: db.Queryable, id: string, worker: string, tipo: TipoPlanilha): Promise<void> {
@@ -203,11 +243,12 @@ export async function xlsMergeChunk(q: db.Queryable, id: string, meta: Record<st
   return r!.n;
 }
 
+/** `execucao`: the fencing token (execucoes returned by xlsIniciar); a write of an older run is refused (XL409). */
 export async function xlsConcluir(q: db.Queryable, id: string, worker: string,
-  o: { linhasRejeitadas?: LinhaRejeitadaEntrada[]; avisos?: AvisoEntrada[] } = {}): Promise<Desfecho> {
+  o: { linhasRejeitadas?: LinhaRejeitadaEntrada[]; avisos?: AvisoEntrada[]; execucao?: number | null } = {}): Promise<Desfecho> {
   const [r] = await db.sql<db.SQL, DesfechoRow[]>`
     select * from public.xls_concluir(${db.param(id)}::uuid, ${db.param(worker)},
-      ${json(o.linhasRejeitadas ?? [])}::jsonb, ${json(o.avisos ?? [])}::jsonb)`.run(q);
+      ${json(o.linhasRejeitadas ?? [])}::jsonb, ${json(o.avisos ?? [])}::jsonb, ${db.param(o.execucao ?? null)}::integer)`.run(q);
   return toDesfecho(r!);
 }
 
@@ -218,12 +259,13 @@ export async function xlsIgnorar(q: db.Queryable, id: string, worker: string, mo
 }
 
 /** PROCESSANDO -> ERRO; pass the failure's SQLSTATE (err.code) so SQL applies the FK policy. */
+/** `execucao`: the fencing token (execucoes returned by xlsIniciar); a write of an older run is refused (XL409). */
 export async function xlsFalhar(q: db.Queryable, id: string, worker: string, o: {
-  motivo: string; sqlstate?: string | null; linhasRejeitadas?: LinhaRejeitadaEntrada[]; avisos?: AvisoEntrada[];
+  motivo: string; sqlstate?: string | null; linhasRejeitadas?: LinhaRejeitadaEntrada[]; avisos?: AvisoEntrada[]; execucao?: number | null;
 }): Promise<Desfecho> {
   const [r] = await db.sql<db.SQL, DesfechoRow[]>`
     select * from public.xls_falhar(${db.param(id)}::uuid, ${db.param(worker)}, ${db.param(o.motivo)}, ${db.param(o.sqlstate ?? null)},
-      ${json(o.linhasRejeitadas ?? [])}::jsonb, ${json(o.avisos ?? [])}::jsonb)`.run(q);
+      ${json(o.linhasRejeitadas ?? [])}::jsonb, ${json(o.avisos ?? [])}::jsonb, ${db.param(o.execucao ?? null)}::integer)`.run(q);
   return toDesfecho(r!);
 }
 

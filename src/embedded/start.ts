@@ -4,7 +4,9 @@
  * DATABASE_URL is unset, an S3-compatible store when the storage mode needs one and no
  * S3_ENDPOINT/S3_BUCKET is set, and development tokens when none are set and the database
  * is the embedded one (with DATABASE_URL set, a missing BI_COMERCIAL_XLS_API_TOKEN refuses
- * the boot). A second run reuses the data. Ctrl-C stops the service first (it releases its
+ * the boot). The object store runs as a child process (its memory is not the service's).
+ * Without OIDC the screens open without login: the service then listens on loopback only
+ * unless HOST is set (src/config.ts). A second run reuses the data. Ctrl-C stops the service first (it releases its
  * jobs), then what it started; the embedded Postgres runs in a session of its own, out of
  * reach of the terminal's Ctrl-C, and stops by itself if this process dies.
  */
@@ -22,14 +24,27 @@ import { seedDemoCatalogue } from './demo-catalogo.js';
 const dataDir = process.env.APP_DATA_DIR ?? join(projectRoot, '.data');
 const say = (msg: string) => process.stderr.write(`[start] ${msg}\n`);
 
+/**
+ * The development secrets, generated once and kept in .data/dev-secrets.json (0600): the API
+ * and ERP tokens, the import page's `k` and the replication reset's confirmation, so that
+ * every page works on a first run. A file from an older run gains the secrets it lacks.
+ */
 function devSecrets(): Record<string, string> {
   const file = join(dataDir, 'dev-secrets.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
-  const secrets = {
-    BI_COMERCIAL_XLS_API_TOKEN: `dev-${randomBytes(18).toString('base64url')}`,
-    ERP_SYNC_ACCESS_TOKEN: `dev-erp-${randomBytes(18).toString('base64url')}`,
+  const secrets: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as Record<string, string> : {};
+  const wanted: Record<string, string> = {
+    BI_COMERCIAL_XLS_API_TOKEN: 'dev-',
+    ERP_SYNC_ACCESS_TOKEN: 'dev-erp-',
+    XLS_IMPORTAR_TOKEN: 'dev-importar-',
+    REPLICATOR_CONFIRM_SECRET: 'dev-reset-',
   };
-  writeFileSync(file, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 });
+  let changed = false;
+  for (const [k, prefix] of Object.entries(wanted)) {
+    if (secrets[k]) continue;
+    secrets[k] = `${prefix}${randomBytes(18).toString('base64url')}`;
+    changed = true;
+  }
+  if (changed) writeFileSync(file, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 });
   return secrets;
 }
 
@@ -67,7 +82,7 @@ async function run(): Promise<void> {
       Object.assign(env, {
         S3_ENDPOINT: s3.endpoint, S3_BUCKET: s3.bucket, S3_ACCESS_KEY_ID: s3.accessKeyId, S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
       });
-      say(`object store embutido em ${s3.endpoint} (bucket ${s3.bucket}, dados em ${join(dataDir, 's3')})`);
+      say(`object store embutido em ${s3.endpoint} (processo ${s3.pid}, bucket ${s3.bucket}, dados em ${join(dataDir, 's3')})`);
     }
     // development tokens only alongside the embedded database: against a configured
     // DATABASE_URL the service is someone's real one, and an absent
@@ -81,13 +96,22 @@ async function run(): Promise<void> {
     const svc = await startService(env);
     const demo = await seedDemoCatalogue(svc.ctx.pool, svc.ctx.config.env);
     if (demo) say(`catálogo vazio: catálogo de demonstração carregado (${demo.variantes_inseridas} variantes, db/seeds/catalogo-demo.json)`);
-    const base = `http://localhost:${new URL(svc.url).port}`;
+    const host = svc.ctx.config.host;
+    const base = `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${new URL(svc.url).port}`;
     say('pronto.');
     say(`  serviço:        ${base}  (saúde: ${base}/health)`);
     say(`  banco:          ${env.DATABASE_URL}`);
     if (pgServer) {
       say(`  token da API:   ${env.BI_COMERCIAL_XLS_API_TOKEN}   (Authorization: Bearer …)`);
       say(`  token do ERP:   ${env.ERP_SYNC_ACCESS_TOKEN ?? '(não definido: /sync/erp recusa tudo)'}`);
+      say(`  importação:     ${env.XLS_IMPORTAR_TOKEN ? `${base}/xls/importar?k=${encodeURIComponent(env.XLS_IMPORTAR_TOKEN)}` : '(XLS_IMPORTAR_TOKEN não definida: a página responde 503)'}`);
+      say(`  reset (X-Confirm-Nuke): ${env.REPLICATOR_CONFIRM_SECRET ?? '(não definido: o reset responde 503)'}`);
+      say(`  segredos de desenvolvimento em ${join(dataDir, 'dev-secrets.json')}`);
+    }
+    if (svc.ctx.config.telas.modo === 'bypass') {
+      say(svc.ctx.config.host === '127.0.0.1'
+        ? '  telas SEM LOGIN (OIDC_* não definidas): escutando só em 127.0.0.1; defina HOST para outra interface (e OIDC_* antes de expor)'
+        : `  telas SEM LOGIN (OIDC_* não definidas) e HOST=${svc.ctx.config.host}: quem alcançar este endereço usa as telas`);
     }
     say('  Ctrl-C encerra tudo.');
     installSignalHandlers(svc.stop, stopEmbedded);

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Listener } from './listener.js';
+import { comBanco } from '../db/indisponivel.js';
 
 export interface Job {
   id: number;
@@ -20,6 +21,8 @@ export interface Job {
   payload: Record<string, unknown>;
   attempts: number;
   max_attempts: number;
+  /** fencing token of this claim (app.job.epoch), passed back to complete_job / fail_job */
+  epoch?: number;
 }
 
 export interface JobContext {
@@ -105,7 +108,7 @@ export class JobRunner {
       let jobs: Job[];
       try {
         const res = await this.pool.query<Job>(
-          'select id, kind, payload, attempts, max_attempts from app.claim_jobs($1, $2, $3)',
+          'select id, kind, payload, attempts, max_attempts, epoch from app.claim_jobs($1, $2, $3)',
           [this.workerId, this.kinds, free]);
         jobs = res.rows;
       } catch (err) {
@@ -123,38 +126,25 @@ export class JobRunner {
     const promise = (async () => {
       try {
         await this.handlers[job.kind]!(job, { signal: abort.signal, workerId: this.workerId, log });
-        await this.pool.query('select app.complete_job($1, $2)', [this.workerId, job.id]);
+        // the outcome is written even across a database restart: a job left 'running' by a
+        // live worker would never be rescued
+        await comBanco(() => this.pool.query('select app.complete_job($1, $2, $3)', [this.workerId, job.id, job.epoch ?? null]),
+          { onRetry: () => log.warn('banco indisponível: nova tentativa de concluir o job') });
       } catch (err) {
         if (abort.signal.aborted && this.stopping) return; // released below, not a failure
-        const status = await this.recordFailure(job, err, log);
+        const status = await comBanco(() => this.pool.query<{ s: string | null }>('select app.fail_job($1, $2, $3, $4) as s',
+          [this.workerId, job.id, err instanceof Error ? err.message : String(err), job.epoch ?? null]),
+        { onRetry: () => log.warn('banco indisponível: nova tentativa de registrar a falha do job') }).then((r) => r.rows[0]?.s ?? null).catch(() => 'sem registro' as const);
         if (status === 'failed') log.error({ err, attempts: job.attempts }, 'job falhou definitivamente');
-        else log.warn({ err, attempts: job.attempts }, 'job falhou; nova tentativa agendada');
+        else if (status === 'pending') log.warn({ err, attempts: job.attempts }, 'job falhou; nova tentativa agendada');
+        else if (status === 'sem registro') log.error({ err }, 'job falhou e a falha não pôde ser registrada (banco indisponível)');
+        else log.warn({ err, epoch: job.epoch }, 'job falhou, mas já não é deste worker (foi retomado depois que ele parou de responder): desfecho descartado');
       }
     })().finally(() => {
       this.running.delete(job.id);
       this.wake();
     });
     this.running.set(job.id, { promise, abort });
-  }
-
-  /**
-   * app.fail_job, retried while the database does not answer (a restart, a failover): a job
-   * whose outcome is never recorded would stay 'running' under this live worker for ever, and
-   * a coalescing job (unique key) would then never be enqueued again. On stop, release_jobs
-   * returns it instead.
-   */
-  private async recordFailure(job: Job, err: unknown, log: FastifyBaseLogger): Promise<string | null> {
-    for (let delay = 500; ; delay = Math.min(delay * 2, 10_000)) {
-      try {
-        const r = await this.pool.query<{ s: string | null }>('select app.fail_job($1, $2, $3) as s',
-          [this.workerId, job.id, err instanceof Error ? err.message : String(err)]);
-        return r.rows[0]?.s ?? null;
-      } catch (dbErr) {
-        if (this.stopping) return null;
-        log.warn({ err: dbErr }, 'falha ao registrar o resultado do job (banco indisponível?); tentando de novo');
-        await new Promise((r) => setTimeout(r, delay));
-      }
-    }
   }
 
   /** Graceful stop: no new claims; wait up to graceMs; abort the rest and release them. */

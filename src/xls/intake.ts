@@ -8,7 +8,7 @@
  * back: 503 and no row stays.
  */
 import { createReadStream } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import type { AppContext } from '../context.js';
 import { HttpProblem } from '../errors.js';
 import { ObjectStoreUnavailable } from '../integrations/objstore.js';
@@ -45,8 +45,8 @@ async function receberArquivo(ctx: AppContext, client: pg.PoolClient, arquivo: s
   const r = await xlsReceber(client, {
     arquivo, checksum: file.sha256, tamanhoBytes: file.size,
     objetoBucket: storeObjects ? ctx.objstore!.bucket : null,
-    // the legacy column takes the bytes as one parameter: one entry at a time is held, in PSQL modes only
-    arquivoBytes: writesColumn(ctx) ? await readFile(file.path) : null,
+    // the legacy column (PSQL modes) is COPYed from the file to the server: never held here
+    arquivoBytes: writesColumn(ctx) ? { path: file.path, size: file.size } : null,
     conjuntoId, uploaderId: uploader?.id, uploaderNome: uploader?.nome,
   });
   if (r.armazenarObjeto && r.objetoChave) {
@@ -56,8 +56,9 @@ async function receberArquivo(ctx: AppContext, client: pg.PoolClient, arquivo: s
 }
 
 /**
- * `upload`: the file spooled by the route (path, size, SHA-256), or bytes already in memory
- * (a batch packed on the server, e.g. by the manual import page), spooled here first.
+ * `upload`: the file spooled by the route (path, size, SHA-256) — the API's upload, or the
+ * batch the manual import page packed from its parts — or bytes already in memory (tests),
+ * spooled here first.
  */
 export async function receberUpload(ctx: AppContext, filename: string, input: Spooled | Buffer,
   opts: { uploader?: Uploader | null; limits?: Partial<ArchiveLimits>; tmp?: TempDir } = {}): Promise<{ recibo: Recibo; enfileirados: number }> {

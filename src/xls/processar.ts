@@ -7,7 +7,7 @@ import type pg from 'pg';
 import type { AppContext } from '../context.js';
 import type { JobHandler } from '../jobs/runner.js';
 import {
-  xlsConcluir, xlsDefinirTipo, xlsFalhar, xlsIgnorar, xlsIniciar, xlsMerge, xlsMergeChunk, xlsProgresso, xlsStagingPreparar,
+  XL_TRANSITORIA, xlsConcluir, xlsDefinirTipo, xlsFalhar, xlsIgnorar, xlsIniciar, xlsMerge, xlsMergeChunk, xlsProgresso, xlsStagingPreparar,
   type Aviso, type Desfecho, type ProcessamentoIniciado, type ResultadoMerge, type StagingTabela,
 } from '../db/xls.js';
 import { reportWarning } from '../integrations/errtracker.js';
@@ -16,6 +16,8 @@ import { ExecLog } from './execlog.js';
 import { IsolatedParse } from './isolated-parse.js';
 import { gravarChunks, chunksCopia } from './chunks.js';
 import { readOriginalToFile } from './storage.js';
+import { ObjectStoreUnavailable } from '../integrations/objstore.js';
+import { bancoIndisponivel, comBanco } from '../db/indisponivel.js';
 import { TempDir } from './spool.js';
 
 /**
@@ -90,17 +92,21 @@ async function mergeIsolated(ctx: AppContext, p: ProcessamentoIniciado, workerId
   }
   if (!p.tipo) await xlsDefinirTipo(ctx.pool, p.id, workerId, tipo);
   log.line(`tipo ${tipo}`);
-  const meta = await reader.meta();
+  // the fencing token of this run: the merge entry check and xls_concluir refuse an older run
+  const meta = { ...await reader.meta(), execucao: p.execucoes };
   const client = await ctx.pool.connect();
   try {
     await client.query('begin');
+    // a worker stopped mid-merge (SIGSTOP, a frozen VM) must not hold the processing's lock
+    // and the bi_* tables for ever: Postgres ends its transaction after this idle time
+    await client.query(`select set_config('idle_in_transaction_session_timeout', $1, true)`, [`${ctx.config.xls.mergeOciosoMaxMs}ms`]);
     const progresso = relatorProgresso(ctx, p.id, workerId, (err) => log.line(`progresso não registrado: ${errMessage(err)}`));
     const { r } = await mergeNaTransacao(client, p.id, tipo, meta, reader, log, {
       aoChunk: (lidas) => progresso.reportar(lidas),
       // the last count lands while the run is PROCESSANDO; the reader's invalid rows stay on an ERRO
       antesDoFim: async (errors) => { await progresso.esvaziar(); leitura.erros = errors; },
     });
-    const d = await xlsConcluir(client, p.id, workerId);
+    const d = await xlsConcluir(client, p.id, workerId, { execucao: p.execucoes });
     await client.query('commit');
     reportVehicleDefence(p, r.avisos);
     return d;
@@ -166,11 +172,17 @@ export function xlsProcessarHandler(ctx: AppContext): JobHandler {
       const original = await readOriginalToFile(ctx, p, tmp.file('.original'));
       d = await merge(ctx, p, workerId, log, original, leitura);
     } catch (err) {
-      // XL415: the file is not a readable spreadsheet (the screens say: save it again from Excel)
-      const code = err instanceof WorkbookError ? 'XL415' : (err as { code?: unknown }).code;
+      // XL415: the file is not a readable spreadsheet (the screens say: save it again from Excel);
+      // the object store or the database unreachable is transient: SQL retries it by itself
+      const banco = bancoIndisponivel(err);
+      const code = err instanceof WorkbookError ? 'XL415'
+        : err instanceof ObjectStoreUnavailable || banco ? XL_TRANSITORIA : (err as { code?: unknown }).code;
       const sqlstate = typeof code === 'string' ? code : null;
-      log.line(`falha: ${errMessage(err)}${sqlstate ? ` [${sqlstate}]` : ''}`);
-      d = await xlsFalhar(ctx.pool, id, workerId, { motivo: errMessage(err), sqlstate, linhasRejeitadas: leitura.erros });
+      const motivo = banco ? `banco de dados indisponível durante o processamento: ${errMessage(err)}` : errMessage(err);
+      log.line(`falha: ${motivo}${sqlstate ? ` [${sqlstate}]` : ''}`);
+      // the ERRO is written once the database answers again (a restart, a failover)
+      d = await comBanco(() => xlsFalhar(ctx.pool, id, workerId, { motivo, sqlstate, linhasRejeitadas: leitura.erros, execucao: p.execucoes }),
+        { onRetry: () => jobLog.warn({ processamentoId: id }, 'banco indisponível: nova tentativa de registrar a falha do processamento') });
     } finally {
       await tmp?.remove();
     }

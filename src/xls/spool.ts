@@ -2,12 +2,13 @@
  * Temporary files of the intake: an upload body, a zip entry being extracted, an original
  * read back for processing. A stream is written to disk while its SHA-256 and size are
  * computed, so a file is never held whole in memory; the caller removes the directory
- * (`TempDir.remove`) when done, also on failure.
+ * (`TempDir.remove`) when done, also on failure. A full disk is a 507 problem (discoCheio).
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { HttpProblem } from '../errors.js';
 
 export interface Spooled {
@@ -15,6 +16,8 @@ export interface Spooled {
   size: number;
   /** SHA-256 in hex */
   sha256: string;
+  /** CRC-32 (as a zip records it), when asked for */
+  crc32?: number;
 }
 
 /** Thrown by `spool` when the source passes `maxBytes` (the file is left partial: remove the dir). */
@@ -33,13 +36,32 @@ export class SpoolSourceError extends Error {
   }
 }
 
+/** The codes of a full (or quota-bound) disk. */
+const DISCO_CHEIO = new Set(['ENOSPC', 'EDQUOT']);
+
+/**
+ * A full temporary disk (TMPDIR) as the problem the client sees: 507, nothing stored, try
+ * again later. Anything else is returned as is.
+ */
+export function discoCheio(err: unknown): unknown {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string' || !DISCO_CHEIO.has(code)) return err;
+  return new HttpProblem(507, 'Armazenamento insuficiente',
+    `o disco temporário do serviço está cheio (${code}): nada foi gravado; reenvie em alguns minutos`,
+    'disco_temporario_cheio', { retryAfter: 60 });
+}
+
 export class TempDir {
   private n = 0;
   private constructor(readonly path: string) {}
 
   /** A fresh directory under the system's temporary directory (TMPDIR). */
   static async create(prefix = 'bi-xls-'): Promise<TempDir> {
-    return new TempDir(await mkdtemp(join(tmpdir(), prefix)));
+    try {
+      return new TempDir(await mkdtemp(join(tmpdir(), prefix)));
+    } catch (err) {
+      throw discoCheio(err);
+    }
   }
 
   /** A new file name inside the directory (nothing is created). */
@@ -58,9 +80,11 @@ export class TempDir {
  * `maxBytes` throws SpoolTooLarge at once (the rest is not read); an error of the source
  * is a SpoolSourceError, one of the disk is thrown as is.
  */
-export async function spool(source: AsyncIterable<Buffer>, path: string, maxBytes = Number.MAX_SAFE_INTEGER): Promise<Spooled> {
+export async function spool(source: AsyncIterable<Buffer>, path: string, maxBytes = Number.MAX_SAFE_INTEGER,
+  opts: { crc32?: boolean } = {}): Promise<Spooled> {
   const hash = createHash('sha256');
-  const fh = await open(path, 'wx');
+  let crc = 0;
+  const fh = await open(path, 'wx').catch((err: unknown) => { throw discoCheio(err); });
   let size = 0;
   try {
     const it = source[Symbol.asyncIterator]();
@@ -80,11 +104,17 @@ export async function spool(source: AsyncIterable<Buffer>, path: string, maxByte
         throw new SpoolTooLarge(maxBytes);
       }
       hash.update(chunk);
+      if (opts.crc32) crc = crc32(chunk, crc);
       let at = 0;
-      while (at < chunk.length) at += (await fh.write(chunk, at, chunk.length - at)).bytesWritten;
+      try {
+        while (at < chunk.length) at += (await fh.write(chunk, at, chunk.length - at)).bytesWritten;
+      } catch (err) {
+        await it.return?.().catch(() => undefined);
+        throw discoCheio(err);
+      }
     }
   } finally {
     await fh.close();
   }
-  return { path, size, sha256: hash.digest('hex') };
+  return { path, size, sha256: hash.digest('hex'), ...(opts.crc32 ? { crc32: crc >>> 0 } : {}) };
 }

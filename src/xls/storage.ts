@@ -8,7 +8,7 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import { ObjectStoreUnavailable } from '../integrations/objstore.js';
-import { xlsArquivoBytes } from '../db/xls.js';
+import { xlsArquivoBytesStream } from '../db/xls.js';
 import { SpoolSourceError, SpoolTooLarge, spool } from './spool.js';
 
 export function writesColumn(ctx: AppContext): boolean {
@@ -26,63 +26,49 @@ export class OriginalIndisponivel extends Error {
   }
 }
 
-/** The original as a stream (download) — from the store when the mode reads it, else the column. */
-export async function openOriginal(ctx: AppContext, p: { id: string; objetoChave: string | null }): Promise<Readable | Buffer> {
+/** Where an original comes from: the object store, or the legacy column. */
+type Origem = 'objstore' | 'coluna';
+
+async function abrir(ctx: AppContext, p: { id: string; objetoChave: string | null }): Promise<{ stream: Readable; origem: Origem }> {
   if (writesObjectStore(ctx) && p.objetoChave) {
     try {
-      return await ctx.objstore!.get(p.objetoChave);
+      return { stream: await ctx.objstore!.get(p.objetoChave), origem: 'objstore' };
     } catch (err) {
       if (!(err instanceof ObjectStoreUnavailable) || ctx.config.storage.mode === 'OBJSTORE') throw err;
       // PSQL_OBJSTORE: the column still has the bytes
     }
   }
-  const bytes = await xlsArquivoBytes(ctx.pool, p.id);
-  if (!bytes) throw new OriginalIndisponivel('o arquivo original não está guardado neste modo de armazenamento');
-  return bytes;
+  const stream = await xlsArquivoBytesStream(ctx.pool, p.id);
+  if (!stream) throw new OriginalIndisponivel('o arquivo original não está guardado neste modo de armazenamento');
+  return { stream, origem: 'coluna' };
+}
+
+/** The original as a stream (download) — from the store when the mode reads it, else the column (streamed too). */
+export async function openOriginal(ctx: AppContext, p: { id: string; objetoChave: string | null }): Promise<Readable> {
+  return (await abrir(ctx, p)).stream;
 }
 
 /**
- * The original for processing, without holding it in memory when it comes from the object
- * store: streamed into `path` (a temporary file the caller removes), whose name is returned;
- * the reader then opens it as a random-access file. From the legacy column (PSQL mode, or the
- * store down in PSQL_OBJSTORE) the driver has already returned it as one Buffer, returned as is.
- * The size must match the recorded one.
+ * The original for processing, never held in memory: streamed into `path` (a temporary file
+ * the caller removes) from the object store or the legacy column; the reader then opens it
+ * as a random-access file. The size must match the recorded one. A failure of the object
+ * store while reading is ObjectStoreUnavailable (transient).
  */
 export async function readOriginalToFile(ctx: AppContext, p: { id: string; objetoChave: string | null; objetoTamanhoBytes?: number | null },
-  path: string): Promise<string | Buffer> {
-  const src = await openOriginal(ctx, p);
-  if (Buffer.isBuffer(src)) return src;
+  path: string): Promise<string> {
+  const { stream: src, origem } = await abrir(ctx, p);
+  const onde = origem === 'objstore' ? 'no object store' : 'no banco';
   const size = p.objetoTamanhoBytes;
   let file;
   try {
     file = await spool(src as AsyncIterable<Buffer>, path, size ?? undefined);
   } catch (err) {
     src.destroy();
-    if (err instanceof SpoolTooLarge) throw new Error(`o original no object store tem mais que os ${size} bytes registrados`);
-    if (err instanceof SpoolSourceError) throw new ObjectStoreUnavailable(err.cause);
+    if (err instanceof SpoolTooLarge) throw new Error(`o original ${onde} tem mais que os ${size} bytes registrados`);
+    if (err instanceof SpoolSourceError && origem === 'objstore') throw new ObjectStoreUnavailable(err.cause);
+    if (err instanceof SpoolSourceError) throw err.cause;
     throw err;
   }
-  if (size != null && file.size !== size) throw new Error(`o original no object store tem ${file.size} bytes, não os ${size} registrados`);
+  if (size != null && file.size !== size) throw new Error(`o original ${onde} tem ${file.size} bytes, não os ${size} registrados`);
   return file.path;
-}
-
-/**
- * The whole original in memory (kept for callers that need the bytes; the job uses
- * readOriginalToFile). A stream from the store is collected into one buffer of the recorded size.
- */
-export async function readOriginal(ctx: AppContext, p: { id: string; objetoChave: string | null; objetoTamanhoBytes?: number | null }): Promise<Buffer> {
-  const src = await openOriginal(ctx, p);
-  if (Buffer.isBuffer(src)) return src;
-  const chunks: Buffer[] = [];
-  let at = 0;
-  for await (const chunk of src as AsyncIterable<Buffer>) {
-    at += chunk.length;
-    if (p.objetoTamanhoBytes != null && at > p.objetoTamanhoBytes) {
-      src.destroy();
-      throw new Error(`o original no object store tem mais que os ${p.objetoTamanhoBytes} bytes registrados`);
-    }
-    chunks.push(chunk);
-  }
-  if (p.objetoTamanhoBytes != null && at !== p.objetoTamanhoBytes) throw new Error(`o original no object store tem ${at} bytes, não os ${p.objetoTamanhoBytes} registrados`);
-  return Buffer.concat(chunks, at);
 }

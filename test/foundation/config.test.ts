@@ -22,6 +22,20 @@ describe('configuration', () => {
     expect(err?.stderr).toContain('BI_COMERCIAL_XLS_API_TOKEN');
   });
 
+  it('screens open without login: loopback unless HOST is set (then a warning); with login or in production every interface', () => {
+    const semLogin = loadConfig({ ...base, S3_FILE_STORAGE: 'PSQL' });
+    expect(semLogin.config.telas.modo).toBe('bypass');
+    expect(semLogin.config.host).toBe('127.0.0.1');
+    expect(semLogin.warnings.join('\n')).toContain('escuta só em 127.0.0.1');
+    const exposto = loadConfig({ ...base, S3_FILE_STORAGE: 'PSQL', HOST: '0.0.0.0' });
+    expect(exposto.config.host).toBe('0.0.0.0');
+    expect(exposto.warnings.join('\n')).toContain('telas sem login e HOST=0.0.0.0');
+    expect(loadConfig({ ...base, S3_FILE_STORAGE: 'PSQL', HOST: '127.0.0.1' }).warnings.join('\n')).not.toContain('HOST=');
+    expect(loadConfig({ ...base, S3_FILE_STORAGE: 'PSQL', NODE_ENV: 'production' }).config.host).toBe('0.0.0.0');
+    const oidc = { OIDC_ISSUER_URL: 'http://127.0.0.1:9/', OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's', OIDC_DOMINIO: 'empresa.com.br', PUBLIC_BASE_URL: 'http://127.0.0.1:3000' };
+    expect(loadConfig({ ...base, ...oidc, S3_FILE_STORAGE: 'PSQL' }).config.host).toBe('0.0.0.0');
+  });
+
   it('PSQL storage needs no object-store credentials', () => {
     const { config } = loadConfig({ ...base, S3_FILE_STORAGE: 'PSQL' });
     expect(config.storage.mode).toBe('PSQL');

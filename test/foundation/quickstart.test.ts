@@ -1,7 +1,8 @@
 /**
- * `npm start` on embedded defaults: its own Postgres and object store under the data
- * directory, migrations, printed URL and tokens; Ctrl-C stops everything; a second start
- * reuses the data.
+ * `npm start` on embedded defaults: its own Postgres and object store (a child process)
+ * under the data directory, migrations, printed URL, tokens and development secrets of every
+ * page; without HOST nor OIDC it listens on loopback only and says so; Ctrl-C stops
+ * everything; a second start reuses the data.
  */
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -11,15 +12,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/paths.js';
 
-interface Started { out: () => string; base: string; token: string; pgPort: number; stop(): Promise<number | null>; kill(): Promise<void> }
+interface Started { out: () => string; base: string; token: string; pgPort: number; s3Port: number; stop(): Promise<number | null>; kill(): Promise<void> }
 
-async function start(dataDir: string): Promise<Started> {
+async function start(dataDir: string, host: string | undefined = '127.0.0.1'): Promise<Started> {
   // in a process group of its own, like a terminal's foreground job: Ctrl-C is a SIGINT
   // to the whole group
   const child = spawn(process.execPath, ['scripts/bootstrap.mjs', 'start'], {
     cwd: projectRoot,
     detached: true,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, APP_DATA_DIR: dataDir, EMBEDDED_PG_PORT: '0', EMBEDDED_S3_PORT: '0', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, APP_DATA_DIR: dataDir, EMBEDDED_PG_PORT: '0', EMBEDDED_S3_PORT: '0', PORT: '0', ...(host ? { HOST: host } : {}), LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -34,8 +35,9 @@ async function start(dataDir: string): Promise<Started> {
   const base = /serviço:\s+(\S+)/.exec(out)![1]!;
   const token = /token da API:\s+(\S+)/.exec(out)![1]!;
   const pgPort = Number(/127\.0\.0\.1:(\d+)/.exec(out)![1]);
+  const s3Port = Number(/object store embutido em http:\/\/127\.0\.0\.1:(\d+) \(processo \d+/.exec(out)![1]);
   return {
-    out: () => out, base, token, pgPort,
+    out: () => out, base, token, pgPort, s3Port,
     stop: async () => { process.kill(-child.pid!, 'SIGINT'); return exited; },
     kill: async () => { process.kill(-child.pid!, 'SIGKILL'); await exited; },
   };
@@ -80,7 +82,20 @@ describe('npm start on embedded defaults', () => {
       const pgLog = readFileSync(join(dataDir, 'pg', 'postgres.log'), 'utf8');
       expect(pgLog).not.toContain('terminating connection due to administrator command');
 
-      const second = await start(dataDir);
+      // development secrets for every page, printed and kept beside the tokens
+      const secrets = JSON.parse(readFileSync(join(dataDir, 'dev-secrets.json'), 'utf8')) as Record<string, string>;
+      expect(Object.keys(secrets).sort()).toEqual(['BI_COMERCIAL_XLS_API_TOKEN', 'ERP_SYNC_ACCESS_TOKEN', 'REPLICATOR_CONFIRM_SECRET', 'XLS_IMPORTAR_TOKEN']);
+      expect(first.out()).toContain(`importação:     ${first.base}/xls/importar?k=${encodeURIComponent(secrets.XLS_IMPORTAR_TOKEN!)}`);
+      expect(first.out()).toContain(`reset (X-Confirm-Nuke): ${secrets.REPLICATOR_CONFIRM_SECRET}`);
+
+      // without HOST and without OIDC (screens open without login): loopback only, and it says so
+      const second = await start(dataDir, undefined);
+      expect(second.base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(second.out()).toContain('telas SEM LOGIN (OIDC_* não definidas): escutando só em 127.0.0.1');
+      expect(second.out()).toMatch(/Server listening at http:\/\/127\.0\.0\.1:\d+/);
+      expect(second.out()).not.toMatch(/Server listening at http:\/\/(?!127\.0\.0\.1)/);
+      const importar = await fetch(`${second.base}/xls/importar?k=${encodeURIComponent(secrets.XLS_IMPORTAR_TOKEN!)}`, { headers: { accept: 'text/html' } });
+      expect(importar.status).toBe(200);
       expect(second.out()).not.toContain('criando cluster Postgres');
       expect(second.token).toBe(first.token);
       const again = await fetch(`${second.base}/api/comercial/configuracoes`, { headers: { authorization: `Bearer ${second.token}` } });
@@ -90,8 +105,11 @@ describe('npm start on embedded defaults', () => {
       // a crash of the service (and of npm with it) does not leave Postgres orphaned
       const third = await start(dataDir);
       expect(await portOpen(third.pgPort)).toBe(true);
+      expect(await portOpen(third.s3Port)).toBe(true);
       await third.kill();
       expect(await portClosesWithin(third.pgPort, 20_000)).toBe(true);
+      // nor the object store, a child process of its own
+      expect(await portClosesWithin(third.s3Port, 20_000)).toBe(true);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -11099,6 +11099,14 @@ declare module 'zapatos/schema' {
       */
       execucoes: number;
       /**
+      * **xls_processamento.falhas_transitorias**
+      *
+      * Consecutive transient failures (XL503) of this processing; the retry waits 15 s x 2^(n-1) (at most 10 min) and stops after 5, alarming. Back to 0 on SUCESSO.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      falhas_transitorias: number;
+      /**
       * **xls_processamento.finalizado_em**
       *
       * End of the latest run; null while PENDENTE or PROCESSANDO.
@@ -11216,6 +11224,14 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `now()`
       */
       recebido_em: Date;
+      /**
+      * **xls_processamento.retentar_em**
+      *
+      * When an ERRO by a transient failure (the object store or the database unreachable: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retentar_em: Date | null;
       /**
       * **xls_processamento.status**
       *
@@ -11391,6 +11407,14 @@ declare module 'zapatos/schema' {
       */
       execucoes: number;
       /**
+      * **xls_processamento.falhas_transitorias**
+      *
+      * Consecutive transient failures (XL503) of this processing; the retry waits 15 s x 2^(n-1) (at most 10 min) and stops after 5, alarming. Back to 0 on SUCESSO.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      falhas_transitorias: number;
+      /**
       * **xls_processamento.finalizado_em**
       *
       * End of the latest run; null while PENDENTE or PROCESSANDO.
@@ -11508,6 +11532,14 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `now()`
       */
       recebido_em: db.TimestampTzString;
+      /**
+      * **xls_processamento.retentar_em**
+      *
+      * When an ERRO by a transient failure (the object store or the database unreachable: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retentar_em: db.TimestampTzString | null;
       /**
       * **xls_processamento.status**
       *
@@ -11683,6 +11715,14 @@ declare module 'zapatos/schema' {
       */
       execucoes?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
       /**
+      * **xls_processamento.falhas_transitorias**
+      *
+      * Consecutive transient failures (XL503) of this processing; the retry waits 15 s x 2^(n-1) (at most 10 min) and stops after 5, alarming. Back to 0 on SUCESSO.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      falhas_transitorias?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
       * **xls_processamento.finalizado_em**
       *
       * End of the latest run; null while PENDENTE or PROCESSANDO.
@@ -11800,6 +11840,14 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `now()`
       */
       recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.retentar_em**
+      *
+      * When an ERRO by a transient failure (the object store or the database unreachable: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retentar_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
       /**
       * **xls_processamento.status**
       *
@@ -11975,6 +12023,14 @@ declare module 'zapatos/schema' {
       */
       execucoes?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
       /**
+      * **xls_processamento.falhas_transitorias**
+      *
+      * Consecutive transient failures (XL503) of this processing; the retry waits 15 s x 2^(n-1) (at most 10 min) and stops after 5, alarming. Back to 0 on SUCESSO.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      falhas_transitorias?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
       * **xls_processamento.finalizado_em**
       *
       * End of the latest run; null while PENDENTE or PROCESSANDO.
@@ -12092,6 +12148,14 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `now()`
       */
       recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.retentar_em**
+      *
+      * When an ERRO by a transient failure (the object store or the database unreachable: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retentar_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
       /**
       * **xls_processamento.status**
       *
@@ -12267,6 +12331,14 @@ declare module 'zapatos/schema' {
       */
       execucoes?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
       /**
+      * **xls_processamento.falhas_transitorias**
+      *
+      * Consecutive transient failures (XL503) of this processing; the retry waits 15 s x 2^(n-1) (at most 10 min) and stops after 5, alarming. Back to 0 on SUCESSO.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      falhas_transitorias?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
       * **xls_processamento.finalizado_em**
       *
       * End of the latest run; null while PENDENTE or PROCESSANDO.
@@ -12384,6 +12456,14 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `now()`
       */
       recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.retentar_em**
+      *
+      * When an ERRO by a transient failure (the object store or the database unreachable: xls_falhar with XL503) is requeued automatically by xls_recuperar; null when no automatic retry is due.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      retentar_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
       /**
       * **xls_processamento.status**
       *
@@ -15159,6 +15239,14 @@ declare module 'zapatos/schema' {
         */
         created_at: Date;
         /**
+        * **app.job.epoch**
+        *
+        * Fencing token of the current claim: +1 at every app.claim_jobs. app.complete_job and app.fail_job given p_epoch refuse (false / null) a claim that is not the current one.
+        * - `int8` in database
+        * - `NOT NULL`, default: `0`
+        */
+        epoch: db.Int8String;
+        /**
         * **app.job.id**
         * - `int8` in database
         * - Generated column
@@ -15240,6 +15328,14 @@ declare module 'zapatos/schema' {
         * - `NOT NULL`, default: `now()`
         */
         created_at: db.TimestampTzString;
+        /**
+        * **app.job.epoch**
+        *
+        * Fencing token of the current claim: +1 at every app.claim_jobs. app.complete_job and app.fail_job given p_epoch refuse (false / null) a claim that is not the current one.
+        * - `int8` in database
+        * - `NOT NULL`, default: `0`
+        */
+        epoch: number;
         /**
         * **app.job.id**
         * - `int8` in database
@@ -15323,6 +15419,14 @@ declare module 'zapatos/schema' {
         */
         created_at?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
         /**
+        * **app.job.epoch**
+        *
+        * Fencing token of the current claim: +1 at every app.claim_jobs. app.complete_job and app.fail_job given p_epoch refuse (false / null) a claim that is not the current one.
+        * - `int8` in database
+        * - `NOT NULL`, default: `0`
+        */
+        epoch?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+        /**
         * **app.job.id**
         * - `int8` in database
         * - Generated column
@@ -15405,6 +15509,14 @@ declare module 'zapatos/schema' {
         */
         created_at?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
         /**
+        * **app.job.epoch**
+        *
+        * Fencing token of the current claim: +1 at every app.claim_jobs. app.complete_job and app.fail_job given p_epoch refuse (false / null) a claim that is not the current one.
+        * - `int8` in database
+        * - `NOT NULL`, default: `0`
+        */
+        epoch?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.DefaultType | db.SQLFragment;
+        /**
         * **app.job.kind**
         * - `text` in database
         * - `NOT NULL`, no default
@@ -15480,6 +15592,14 @@ declare module 'zapatos/schema' {
         * - `NOT NULL`, default: `now()`
         */
         created_at?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.job.epoch**
+        *
+        * Fencing token of the current claim: +1 at every app.claim_jobs. app.complete_job and app.fail_job given p_epoch refuse (false / null) a claim that is not the current one.
+        * - `int8` in database
+        * - `NOT NULL`, default: `0`
+        */
+        epoch?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.DefaultType | db.SQLFragment>;
         /**
         * **app.job.kind**
         * - `text` in database

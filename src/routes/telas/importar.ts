@@ -13,6 +13,7 @@
  * its refused rows as a table. A refused form (a file that is not a readable .xlsx, a type
  * this page does not take…) is recorded in xls_upload_recusa with who sent it.
  */
+import { rm } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import * as db from 'zapatos/db';
@@ -20,10 +21,11 @@ import { HttpProblem } from '../../errors.js';
 import { safeEqual } from '../../plugins/bearer.js';
 import { renderPagina } from './render.js';
 import { detectType, openWorkbook, WorkbookError, ArchiveError } from '../../xlsx/index.js';
-import { zipArmazenado } from '../../xls/zip-escrever.js';
+import { ZIP_MAX_BYTES, tamanhoZipArmazenado, zipArmazenadoArquivo } from '../../xls/zip-escrever.js';
+import { formatBytes } from '../../xlsx/limits.js';
 import { receberUpload } from '../../xls/intake.js';
 import { simularUpload } from '../../xls/simular.js';
-import { TempDir, spool } from '../../xls/spool.js';
+import { type Spooled, SpoolSourceError, SpoolTooLarge, TempDir, spool } from '../../xls/spool.js';
 import { FALHA_DE_P, resumoFluxo, type Falha, type Progresso } from '../../xls/consulta.js';
 import { xlsUploadRecusar } from '../../db/xls.js';
 import { palavras } from './palavras.js';
@@ -106,6 +108,51 @@ async function resultados(app: FastifyInstance, conjuntoId: string): Promise<Res
   return out;
 }
 
+type Partes =
+  | { campos: Record<string, string>; arquivos: Array<{ nome: string; file: Spooled }> }
+  | { campos: Record<string, string>; erro: string; status: number };
+
+/**
+ * Reads the form: text fields, and every `arquivo` part streamed to a file of `dir` as it
+ * arrives (size, SHA-256 and CRC-32 computed on the way). The parts together may not pass
+ * `maxTotal`: the first byte beyond it stops the reading (413, nothing stored). Files in
+ * other fields are drained and dropped.
+ */
+async function receberPartes(req: FastifyRequest, dir: TempDir, maxTotal: number): Promise<Partes> {
+  const campos: Record<string, string> = {};
+  const arquivos: Array<{ nome: string; file: Spooled }> = [];
+  const grande = { campos, status: 413, erro: `Os arquivos passam do limite de envio de ${formatBytes(maxTotal)} (somados): nada foi gravado.` };
+  let total = 0;
+  try {
+    for await (const part of req.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'arquivo') { part.file.resume(); continue; }
+        let file: Spooled;
+        try {
+          file = await spool(part.file as AsyncIterable<Buffer>, dir.file('.xlsx'), maxTotal - total, { crc32: true });
+        } catch (err) {
+          if (err instanceof SpoolTooLarge) return grande;
+          if (err instanceof SpoolSourceError) throw err.cause;
+          if (err instanceof HttpProblem) return { campos, status: err.status, erro: `${err.message}.` };
+          throw err;
+        }
+        if (part.file.truncated) return grande;
+        total += file.size;
+        if (file.size === 0 && !part.filename) { await rm(file.path, { force: true }); continue; } // the empty file input of a form
+        arquivos.push({ nome: part.filename || 'arquivo.xlsx', file });
+      } else if (typeof part.value === 'string') {
+        campos[part.fieldname] = part.value.trim();
+      }
+    }
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'FST_REQ_FILE_TOO_LARGE') return grande;
+    if (code === 'FST_FILES_LIMIT_REACHED' || code === 'FST_PARTS_LIMIT_REACHED') return { campos, status: 413, erro: `Envie no máximo ${MAX_ARQUIVOS} arquivos por vez.` };
+    throw err;
+  }
+  return { campos, arquivos };
+}
+
 /** Staff names of the types (app.xls_tipo.nome). */
 async function tiposNomes(app: FastifyInstance): Promise<Map<string, string>> {
   const { rows } = await app.ctx.pool.query<{ tipo: string; nome: string }>('select tipo, public.xls_tipo_nome(tipo) as nome from app.xls_tipo');
@@ -123,11 +170,10 @@ export default async function importarRoutes(app: FastifyInstance) {
     }, { acao: `${base(req)}?k=${encodeURIComponent(req.query.k ?? '')}`, v, tipos: TIPOS_IMPORTAVEIS });
 
   /** "Pré-visualizar": what the send would change (src/xls/simular.ts), nothing stored; the form again below. */
-  async function previa(req: Req, reply: FastifyReply, v: Record<string, string>, zip: Buffer) {
+  async function previa(req: Req, reply: FastifyReply, v: Record<string, string>, zip: Spooled) {
     const dir = await TempDir.create('bi-previa-');
     try {
-      const upload = await spool((async function* () { yield zip; })(), dir.file('.upload'));
-      const sim = await simularUpload(app.ctx, 'previa.zip', upload, { limits, tmp: dir });
+      const sim = await simularUpload(app.ctx, 'previa.zip', zip, { limits, tmp: dir });
       return renderPagina(req, reply, 'importar/previa', { titulo: 'Pré-visualização da importação', semNavegacao: true }, {
         sim, acao: `${base(req)}?k=${encodeURIComponent(req.query.k ?? '')}`, v, tipos: TIPOS_IMPORTAVEIS,
       });
@@ -146,85 +192,91 @@ export default async function importarRoutes(app: FastifyInstance) {
       const recusa = exigirToken(req, reply);
       if (recusa) return recusa;
       if (!req.isMultipart()) return formulario(req, reply, {}, 'Envie o formulário com os arquivos (multipart/form-data).', 415);
-      const campos: Record<string, string> = {};
-      const arquivos: Array<{ nome: string; bytes: Buffer }> = [];
+      // every part is streamed to a temporary file as it arrives (never held whole); the
+      // parts together may not pass the upload limit, since they are packed into one batch
+      let dir: TempDir;
       try {
-        for await (const part of req.parts()) {
-          if (part.type === 'file') {
-            const bytes = await part.toBuffer();
-            if (part.fieldname !== 'arquivo') continue;
-            if (bytes.length === 0 && !part.filename) continue; // the empty file input of a form
-            arquivos.push({ nome: part.filename || 'arquivo.xlsx', bytes });
-          } else if (typeof part.value === 'string') {
-            campos[part.fieldname] = part.value.trim();
-          }
-        }
+        dir = await TempDir.create('bi-importar-');
       } catch (err) {
-        const code = (err as { code?: string }).code;
-        if (code === 'FST_REQ_FILE_TOO_LARGE') return formulario(req, reply, campos, `Arquivo maior que o limite de ${limits.maxUploadBytes} bytes: nada foi gravado.`, 413);
-        if (code === 'FST_FILES_LIMIT_REACHED' || code === 'FST_PARTS_LIMIT_REACHED') return formulario(req, reply, campos, `Envie no máximo ${MAX_ARQUIVOS} arquivos por vez.`, 413);
+        if (err instanceof HttpProblem) return formulario(req, reply, {}, `${err.message}.`, err.status);
         throw err;
       }
-      const nul = campoRecusado(campos);
-      if (nul) return formulario(req, reply, {}, `Nada foi gravado. ${nul}`, 400);
-      const uploaderId = (campos.uploaderId ?? '').slice(0, 200);
-      const uploaderNome = (campos.uploaderNome ?? '').slice(0, 200);
-      const v = { uploaderId, uploaderNome };
-      if (!uploaderId || !uploaderNome) return formulario(req, reply, v, 'Informe sua identificação (matrícula ou e-mail) e seu nome: toda importação registra quem enviou.', 400);
-      if (arquivos.length === 0) return formulario(req, reply, v, 'Escolha ao menos um arquivo .xlsx.', 400);
-      const nomesTipo = await tiposNomes(app);
-      const aceitos = TIPOS_IMPORTAVEIS.map((t) => nomesTipo.get(t) ?? t).join(', ');
-      const problemas: Array<{ arquivo: string | null; bytes: number | null; motivo: string }> = [];
-      let cotas = 0;
-      for (const a of arquivos) {
-        if (!/\.xlsx$/i.test(a.nome)) { problemas.push({ arquivo: a.nome, bytes: a.bytes.length, motivo: 'só arquivos .xlsx são aceitos' }); continue; }
-        if (a.bytes.length === 0) { problemas.push({ arquivo: a.nome, bytes: 0, motivo: 'arquivo vazio' }); continue; }
-        let tipo: TipoPlanilha | null;
-        try {
-          tipo = await detectType(await openWorkbook(a.bytes, limits));
-        } catch (err) {
-          if (err instanceof WorkbookError || err instanceof ArchiveError) {
-            // the reader's reason (zip internals) goes to the log, not to the page
-            req.log.info({ arquivo: a.nome, motivo: err.message }, 'importação: arquivo ilegível');
-            problemas.push({ arquivo: a.nome, bytes: a.bytes.length, motivo: 'não é uma planilha .xlsx legível: abra no Excel ou no LibreOffice, salve de novo como .xlsx e envie outra vez' });
-            continue;
+      try {
+        const recebido = await receberPartes(req, dir, limits.maxUploadBytes);
+        const campos = recebido.campos;
+        const nul = campoRecusado(campos);
+        if (nul) return formulario(req, reply, {}, `Nada foi gravado. ${nul}`, 400);
+        if ('erro' in recebido) return formulario(req, reply, campos, recebido.erro, recebido.status);
+        const arquivos = recebido.arquivos;
+        const uploaderId = (campos.uploaderId ?? '').slice(0, 200);
+        const uploaderNome = (campos.uploaderNome ?? '').slice(0, 200);
+        const v = { uploaderId, uploaderNome };
+        if (!uploaderId || !uploaderNome) return formulario(req, reply, v, 'Informe sua identificação (matrícula ou e-mail) e seu nome: toda importação registra quem enviou.', 400);
+        if (arquivos.length === 0) return formulario(req, reply, v, 'Escolha ao menos um arquivo .xlsx.', 400);
+        const nomesTipo = await tiposNomes(app);
+        const aceitos = TIPOS_IMPORTAVEIS.map((t) => nomesTipo.get(t) ?? t).join(', ');
+        const problemas: Array<{ arquivo: string | null; bytes: number | null; motivo: string }> = [];
+        let cotas = 0;
+        for (const a of arquivos) {
+          if (!/\.xlsx$/i.test(a.nome)) { problemas.push({ arquivo: a.nome, bytes: a.file.size, motivo: 'só arquivos .xlsx são aceitos' }); continue; }
+          if (a.file.size === 0) { problemas.push({ arquivo: a.nome, bytes: 0, motivo: 'arquivo vazio' }); continue; }
+          let tipo: TipoPlanilha | null;
+          try {
+            const wb = await openWorkbook(a.file.path, limits);
+            try { tipo = await detectType(wb); } finally { await wb.close(); }
+          } catch (err) {
+            if (err instanceof WorkbookError || err instanceof ArchiveError) {
+              // the reader's reason (zip internals) goes to the log, not to the page
+              req.log.info({ arquivo: a.nome, motivo: err.message }, 'importação: arquivo ilegível');
+              problemas.push({ arquivo: a.nome, bytes: a.file.size, motivo: 'não é uma planilha .xlsx legível: abra no Excel ou no LibreOffice, salve de novo como .xlsx e envie outra vez' });
+              continue;
+            }
+            throw err;
           }
+          if (tipo === null || !TIPOS_IMPORTAVEIS.includes(tipo)) {
+            problemas.push({ arquivo: a.nome, bytes: a.file.size, motivo: `${tipo ? `é uma planilha de ${nomesTipo.get(tipo) ?? tipo}` : 'tipo de planilha não reconhecido'}; esta página aceita apenas ${aceitos}` });
+          }
+          if (tipo === 'COTA_FORNECEDOR') cotas += 1;
+        }
+        if (cotas > 1) problemas.push({ arquivo: null, bytes: null, motivo: `${cotas} planilhas de ${nomesTipo.get('COTA_FORNECEDOR') ?? 'cota de fornecedor'}: envie no máximo uma por importação` });
+        if (problemas.length > 0) {
+          for (const x of problemas) {
+            await xlsUploadRecusar(app.ctx.pool, {
+              origem: 'importar', arquivo: x.arquivo, tamanhoBytes: x.bytes, uploaderId, uploaderNome, clienteIp: req.ip, statusHttp: 400, motivo: x.motivo,
+            }).catch((e: unknown) => req.log.warn({ err: e }, 'recusa de importação não registrada'));
+          }
+          return formulario(req, reply, v, `Nada foi gravado. ${problemas.map((x) => (x.arquivo ? `${x.arquivo}: ${x.motivo}` : x.motivo)).join('; ')}.`, 400);
+        }
+        // one batch, like a .zip sent to the API (names made unique inside the zip)
+        const vistos = new Map<string, number>();
+        const entradas = arquivos.map((a) => {
+          const n = (vistos.get(a.nome.toLowerCase()) ?? 0) + 1;
+          vistos.set(a.nome.toLowerCase(), n);
+          const nome = n === 1 ? a.nome.replace(/[\\/]/g, '_') : a.nome.replace(/[\\/]/g, '_').replace(/\.xlsx$/i, ` (${n}).xlsx`);
+          return { nome, path: a.file.path, size: a.file.size, crc32: a.file.crc32! };
+        });
+        // checked before packing: the packed batch must fit the upload limit
+        const tamanho = tamanhoZipArmazenado(entradas);
+        if (tamanho > Math.min(limits.maxUploadBytes, ZIP_MAX_BYTES)) {
+          return formulario(req, reply, v, `Nada foi gravado: os arquivos juntos passam do limite de envio de ${formatBytes(limits.maxUploadBytes)}; envie-os em partes.`, 413);
+        }
+        const zip = await zipArmazenadoArquivo(entradas, dir.file('.zip'));
+        for (const a of arquivos) await rm(a.file.path, { force: true });
+        if (campos.acao === 'previa') return previa(req, reply, v, zip);
+        let recibo;
+        try {
+          ({ recibo } = await receberUpload(app.ctx, `importacao-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.zip`, zip,
+            { uploader: { id: uploaderId, nome: uploaderNome }, limits, tmp: dir }));
+        } catch (err) {
+          if (err instanceof HttpProblem && err.status < 500 && err.status !== 503) return formulario(req, reply, v, `Nada foi gravado: ${err.message}`, err.status);
+          if (err instanceof HttpProblem && err.status >= 500) return formulario(req, reply, v, `${err.message}.`, err.status);
           throw err;
         }
-        if (tipo === null || !TIPOS_IMPORTAVEIS.includes(tipo)) {
-          problemas.push({ arquivo: a.nome, bytes: a.bytes.length, motivo: `${tipo ? `é uma planilha de ${nomesTipo.get(tipo) ?? tipo}` : 'tipo de planilha não reconhecido'}; esta página aceita apenas ${aceitos}` });
-        }
-        if (tipo === 'COTA_FORNECEDOR') cotas += 1;
+        req.log.info({ conjuntoId: recibo.conjuntoId, uploaderId, arquivos: entradas.length }, 'importação manual recebida');
+        return reply.redirect(`${base(req)}/lote/${recibo.conjuntoId}?k=${encodeURIComponent(req.query.k ?? '')}&t=${Date.now()}`, 303);
+      } finally {
+        await dir.remove();
       }
-      if (cotas > 1) problemas.push({ arquivo: null, bytes: null, motivo: `${cotas} planilhas de ${nomesTipo.get('COTA_FORNECEDOR') ?? 'cota de fornecedor'}: envie no máximo uma por importação` });
-      if (problemas.length > 0) {
-        for (const x of problemas) {
-          await xlsUploadRecusar(app.ctx.pool, {
-            origem: 'importar', arquivo: x.arquivo, tamanhoBytes: x.bytes, uploaderId, uploaderNome, clienteIp: req.ip, statusHttp: 400, motivo: x.motivo,
-          }).catch((e: unknown) => req.log.warn({ err: e }, 'recusa de importação não registrada'));
-        }
-        return formulario(req, reply, v, `Nada foi gravado. ${problemas.map((x) => (x.arquivo ? `${x.arquivo}: ${x.motivo}` : x.motivo)).join('; ')}.`, 400);
-      }
-      // one batch, like a .zip sent to the API (names made unique inside the zip)
-      const vistos = new Map<string, number>();
-      const entradas = arquivos.map((a) => {
-        const n = (vistos.get(a.nome.toLowerCase()) ?? 0) + 1;
-        vistos.set(a.nome.toLowerCase(), n);
-        return { nome: n === 1 ? a.nome.replace(/[\\/]/g, '_') : a.nome.replace(/[\\/]/g, '_').replace(/\.xlsx$/i, ` (${n}).xlsx`), bytes: a.bytes };
-      });
-      const zip = zipArmazenado(entradas);
-      if (campos.acao === 'previa') return previa(req, reply, v, zip);
-      let recibo;
-      try {
-        ({ recibo } = await receberUpload(app.ctx, `importacao-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.zip`, zip,
-          { uploader: { id: uploaderId, nome: uploaderNome }, limits }));
-      } catch (err) {
-        if (err instanceof HttpProblem && err.status < 500 && err.status !== 503) return formulario(req, reply, v, `Nada foi gravado: ${err.message}`, err.status);
-        if (err instanceof HttpProblem && err.status === 503) return formulario(req, reply, v, `${err.message}.`, 503);
-        throw err;
-      }
-      req.log.info({ conjuntoId: recibo.conjuntoId, uploaderId, arquivos: entradas.length }, 'importação manual recebida');
-      return reply.redirect(`${base(req)}/lote/${recibo.conjuntoId}?k=${encodeURIComponent(req.query.k ?? '')}&t=${Date.now()}`, 303);
     });
 
     app.get<{ Params: { id: string }; Querystring: { k?: string; t?: string } }>(`${path}/lote/:id`, async (req, reply) => {
