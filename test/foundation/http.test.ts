@@ -130,8 +130,8 @@ describe('Page', () => {
     expect(Object.keys(body).sort()).toEqual(['content', 'pageable', 'totalSize']);
     expect(Object.keys(body.pageable).sort()).toEqual(['mode', 'number', 'size', 'sort']);
     expect(body.pageable).toMatchObject({ number: 0, size: 20, mode: 'OFFSET' });
-    expect(body.totalSize).toBe(2);
-    expect(body.content.map((c: { chave: string }) => c.chave)).toEqual(['slow_query_timeout_ms', 'ultimo_nuke']);
+    expect(body.totalSize).toBe(5);
+    expect(body.content.map((c: { chave: string }) => c.chave)).toEqual(['slow_query_timeout_ms', 'ultimo_nuke', 'xls_alteracoes_retencao_dias', 'xls_exclusao_limite_linhas', 'xls_exclusao_limite_percentual']);
     expect(Object.keys(body.content[0]).sort()).toEqual(['atualizadoEm', 'chave', 'descricao', 'sistema', 'tipo', 'valor']);
   });
 
@@ -147,16 +147,18 @@ describe('Page', () => {
   it('page base 0 and totalSize across pages', async () => {
     const p0 = (await list('?size=1&page=0')).json();
     const p1 = (await list('?size=1&page=1')).json();
-    const p2 = (await list('?size=1&page=2')).json();
+    const p2 = (await list('?size=2&page=2')).json();
+    const p3 = (await list('?size=2&page=3')).json();
     expect(p0.content[0].chave).toBe('slow_query_timeout_ms');
     expect(p1.content[0].chave).toBe('ultimo_nuke');
-    expect(p2.content).toEqual([]);
-    expect([p0.totalSize, p1.totalSize, p2.totalSize]).toEqual([2, 2, 2]);
+    expect(p2.content.map((c: { chave: string }) => c.chave)).toEqual(['xls_exclusao_limite_percentual']);
+    expect(p3.content).toEqual([]);
+    expect([p0.totalSize, p1.totalSize, p2.totalSize, p3.totalSize]).toEqual([5, 5, 5, 5]);
   });
 
   it('ignores the client sort', async () => {
     const body = (await list('?sort=chave,desc&sort=valor')).json();
-    expect(body.content.map((c: { chave: string }) => c.chave)).toEqual(['slow_query_timeout_ms', 'ultimo_nuke']);
+    expect(body.content.map((c: { chave: string }) => c.chave)).toEqual(['slow_query_timeout_ms', 'ultimo_nuke', 'xls_alteracoes_retencao_dias', 'xls_exclusao_limite_linhas', 'xls_exclusao_limite_percentual']);
     expect(body.pageable.sort.orderBy).toEqual([{ property: 'chave', direction: 'ASC', ignoreCase: false }]);
   });
 

@@ -14,7 +14,8 @@ let conjunto: string;
 
 const LIST_KEYS = ['id', 'status', 'tipo', 'arquivo', 'checksum', 'recebidoEm', 'iniciadoEm', 'finalizadoEm', 'conjuntoId',
   'linhasEnviadas', 'linhasEfetivas', 'linhasRemovidas', 'erroMensagem'];
-const DETAIL_KEYS = [...LIST_KEYS, 'objetoBucket', 'objetoChave', 'objetoTamanhoBytes', 'logArquivo', 'avisos', 'linhasRejeitadas', 'uploader', 'conjunto'];
+const DETAIL_KEYS = [...LIST_KEYS, 'objetoBucket', 'objetoChave', 'objetoTamanhoBytes', 'logArquivo', 'avisos', 'linhasRejeitadas', 'uploader', 'conjunto',
+  'desfeitoEm', 'desfeitoPor', 'exclusaoRetida', 'exclusoesAprovadasEm', 'exclusoesAprovadasPor', 'alteracoesExpiradasEm'];
 
 async function setRecebido(id: string, iso: string) {
   await db.pool.query('update xls_processamento set recebido_em = $2 where id = $1', [id, iso]);
