@@ -128,9 +128,10 @@ export interface Config {
    * Spreadsheet uploads: limits of every archive (the batch zip and each xlsx); rows per lot
    * of the merge (the database merges one lot while the reader parses the next); most
    * characters one cell or shared string keeps when a workbook is read (XLS_CELL_MAX_CHARS);
-   * heap of the worker thread a spreadsheet is parsed in (XLS_LEITURA_HEAP_MB).
+   * heap of the worker thread a spreadsheet is parsed in (XLS_LEITURA_HEAP_MB); largest legacy
+   * `.xls` read, which is read whole (XLS_BIFF_MAX_BYTES).
    */
-  xls: { limits: ArchiveLimits; chunkLinhas: number; maxCellChars: number; leituraHeapMb: number };
+  xls: { limits: ArchiveLimits; chunkLinhas: number; maxCellChars: number; leituraHeapMb: number; maxBiffBytes: number };
   /**
    * TRUST_PROXY: addresses/CIDRs of the reverse proxies whose X-Forwarded-For is believed
    * (fastify's trustProxy). Empty: no proxy is trusted, req.ip is the socket's peer.
@@ -286,6 +287,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
         },
         maxCellChars: int(env, 'XLS_CELL_MAX_CHARS', 32_767, 1, 100_000_000),
         leituraHeapMb: int(env, 'XLS_LEITURA_HEAP_MB', 128, 16, 16_384),
+        maxBiffBytes: int(env, 'XLS_BIFF_MAX_BYTES', 64 * 1024 * 1024, 1024 * 1024, 2 * 1024 * 1024 * 1024),
         // rows per chunk; XLS_MERGE_LOTE_LINHAS is the legacy name ("lote" also meant the zip batch)
         chunkLinhas: int(env, legacyName(env, 'XLS_MERGE_CHUNK_LINHAS', 'XLS_MERGE_LOTE_LINHAS', warnings), 25_000, 1, 10_000_000),
       },

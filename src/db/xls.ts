@@ -126,11 +126,13 @@ export async function xlsReceber(q: db.Queryable, o: {
   arquivo: string; checksum: string; tamanhoBytes: number;
   objetoBucket?: string | null; arquivoBytes?: Buffer | null; conjuntoId?: string | null;
   uploaderId?: string | null; uploaderNome?: string | null;
+  /** The file's format read from its content (xlsx, xls, ods, xlsb): the extension of its object key. */
+  extensao?: string | null;
 }): Promise<Recebimento> {
   const [r] = await db.sql<db.SQL, Array<{ arquivo: string; processamento_id: string | null; status: StatusEntrada; motivo: string | null; objeto_chave: string | null; armazenar_objeto: boolean }>>`
     select * from public.xls_receber(${db.param(o.arquivo)}, ${db.param(o.checksum)}, ${db.param(o.tamanhoBytes)}::bigint,
       ${db.param(o.objetoBucket ?? null)}, ${db.param(o.arquivoBytes ?? null)}::bytea, ${db.param(o.conjuntoId ?? null)}::uuid,
-      ${db.param(o.uploaderId ?? null)}, ${db.param(o.uploaderNome ?? null)})`.run(q);
+      ${db.param(o.uploaderId ?? null)}, ${db.param(o.uploaderNome ?? null)}, ${db.param(o.extensao ?? 'xlsx')})`.run(q);
   return {
     arquivo: r!.arquivo, processamentoId: r!.processamento_id, status: r!.status, motivo: r!.motivo,
     objetoChave: r!.objeto_chave, armazenarObjeto: r!.armazenar_objeto,

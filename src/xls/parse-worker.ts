@@ -23,7 +23,7 @@ export interface ParseWorkerData {
   input: string | Uint8Array;
   /** The type already recorded for the processing (null: detect it). */
   tipo: TipoPlanilha | null;
-  limits: Partial<ArchiveLimits> & { maxCellChars?: number };
+  limits: Partial<ArchiveLimits> & { maxCellChars?: number; maxBiffBytes?: number };
   chunkLinhas: number;
 }
 

@@ -41,7 +41,7 @@ function errMessage(err: unknown): string {
 async function merge(ctx: AppContext, p: ProcessamentoIniciado, workerId: string, log: ExecLog, original: Buffer | string): Promise<Desfecho> {
   const reader = new IsolatedParse(original, {
     tipo: p.tipo,
-    limits: { ...ctx.config.xls.limits, maxCellChars: ctx.config.xls.maxCellChars },
+    limits: { ...ctx.config.xls.limits, maxCellChars: ctx.config.xls.maxCellChars, maxBiffBytes: ctx.config.xls.maxBiffBytes },
     chunkLinhas: ctx.config.xls.chunkLinhas,
     heapMb: ctx.config.xls.leituraHeapMb,
   });

@@ -36,7 +36,8 @@ const ERRORS: Record<number, string> = { 0x00: '#NULL!', 0x07: '#DIV/0!', 0x0f: 
 /** Rows handed over per batch (one await per batch). */
 const BATCH_ROWS = 1000;
 
-export const ENCRYPTED_REASON = 'arquivo protegido por senha (criptografado); remova a senha e envie novamente';
+export const ENCRYPTED_REASON = 'formato não suportado: arquivo .xls protegido por senha (criptografado); remova a senha no Excel e envie novamente';
+export const ENCRYPTED_OOXML_REASON = 'formato não suportado: arquivo protegido por senha; remova a senha no Excel e envie novamente';
 
 function corrupt(reason: string): WorkbookError {
   return unsupported(`arquivo .xls corrompido (${reason})`);
@@ -409,7 +410,7 @@ export class XlsWorkbook extends Workbook {
  */
 export function openXls(file: Buffer, maxCellChars: number): XlsWorkbook {
   const cfb = new Cfb(file);
-  if (cfb.find('EncryptedPackage') || cfb.find('EncryptionInfo')) throw new WorkbookError(ENCRYPTED_REASON);
+  if (cfb.find('EncryptedPackage') || cfb.find('EncryptionInfo')) throw new WorkbookError(ENCRYPTED_OOXML_REASON);
   const entry = cfb.find('Workbook') ?? cfb.find('Book');
   if (!entry) throw unsupported('arquivo do Office antigo sem o fluxo Workbook: não é uma planilha do Excel');
   const stream = cfb.read(entry);

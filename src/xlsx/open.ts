@@ -19,7 +19,8 @@ import { type ByteSource, toSource } from './source.js';
 import { type Workbook, XlsxWorkbook } from './workbook.js';
 import { type ZipIndex, MAGIC_BYTES, REASON_BYTES, isCfb, isZip, notZipReason, readCentralDirectory, readSmallPart } from './zip.js';
 
-export const XLSB_REASON = 'arquivo .xlsb (pasta de trabalho binária do Excel) não é lido; abra no Excel e salve como .xlsx';
+export const XLSB_REASON = 'formato não suportado: arquivo .xlsb (pasta de trabalho binária do Excel); abra no Excel e salve como .xlsx';
+export const ODS_ENCRYPTED_REASON = 'formato não suportado: arquivo .ods protegido por senha (criptografado); remova a senha no LibreOffice e envie novamente';
 
 /** What a zip holds, from its directory: an OpenDocument, an xlsb, or (by default) an xlsx. */
 export async function zipKind(source: ByteSource, index: ZipIndex): Promise<'ods' | 'opendocument' | 'xlsb' | 'xlsx'> {
@@ -48,6 +49,9 @@ export async function openWorkbook(input: Buffer | string | ByteSource, limits?:
   try {
     const magic = await source.read(0, MAGIC_BYTES);
     if (isCfb(magic)) {
+      // a password-protected OOXML package says so even when its container is damaged
+      const reason = notZipReason(await source.read(0, REASON_BYTES));
+      if (/protegido por senha/.test(reason)) throw unsupported(reason);
       if (source.size > maxBiffBytes) {
         throw unsupported(`o arquivo .xls tem ${formatBytes(source.size)}; o limite de leitura de um .xls é ${formatBytes(maxBiffBytes)} (XLS_BIFF_MAX_BYTES)`);
       }
@@ -66,7 +70,7 @@ export async function openWorkbook(input: Buffer | string | ByteSource, limits?:
     if (kind === 'xlsb') throw new WorkbookError(XLSB_REASON);
     if (kind === 'opendocument') throw unsupported('documento OpenDocument que não é uma planilha (.ods)');
     if (kind === 'ods') {
-      if (await isEncryptedOds(source, index)) throw new WorkbookError('arquivo .ods protegido por senha (criptografado); remova a senha no LibreOffice e envie novamente');
+      if (await isEncryptedOds(source, index)) throw new WorkbookError(ODS_ENCRYPTED_REASON);
       const wb: OdsWorkbook = await openOds(source, index, maxCellChars);
       keepOpen = true;
       return wb;
@@ -83,5 +87,27 @@ export async function openWorkbook(input: Buffer | string | ByteSource, limits?:
   } finally {
     // a path was opened here: its descriptor is ours to release (a .xls is read whole: released at once)
     if (!keepOpen && typeof input === 'string') await source.close().catch(() => undefined);
+  }
+}
+
+/** The extension of a file's format, read from its content (the object key and the download keep it). */
+export type Extensao = 'xlsx' | 'xls' | 'ods' | 'xlsb';
+
+/**
+ * The format of a file by its content: a CFB is a `.xls` (unless it is a password-protected
+ * OOXML package: `.xlsx`), a zip an `.ods`, `.xlsb` or `.xlsx` by what it holds; anything
+ * else null (its processing will end ERRO; stored as `.xlsx`, as the upload was sent).
+ * Never throws for a malformed file: that is the reader's to say.
+ */
+export async function extensaoDoConteudo(src: Buffer | ByteSource, limits?: Partial<ArchiveLimits>): Promise<Extensao | null> {
+  const source = Buffer.isBuffer(src) ? await toSource(src) : src;
+  const magic = await source.read(0, MAGIC_BYTES);
+  if (isCfb(magic)) return /protegido por senha/.test(notZipReason(await source.read(0, REASON_BYTES))) ? 'xlsx' : 'xls';
+  if (!isZip(magic)) return null;
+  try {
+    const kind = await zipKind(source, await readCentralDirectory(source, resolveLimits(limits), null));
+    return kind === 'ods' ? 'ods' : kind === 'xlsb' ? 'xlsb' : 'xlsx';
+  } catch {
+    return 'xlsx';
   }
 }

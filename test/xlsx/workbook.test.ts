@@ -46,7 +46,7 @@ describe('openWorkbook', () => {
   });
 
   it.each([
-    ['a text file', Buffer.from('a;b\n'), 'formato não suportado: o arquivo não é um .xlsx (não é um pacote zip)'],
+    ['a text file', Buffer.from('a;b\n'), 'formato não suportado: o arquivo não é uma planilha (.xlsx, .xls ou .ods)'],
     ['a zip without a workbook', makeZip([{ name: 'a.txt', data: 'x' }]), 'formato não suportado: o pacote não contém a pasta de trabalho (xl/workbook.xml); não parece um .xlsx'],
     ['broken workbook XML', makeZip([{ name: 'xl/workbook.xml', data: '<workbook><sheets><sheet name="a"' }]), /^formato não suportado: XML inválido em xl\/workbook\.xml/],
     ['a workbook without tabs', makeZip([{ name: 'xl/workbook.xml', data: '<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheets/></workbook>' }]), 'formato não suportado: a pasta de trabalho não declara nenhuma aba'],
