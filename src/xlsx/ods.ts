@@ -276,14 +276,14 @@ export class OdsWorkbook extends Workbook {
       if (tableDepth !== 1) return;
       const attrs = tag.attributes as Record<string, string>;
       if (name === tagRow) {
-        rowRepeat = count(attrs[aRowsRep], MAX_ROWS);
+        rowRepeat = count(attrs[aRowsRep], 2 ** 31);
         values = [];
         rowHasValue = false;
         col = 0;
       } else if (name === tagCell || name === tagCovered) {
         inCell = true;
         cellAttrs = name === tagCell ? attrs : {};
-        cellRepeat = count(attrs[aColsRep], MAX_COLUMNS + 1);
+        cellRepeat = count(attrs[aColsRep], 2 ** 31); // only a position: a value past XFD is refused before any loop
         text = '';
         textChars = 0;
         paragraphs = 0;
