@@ -10,6 +10,7 @@ import { event, order } from '../harness/partner.js';
 import { partnerConfigurar } from '../../src/db/partner.js';
 import { colName } from '../fixtures/handmade.js';
 import { makeZip } from '../fixtures/zip.js';
+import { fatAt, odsFile, odsTable, xlsFile } from '../fixtures/cfb.js';
 
 const SECRET = 'segredo-isolamento';
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -98,6 +99,36 @@ describe('hostile spreadsheets while order events keep arriving', () => {
     expect((await fetch(`${base}/health`)).status).toBe(200);
     const { rows } = await db.pool.query(`select count(*)::int n from partner_webhook where convert_from(corpo, 'UTF8') like '%ISO-%'`);
     expect(rows[0].n).toBeGreaterThanOrEqual(hooks.sent);
+  }));
+
+  it('hostile .xls and .ods (cyclic FAT, chain past the end, entity, repetition bomb, cells past XFD) end ERRO; every webhook event gets its 200', () => withListening(db, {}, async (p, base) => {
+    const cyclic = xlsFile([{ name: 'Metas', cells: [[0, 0, 'x']] }]);
+    cyclic.bytes.writeUInt32LE(cyclic.start.Workbook!, fatAt(cyclic.start.Workbook!));
+    const past = xlsFile([{ name: 'Metas', cells: [[0, 0, 'x']] }]);
+    past.bytes.writeUInt32LE(4_000_000, fatAt(past.start.Workbook!));
+    const files: Array<[string, Buffer, string | RegExp]> = [
+      ['ciclica.xls', cyclic.bytes, 'formato não suportado: arquivo .xls corrompido (cadeia de setores cíclica no fluxo Workbook)'],
+      ['alem-do-fim.xls', past.bytes, /^formato não suportado: arquivo \.xls corrompido \(setor 4000000 de Workbook além do fim do arquivo/],
+      ['coluna.xls', xlsFile([{ name: 'Metas', cells: [[0, 30_000, 'x']] }]).bytes, /^formato não suportado: erro ao ler a aba 'Metas' \(célula na coluna 30001 fora dos limites/],
+      ['entidade.ods', odsFile(odsTable('Metas', [['&lol9;']])), "formato não suportado: erro ao ler a aba 'Metas' (undefined entity.)"],
+      ['repeticao.ods', odsFile('<table:table table:name="Metas"><table:table-row table:number-rows-repeated="1000000"><table:table-cell table:number-columns-repeated="16384" office:value-type="float" office:value="1"/></table:table-row></table:table>'),
+        "formato não suportado: erro ao ler a aba 'Metas' (repetição de células acima de 10.000.000 (number-rows-repeated / number-columns-repeated))"],
+    ];
+    const ids: string[] = [];
+    for (const [name, bytes] of files) {
+      const res = await p.upload(name, bytes, 'application/octet-stream');
+      expect(res.statusCode).toBe(202);
+      ids.push(res.json().itens[0].processamentoId);
+    }
+    const hooks = await webhooksWhile(base, async () => (await statusOf(ids)).every((s) => final(s.status)));
+    expect(hooks.sent).toBeGreaterThan(0);
+    expect(hooks.statuses.every((s) => s === 200)).toBe(true);
+    const st = await statusOf(ids);
+    st.forEach((s, i) => {
+      expect(s.status).toBe('ERRO');
+      expect(s.erro_mensagem).toMatch(files[i]![2]);
+    });
+    expect((await fetch(`${base}/health`)).status).toBe(200);
   }));
 
   it('a parse that exhausts its heap dies alone: the processing ends ERRO with the reason, the service and the webhook keep answering', () => withListening(db, {

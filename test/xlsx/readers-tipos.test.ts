@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { FATURAMENTO_HEADERS, MOVIMENTO_HEADERS } from '../fixtures/builder.js';
 import { type StagingRow, type TipoPlanilha, WorkbookError, detectType, openWorkbook, readRows } from '../../src/xlsx/index.js';
-import { ESCRITORES, ESCRITORES_LEGADOS, H, escrever, fluxoSheets, tabela, titulo, utc, type TSheet } from '../fixtures/tipos.js';
+import { ESCRITORES, ESCRITORES_LEGADOS, H, escrever, margemConsolidadaExemplo, fluxoSheets, tabela, titulo, utc, type TSheet } from '../fixtures/tipos.js';
 
 async function ler(sheets: TSheet[], escritor: (typeof ESCRITORES)[number], tipo?: TipoPlanilha) {
   const wb = await openWorkbook(await escrever(sheets, escritor));
@@ -75,11 +75,7 @@ describe.each([...ESCRITORES, ...ESCRITORES_LEGADOS])('written by %s', (escritor
   });
 
   it('MARGEM_CONSOLIDADA: competência forms, Brazilian numbers, formulas by their cached value, Total row skipped', async () => {
-    const r = await ler([{ name: 'Margem', rows: tabela(H.MARGEM_CONSOLIDADA, [
-      ['nov/26', 1, '000123', 1000, '5.000,50', 4000, { f: 'E4-F4', v: 1000.5 }, '1,0005'],
-      ['11/2026', '02', 'P2', null, null, null, '(10,00)', null],
-      [utc(2026, 10, 15), 'X', 'P3', 'abc', 1, 1, 1, 1],
-    ], { total: true }) }], escritor);
+    const r = await ler(margemConsolidadaExemplo(), escritor);
     expect(r.detectado).toBe('MARGEM_CONSOLIDADA');
     expect(v(r.rows)).toEqual([
       { linha: 4, competencia: '2026-11-01', filial: '1', produto: '000123', volume: '1000', receita_liquida: '5000.5', cmv: '4000', margem_total: '1000.5', margem_por_litro: '1.0005' },
