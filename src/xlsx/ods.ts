@@ -242,18 +242,18 @@ export class OdsWorkbook extends Workbook {
         throw new Error(`repetição de células acima de ${ODS_MAX_REPEATED_CELLS.toLocaleString('pt-BR')} (number-rows-repeated / number-columns-repeated)`);
       }
     };
+    const str = (): unknown => {
+      const s = cellAttrs[aString] ?? text;
+      const chars = cellAttrs[aString] !== undefined ? s.length : textChars;
+      if (chars > max) {
+        const cut = s.slice(0, max);
+        const last = cut.charCodeAt(cut.length - 1);
+        return new TruncatedText(last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut, chars);
+      }
+      return paragraphs === 0 && cellAttrs[aString] === undefined ? undefined : s;
+    };
     const cellValue = (): unknown => {
       const type = cellAttrs[aType] ?? cellAttrs[aCalcType];
-      const str = (): unknown => {
-        const s = cellAttrs[aString] ?? text;
-        const chars = cellAttrs[aString] !== undefined ? s.length : textChars;
-        if (chars > max) {
-          const cut = s.slice(0, max);
-          const last = cut.charCodeAt(cut.length - 1);
-          return new TruncatedText(last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut, chars);
-        }
-        return paragraphs === 0 && cellAttrs[aString] === undefined ? undefined : s;
-      };
       if (cellAttrs[aCalcType] === 'error') return { error: text.trim() || '#N/A' };
       switch (type) {
         case 'float': case 'percentage': case 'currency': {
@@ -344,13 +344,11 @@ export class OdsWorkbook extends Workbook {
     let started = false;
     let run = 0; // characters since the last '<'
     const feed = (s: string) => {
-      for (let i = s.indexOf('<'), from = 0; ; from = i + 1, i = s.indexOf('<', from)) {
-        const gap = (i < 0 ? s.length : i) - from;
-        run += gap;
-        if (run > MAX_MARKUP_CHARS) throw new Error(`XML: marcação ou texto com mais de ${MAX_MARKUP_CHARS} caracteres`);
-        if (i < 0) break;
-        run = 0;
-      }
+      // a chunk is at most 64 Ki characters, so only a run going on across chunks can be long
+      const first = s.indexOf('<');
+      run += first < 0 ? s.length : first;
+      if (run > MAX_MARKUP_CHARS) throw new Error(`XML: marcação ou texto com mais de ${MAX_MARKUP_CHARS} caracteres`);
+      if (first >= 0) run = s.length - s.lastIndexOf('<') - 1;
       try {
         parser.write(s);
       } catch (err) {
