@@ -27,10 +27,10 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # package.json: the version of /health; db: migrations, functions, views and seeds applied
-# at boot; views: the screens' templates and static files
+# at boot; templates: the screens' templates and static files
 COPY package.json ./
 COPY db ./db
-COPY views ./views
+COPY templates ./templates
 RUN mkdir -p /data/logs && chown -R node:node /data
 USER node
 VOLUME ["/data"]

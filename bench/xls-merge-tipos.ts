@@ -6,7 +6,7 @@
  * "1% changed" scenario (change a compared, non-key value).
  */
 import type pg from 'pg';
-import type { TipoPlanilha } from '../src/db/xls.js';
+import type { TipoPlanilha } from '../src/xlsx/types.js';
 
 export type Linha = Record<string, string | null>;
 

@@ -17,7 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ExcelJS from 'exceljs'; // the reference: exceljs 4.4.0 as published (a devDependency; nothing patched)
-import { detectType, inspectUpload, openWorkbook, readRows } from '../src/xlsx/index.js';
+import { detectType, openWorkbook, readRows } from '../src/xlsx/index.js';
+import { inspectUpload } from '../src/xls/upload.js';
 
 interface Result { rows: number; ms: number; maxRssMb: number }
 

@@ -11,10 +11,10 @@ import syncRoutes from './routes/sync/index.js';
 import partnerWebhookRoutes from './routes/webhook/partner.js';
 import openapiPlugin from './plugins/openapi.js';
 import sessaoPlugin from './plugins/sessao.js';
-import staticRoutes from './routes/views/static.js';
-import loginRoutes from './routes/views/login.js';
-import viewRoutes from './routes/views/index.js';
-import importarRoutes from './routes/views/importar.js';
+import staticRoutes from './routes/telas/static.js';
+import loginRoutes from './routes/telas/login.js';
+import viewRoutes from './routes/telas/index.js';
+import importarRoutes from './routes/telas/importar.js';
 
 export interface BuildOptions {
   logger?: boolean;

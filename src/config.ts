@@ -72,11 +72,11 @@ export interface ReplicatorConfig {
 }
 
 /**
- * Staff screens. modo: habilitado (every OIDC variable set: views need a session), bypass
- * (development/test without them: views open, loud warning) or fechado (production
- * without them: views answer 503).
+ * Staff screens. modo: habilitado (every OIDC variable set: screens need a session), bypass
+ * (development/test without them: screens open, loud warning) or fechado (production
+ * without them: screens answer 503).
  */
-export interface ViewsConfig {
+export interface TelasConfig {
   modo: 'habilitado' | 'bypass' | 'fechado';
   oidc: {
     issuer: string;
@@ -138,7 +138,7 @@ export interface Config {
    */
   trustProxy: string[];
   replicator: ReplicatorConfig;
-  views: ViewsConfig;
+  telas: TelasConfig;
 }
 
 export interface ConfigResult {
@@ -250,7 +250,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
   const partner = loadPartnerConfig(env, appEnv, warnings);
   const mail = loadMailConfig(env);
   const replicator = loadReplicatorConfig(env, warnings);
-  const views = loadViewsConfig(env, appEnv, warnings);
+  const telas = loadTelasConfig(env, appEnv, warnings);
 
   return {
     warnings,
@@ -293,7 +293,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
       },
       trustProxy: trustProxyList(env),
       replicator,
-      views,
+      telas,
     },
   };
 }
@@ -443,10 +443,10 @@ export function parseDocstoreUrl(raw: string): DocstoreAlvo {
 }
 const OIDC_VARS = ['OIDC_ISSUER_URL', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_DOMINIO', 'PUBLIC_BASE_URL'] as const;
 
-function loadViewsConfig(env: Env, appEnv: Config['env'], warnings: string[]): ViewsConfig {
+function loadTelasConfig(env: Env, appEnv: Config['env'], warnings: string[]): TelasConfig {
   const given = OIDC_VARS.filter((n) => str(env, n) !== undefined);
-  let modo: ViewsConfig['modo'];
-  let oidc: ViewsConfig['oidc'] = null;
+  let modo: TelasConfig['modo'];
+  let oidc: TelasConfig['oidc'] = null;
   if (given.length === OIDC_VARS.length) {
     const dominio = str(env, 'OIDC_DOMINIO')!.toLowerCase().replace(/^@/, '');
     if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(dominio)) throw new ConfigError(`OIDC_DOMINIO deve ser um domínio de e-mail (empresa.com.br; recebido '${dominio}')`);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { projectRoot } from '../paths.js';
 import pg from 'pg';
 import { resolveBinary } from 'dbmate';
-import { findPgBinDir } from '../embedded/postgres.js';
+import { findPgBinDir } from './pg-bin.js';
 import { applyRepeatables, type RepeatableResult } from './repeatable.js';
 
 const run = promisify(execFile);

@@ -8,7 +8,6 @@ import * as db from 'zapatos/db';
 import type { TipoPlanilha } from '../xlsx/types.js';
 
 /** One list of types (formats.md, detection order): the reader's, checked against app.xls_tipo by test/xls-sql/descricao.test.ts. */
-export { TIPOS_PLANILHA, type TipoPlanilha } from '../xlsx/types.js';
 
 export const STATUS_PROCESSAMENTO = ['PENDENTE', 'PROCESSANDO', 'SUCESSO', 'ERRO', 'IGNORADO'] as const;
 export type StatusProcessamento = (typeof STATUS_PROCESSAMENTO)[number];

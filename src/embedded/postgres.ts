@@ -8,6 +8,8 @@ import { chownSync, closeSync, existsSync, mkdirSync, readdirSync, writeFileSync
 import { join } from 'node:path';
 import net from 'node:net';
 import pg from 'pg';
+import { findPgBinDir } from '../db/pg-bin.js';
+
 
 export interface EmbeddedPostgresOptions {
   dataDir: string;
@@ -25,18 +27,6 @@ export interface EmbeddedPostgres {
   pid: number;
   url(database: string): string;
   stop(): Promise<void>;
-}
-
-export function findPgBinDir(): string {
-  const override = process.env.PG_BINDIR;
-  if (override) return override;
-  const candidates = ['/usr/lib/postgresql/15/bin'];
-  if (existsSync('/usr/lib/postgresql')) {
-    for (const v of readdirSync('/usr/lib/postgresql').sort().reverse()) candidates.push(`/usr/lib/postgresql/${v}/bin`);
-  }
-  const found = candidates.find((d) => existsSync(join(d, 'postgres')));
-  if (!found) throw new Error('PostgreSQL 15 não encontrado: instale o pacote Debian postgresql-15');
-  return found;
 }
 
 export async function freePort(): Promise<number> {

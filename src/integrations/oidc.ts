@@ -4,9 +4,9 @@
  * An http:// issuer is accepted only on loopback (development and tests).
  */
 import * as client from 'openid-client';
-import type { ViewsConfig } from '../config.js';
+import type { TelasConfig } from '../config.js';
 
-type Oidc = NonNullable<ViewsConfig['oidc']>;
+type Oidc = NonNullable<TelasConfig['oidc']>;
 
 let cached: { key: string; config: Promise<client.Configuration> } | null = null;
 

@@ -87,3 +87,14 @@ export function csrfValido(req: FastifyRequest, given: unknown): boolean {
 export default fp(async function sessaoPlugin(app) {
   await app.register(cookie);
 }, { name: 'sessao' });
+
+export function leitura(req: FastifyRequest): boolean {
+  return req.method === 'GET' || req.method === 'HEAD';
+}
+
+/** Whether this session may do this request (the table in src/routes/telas/guard.ts). */
+export function sessaoPermite(req: FastifyRequest, s: Sessao): boolean {
+  const dominio = req.server.ctx.config.telas.oidc?.dominio;
+  if (!dominio || s.email.split('@').pop() !== dominio) return false;
+  return s.papel === 'equipe' || leitura(req);
+}

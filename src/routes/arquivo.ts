@@ -11,7 +11,7 @@ import { obj, uuid } from '../schemas.js';
 import { type ExtensaoPlanilha, extensaoDaChave, nomeDownload, tipoDownload } from '../xls/nomes.js';
 import { extensaoDoConteudo } from '../xlsx/open.js';
 import { bearerToken, requireBearer } from '../plugins/bearer.js';
-import { viewGuard } from './views/guard.js';
+import { viewGuard } from './telas/guard.js';
 import { openOriginal, OriginalIndisponivel } from '../xls/storage.js';
 import { ObjectStoreUnavailable } from '../integrations/objstore.js';
 

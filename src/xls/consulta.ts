@@ -10,7 +10,8 @@ import * as db from 'zapatos/db';
 import type * as s from 'zapatos/schema';
 import { HttpProblem } from '../errors.js';
 import type { PageRequest } from '../plugins/page.js';
-import type { StatusProcessamento, TipoPlanilha } from '../db/xls.js';
+import type { StatusProcessamento } from '../db/xls.js';
+import type { TipoPlanilha } from '../xlsx/types.js';
 
 type Col = s.xls_processamento.Column;
 export const LIST_COLUMNS = [

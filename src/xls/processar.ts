@@ -16,7 +16,7 @@ import { ExecLog } from './execlog.js';
 import { IsolatedParse } from './isolated-parse.js';
 import { gravarChunks, chunksCopia } from './chunks.js';
 import { readOriginalToFile } from './storage.js';
-import { TempDir } from '../xlsx/spool.js';
+import { TempDir } from './spool.js';
 
 /**
  * COPYs the reader's rows into their staging tables in chunks of `chunkLinhas` rows, and after

@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import { ObjectStoreUnavailable } from '../integrations/objstore.js';
 import { xlsArquivoBytes } from '../db/xls.js';
-import { SpoolSourceError, SpoolTooLarge, spool } from '../xlsx/spool.js';
+import { SpoolSourceError, SpoolTooLarge, spool } from './spool.js';
 
 export function writesColumn(ctx: AppContext): boolean {
   return ctx.config.storage.mode !== 'OBJSTORE';

@@ -21,7 +21,8 @@ import { WorkbookError, unsupported } from './errors.js';
 import type { SheetInfo } from './package.js';
 import { MAX_COLUMNS } from './scanner.js';
 import { BUILTIN_DATE_IDS, isDateFormat } from './styles.js';
-import { type SheetRow, Workbook, readError } from './workbook.js';
+import type { SheetRow } from './row.js';
+import { Workbook, readError } from './workbook.js';
 
 const BOF = 0x0809, EOF = 0x000a, CONTINUE = 0x003c, FILEPASS = 0x002f, CODEPAGE = 0x0042, DATEMODE = 0x0022;
 const FORMAT = 0x041e, XF = 0x00e0, BOUNDSHEET = 0x0085, SST = 0x00fc;

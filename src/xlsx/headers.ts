@@ -5,7 +5,7 @@
  * unknown columns are ignored.
  */
 import { displayValue } from './cells.js';
-import type { SheetRow } from './workbook.js';
+import type { SheetRow } from './row.js';
 
 export const HEADER_SCAN_ROWS = 20;
 

@@ -1,7 +1,6 @@
 /**
- * The xlsx layer of spreadsheet intake (issue 3). See docs/xlsx.md.
+ * The spreadsheet reader (the intake is src/xls). See docs/xlsx.md.
  *
- *   upload:     inspectUpload(file, filename, limits) → entries (throws ArchiveError: 400/413/415)
  *   processing: wb = await openWorkbook(bytes | path) (throws WorkbookError 'formato não suportado: …'; wb.close())
  *               tipo = await detectType(wb)           (null → IGNORADO 'tipo não reconhecido')
  *               r = readRows(wb, tipo); await r.meta(); for await (const row of r.rows()) …; r.errors()
@@ -13,8 +12,6 @@ export type { ArchiveLimits, ReaderLimits } from './limits.js';
 export { BufferSource, FileSource, toSource } from './source.js';
 export type { ByteSource } from './source.js';
 export { TruncatedText } from './cells.js';
-export { inspectUpload } from './upload.js';
-export type { UploadEntry, UploadInspection } from './upload.js';
 export { Workbook, XlsxWorkbook } from './workbook.js';
 export type { Formato } from './workbook.js';
 export { openWorkbook } from './open.js';

@@ -27,7 +27,8 @@ import { unsupported } from './errors.js';
 import type { SheetInfo } from './package.js';
 import { MAX_COLUMNS, MAX_MARKUP_CHARS, MAX_ROWS } from './scanner.js';
 import type { ByteSource } from './source.js';
-import { type SheetRow, Workbook, readError } from './workbook.js';
+import type { SheetRow } from './row.js';
+import { Workbook, readError } from './workbook.js';
 import { type ZipEntry, type ZipIndex, entryChunks, readSmallPart } from './zip.js';
 
 export const ODS_MIMETYPE = 'application/vnd.oasis.opendocument.spreadsheet';

@@ -6,26 +6,19 @@
  */
 import { WorkbookError, ArchiveError, unsupported } from './errors.js';
 import { type DecodeContext, cellDecoder } from './cells.js';
-import { type ArchiveLimits, DEFAULT_READER_LIMITS, type ReaderLimits, resolveLimits } from './limits.js';
-import { type PackageStructure, type SheetInfo, readPackageStructure } from './package.js';
+import { DEFAULT_READER_LIMITS } from './limits.js';
+import type { PackageStructure, SheetInfo } from './package.js';
 import { HEADER_SCAN_ROWS, rowTexts } from './headers.js';
+import type { SheetRow } from './row.js';
 import { type CellDecoder, SheetScanner } from './scanner.js';
 import { readSharedStrings } from './shared-strings.js';
-import { type ByteSource, BufferSource, toSource } from './source.js';
+import { type ByteSource, BufferSource } from './source.js';
 import { Styles } from './styles.js';
-import { type ZipIndex, MAGIC_BYTES, REASON_BYTES, entryChunks, isZip, notZipReason, readCentralDirectory, readSmallPart } from './zip.js';
+import { type ZipIndex, entryChunks, readSmallPart } from './zip.js';
 
 export type { SheetInfo } from './package.js';
 
-/**
- * A row of a sheet: its 1-based row number and the cell values by column (values[0] =
- * column A; sparse, undefined = empty). Values: string, number, boolean, Date,
- * { formula, result }, { error }, TruncatedText (a value over the cell limit).
- */
-export interface SheetRow {
-  readonly number: number;
-  readonly values: readonly unknown[];
-}
+export type { SheetRow } from './row.js';
 
 export interface SheetPass {
   sheet: SheetInfo;

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
-import { findPgBinDir } from '../../src/embedded/postgres.js';
+import { findPgBinDir } from '../../src/db/pg-bin.js';
 
 export interface FakeSyncEngine {
   readonly running: boolean;

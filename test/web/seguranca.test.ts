@@ -219,7 +219,7 @@ describe('smoke session and login', () => {
 describe('the three modes', () => {
   it('bypass (test/development without OIDC): screens open with a warning; the API and errtracker still need credentials', async () => {
     const { warnings, config } = loadConfig({ DATABASE_URL: 'postgres://x@127.0.0.1/x', BI_COMERCIAL_XLS_API_TOKEN: 't', S3_FILE_STORAGE: 'PSQL' });
-    expect(config.views.modo).toBe('bypass');
+    expect(config.telas.modo).toBe('bypass');
     expect(warnings.join('\n')).toMatch(/TELAS ABERTAS SEM LOGIN/);
     const b = await testApp(db);
     try {
@@ -235,7 +235,7 @@ describe('the three modes', () => {
 
   it('fechado (production without OIDC): 503 on every screen, static kit still anonymous', async () => {
     const { config } = loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://x@127.0.0.1/x', BI_COMERCIAL_XLS_API_TOKEN: 't', S3_FILE_STORAGE: 'PSQL' });
-    expect(config.views.modo).toBe('fechado');
+    expect(config.telas.modo).toBe('fechado');
     const f = await testApp(db, { NODE_ENV: 'production' });
     try {
       for (const url of SCREENS) {

@@ -6,8 +6,9 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import {
   xlsConcluir, xlsDefinirTipo, xlsIniciar, xlsMerge, xlsMergeChunk, xlsReceber, xlsStagingPreparar,
-  type Desfecho, type ResultadoMerge, type TipoPlanilha,
+  type Desfecho, type ResultadoMerge,
 } from '../../src/db/xls.js';
+import type { TipoPlanilha } from '../../src/xlsx/types.js';
 
 export const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import type { TipoPlanilha } from '../../src/db/xls.js';
+import type { TipoPlanilha } from '../../src/xlsx/types.js';
 import { completeJobs, processarNovo, type Row } from './helpers.js';
 
 let db: TestDatabase;

@@ -4,8 +4,9 @@ import pg from 'pg';
 import { createTestDatabase, urlFor, type TestDatabase } from '../harness/db.js';
 import {
   xlsConcluir, xlsConjuntoAbrir, xlsConjuntoRecebido, xlsDefinirTipo, xlsFalhar, xlsIgnorar, xlsIniciar,
-  xlsRecuperar, xlsReprocessar, xlsReprocessarConjunto, xlsReprocessarErros, type TipoPlanilha,
+  xlsRecuperar, xlsReprocessar, xlsReprocessarConjunto, xlsReprocessarErros,
 } from '../../src/db/xls.js';
+import type { TipoPlanilha } from '../../src/xlsx/types.js';
 import {
   claimJob, completeJobs, fat, heartbeat, importar, iniciar, periodoNov, receberAvulso, status,
 } from './helpers.js';

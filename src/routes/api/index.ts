@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerToken, requireBearer, safeEqual } from '../../plugins/bearer.js';
 import { carregarSessao } from '../../plugins/sessao.js';
-import { sessaoPermite } from '../views/guard.js';
+import { sessaoPermite } from '../../plugins/sessao.js';
 import { notFoundHandler } from '../../plugins/problem.js';
 import configuracoesRoutes from './configuracoes.js';
 import processamentosRoutes from './processamentos.js';
@@ -33,7 +33,7 @@ export default async function apiRoutes(app: FastifyInstance) {
 export async function sessaoValeNaApi(req: FastifyRequest): Promise<boolean> {
   if (bearerToken(req) !== undefined) return false; // a Bearer given is judged as a Bearer
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-  if (req.server.ctx.config.views.modo !== 'habilitado') return false;
+  if (req.server.ctx.config.telas.modo !== 'habilitado') return false;
   const path = req.url.split('?')[0] ?? '';
   if (path !== '/api/comercial/processamentos' && !path.startsWith('/api/comercial/processamentos/')) return false;
   const s = await carregarSessao(req);
@@ -44,7 +44,7 @@ export async function sessaoValeNaApi(req: FastifyRequest): Promise<boolean> {
 export async function bearerOuSessao(req: FastifyRequest): Promise<boolean> {
   const t = bearerToken(req);
   if (t !== undefined) return safeEqual(t, req.server.ctx.config.apiToken);
-  if (req.server.ctx.config.views.modo !== 'habilitado') return false;
+  if (req.server.ctx.config.telas.modo !== 'habilitado') return false;
   const s = await carregarSessao(req);
   return s !== null && sessaoPermite(req, s);
 }

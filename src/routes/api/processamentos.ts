@@ -10,9 +10,10 @@ import { HttpProblem } from '../../errors.js';
 import { pageQueryProperties, pageSchema, parsePageRequest, toPage } from '../../plugins/page.js';
 import { arr, dateTime, int, nullable, obj, str, uuid } from '../../schemas.js';
 import {
-  STATUS_PROCESSAMENTO, TIPOS_PLANILHA, type StatusProcessamento, type TipoPlanilha,
+  STATUS_PROCESSAMENTO, type StatusProcessamento,
   xlsReprocessar, xlsReprocessarConjunto, xlsReprocessarErros,
 } from '../../db/xls.js';
+import { TIPOS_PLANILHA, type TipoPlanilha } from '../../xlsx/types.js';
 
 const itemProperties = {
   id: uuid(),

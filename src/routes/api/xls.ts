@@ -9,7 +9,7 @@ import multipart from '@fastify/multipart';
 import { HttpProblem } from '../../errors.js';
 import { arr, nullable, obj, str, uuid, int } from '../../schemas.js';
 import { receberUpload } from '../../xls/intake.js';
-import { type Spooled, SpoolSourceError, SpoolTooLarge, TempDir, spool } from '../../xlsx/spool.js';
+import { type Spooled, SpoolSourceError, SpoolTooLarge, TempDir, spool } from '../../xls/spool.js';
 import { limparNome } from '../../xls/nomes.js';
 import { formatBytes } from '../../xlsx/limits.js';
 

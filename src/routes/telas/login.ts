@@ -14,13 +14,13 @@ import {
 } from '../../plugins/sessao.js';
 import { loginConsumir, loginIniciar, sessaoCriar, sessaoEncerrar } from '../../db/telas.js';
 import { motivoRecusa, redirectUri, trocarCodigo, urlDeAutorizacao } from '../../integrations/oidc.js';
-import { renderPagina } from '../../views/render.js';
+import { renderPagina } from './render.js';
 import { exigirCsrf, viewErrorHandler } from './index.js';
 import { localPath, recusar } from './guard.js';
 import { randomPKCECodeVerifier } from 'openid-client';
 
 export async function abrirSessao(req: FastifyRequest, reply: FastifyReply, o: { email: string; nome: string | null; papel: 'equipe' | 'smoke' }) {
-  const cfg = req.server.ctx.config.views;
+  const cfg = req.server.ctx.config.telas;
   const token = aleatorio(32);
   const sessao = await sessaoCriar(req.server.ctx.pool, {
     token, email: o.email, nome: o.nome, papel: o.papel, duracaoHoras: cfg.sessaoDuracaoHoras, csrf: aleatorio(32), anterior: tokenDaSessao(req) ?? null,
@@ -32,26 +32,26 @@ export async function abrirSessao(req: FastifyRequest, reply: FastifyReply, o: {
 export default async function loginRoutes(app: FastifyInstance) {
   await app.register(formbody, { bodyLimit: 16 * 1024 });
   app.setErrorHandler(viewErrorHandler);
-  const views = app.ctx.config.views;
+  const telas = app.ctx.config.telas;
 
   const paginaLogin = (req: FastifyRequest, reply: FastifyReply, from: string, erro: string | null, status = 200) =>
-    renderPagina(req, reply, 'login', { titulo: 'Entrar', status, semNavegacao: true, aviso: erro ? { tipo: 'erro', texto: erro } : null }, { from, modo: views.modo });
+    renderPagina(req, reply, 'login', { titulo: 'Entrar', status, semNavegacao: true, aviso: erro ? { tipo: 'erro', texto: erro } : null }, { from, modo: telas.modo });
 
   app.get<{ Querystring: { from?: string } }>('/login', async (req, reply) => {
     const from = localPath(req.query.from) ?? '/processamentos';
-    if (views.modo === 'fechado') return recusar(req, reply, 503, 'O login não está configurado neste ambiente de produção: as telas estão fechadas.');
-    if (views.modo === 'bypass') return reply.redirect(from, 302);
+    if (telas.modo === 'fechado') return recusar(req, reply, 503, 'O login não está configurado neste ambiente de produção: as telas estão fechadas.');
+    if (telas.modo === 'bypass') return reply.redirect(from, 302);
     if (await carregarSessao(req)) return reply.redirect(from, 302);
     return paginaLogin(req, reply, from, null);
   });
 
   app.post<{ Body: { from?: string } }>('/login', { preHandler: exigirCsrf }, async (req, reply) => {
-    if (!views.oidc) return recusar(req, reply, views.modo === 'fechado' ? 503 : 404, 'O login pelo provedor de identidade não está configurado.');
+    if (!telas.oidc) return recusar(req, reply, telas.modo === 'fechado' ? 503 : 404, 'O login pelo provedor de identidade não está configurado.');
     const from = localPath(req.body?.from) ?? '/processamentos';
     const p = { state: aleatorio(32), nonce: aleatorio(32), codeVerifier: randomPKCECodeVerifier() };
     let url: URL;
     try {
-      url = await urlDeAutorizacao(views.oidc, p);
+      url = await urlDeAutorizacao(telas.oidc, p);
     } catch (err) {
       req.log.error({ err }, 'provedor de identidade inacessível');
       return paginaLogin(req, reply, from, 'O provedor de identidade não respondeu. Tente de novo em instantes.', 503);
@@ -62,7 +62,7 @@ export default async function loginRoutes(app: FastifyInstance) {
   });
 
   const callback = async (req: FastifyRequest, reply: FastifyReply) => {
-    if (!views.oidc) return recusar(req, reply, views.modo === 'fechado' ? 503 : 404, 'O login pelo provedor de identidade não está configurado.');
+    if (!telas.oidc) return recusar(req, reply, telas.modo === 'fechado' ? 503 : 404, 'O login pelo provedor de identidade não está configurado.');
     const params = { ...(req.query as Record<string, unknown>), ...((req.body ?? {}) as Record<string, unknown>) };
     const state = typeof params.state === 'string' ? params.state : '';
     const cookieState = req.cookies[cookieNome(req, LOGIN_COOKIE_TLS, LOGIN_COOKIE_HTTP)] ?? '';
@@ -75,19 +75,19 @@ export default async function loginRoutes(app: FastifyInstance) {
     if (typeof params.error === 'string') {
       return paginaLogin(req, reply, pendente.destino, `O provedor de identidade recusou o login (${params.error}).`, 403);
     }
-    const callbackUrl = new URL(redirectUri(views.oidc));
+    const callbackUrl = new URL(redirectUri(telas.oidc));
     for (const [k, v] of Object.entries(params)) if (typeof v === 'string') callbackUrl.searchParams.set(k, v);
     let id;
     try {
-      id = await trocarCodigo(views.oidc, callbackUrl, { state, nonce: pendente.nonce, codeVerifier: pendente.code_verifier });
+      id = await trocarCodigo(telas.oidc, callbackUrl, { state, nonce: pendente.nonce, codeVerifier: pendente.code_verifier });
     } catch (err) {
       req.log.warn({ err }, 'troca do código de login recusada');
       return paginaLogin(req, reply, pendente.destino, 'O login não pôde ser confirmado com o provedor de identidade. Tente de novo.', 400);
     }
-    const recusa = motivoRecusa(id, views.oidc.dominio);
+    const recusa = motivoRecusa(id, telas.oidc.dominio);
     if (recusa) {
       req.log.info({ email: id.email, hd: id.hd }, 'login recusado');
-      return paginaLogin(req, reply, pendente.destino, `Acesso negado: ${recusa}. Entre com uma conta verificada @${views.oidc.dominio}.`, 403);
+      return paginaLogin(req, reply, pendente.destino, `Acesso negado: ${recusa}. Entre com uma conta verificada @${telas.oidc.dominio}.`, 403);
     }
     await abrirSessao(req, reply, { email: id.email!, nome: id.nome, papel: 'equipe' });
     req.log.info({ email: id.email }, 'login');
@@ -105,11 +105,11 @@ export default async function loginRoutes(app: FastifyInstance) {
 
   // post-deploy smoke: a read-only session for whoever holds SMOKE_SESSION_TOKEN
   app.post('/smoke/session', async (req, reply) => {
-    const want = views.smokeToken;
+    const want = telas.smokeToken;
     if (!want) return sendProblem(reply, problemBody(404, req, 'nenhuma rota para POST /smoke/session'));
     const h = req.headers['x-smoke-token'];
     if (typeof h !== 'string' || !safeEqual(h, want)) return sendProblem(reply, problemBody(401, req, 'cabeçalho X-Smoke-Token ausente ou inválido'));
-    const s = await abrirSessao(req, reply, { email: `smoke@${views.oidc?.dominio ?? 'localhost'}`, nome: 'Verificação pós-deploy', papel: 'smoke' });
+    const s = await abrirSessao(req, reply, { email: `smoke@${telas.oidc?.dominio ?? 'localhost'}`, nome: 'Verificação pós-deploy', papel: 'smoke' });
     return reply.code(201).send({ sessao: s.id, papel: 'smoke', expiraEm: new Date(s.expira_em).toISOString() });
   });
 }

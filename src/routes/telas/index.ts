@@ -3,14 +3,14 @@
  * view guard (modes and rejections), whose forms are urlencoded with a CSRF token checked
  * before any handler, and whose errors render as pt-BR pages for browsers.
  * To add a screen: write a plugin in this folder, register it below, add its template
- * under views/ and its nav entry in src/views/nav.ts.
+ * under templates/ and its nav entry in nav.ts.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import { HttpProblem, httpStatusOfSqlState } from '../../errors.js';
 import { problemBody, sendProblem } from '../../plugins/problem.js';
 import { csrfValido } from '../../plugins/sessao.js';
-import { renderPagina } from '../../views/render.js';
+import { renderPagina } from './render.js';
 import { aceitaHtml, localPath, viewGuard } from './guard.js';
 import processamentosScreens from './processamentos.js';
 import adminScreens from './admin.js';

@@ -14,11 +14,11 @@ import multipart from '@fastify/multipart';
 import * as db from 'zapatos/db';
 import { HttpProblem } from '../../errors.js';
 import { safeEqual } from '../../plugins/bearer.js';
-import { renderPagina } from '../../views/render.js';
+import { renderPagina } from './render.js';
 import { detectType, openWorkbook, WorkbookError, ArchiveError } from '../../xlsx/index.js';
-import { zipArmazenado } from '../../xlsx/zip-escrever.js';
+import { zipArmazenado } from '../../xls/zip-escrever.js';
 import { receberUpload } from '../../xls/intake.js';
-import type { TipoPlanilha } from '../../db/xls.js';
+import type { TipoPlanilha } from '../../xlsx/types.js';
 import { viewErrorHandler } from './index.js';
 
 export const TIPOS_IMPORTAVEIS: readonly TipoPlanilha[] = ['COMPRAS', 'COTA_FORNECEDOR', 'FLUXO_PAGAR_RECEBER'];
@@ -33,7 +33,7 @@ function base(req: FastifyRequest): '/xls/importar' | '/compras/importar' {
 
 /** null when the secret is right; otherwise the refusal already sent. */
 function exigirToken(req: Req, reply: FastifyReply): FastifyReply | null {
-  const want = req.server.ctx.config.views.importarToken;
+  const want = req.server.ctx.config.telas.importarToken;
   const titulo = 'Importar planilhas';
   if (!want) {
     return renderPagina(req, reply, 'erro', { titulo, status: 503, semNavegacao: true }, { mensagem: 'A página de importação está desligada: XLS_IMPORTAR_TOKEN não está configurada neste ambiente.', voltar: null });
@@ -194,7 +194,7 @@ export default async function importarRoutes(app: FastifyInstance) {
       const pendentes = res.filter((r) => r.p && (r.p.status === 'PENDENTE' || r.p.status === 'PROCESSANDO')).length;
       const inicio = Number(req.query.t);
       const decorrido = Number.isFinite(inicio) ? (Date.now() - inicio) / 1000 : Number.POSITIVE_INFINITY;
-      const esperando = pendentes > 0 && decorrido < app.ctx.config.views.importarEsperaSegundos;
+      const esperando = pendentes > 0 && decorrido < app.ctx.config.telas.importarEsperaSegundos;
       return renderPagina(req, reply, 'importar/resultado', {
         titulo: esperando ? 'Importando…' : pendentes > 0 ? 'Importação: ainda processando' : 'Resultado da importação',
         semNavegacao: true, refresh: esperando ? 1 : pendentes > 0 ? 5 : undefined,

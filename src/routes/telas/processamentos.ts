@@ -7,11 +7,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpProblem } from '../../errors.js';
 import { PAGE_MAX_SIZE, parsePageRequest } from '../../plugins/page.js';
 import {
-  STATUS_PROCESSAMENTO, TIPOS_PLANILHA, type Aviso, type StatusProcessamento, type TipoPlanilha,
+  STATUS_PROCESSAMENTO, type Aviso, type StatusProcessamento,
   xlsReprocessar, xlsReprocessarConjunto, xlsReprocessarErros,
 } from '../../db/xls.js';
+import { TIPOS_PLANILHA, type TipoPlanilha } from '../../xlsx/types.js';
 import { detalheProcessamento, lerLog, listarProcessamentos } from '../../xls/consulta.js';
-import { renderPagina } from '../../views/render.js';
+import { renderPagina } from './render.js';
 import { consultaMedida } from '../../db/lenta.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,5 +1,5 @@
 /**
- * Security of the views layer (spec "Authentication"), one hook for every screen:
+ * Security of the screens (spec "Authentication"), one hook for every screen:
  *
  * | mode       | anonymous browser (Accept text/html) | anonymous script | session without permission | session |
  * |------------|--------------------------------------|------------------|----------------------------|---------|
@@ -12,24 +12,13 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problemBody, sendProblem } from '../../plugins/problem.js';
-import { carregarSessao } from '../../plugins/sessao.js';
+import { carregarSessao, leitura, sessaoPermite } from '../../plugins/sessao.js';
 import type { Sessao } from '../../db/telas.js';
-import { renderPagina } from '../../views/render.js';
+import { renderPagina } from './render.js';
 
 export function aceitaHtml(req: FastifyRequest): boolean {
   const a = req.headers.accept;
   return typeof a === 'string' && /text\/html/i.test(a);
-}
-
-export function leitura(req: FastifyRequest): boolean {
-  return req.method === 'GET' || req.method === 'HEAD';
-}
-
-/** Whether this session may do this request (see the table above). */
-export function sessaoPermite(req: FastifyRequest, s: Sessao): boolean {
-  const dominio = req.server.ctx.config.views.oidc?.dominio;
-  if (!dominio || s.email.split('@').pop() !== dominio) return false;
-  return s.papel === 'equipe' || leitura(req);
 }
 
 export function recusar(req: FastifyRequest, reply: FastifyReply, status: number, mensagem: string): FastifyReply {
@@ -42,11 +31,11 @@ export function recusar(req: FastifyRequest, reply: FastifyReply, status: number
 
 /** The onRequest hook of every screen. */
 export async function viewGuard(req: FastifyRequest, reply: FastifyReply) {
-  const views = req.server.ctx.config.views;
-  if (views.modo === 'fechado') {
+  const telas = req.server.ctx.config.telas;
+  if (telas.modo === 'fechado') {
     return recusar(req, reply, 503, 'As telas estão fechadas: o login pelo provedor de identidade não está configurado neste ambiente de produção.');
   }
-  if (views.modo === 'bypass') {
+  if (telas.modo === 'bypass') {
     req.usuario = { email: 'desenvolvimento', nome: 'Desenvolvimento (sem login)', papel: 'bypass' };
     return;
   }

@@ -9,7 +9,7 @@ import { HttpProblem } from '../../errors.js';
 import { parsePageRequest } from '../../plugins/page.js';
 import { partnerPedidoEnfileirar, partnerStatus } from '../../db/partner.js';
 import { toStatus } from '../api/partner.js';
-import { renderPagina } from '../../views/render.js';
+import { renderPagina } from './render.js';
 
 /** The platform's order statuses in words for staff (the code stays visible next to it). */
 export const STATUS_PLATAFORMA: Record<string, string> = {

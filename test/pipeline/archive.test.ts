@@ -1,7 +1,8 @@
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { HttpProblem } from '../../src/errors.js';
-import { ArchiveError, DEFAULT_ARCHIVE_LIMITS, inspectUpload, openWorkbook } from '../../src/xlsx/index.js';
+import { ArchiveError, DEFAULT_ARCHIVE_LIMITS, openWorkbook } from '../../src/xlsx/index.js';
+import { inspectUpload } from '../../src/xls/upload.js';
 import { buildMeta } from '../fixtures/builder.js';
 import { handmadeXlsx } from '../fixtures/handmade.js';
 import { makeZip } from '../fixtures/zip.js';

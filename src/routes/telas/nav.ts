@@ -1,5 +1,5 @@
 /**
- * Navigation of the staff layout (views/layout.eta). A new screen adds its entry here;
+ * Navigation of the staff layout (templates/layout.eta). A new screen adds its entry here;
  * screens under /admin add theirs to ADMIN_LINKS (the /admin panel lists them).
  * See docs/screens.md.
  */

@@ -1,18 +1,18 @@
 /**
- * Server-rendered pages (eta, pt-BR): every page goes through views/layout.eta, which
+ * Server-rendered pages (eta, pt-BR): every page goes through templates/layout.eta, which
  * receives the signed-in user, the navigation, the CSRF token of the forms and the
- * security mode (bypass shows a warning banner). Templates live in views/ (*.eta).
+ * security mode (bypass shows a warning banner). Templates live in templates/ (*.eta).
  */
 import { join } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Eta } from 'eta';
-import { projectRoot } from '../paths.js';
-import { csrfEsperado } from '../plugins/sessao.js';
+import { projectRoot } from '../../paths.js';
+import { csrfEsperado } from '../../plugins/sessao.js';
 import { NAV } from './nav.js';
 
-export const VIEWS_DIR = join(projectRoot, 'views');
+export const TEMPLATES_DIR = join(projectRoot, 'templates');
 
-const eta = new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true, autoTrim: [false, 'nl'] });
+const eta = new Eta({ views: TEMPLATES_DIR, cache: true, autoEscape: true, autoTrim: [false, 'nl'] });
 
 const dataHora = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', dateStyle: 'short', timeStyle: 'medium' });
 const data = new Intl.DateTimeFormat('pt-BR', { timeZone: 'UTC', dateStyle: 'short' });
@@ -60,7 +60,7 @@ export function renderPagina(req: FastifyRequest, reply: FastifyReply, template:
     aviso: opts.aviso ? { ...opts.aviso, texto: opts.aviso.texto.charAt(0).toUpperCase() + opts.aviso.texto.slice(1) } : null,
     semNavegacao: Boolean(opts.semNavegacao),
     usuario: req.usuario ?? null,
-    modo: req.server.ctx.config.views.modo,
+    modo: req.server.ctx.config.telas.modo,
     nav: NAV.map((n) => ({ ...n, ativo: path === n.href || path.startsWith(`${n.href}/`) })),
     csrf: csrfEsperado(req, reply),
   });

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as db from 'zapatos/db';
 import { HttpProblem } from '../../errors.js';
 import { destinatarioRemover, destinatarioSalvar } from '../../db/telas.js';
-import { renderPagina } from '../../views/render.js';
+import { renderPagina } from './render.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 type Body = Record<string, string | undefined>;

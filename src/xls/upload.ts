@@ -16,13 +16,13 @@
  * - `extractEntryToFile` inflates one batch entry to a file (hashing it, with the size and
  *   CRC checks), then `checkArchive` checks it as an archive itself.
  */
-import { ArchiveError } from './errors.js';
-import { type ArchiveLimits, formatBytes, resolveLimits } from './limits.js';
-import { type ByteSource, FileSource } from './source.js';
+import { ArchiveError } from '../xlsx/errors.js';
+import { type ArchiveLimits, formatBytes, resolveLimits } from '../xlsx/limits.js';
+import { type ByteSource, FileSource } from '../xlsx/source.js';
 import {
   type ZipEntry, type ZipIndex, MAGIC_BYTES, asSource, entryChunks, extractEntry, isZip,
   readCentralDirectory, verifyEntry,
-} from './zip.js';
+} from '../xlsx/zip.js';
 import { type Spooled, SpoolTooLarge, spool } from './spool.js';
 
 export type UploadEntry =

@@ -10,8 +10,8 @@ import * as db from 'zapatos/db';
 import { HttpProblem } from '../../errors.js';
 import { configuracaoDefinir } from '../../db/functions.js';
 import { configuracaoCriar, configuracaoRemover } from '../../db/telas.js';
-import { renderPagina } from '../../views/render.js';
-import { ADMIN_LINKS } from '../../views/nav.js';
+import { renderPagina } from './render.js';
+import { ADMIN_LINKS } from './nav.js';
 
 export const TIPOS_CONFIG = ['string', 'integer', 'boolean', 'duration'] as const;
 export const DICAS_TIPO: Record<string, string> = {

@@ -9,7 +9,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpProblem } from '../../errors.js';
 import { safeEqual } from '../../plugins/bearer.js';
-import { renderPagina } from '../../views/render.js';
+import { renderPagina } from './render.js';
 import { replicacaoResetar } from '../../db/replicacao.js';
 import { carregarDetalhe, listarExecucoes } from '../api/replicacao.js';
 
