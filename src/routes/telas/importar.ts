@@ -2,7 +2,8 @@
  * The manual import page: /xls/importar and its legacy alias /compras/importar. Anonymous
  * (no identity-provider login), guarded by the shared secret in `k` (XLS_IMPORTAR_TOKEN,
  * constant time; unset -> 503). The form posts back to the same URL with `k`: the uploader's
- * identity (uploaderId, uploaderNome) and one or more .xlsx, which must all be COMPRAS,
+ * identity (uploaderId, uploaderNome) and one or more spreadsheets (.xlsx, .xls or .ods, read by
+ * content), which must all be COMPRAS,
  * COTA_FORNECEDOR or FLUXO_PAGAR_RECEBER (at most one quota sheet) or nothing is stored.
  * Accepted files are packed into one zip and received exactly like a batch sent to
  * POST /api/xls/processar (receberUpload). The browser is then sent to the batch's result
@@ -141,17 +142,17 @@ export default async function importarRoutes(app: FastifyInstance) {
       const uploaderNome = (campos.uploaderNome ?? '').slice(0, 200);
       const v = { uploaderId, uploaderNome };
       if (!uploaderId || !uploaderNome) return formulario(req, reply, v, 'Informe sua identificação (matrícula ou e-mail) e seu nome: toda importação registra quem enviou.', 400);
-      if (arquivos.length === 0) return formulario(req, reply, v, 'Escolha ao menos um arquivo .xlsx.', 400);
+      if (arquivos.length === 0) return formulario(req, reply, v, 'Escolha ao menos uma planilha (.xlsx, .xls ou .ods).', 400);
       const problemas: string[] = [];
       let cotas = 0;
       for (const a of arquivos) {
-        if (!/\.xlsx$/i.test(a.nome)) { problemas.push(`${a.nome}: só arquivos .xlsx são aceitos`); continue; }
+        if (!/\.(xlsx|xls|ods)$/i.test(a.nome)) { problemas.push(`${a.nome}: só planilhas .xlsx, .xls ou .ods são aceitas`); continue; }
         if (a.bytes.length === 0) { problemas.push(`${a.nome}: arquivo vazio`); continue; }
         let tipo: TipoPlanilha | null;
         try {
-          tipo = await detectType(await openWorkbook(a.bytes, limits));
+          tipo = await detectType(await openWorkbook(a.bytes, { ...limits, maxCellChars: app.ctx.config.xls.maxCellChars, maxBiffBytes: app.ctx.config.xls.maxBiffBytes }));
         } catch (err) {
-          if (err instanceof WorkbookError || err instanceof ArchiveError) { problemas.push(`${a.nome}: não é uma planilha .xlsx legível (${err.message})`); continue; }
+          if (err instanceof WorkbookError || err instanceof ArchiveError) { problemas.push(`${a.nome}: não é uma planilha legível (${err.message})`); continue; }
           throw err;
         }
         if (tipo === null || !TIPOS_IMPORTAVEIS.includes(tipo)) {
@@ -168,7 +169,7 @@ export default async function importarRoutes(app: FastifyInstance) {
       const entradas = arquivos.map((a) => {
         const n = (vistos.get(a.nome.toLowerCase()) ?? 0) + 1;
         vistos.set(a.nome.toLowerCase(), n);
-        return { nome: n === 1 ? a.nome.replace(/[\\/]/g, '_') : a.nome.replace(/[\\/]/g, '_').replace(/\.xlsx$/i, ` (${n}).xlsx`), bytes: a.bytes };
+        return { nome: n === 1 ? a.nome.replace(/[\\/]/g, '_') : a.nome.replace(/[\\/]/g, '_').replace(/\.(xlsx|xls|ods)$/i, ` (${n}).$1`), bytes: a.bytes };
       });
       const zip = zipArmazenado(entradas);
       let recibo;
