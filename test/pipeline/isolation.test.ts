@@ -3,6 +3,7 @@
  * ERRO with a clear reason while the HTTP server (a real listening socket), the job runner
  * and the order webhook keep answering — every webhook event sent meanwhile gets its 200.
  */
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { startPipeline, type Pipeline } from '../harness/pipeline.js';
@@ -109,7 +110,7 @@ describe('hostile spreadsheets while order events keep arriving', () => {
     expect(rows[0].n).toBeGreaterThanOrEqual(hooks.sent);
   }));
 
-  it('hostile .xls and .ods (cyclic FAT, chain past the end, entity, repetition bomb, cells past XFD) end ERRO; every webhook event gets its 200', () => withListening(db, {}, async (p, base) => {
+  it('hostile .xls and .ods (cyclic FAT, chain past the end, cells past XFD, entity, a 1 Mi-character run, repetition bomb) end ERRO; every webhook event gets its 200', () => withListening(db, {}, async (p, base) => {
     const cyclic = xlsFile([{ name: 'Metas', cells: [[0, 0, 'x']] }]);
     cyclic.bytes.writeUInt32LE(cyclic.start.Workbook!, fatAt(cyclic.start.Workbook!));
     const past = xlsFile([{ name: 'Metas', cells: [[0, 0, 'x']] }]);
@@ -119,6 +120,8 @@ describe('hostile spreadsheets while order events keep arriving', () => {
       ['alem-do-fim.xls', past.bytes, /^formato não suportado: arquivo \.xls corrompido \(setor 4000000 de Workbook além do fim do arquivo/],
       ['coluna.xls', xlsFile([{ name: 'Metas', cells: [[0, 30_000, 'x']] }]).bytes, /^formato não suportado: erro ao ler a aba 'Metas' \(célula na coluna 30001 fora dos limites/],
       ['entidade.ods', odsFile(odsTable('Metas', [['&lol9;']])), "formato não suportado: erro ao ler a aba 'Metas' (undefined entity.)"],
+      // 1.1 Mi characters of text in one run (random: the archive's ratio limit lets it through)
+      ['texto-enorme.ods', odsFile(odsTable('Metas', [[randomBytes(550_000).toString('hex')]])), "formato não suportado: erro ao ler a aba 'Metas' (XML: marcação ou texto com mais de 1048576 caracteres)"],
       ['repeticao.ods', odsFile('<table:table table:name="Metas"><table:table-row table:number-rows-repeated="1000000"><table:table-cell table:number-columns-repeated="16384" office:value-type="float" office:value="1"/></table:table-row></table:table>'),
         "formato não suportado: erro ao ler a aba 'Metas' (repetição de células acima de 10.000.000 (number-rows-repeated / number-columns-repeated))"],
     ];
