@@ -54,6 +54,7 @@ async function merge(ctx: AppContext, p: ProcessamentoIniciado, workerId: string
 
 async function mergeIsolated(ctx: AppContext, p: ProcessamentoIniciado, workerId: string, log: ExecLog, reader: IsolatedParse): Promise<Desfecho> {
   const tipo = await reader.tipo();
+  log.line(`formato ${reader.formato} (lido pelo conteúdo)`);
   if (!tipo) {
     log.line('tipo não reconhecido: nenhuma assinatura de formats.md casou');
     return xlsIgnorar(ctx.pool, p.id, workerId, 'tipo não reconhecido');

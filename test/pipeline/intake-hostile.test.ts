@@ -286,6 +286,8 @@ describe('.xlsx, .xls and .ods in one batch (formats read by content)', () => {
       { filial: 'ODS-RN', produto: 'P9', c: '2026-12-01', r: '2', m: '1' },
     ]);
     const ods = rows.find((r) => r.arquivo === 'renomeada.xlsx')!;
+    const { rows: [{ log_arquivo }] } = await db.pool.query('select log_arquivo from xls_processamento where id = $1', [ods.id]);
+    expect(await readFile(join(p.ctx.config.logsDir, log_arquivo), 'utf8')).toMatch(/formato ods \(lido pelo conteúdo\)\n.*tipo MARGEM_CONSOLIDADA/);
     const dl = await p.app.inject({ url: `/processamentos/${ods.id}/arquivo`, headers: bearer() });
     expect(dl.statusCode).toBe(200);
     expect(dl.rawPayload.equals(renomeada)).toBe(true);
