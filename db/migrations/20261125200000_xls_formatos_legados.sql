@@ -2,12 +2,12 @@
 -- The object key keeps the extension of the file's format (.xlsx, .xls, .ods), decided at
 -- receipt from its content: xls_objeto_chave and xls_receber gain p_extensao (default 'xlsx').
 -- Their new text lives in db/functions/; the old signatures go.
-drop function public.xls_receber(text,text,bigint,text,bytea,uuid,text,text);
-drop function public.xls_objeto_chave(text,timestamp with time zone);
+drop function if exists public.xls_receber(text,text,bigint,text,bytea,uuid,text,text);
+drop function if exists public.xls_objeto_chave(text,timestamp with time zone);
 
 -- migrate:down
-drop function public.xls_receber(text,text,bigint,text,bytea,uuid,text,text,text);
-drop function public.xls_objeto_chave(text,timestamp with time zone,text);
+drop function if exists public.xls_receber(text,text,bigint,text,bytea,uuid,text,text,text);
+drop function if exists public.xls_objeto_chave(text,timestamp with time zone,text);
 CREATE OR REPLACE FUNCTION public.xls_objeto_chave(p_checksum text, p_em timestamp with time zone DEFAULT now())
  RETURNS text
  LANGUAGE sql
@@ -53,11 +53,11 @@ begin
   end if;
 
   if p_conjunto_id is not null then
-    perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id;
+    perform 1 from public.xls_conjunto l where l.id = p_conjunto_id;
     if not found then
       raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
     end if;
-    if exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id and l.fechado_em is not null) then
+    if exists (select from public.xls_conjunto l where l.id = p_conjunto_id and l.fechado_em is not null) then
       raise exception 'conjunto % já foi fechado; envie os arquivos num novo conjunto (zip)', p_conjunto_id using errcode = 'XL409';
     end if;
   end if;
