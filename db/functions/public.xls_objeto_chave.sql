@@ -1,3 +1,6 @@
+-- the signature before p_extensao (the format's extension of the object key)
+drop function if exists public.xls_objeto_chave(text,timestamp with time zone);
+
 CREATE OR REPLACE FUNCTION public.xls_objeto_chave(p_checksum text, p_em timestamp with time zone DEFAULT now(), p_extensao text DEFAULT 'xlsx'::text)
  RETURNS text
  LANGUAGE sql

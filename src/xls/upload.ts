@@ -8,11 +8,13 @@
  *   would inflate beyond the single-file limit (`maxUploadBytes`).
  * - A loose file that is not a zip (a legacy .xls, a password-protected xlsx, anything else)
  *   is accepted: the reader decides by its content (a .xls is read; anything unreadable ends
- *   in ERRO with its reason, the original kept). So is such a file inside a batch.
+ *   in ERRO with its reason, the original kept; docs/formatos.md, "Receiving files"). So is such
+ *   a file inside a batch.
  * - A zip holding `[Content_Types].xml` or `xl/workbook.xml` (an xlsx or xlsb), or a
  *   `mimetype` and `content.xml` (an OpenDocument: .ods), is one file; any other zip is a
- *   batch, whose entries named .xlsx, .xlsm, .xls, .xlsb or .ods are spreadsheets. Batch entries that are not spreadsheets (PDF, images, `__MACOSX/`, `~$` lock
- *   files, `Thumbs.db`, …) are reported as ignored. Folders are skipped silently.
+ *   batch, whose entries named .xlsx, .xlsm, .xls, .xlsb or .ods are spreadsheets. Batch
+ *   entries that are not spreadsheets (PDF, images, `__MACOSX/`, `~$` lock files,
+ *   `Thumbs.db`, …) are reported as ignored. Folders are skipped silently.
  * - `extractEntryToFile` inflates one batch entry to a file (hashing it, with the size and
  *   CRC checks), then `checkArchive` checks it as an archive itself.
  */
