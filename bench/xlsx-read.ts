@@ -2,12 +2,16 @@
  * Benchmark of the xlsx reader alone: a generated RELATORIO18 (exceljs' writer) read
  *   (a) bare: exceljs' WorkbookReader (4.4.0 as published) on the file, every row's values touched;
  *   (b) ours: openWorkbook → detectType → readRows(RELATORIO18) → every StagingRow;
- *   (c) ours with the upload check first (inspectUpload inflates every part once).
+ *   (c) ours with the upload check first (inspectUpload inflates every part once);
+ *   (d) ours on the same workbook saved as .ods, and (e) as a legacy .xls — at most 131,070
+ *       data rows, what a .xls holds in tabs 20 and 30 (65,536 rows a sheet, one a header) —
+ *       both written by LibreOffice (`soffice --headless --convert-to`) when it is installed,
+ *       else by SheetJS's writer (@e965/xlsx); each opened by path, as the parse worker does.
  * Each run is a child process, so its peak RSS (VmHWM) is its own.
  *
  *   npx tsx bench/xlsx-read.ts [rows=200000] [runs=1]
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,13 +45,13 @@ async function child(mode: string, file: string): Promise<void> {
       }
     }
   } else {
-    let bytes: Buffer = readFileSync(file);
+    let bytes: Buffer = mode === 'xls' || mode === 'ods' ? Buffer.alloc(0) : readFileSync(file);
     if (mode === 'upload') {
       const entry = (await inspectUpload(bytes, 'relatorio18.xlsx')).entries[0];
       if (!entry.ok) throw new Error(entry.motivo);
       bytes = entry.bytes;
     }
-    const wb = await openWorkbook(bytes);
+    const wb = await openWorkbook(mode === 'xls' || mode === 'ods' ? file : bytes);
     const tipo = await detectType(wb);
     if (tipo !== 'RELATORIO18') throw new Error(`detected ${tipo}`);
     const reader = readRows(wb, tipo);
@@ -71,11 +75,13 @@ async function main(): Promise<void> {
     writeFileSync(file, await buildRelatorio18({ rows: total }));
     console.log(`RELATORIO18 with ${total} data rows (tab 20: ${Math.ceil(total / 2)}, tab 30: ${Math.floor(total / 2)}): `
       + `${(statSync(file).size / 1048576).toFixed(1)} MiB, generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const legacy = await legacyFiles(dir, total);
     const self = fileURLToPath(import.meta.url);
     const best: Record<string, Result> = {};
+    const fileOf: Record<string, string> = { bare: file, ours: file, upload: file, ods: legacy.ods, xls: legacy.xls };
     for (let i = 0; i < runs; i++) {
-      for (const mode of ['bare', 'ours', 'upload']) {
-        const out = execFileSync(process.execPath, ['--import', 'tsx', self, '--child', mode, file], { encoding: 'utf8' });
+      for (const mode of ['bare', 'ours', 'upload', 'ods', 'xls']) {
+        const out = execFileSync(process.execPath, ['--import', 'tsx', self, '--child', mode, fileOf[mode]!], { encoding: 'utf8', maxBuffer: 1 << 20 });
         const r = JSON.parse(out) as Result;
         const prev = best[mode];
         if (!prev || r.ms < prev.ms) best[mode] = { ...r, maxRssMb: Math.max(r.maxRssMb, prev?.maxRssMb ?? 0) };
@@ -86,11 +92,41 @@ async function main(): Promise<void> {
     console.log(line('bare exceljs WorkbookReader', best.bare!));
     console.log(line('ours (open+detect+RELATORIO18)', best.ours!));
     console.log(line('ours + inspectUpload first', best.upload!));
+    console.log(line(`ours on the .ods (${legacy.writer})`, best.ods!));
+    console.log(line(`ours on the .xls (${legacy.writer})`, best.xls!));
     const ratio = (best.ours!.rows / best.ours!.ms) / (best.bare!.rows / best.bare!.ms);
     console.log(`ours / bare throughput: ${ratio.toFixed(2)}x${runs > 1 ? ` (best of ${runs})` : ''}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The RELATORIO18 as .ods (all rows) and .xls (at most 65,535 data rows a tab): LibreOffice
+ * converts the exceljs .xlsx when `soffice` is installed; otherwise SheetJS writes them.
+ */
+async function legacyFiles(dir: string, total: number): Promise<{ xls: string; ods: string; writer: string }> {
+  const { buildRelatorio18 } = await import('../test/fixtures/builder.js');
+  const xlsRows = Math.min(total, 2 * 65_535);
+  const t0 = performance.now();
+  const odsSrc = join(dir, 'r18-ods.xlsx');
+  const xlsSrc = join(dir, 'r18-xls.xlsx');
+  writeFileSync(odsSrc, await buildRelatorio18({ rows: total }));
+  writeFileSync(xlsSrc, xlsRows === total ? readFileSync(odsSrc) : await buildRelatorio18({ rows: xlsRows }));
+  let writer = 'LibreOffice';
+  const lo = (fmt: string, src: string) => spawnSync('soffice', ['--headless', '--convert-to', fmt, '--outdir', dir, src], { stdio: 'ignore' });
+  if (lo('ods', odsSrc).status !== 0 || lo('xls', xlsSrc).status !== 0) {
+    writer = 'SheetJS';
+    const XLSX = await import('@e965/xlsx');
+    for (const [src, type] of [[odsSrc, 'ods'], [xlsSrc, 'biff8']] as const) {
+      const wb = XLSX.read(readFileSync(src), { dense: true, cellDates: true });
+      writeFileSync(src.replace(/xlsx$/, type === 'ods' ? 'ods' : 'xls'), XLSX.write(wb, { bookType: type, type: 'buffer' }) as Buffer);
+    }
+  }
+  const out = { ods: odsSrc.replace(/xlsx$/, 'ods'), xls: xlsSrc.replace(/xlsx$/, 'xls'), writer };
+  console.log(`.ods (${total} rows) ${(statSync(out.ods).size / 1048576).toFixed(1)} MiB and .xls (${xlsRows} rows) `
+    + `${(statSync(out.xls).size / 1048576).toFixed(1)} MiB written by ${writer} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  return out;
 }
 
 if (process.argv[2] === '--child') {

@@ -6348,22 +6348,23 @@ COMMENT ON FUNCTION public.xls_merge_chunk(p_processamento_id uuid, p_meta jsonb
 
 
 --
--- Name: xls_objeto_chave(text, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+-- Name: xls_objeto_chave(text, timestamp with time zone, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.xls_objeto_chave(p_checksum text, p_em timestamp with time zone DEFAULT now()) RETURNS text
+CREATE FUNCTION public.xls_objeto_chave(p_checksum text, p_em timestamp with time zone DEFAULT now(), p_extensao text DEFAULT 'xlsx'::text) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select to_char(p_em at time zone 'America/Sao_Paulo', 'YYYY/MM') || '/' || lower(p_checksum) || '.xlsx';
+  select to_char(p_em at time zone 'America/Sao_Paulo', 'YYYY/MM') || '/' || lower(p_checksum) || '.'
+      || case when lower(p_extensao) in ('xlsx', 'xls', 'ods', 'xlsb') then lower(p_extensao) else 'xlsx' end;
 $$;
 
 
 --
--- Name: FUNCTION xls_objeto_chave(p_checksum text, p_em timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
+-- Name: FUNCTION xls_objeto_chave(p_checksum text, p_em timestamp with time zone, p_extensao text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_objeto_chave(p_checksum text, p_em timestamp with time zone) IS 'Object-store key of a file: <yyyy>/<mm>/<checksum>.xlsx, month of p_em in America/Sao_Paulo (content-addressed: the same file always gets the same key within a month).';
+COMMENT ON FUNCTION public.xls_objeto_chave(p_checksum text, p_em timestamp with time zone, p_extensao text) IS 'Object-store key of a file: <yyyy>/<mm>/<checksum>.<extensao> (xlsx, xls, ods or xlsb: the format read from its content at receipt; anything else xlsx), month of p_em in America/Sao_Paulo (content-addressed: the same file always gets the same key within a month).';
 
 
 --
@@ -6404,10 +6405,10 @@ COMMENT ON FUNCTION public.xls_progresso(p_id uuid, p_worker text, p_linhas inte
 
 
 --
--- Name: xls_receber(text, text, bigint, text, bytea, uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
+-- Name: xls_receber(text, text, bigint, text, bytea, uuid, text, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.xls_receber(p_arquivo text, p_checksum text, p_tamanho_bytes bigint, p_objeto_bucket text DEFAULT NULL::text, p_arquivo_bytes bytea DEFAULT NULL::bytea, p_conjunto_id uuid DEFAULT NULL::uuid, p_uploader_id text DEFAULT NULL::text, p_uploader_nome text DEFAULT NULL::text) RETURNS TABLE(arquivo text, processamento_id uuid, status text, motivo text, objeto_chave text, armazenar_objeto boolean)
+CREATE FUNCTION public.xls_receber(p_arquivo text, p_checksum text, p_tamanho_bytes bigint, p_objeto_bucket text DEFAULT NULL::text, p_arquivo_bytes bytea DEFAULT NULL::bytea, p_conjunto_id uuid DEFAULT NULL::uuid, p_uploader_id text DEFAULT NULL::text, p_uploader_nome text DEFAULT NULL::text, p_extensao text DEFAULT 'xlsx'::text) RETURNS TABLE(arquivo text, processamento_id uuid, status text, motivo text, objeto_chave text, armazenar_objeto boolean)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $_$
@@ -6453,7 +6454,7 @@ begin
   insert into public.xls_processamento as p (id, status, arquivo, checksum, recebido_em, conjunto_id,
       objeto_bucket, objeto_chave, objeto_tamanho_bytes, arquivo_bytes, log_arquivo, uploader_id, uploader_nome)
   values (v_id, 'PENDENTE', v_arquivo, v_checksum, v_agora, p_conjunto_id,
-      p_objeto_bucket, case when p_objeto_bucket is not null then public.xls_objeto_chave(v_checksum, v_agora) end,
+      p_objeto_bucket, case when p_objeto_bucket is not null then public.xls_objeto_chave(v_checksum, v_agora, p_extensao) end,
       p_tamanho_bytes, p_arquivo_bytes, public.xls_log_arquivo(v_id, v_agora), p_uploader_id, p_uploader_nome)
   on conflict (checksum) do nothing
   returning p.id, p.objeto_chave into v_proc, v_chave;
@@ -6480,7 +6481,7 @@ begin
     elsif v_existente.status in ('ERRO', 'IGNORADO') then
       v_proc := v_existente.id;
       v_chave := coalesce(v_existente.objeto_chave,
-        case when p_objeto_bucket is not null then public.xls_objeto_chave(v_checksum, v_existente.recebido_em) end);
+        case when p_objeto_bucket is not null then public.xls_objeto_chave(v_checksum, v_existente.recebido_em, p_extensao) end);
       v_armazenar := v_existente.objeto_chave is null and v_chave is not null;
       update public.xls_processamento p
          set arquivo = v_arquivo, conjunto_id = p_conjunto_id,
@@ -6512,10 +6513,10 @@ $_$;
 
 
 --
--- Name: FUNCTION xls_receber(p_arquivo text, p_checksum text, p_tamanho_bytes bigint, p_objeto_bucket text, p_arquivo_bytes bytea, p_conjunto_id uuid, p_uploader_id text, p_uploader_nome text); Type: COMMENT; Schema: public; Owner: -
+-- Name: FUNCTION xls_receber(p_arquivo text, p_checksum text, p_tamanho_bytes bigint, p_objeto_bucket text, p_arquivo_bytes bytea, p_conjunto_id uuid, p_uploader_id text, p_uploader_nome text, p_extensao text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_receber(p_arquivo text, p_checksum text, p_tamanho_bytes bigint, p_objeto_bucket text, p_arquivo_bytes bytea, p_conjunto_id uuid, p_uploader_id text, p_uploader_nome text) IS 'Receives one .xlsx (loose, or an entry of batch p_conjunto_id) and decides by checksum: new file -> ENFILEIRADO (processing created, job queued); same checksum in ERRO or IGNORADO -> REPROCESSANDO (that record back to PENDENTE, job queued; but a record in ERRO waiting for its open batch after a first transient FK failure keeps waiting and is reprocessed when the batch closes, app.xls_fk_aguardando); in SUCESSO, PENDENTE or PROCESSANDO -> DUPLICADO (nothing stored, processamento_id null, motivo names the existing id). p_objeto_bucket: the bucket when the storage mode uses the object store (else null); p_arquivo_bytes: the bytes when it uses the database column (else null). Returns objeto_chave and armazenar_objeto: when true, the caller must put the bytes at objeto_chave before committing (rollback on failure: nothing stays). Errors: XL400 bad arguments, XL404 unknown batch, XL409 batch closed.';
+COMMENT ON FUNCTION public.xls_receber(p_arquivo text, p_checksum text, p_tamanho_bytes bigint, p_objeto_bucket text, p_arquivo_bytes bytea, p_conjunto_id uuid, p_uploader_id text, p_uploader_nome text, p_extensao text) IS 'Receives one spreadsheet (loose, or an entry of batch p_conjunto_id; p_extensao: its format read from its content, xlsx, xls or ods, the extension of its object key) and decides by checksum: new file -> ENFILEIRADO (processing created, job queued); same checksum in ERRO or IGNORADO -> REPROCESSANDO (that record back to PENDENTE, job queued; but a record in ERRO waiting for its open batch after a first transient FK failure keeps waiting and is reprocessed when the batch closes, app.xls_fk_aguardando); in SUCESSO, PENDENTE or PROCESSANDO -> DUPLICADO (nothing stored, processamento_id null, motivo names the existing id). p_objeto_bucket: the bucket when the storage mode uses the object store (else null); p_arquivo_bytes: the bytes when it uses the database column (else null). Returns objeto_chave and armazenar_objeto: when true, the caller must put the bytes at objeto_chave before committing (rollback on failure: nothing stays). Errors: XL400 bad arguments, XL404 unknown batch, XL409 batch closed.';
 
 
 --

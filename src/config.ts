@@ -142,10 +142,11 @@ export interface Config {
    * Spreadsheet uploads: limits of every archive (the batch zip and each xlsx); rows per chunk
    * of the merge (the database merges one chunk while the reader parses the next); most
    * characters one cell or shared string keeps when a workbook is read (XLS_CELL_MAX_CHARS);
-   * heap of the worker thread a spreadsheet is parsed in (XLS_LEITURA_HEAP_MB).
+   * heap of the worker thread a spreadsheet is parsed in (XLS_LEITURA_HEAP_MB); largest legacy
+   * `.xls` read, which is read whole (XLS_BIFF_MAX_BYTES).
    */
   xls: {
-    limits: ArchiveLimits; chunkLinhas: number; maxCellChars: number; leituraHeapMb: number;
+    limits: ArchiveLimits; chunkLinhas: number; maxCellChars: number; leituraHeapMb: number; maxBiffBytes: number;
     /** XLS_MERGE_OCIOSO_MAX_MS: a merge transaction idle this long is ended by Postgres (a stopped worker) */
     mergeOciosoMaxMs: number;
   };
@@ -305,6 +306,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
         maxCellChars: int(env, 'XLS_CELL_MAX_CHARS', 32_767, 1, 100_000_000),
         leituraHeapMb: int(env, 'XLS_LEITURA_HEAP_MB', 128, 16, 16_384),
         mergeOciosoMaxMs: int(env, 'XLS_MERGE_OCIOSO_MAX_MS', 60_000, 1_000, 3_600_000),
+        maxBiffBytes: int(env, 'XLS_BIFF_MAX_BYTES', 64 * 1024 * 1024, 1024 * 1024, 2 * 1024 * 1024 * 1024),
         // rows per chunk; XLS_MERGE_LOTE_LINHAS is the legacy name ("lote" also meant the zip batch)
         chunkLinhas: int(env, legacyName(env, 'XLS_MERGE_CHUNK_LINHAS', 'XLS_MERGE_LOTE_LINHAS', warnings), 25_000, 1, 10_000_000),
       },

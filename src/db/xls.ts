@@ -137,6 +137,8 @@ export async function xlsReceber(q: db.Queryable, o: {
   /** the bytes, or a file streamed to the server first (then q must be a client inside a transaction) */
   objetoBucket?: string | null; arquivoBytes?: Buffer | ArquivoEmDisco | null; conjuntoId?: string | null;
   uploaderId?: string | null; uploaderNome?: string | null;
+  /** The file's format read from its content (xlsx, xls, ods, xlsb): the extension of its object key. */
+  extensao?: string | null;
 }): Promise<Recebimento> {
   let bytes: db.SQLFragment = db.sql`${db.param(Buffer.isBuffer(o.arquivoBytes) ? o.arquivoBytes : null)}::bytea`;
   if (o.arquivoBytes && !Buffer.isBuffer(o.arquivoBytes)) {
@@ -150,7 +152,7 @@ export async function xlsReceber(q: db.Queryable, o: {
   const [r] = await db.sql<db.SQL, Array<{ arquivo: string; processamento_id: string | null; status: StatusEntrada; motivo: string | null; objeto_chave: string | null; armazenar_objeto: boolean }>>`
     select * from public.xls_receber(${db.param(o.arquivo)}, ${db.param(o.checksum)}, ${db.param(o.tamanhoBytes)}::bigint,
       ${db.param(o.objetoBucket ?? null)}, ${bytes}, ${db.param(o.conjuntoId ?? null)}::uuid,
-      ${db.param(o.uploaderId ?? null)}, ${db.param(o.uploaderNome ?? null)})`.run(q);
+      ${db.param(o.uploaderId ?? null)}, ${db.param(o.uploaderNome ?? null)}, ${db.param(o.extensao ?? 'xlsx')})`.run(q);
   return {
     arquivo: r!.arquivo, processamentoId: r!.processamento_id, status: r!.status, motivo: r!.motivo,
     objetoChave: r!.objeto_chave, armazenarObjeto: r!.armazenar_objeto,

@@ -8,15 +8,16 @@ import type { FastifyInstance } from 'fastify';
 import * as db from 'zapatos/db';
 import { HttpProblem } from '../errors.js';
 import { obj, uuid } from '../schemas.js';
-import { nomeDownload } from '../xls/nomes.js';
+import { type ExtensaoPlanilha, extensaoDaChave, nomeDownload, tipoDownload } from '../xls/nomes.js';
+import { extensaoDoConteudo } from '../xlsx/open.js';
 import { bearerToken, requireBearer } from '../plugins/bearer.js';
 import { viewGuard } from './telas/guard.js';
 import { openOriginal, OriginalIndisponivel } from '../xls/storage.js';
 import { ObjectStoreUnavailable } from '../integrations/objstore.js';
 
 /** RFC 6266 / RFC 5987: an ASCII fallback plus the exact UTF-8 name. */
-export function contentDisposition(filename: string): string {
-  const base = nomeDownload(filename);
+export function contentDisposition(filename: string, extensao: ExtensaoPlanilha | null = null): string {
+  const base = nomeDownload(filename, extensao);
   const ascii = base.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   const encoded = encodeURIComponent(base).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
@@ -40,9 +41,11 @@ export default async function arquivoRoutes(app: FastifyInstance) {
       if (err instanceof OriginalIndisponivel) throw new HttpProblem(404, 'Não encontrado', err.message);
       throw err;
     }
-    reply.header('content-disposition', contentDisposition(p.arquivo));
+    // the format: the extension of the object key (read from the content at receipt), or the bytes of the column
+    const extensao = extensaoDaChave(p.objeto_chave) ?? (Buffer.isBuffer(body) ? await extensaoDoConteudo(body) : null);
+    reply.header('content-disposition', contentDisposition(p.arquivo, extensao));
     reply.header('cache-control', 'private, no-store');
-    reply.type(/\.xls$/i.test(p.arquivo) ? 'application/vnd.ms-excel' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    reply.type(tipoDownload(p.arquivo, extensao));
     if (p.objeto_tamanho_bytes !== null && !Buffer.isBuffer(body)) reply.header('content-length', String(p.objeto_tamanho_bytes));
     return reply.send(body);
   });

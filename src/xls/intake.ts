@@ -19,7 +19,8 @@ import { type Spooled, TempDir, spool } from './spool.js';
 import { checkArchive, extractEntryToFile, planUpload, verifyIgnored } from './upload.js';
 import { xlsConjuntoAbrir, xlsConjuntoRecebido, xlsReceber, xlsReceberIgnorado, type ReciboItem } from '../db/xls.js';
 import { writesColumn, writesObjectStore } from './storage.js';
-import { limparNome } from './nomes.js';
+import { limparNome, tipoDownload } from './nomes.js';
+import { extensaoDoConteudo } from '../xlsx/open.js';
 import type pg from 'pg';
 
 export interface Recibo {
@@ -33,7 +34,6 @@ export interface Uploader {
   nome: string;
 }
 
-const XLSX_MIME = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 /** A name as SQL stores it: controls and bidi controls stripped (never empty). */
 const nomeEntrada = (nome: string) => limparNome(nome) || '(sem nome)';
@@ -42,7 +42,11 @@ const nomeEntrada = (nome: string) => limparNome(nome) || '(sem nome)';
 async function receberArquivo(ctx: AppContext, client: pg.PoolClient, arquivo: string, file: Spooled,
   conjuntoId: string | null, uploader: Uploader | null | undefined): Promise<ReciboItem> {
   const storeObjects = writesObjectStore(ctx);
+  // the format by content (not by name): the object key keeps its extension
+  const fonte = await FileSource.open(file.path);
+  const extensao = await extensaoDoConteudo(fonte).finally(() => fonte.close());
   const r = await xlsReceber(client, {
+    extensao,
     arquivo, checksum: file.sha256, tamanhoBytes: file.size,
     objetoBucket: storeObjects ? ctx.objstore!.bucket : null,
     // the legacy column (PSQL modes) is COPYed from the file to the server: never held here
@@ -50,7 +54,7 @@ async function receberArquivo(ctx: AppContext, client: pg.PoolClient, arquivo: s
     conjuntoId, uploaderId: uploader?.id, uploaderNome: uploader?.nome,
   });
   if (r.armazenarObjeto && r.objetoChave) {
-    await ctx.objstore!.put(r.objetoChave, createReadStream(file.path), file.size, XLSX_MIME);
+    await ctx.objstore!.put(r.objetoChave, createReadStream(file.path), file.size, tipoDownload(arquivo, extensao));
   }
   return { arquivo: r.arquivo, processamentoId: r.processamentoId, status: r.status, motivo: r.motivo };
 }

@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { StagingTabela } from '../db/xls.js';
-import { type RowError, type TipoPlanilha, WorkbookError } from '../xlsx/index.js';
+import { type Formato, type RowError, type TipoPlanilha, WorkbookError } from '../xlsx/index.js';
 import type { ChunkCopia } from './chunks.js';
 import type { ParseWorkerData } from './parse-worker.js';
 
@@ -26,7 +26,7 @@ export interface IsolatedParseOptions extends Omit<ParseWorkerData, 'input'> {
 }
 
 type Outbound =
-  | { type: 'tipo'; tipo: TipoPlanilha | null }
+  | { type: 'tipo'; tipo: TipoPlanilha | null; formato: Formato }
   | { type: 'meta'; meta: Record<string, string | null> }
   | { type: 'chunk'; staging: string; linhas: number; bytes: ArrayBuffer }
   | { type: 'fim'; erros: RowError[]; rejeitadas: number }
@@ -60,6 +60,7 @@ export class IsolatedParse {
   private erros: RowError[] = [];
   private rejeitadas = 0;
   private closed = false;
+  private formatoLido: Formato | null = null;
 
   /**
    * Starts the parse of `input`: a file path (the worker opens it), or the bytes — moved to
@@ -117,8 +118,13 @@ export class IsolatedParse {
 
   /** The type: the one given, or the detected one; null when the file matches no type. */
   async tipo(): Promise<TipoPlanilha | null> {
-    return (await this.next('tipo')).tipo;
+    const m = await this.next('tipo');
+    this.formatoLido = m.formato;
+    return m.tipo;
   }
+
+  /** The format the worker read the file as (by content), once tipo() has answered. */
+  get formato(): Formato | null { return this.formatoLido; }
 
   /** The type's parameters (call after tipo()). */
   async meta(): Promise<Record<string, string | null>> {

@@ -12,11 +12,43 @@ export function limparNome(nome: string): string {
   return nome.replace(CONTROLES, '').trim();
 }
 
-/** The name of a download: the stored name cleaned, ending in `.xlsx` (a legacy `.xls` keeps `.xls`). */
-export function nomeDownload(nome: string): string {
+/** The spreadsheet formats a stored original may be (the extension of its object key). */
+export type ExtensaoPlanilha = 'xlsx' | 'xls' | 'ods' | 'xlsb';
+
+const MIME: Record<ExtensaoPlanilha, string> = {
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  xls: 'application/vnd.ms-excel',
+  ods: 'application/vnd.oasis.opendocument.spreadsheet',
+  xlsb: 'application/vnd.ms-excel.sheet.binary.macroEnabled.12',
+};
+
+/**
+ * The name of a download: the stored name cleaned, ending in the extension of the file's
+ * format (`extensao`, read from its content at receipt): `relatorio` → `relatorio.ods`,
+ * `velho.xlsx` holding a `.xls` → `velho.xls`. An `.xlsx` (or an unknown format) keeps the
+ * earlier rule: ending in `.xlsx`, except a name ending in `.xls`, kept.
+ */
+export function nomeDownload(nome: string, extensao: ExtensaoPlanilha | null = null): string {
   const base = limparNome(nome.split(/[\\/]/).pop() ?? '') || 'arquivo';
-  if (/\.xlsx?$/i.test(base)) return base;
-  return `${base.replace(/\.+$/, '')}.xlsx`;
+  if (extensao === null || extensao === 'xlsx') {
+    if (/\.xlsx?$/i.test(base)) return base;
+    return `${base.replace(/\.+$/, '')}.xlsx`;
+  }
+  if (base.toLowerCase().endsWith(`.${extensao}`)) return base;
+  if (/\.(xlsx|xlsm|xls|ods|xlsb)$/i.test(base)) return base.replace(/\.[^.]+$/, `.${extensao}`);
+  return `${base.replace(/\.+$/, '')}.${extensao}`;
+}
+
+/** The content type of a download (an `.xlsx` named `.xls` keeps the legacy type, as before). */
+export function tipoDownload(nome: string, extensao: ExtensaoPlanilha | null = null): string {
+  if (extensao !== null && extensao !== 'xlsx') return MIME[extensao];
+  return /\.xls$/i.test(nome) ? MIME.xls : MIME.xlsx;
+}
+
+/** The format recorded in an object key (`2026/11/<checksum>.ods` → ods), or null. */
+export function extensaoDaChave(chave: string | null): ExtensaoPlanilha | null {
+  const m = /\.(xlsx|xls|ods|xlsb)$/i.exec(chave ?? '');
+  return m ? (m[1]!.toLowerCase() as ExtensaoPlanilha) : null;
 }
 
 /**

@@ -5,7 +5,7 @@
  * thread's own heap limit (resourceLimits): if it dies, only the parse dies.
  *
  * Protocol (messages on parentPort), in order:
- *   → { type: 'tipo', tipo }              detected (or given) type; null: unknown type, the end
+ *   → { type: 'tipo', tipo, formato }     detected (or given) type, the format read (xlsx, xls, ods); tipo null: the end
  *   → { type: 'meta', meta }              the type's parameters
  *   ← { type: 'tabelas', tabelas }        the staging tables, once the job has created them
  *   ← { type: 'credito' }                 one more chunk may be sent (two are granted at start)
@@ -23,7 +23,7 @@ export interface ParseWorkerData {
   input: string | Uint8Array;
   /** The type already recorded for the processing (null: detect it). */
   tipo: TipoPlanilha | null;
-  limits: Partial<ArchiveLimits> & { maxCellChars?: number };
+  limits: Partial<ArchiveLimits> & { maxCellChars?: number; maxBiffBytes?: number };
   chunkLinhas: number;
 }
 
@@ -51,7 +51,7 @@ async function main(data: ParseWorkerData): Promise<void> {
   const wb = await openWorkbook(input, data.limits);
   try {
     const tipo = data.tipo ?? (await detectType(wb));
-    port.postMessage({ type: 'tipo', tipo });
+    port.postMessage({ type: 'tipo', tipo, formato: wb.formato });
     if (!tipo) return;
     const reader = readRows(wb, tipo);
     try {

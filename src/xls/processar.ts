@@ -65,7 +65,7 @@ function errMessage(err: unknown): string {
 export function abrirLeitura(ctx: AppContext, original: Buffer | string, tipo: TipoPlanilha | null): IsolatedParse {
   return new IsolatedParse(original, {
     tipo,
-    limits: { ...ctx.config.xls.limits, maxCellChars: ctx.config.xls.maxCellChars },
+    limits: { ...ctx.config.xls.limits, maxCellChars: ctx.config.xls.maxCellChars, maxBiffBytes: ctx.config.xls.maxBiffBytes },
     chunkLinhas: ctx.config.xls.chunkLinhas,
     heapMb: ctx.config.xls.leituraHeapMb,
   });
@@ -86,6 +86,7 @@ async function merge(ctx: AppContext, p: ProcessamentoIniciado, workerId: string
 
 async function mergeIsolated(ctx: AppContext, p: ProcessamentoIniciado, workerId: string, log: ExecLog, reader: IsolatedParse, leitura: Leitura): Promise<Desfecho> {
   const tipo = await reader.tipo();
+  log.line(`formato ${reader.formato} (lido pelo conteúdo)`);
   if (!tipo) {
     log.line('tipo não reconhecido: nenhuma assinatura de tipo casou (docs/formatos.md)');
     return xlsIgnorar(ctx.pool, p.id, workerId, 'tipo não reconhecido');

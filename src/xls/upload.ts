@@ -6,12 +6,15 @@
  * - `planUpload` reads directories only (no inflating) and refuses at once what can be
  *   judged there: sizes, entry count, ratio, names, zip inside the zip, and an entry that
  *   would inflate beyond the single-file limit (`maxUploadBytes`).
- * - A loose file that is not a zip (legacy .xls, password-protected xlsx, anything else) is
- *   accepted: its processing ends in ERRO with `formato não suportado: …` and its original
- *   is kept (docs/formatos.md, "Receiving files"). So is such a file inside a batch (named .xlsx or .xls).
- * - A zip holding `[Content_Types].xml` or `xl/workbook.xml` is one xlsx; any other zip is
- *   a batch. Batch entries that are not spreadsheets (PDF, images, `__MACOSX/`, `~$` lock
- *   files, `Thumbs.db`, …) are reported as ignored. Folders are skipped silently.
+ * - A loose file that is not a zip (a legacy .xls, a password-protected xlsx, anything else)
+ *   is accepted: the reader decides by its content (a .xls is read; anything unreadable ends
+ *   in ERRO with its reason, the original kept; docs/formatos.md, "Receiving files"). So is such
+ *   a file inside a batch.
+ * - A zip holding `[Content_Types].xml` or `xl/workbook.xml` (an xlsx or xlsb), or a
+ *   `mimetype` and `content.xml` (an OpenDocument: .ods), is one file; any other zip is a
+ *   batch, whose entries named .xlsx, .xlsm, .xls, .xlsb or .ods are spreadsheets. Batch
+ *   entries that are not spreadsheets (PDF, images, `__MACOSX/`, `~$` lock files,
+ *   `Thumbs.db`, …) are reported as ignored. Folders are skipped silently.
  * - `extractEntryToFile` inflates one batch entry to a file (hashing it, with the size and
  *   CRC checks), then `checkArchive` checks it as an archive itself.
  */
@@ -47,18 +50,23 @@ function baseName(path: string): string {
   return parts[parts.length - 1] ?? path;
 }
 
-function looksLikeXlsxPackage(index: ZipIndex): boolean {
-  return index.byName.has('[content_types].xml') || index.byName.has('xl/workbook.xml');
+/** One spreadsheet rather than a batch: an OOXML package (.xlsx, .xlsb) or an OpenDocument (.ods). */
+function looksLikeSpreadsheetPackage(index: ZipIndex): boolean {
+  return index.byName.has('[content_types].xml') || index.byName.has('xl/workbook.xml')
+    || (index.byName.has('mimetype') && index.byName.has('content.xml'));
 }
 
-/** Why a batch entry is not processed, or null when it is a spreadsheet to process (.xlsx, or a legacy .xls that will end in ERRO). */
+/** Names of batch entries that are spreadsheets; which format each is, its content decides. */
+export const SPREADSHEET_NAME = /\.(xlsx|xlsm|xls|xlsb|ods)$/i;
+
+/** Why a batch entry is not processed, or null when it is a spreadsheet to process (.xlsx, .xls, .ods; an .xlsb ends ERRO). */
 export function ignoredReason(name: string): string | null {
   const base = baseName(name);
   if (name.split('/').includes('__MACOSX')) return 'metadados do macOS (__MACOSX/), ignorado';
   if (base.startsWith('~$')) return 'arquivo de bloqueio do Excel (~$), ignorado';
   if (base.startsWith('._')) return 'metadados do macOS (._), ignorado';
   if (/^thumbs\.db$/i.test(base) || /^\.ds_store$/i.test(base) || /^desktop\.ini$/i.test(base)) return 'arquivo do sistema, ignorado';
-  if (!/\.xlsx?$/i.test(base)) return 'não é uma planilha .xlsx, ignorado';
+  if (!SPREADSHEET_NAME.test(base)) return 'não é uma planilha (.xlsx, .xls ou .ods), ignorado';
   return null;
 }
 
@@ -93,7 +101,7 @@ export async function planUpload(src: Buffer | ByteSource, filename: string, lim
   if (!isZip(await source.read(0, MAGIC_BYTES))) return { kind: 'arquivo', arquivo, zip: false };
 
   const index = await readCentralDirectory(source, L, null);
-  if (looksLikeXlsxPackage(index) || (/\.xlsx$/i.test(arquivo) && !index.entries.some((e) => /\.xlsx?$/i.test(e.name)))) {
+  if (looksLikeSpreadsheetPackage(index) || (/\.(xlsx|ods)$/i.test(arquivo) && !index.entries.some((e) => SPREADSHEET_NAME.test(e.name)))) {
     return { kind: 'arquivo', arquivo, zip: true };
   }
 

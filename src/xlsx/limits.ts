@@ -30,9 +30,15 @@ export interface ReaderLimits {
    * characters, as a code, number or date it is a row error.
    */
   maxCellChars: number;
+  /**
+   * Largest legacy `.xls` read (XLS_BIFF_MAX_BYTES). A `.xls` is a CFB container read whole
+   * (its Workbook stream copied out of the sectors: about twice its size in memory, outside
+   * the JS heap), so its size is bounded before anything is parsed.
+   */
+  maxBiffBytes: number;
 }
 
-export const DEFAULT_READER_LIMITS: Readonly<ReaderLimits> = Object.freeze({ maxCellChars: 32_767 });
+export const DEFAULT_READER_LIMITS: Readonly<ReaderLimits> = Object.freeze({ maxCellChars: 32_767, maxBiffBytes: 64 * MiB });
 
 /**
  * The ratio is only judged for entries that expand beyond this size: tiny parts

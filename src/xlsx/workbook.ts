@@ -6,15 +6,15 @@
  */
 import { WorkbookError, ArchiveError, unsupported } from './errors.js';
 import { type DecodeContext, cellDecoder } from './cells.js';
-import { type ArchiveLimits, DEFAULT_READER_LIMITS, type ReaderLimits, resolveLimits } from './limits.js';
-import { type PackageStructure, type SheetInfo, readPackageStructure } from './package.js';
+import { DEFAULT_READER_LIMITS } from './limits.js';
+import type { PackageStructure, SheetInfo } from './package.js';
 import { HEADER_SCAN_ROWS, rowTexts } from './headers.js';
 import type { SheetRow } from './row.js';
 import { type CellDecoder, SheetScanner } from './scanner.js';
 import { readSharedStrings } from './shared-strings.js';
-import { type ByteSource, BufferSource, toSource } from './source.js';
+import { type ByteSource, BufferSource } from './source.js';
 import { Styles } from './styles.js';
-import { type ZipIndex, MAGIC_BYTES, REASON_BYTES, entryChunks, isZip, notZipReason, readCentralDirectory, readSmallPart } from './zip.js';
+import { type ZipIndex, entryChunks, readSmallPart } from './zip.js';
 
 export type { SheetInfo } from './package.js';
 
@@ -26,35 +26,34 @@ export interface SheetPass {
   batches: AsyncGenerator<SheetRow[]>;
 }
 
-export class Workbook {
+/** The formats read by content (docs/xlsx.md, "Formats"). */
+export type Formato = 'xlsx' | 'xls' | 'ods';
+
+/**
+ * An opened workbook of any format: its tabs, its date system, and streaming passes over
+ * chosen sheets. The per-type readers and detection see only this; each format gives the
+ * same SheetRow values (XlsxWorkbook here, XlsWorkbook in biff.ts, OdsWorkbook in ods.ts).
+ */
+export abstract class Workbook {
   /** Normalised texts of rows 1..20, per sheet position (detection fills it, readers reuse it). */
   private readonly headerCache = new Map<number, Array<{ number: number; texts: string[] }>>();
-  private decoderPromise: Promise<CellDecoder> | null = null;
 
-  constructor(
-    readonly source: ByteSource,
-    readonly index: ZipIndex,
-    private readonly structure: PackageStructure,
-    /** Most characters one cell or shared string keeps. */
-    readonly maxCellChars: number = DEFAULT_READER_LIMITS.maxCellChars,
-  ) {}
+  abstract readonly formato: Formato;
+  abstract get sheets(): readonly SheetInfo[];
+  /** The workbook counts date serials from 1904-01-01. */
+  abstract get date1904(): boolean;
+  /** Releases what the workbook holds (the file descriptor of a workbook opened from a path). */
+  abstract close(): Promise<void>;
+  /** The rows of one worksheet, in batches, in sheet order. */
+  protected abstract sheetBatches(sheet: SheetInfo): AsyncGenerator<SheetRow[]>;
+  /** Whether the sheet has cells to read. */
+  protected hasRows(sheet: SheetInfo): boolean { return sheet.kind === 'worksheet'; }
 
-  /** The archive's bytes, when it was opened from a Buffer. */
-  get bytes(): Buffer {
-    if (this.source instanceof BufferSource) return this.source.buffer;
-    throw new Error('Workbook.bytes: a pasta de trabalho foi aberta de um arquivo, não de um Buffer');
-  }
-
-  /** Releases the source (the file descriptor of a workbook opened from a path). */
-  close(): Promise<void> { return this.source.close(); }
-
-  get sheets(): readonly SheetInfo[] { return this.structure.sheets; }
-  get date1904(): boolean { return this.structure.date1904; }
-  get sheetNames(): string[] { return this.structure.sheets.map((s) => s.name); }
+  get sheetNames(): string[] { return this.sheets.map((s) => s.name); }
 
   /** The sheet with exactly this name (names are compared after trimming). */
   sheet(name: string): SheetInfo | undefined {
-    return this.structure.sheets.find((s) => s.name === name) ?? this.structure.sheets.find((s) => s.name.trim() === name.trim());
+    return this.sheets.find((s) => s.name === name) ?? this.sheets.find((s) => s.name.trim() === name.trim());
   }
 
   /**
@@ -81,23 +80,50 @@ export class Workbook {
 
   /**
    * One streaming pass over `sheets`, in that order. Yields each sheet with its rows, in
-   * batches (the rows of one inflated chunk: one await per batch, not per row). Each sheet
-   * is read from its own part when its batches are pulled; pauses between sheets lose
-   * nothing. Abandoning the pass (break/return) stops inflating at once. Sheets that are
-   * not worksheets yield no rows.
+   * batches (one await per batch, not per row). Each sheet is read when its batches are
+   * pulled; pauses between sheets lose nothing. Abandoning the pass (break/return) stops
+   * reading at once. Sheets that are not worksheets yield no rows.
    */
   async *pass(sheets: readonly SheetInfo[]): AsyncGenerator<SheetPass> {
     let current: AsyncGenerator<SheetRow[]> | null = null;
     try {
       for (const s of sheets) {
         if (current) await current.return(undefined);
-        current = s.kind === 'worksheet' && s.part ? this.sheetBatches(s) : noRows();
+        current = this.hasRows(s) ? this.sheetBatches(s) : noRows();
         yield { sheet: s, batches: current };
       }
     } finally {
       await current?.return(undefined);
     }
   }
+}
+
+/** An xlsx: a zip package read by our scanner (package.ts, scanner.ts). */
+export class XlsxWorkbook extends Workbook {
+  readonly formato = 'xlsx' as const;
+  private decoderPromise: Promise<CellDecoder> | null = null;
+
+  constructor(
+    readonly source: ByteSource,
+    readonly index: ZipIndex,
+    private readonly structure: PackageStructure,
+    /** Most characters one cell or shared string keeps. */
+    readonly maxCellChars: number = DEFAULT_READER_LIMITS.maxCellChars,
+  ) {
+    super();
+  }
+
+  /** The archive's bytes, when it was opened from a Buffer. */
+  get bytes(): Buffer {
+    if (this.source instanceof BufferSource) return this.source.buffer;
+    throw new Error('Workbook.bytes: a pasta de trabalho foi aberta de um arquivo, não de um Buffer');
+  }
+
+  close(): Promise<void> { return this.source.close(); }
+
+  get sheets(): readonly SheetInfo[] { return this.structure.sheets; }
+  get date1904(): boolean { return this.structure.date1904; }
+  protected override hasRows(sheet: SheetInfo): boolean { return sheet.kind === 'worksheet' && sheet.part !== null; }
 
   /** The cell decoder of this workbook: shared strings and styles, read on first use. */
   private decoder(): Promise<CellDecoder> {
@@ -113,7 +139,7 @@ export class Workbook {
     return this.decoderPromise;
   }
 
-  private async *sheetBatches(sheet: SheetInfo): AsyncGenerator<SheetRow[]> {
+  protected async *sheetBatches(sheet: SheetInfo): AsyncGenerator<SheetRow[]> {
     let scanner: SheetScanner;
     try {
       scanner = new SheetScanner(await this.decoder(), this.maxCellChars);
@@ -152,43 +178,8 @@ export async function* rowsOf(batches: AsyncIterable<readonly SheetRow[]>): Asyn
   for await (const batch of batches) yield* batch;
 }
 
-function readError(sheet: SheetInfo, err: unknown): WorkbookError {
+export function readError(sheet: SheetInfo, err: unknown): WorkbookError {
   if (err instanceof WorkbookError) return err;
   const msg = err instanceof ArchiveError ? err.motivo : (err as Error)?.message?.split('\n')[0] ?? String(err);
   return unsupported(`erro ao ler a aba '${sheet.name}' (${msg})`, err);
-}
-
-/**
- * Opens a stored workbook — bytes in memory, or a file path (read through a descriptor,
- * never loaded whole; `close()` releases it) — checks the archive again (central directory,
- * limits, overlap; the real sizes were verified at upload) and reads its structure. Throws
- * WorkbookError('formato não suportado: …') for anything that is not a readable xlsx.
- */
-export async function openWorkbook(input: Buffer | string | ByteSource, limits?: Partial<ArchiveLimits & ReaderLimits>): Promise<Workbook> {
-  const L = resolveLimits(limits);
-  const maxCellChars = limits?.maxCellChars ?? DEFAULT_READER_LIMITS.maxCellChars;
-  const source = await toSource(input);
-  try {
-    const magic = await source.read(0, MAGIC_BYTES);
-    if (!isZip(magic)) throw unsupported(notZipReason(await source.read(0, REASON_BYTES)));
-    let index: ZipIndex;
-    try {
-      index = await readCentralDirectory(source, L, null);
-    } catch (err) {
-      if (err instanceof ArchiveError) throw unsupported(err.motivo, err);
-      throw err;
-    }
-    let structure: PackageStructure;
-    try {
-      structure = await readPackageStructure(source, index);
-    } catch (err) {
-      if (err instanceof ArchiveError) throw unsupported(err.motivo, err);
-      throw err;
-    }
-    return new Workbook(source, index, structure, maxCellChars);
-  } catch (err) {
-    // a path was opened here: its descriptor is ours to release
-    if (typeof input === 'string') await source.close().catch(() => undefined);
-    throw err;
-  }
 }

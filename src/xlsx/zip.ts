@@ -109,7 +109,7 @@ export function notZipReason(buf: Buffer): string {
   if (isEncryptedOoxml(buf)) return 'arquivo protegido por senha; remova a senha no Excel e envie novamente';
   if (isCfb(buf)) return 'arquivo .xls (Excel 97-2003); abra no Excel e salve como .xlsx';
   if (buf.length === 0) return 'arquivo vazio';
-  return 'o arquivo não é um .xlsx (não é um pacote zip)';
+  return 'o arquivo não é uma planilha (.xlsx, .xls ou .ods)';
 }
 
 function describeYauzlError(message: string): string {

@@ -60,7 +60,7 @@ describe('inspectUpload: what is accepted', () => {
     const [x1, x2, pdf, mac, lock] = r.entries;
     expect(x1!.ok && x1!.bytes.equals(a)).toBe(true);
     expect(x2!.ok && x2!.bytes.equals(b)).toBe(true);
-    expect(!pdf!.ok && pdf!.motivo).toMatch(/não é uma planilha \.xlsx/);
+    expect(!pdf!.ok && pdf!.motivo).toMatch(/^não é uma planilha \(\.xlsx, \.xls ou \.ods\), ignorado$/);
     expect(!mac!.ok && mac!.motivo).toMatch(/__MACOSX/);
     expect(!lock!.ok && lock!.motivo).toMatch(/bloqueio/);
   });
@@ -95,11 +95,11 @@ describe('inspectUpload: refusals (nothing stored)', () => {
     expect(err.motivo).toMatch(/limite de envio é 1 KiB/);
   });
 
-  it('a loose legacy .xls, password-protected xlsx or non-zip is accepted as is, and openWorkbook says why it cannot be read', async () => {
+  it('a loose damaged .xls, password-protected xlsx or non-zip is accepted as is, and openWorkbook says why it cannot be read', async () => {
     const cases: Array<[Buffer, string, string]> = [
-      [cfb(false), 'antiga.xls', 'formato não suportado: arquivo .xls (Excel 97-2003); abra no Excel e salve como .xlsx'],
+      [cfb(false), 'antiga.xls', 'formato não suportado: arquivo .xls corrompido (ordem de bytes inválida)'],
       [cfb(true), 'protegida.xlsx', 'formato não suportado: arquivo protegido por senha; remova a senha no Excel e envie novamente'],
-      [Buffer.from('filial;nota\n1;2\n'), 'dados.xlsx', 'formato não suportado: o arquivo não é um .xlsx (não é um pacote zip)'],
+      [Buffer.from('filial;nota\n1;2\n'), 'dados.xlsx', 'formato não suportado: o arquivo não é uma planilha (.xlsx, .xls ou .ods)'],
     ];
     for (const [bytes, name, motivo] of cases) {
       const r = await inspectUpload(bytes, name);

@@ -17,6 +17,9 @@ import { API_TOKEN, bearer } from '../harness/service.js';
 import { flushErrtracker, initErrtracker } from '../../src/integrations/errtracker.js';
 import { buildMeta } from '../fixtures/builder.js';
 import { makeZip } from '../fixtures/zip.js';
+import { odsFile, odsTable, xlsFile } from '../fixtures/cfb.js';
+import { sheetjs } from '../fixtures/legacy.js';
+import { H, escrever, margemConsolidadaExemplo, tabela } from '../fixtures/tipos.js';
 import type { EmbeddedObjectStore } from '../../src/embedded/objstore.js';
 
 let db: TestDatabase;
@@ -214,7 +217,7 @@ describe('legacy and non-zip files, loose or in a batch (docs/formatos.md)', () 
   it('loose: a password-protected file and a text file end ERRO with the reason, originals kept', async () => {
     for (const [name, bytes, motivo] of [
       ['protegida.xlsx', cfb(true), /^formato não suportado: arquivo protegido por senha/],
-      ['dados.csv', Buffer.from('filial;nota\n1;2\n'), /^formato não suportado: o arquivo não é um \.xlsx/],
+      ['dados.csv', Buffer.from('filial;nota\n1;2\n'), /^formato não suportado: o arquivo não é uma planilha/],
     ] as const) {
       const res = await p.upload(name, bytes);
       expect(res.statusCode).toBe(202);
@@ -254,6 +257,70 @@ describe('legacy and non-zip files, loose or in a batch (docs/formatos.md)', () 
       ['metas.xlsx', expect.stringMatching(/SUCESSO|ERRO/), expect.any(String)],
       ['protegida.xlsx', 'ERRO', 'formato não suportado:'],
     ]);
+  });
+});
+
+describe('.xlsx, .xls and .ods in one batch (formats read by content)', () => {
+  it('are processed like a batch of .xlsx only: each SUCESSO with the same rows, keys and downloads with the format\'s extension', async () => {
+    const sheets = margemConsolidadaExemplo();
+    const renomeada = sheetjs([{ name: 'Margem', rows: tabela(H.MARGEM_CONSOLIDADA, [['dez/26', 'ODS-RN', 'P9', 1, 2, 1, 1, 1]]) }], 'ods');
+    const zip = makeZip([
+      { name: 'margem.xlsx', data: await escrever(sheets, 'exceljs') },
+      { name: 'margem.xls', data: await escrever(sheets, 'libreoffice-xls') },
+      { name: 'margem.ods', data: await escrever(sheets, 'libreoffice-ods') },
+      { name: 'renomeada.xlsx', data: renomeada },
+      { name: 'leia-me.txt', data: 'x' },
+    ]);
+    const res = await p.upload('formatos.zip', zip);
+    expect(res.statusCode).toBe(202);
+    expect(res.json().itens.map((i: { arquivo: string; status: string }) => [i.arquivo, i.status])).toEqual([
+      ['margem.xlsx', 'ENFILEIRADO'], ['margem.xls', 'ENFILEIRADO'], ['margem.ods', 'ENFILEIRADO'], ['renomeada.xlsx', 'ENFILEIRADO'], ['leia-me.txt', 'IGNORADO'],
+    ]);
+    await p.drain();
+    const { rows } = await db.pool.query(`select id, arquivo, tipo, status, linhas_enviadas, objeto_chave from xls_processamento where conjunto_id = $1 order by arquivo`, [res.json().conjuntoId]);
+    expect(rows.map((r) => [r.arquivo, r.tipo, r.status, r.linhas_enviadas, r.objeto_chave.replace(/^.*\./, '')])).toEqual([
+      ['margem.ods', 'MARGEM_CONSOLIDADA', 'SUCESSO', 2, 'ods'],
+      ['margem.xls', 'MARGEM_CONSOLIDADA', 'SUCESSO', 2, 'xls'],
+      ['margem.xlsx', 'MARGEM_CONSOLIDADA', 'SUCESSO', 2, 'xlsx'],
+      ['renomeada.xlsx', 'MARGEM_CONSOLIDADA', 'SUCESSO', 1, 'ods'],
+    ]);
+    expect(rows.every((r) => /^\d{4}\/\d{2}\/[0-9a-f]{64}\.(xlsx|xls|ods)$/.test(r.objeto_chave))).toBe(true);
+    expect(await objects()).toEqual(expect.arrayContaining(rows.map((r) => r.objeto_chave)));
+    const { rows: dados } = await db.pool.query(`select filial, produto, to_char(competencia, 'YYYY-MM-DD') c, receita_liquida::text r, margem_total::text m
+      from bi_margem_consolidada where filial in ('1', '02', 'ODS-RN') order by filial`);
+    expect(dados).toEqual([
+      { filial: '02', produto: 'P2', c: '2026-11-01', r: null, m: '-10' },
+      { filial: '1', produto: '000123', c: '2026-11-01', r: '5000.5', m: '1000.5' },
+      { filial: 'ODS-RN', produto: 'P9', c: '2026-12-01', r: '2', m: '1' },
+    ]);
+    const ods = rows.find((r) => r.arquivo === 'renomeada.xlsx')!;
+    const { rows: [{ log_arquivo }] } = await db.pool.query('select log_arquivo from xls_processamento where id = $1', [ods.id]);
+    expect(await readFile(join(p.ctx.config.logsDir, log_arquivo), 'utf8')).toMatch(/formato ods \(lido pelo conteúdo\)\n.*tipo MARGEM_CONSOLIDADA/);
+    const dl = await p.app.inject({ url: `/processamentos/${ods.id}/arquivo`, headers: bearer() });
+    expect(dl.statusCode).toBe(200);
+    expect(dl.rawPayload.equals(renomeada)).toBe(true);
+    expect([dl.headers['content-type'], dl.headers['content-disposition']])
+      .toEqual(['application/vnd.oasis.opendocument.spreadsheet', `attachment; filename="renomeada.ods"; filename*=UTF-8''renomeada.ods`]);
+  });
+
+  it('a loose .ods is one file (not a batch); encrypted .xls/.ods and .xlsb end ERRO with the reason, originals kept', async () => {
+    const enc = odsFile(odsTable('P', [['x']]), { manifest: '<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="content.xml"><manifest:encryption-data/></manifest:file-entry></manifest:manifest>' });
+    const xlsb = makeZip([{ name: '[Content_Types].xml', data: '<Types/>' }, { name: 'xl/workbook.bin', data: Buffer.alloc(10) }]);
+    for (const [name, bytes, motivo, ext] of [
+      ['senha.ods', enc, 'formato não suportado: arquivo .ods protegido por senha (criptografado); remova a senha no LibreOffice e envie novamente', 'ods'],
+      ['senha.xls', xlsFile([{ name: 'P', cells: [[0, 0, 1]] }], { filepass: true }).bytes, 'formato não suportado: arquivo .xls protegido por senha (criptografado); remova a senha no Excel e envie novamente', 'xls'],
+      ['binaria.xlsb', xlsb, 'formato não suportado: arquivo .xlsb (pasta de trabalho binária do Excel); abra no Excel e salve como .xlsx', 'xlsb'],
+    ] as const) {
+      const res = await p.upload(name, bytes);
+      expect(res.statusCode).toBe(202);
+      expect(res.json()).toMatchObject({ conjuntoId: null, total: 1 });
+      const id = res.json().itens[0].processamentoId;
+      await p.drain();
+      const { rows } = await db.pool.query('select status, erro_mensagem, objeto_chave, arquivo_bytes from xls_processamento where id = $1', [id]);
+      expect([rows[0].status, rows[0].erro_mensagem, rows[0].objeto_chave.replace(/^.*\./, '')]).toEqual(['ERRO', motivo, ext]);
+      expect(rows[0].arquivo_bytes.equals(bytes)).toBe(true);
+      expect(await objects()).toContain(rows[0].objeto_chave);
+    }
   });
 });
 

@@ -3,6 +3,7 @@
  * ERRO with a clear reason while the HTTP server (a real listening socket), the job runner
  * and the order webhook keep answering — every webhook event sent meanwhile gets its 200.
  */
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { startPipeline, type Pipeline } from '../harness/pipeline.js';
@@ -10,6 +11,7 @@ import { event, order } from '../harness/partner.js';
 import { partnerConfigurar } from '../../src/db/partner.js';
 import { colName } from '../fixtures/handmade.js';
 import { makeZip } from '../fixtures/zip.js';
+import { fatAt, odsFile, odsTable, xlsFile } from '../fixtures/cfb.js';
 
 const SECRET = 'segredo-isolamento';
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -74,6 +76,23 @@ async function statusOf(ids: string[]): Promise<Array<{ status: string; erro_men
 
 const final = (s: string) => s !== 'PENDENTE' && s !== 'PROCESSANDO';
 
+/**
+ * Uploads each file (loose), then posts order events until every processing has ended; every
+ * event must get its 200. Returns the events' record and the processings' final rows.
+ */
+async function uploadWhileWebhooks(p: Pipeline, base: string, files: Array<[string, Buffer]>, contentType: string) {
+  const ids: string[] = [];
+  for (const [name, bytes] of files) {
+    const res = await p.upload(name, bytes, contentType);
+    expect(res.statusCode).toBe(202);
+    ids.push(res.json().itens[0].processamentoId);
+  }
+  const hooks = await webhooksWhile(base, async () => (await statusOf(ids)).every((s) => final(s.status)));
+  expect(hooks.sent).toBeGreaterThan(0);
+  expect(hooks.statuses.every((s) => s === 200)).toBe(true);
+  return { hooks, st: await statusOf(ids) };
+}
+
 describe('hostile spreadsheets while order events keep arriving', () => {
   it('a cell past XFD (LPFILT1) and a cell at column 5,000,000 in 20 rows end ERRO; every webhook event gets its 200', () => withListening(db, {}, async (p, base) => {
     const farRows = Array.from({ length: 20 }, (_, i) => `<row r="${i + 2}">${str(`A${i + 2}`, '11/2026')}${str(`${colName(5_000_000)}${i + 2}`, 'x')}</row>`).join('');
@@ -82,16 +101,7 @@ describe('hostile spreadsheets while order events keep arriving', () => {
       { name: 'coluna-5-milhoes.xlsx', bytes: xlsx(`${HEADER}${farRows}`) },
     ];
     expect(files[0]!.bytes.length).toBeLessThan(2048);
-    const ids: string[] = [];
-    for (const f of files) {
-      const res = await p.upload(f.name, f.bytes, XLSX);
-      expect(res.statusCode).toBe(202);
-      ids.push(res.json().itens[0].processamentoId);
-    }
-    const hooks = await webhooksWhile(base, async () => (await statusOf(ids)).every((s) => final(s.status)));
-    expect(hooks.sent).toBeGreaterThan(0);
-    expect(hooks.statuses.every((s) => s === 200)).toBe(true);
-    const st = await statusOf(ids);
+    const { hooks, st } = await uploadWhileWebhooks(p, base, files.map((f) => [f.name, f.bytes]), XLSX);
     expect(st.map((s) => s.status)).toEqual(['ERRO', 'ERRO']);
     expect(st[0]!.erro_mensagem).toBe("formato não suportado: erro ao ler a aba 'Metas' (célula 'LPFILT1' fora dos limites da planilha (a última coluna é XFD, a 16.384ª))");
     expect(st[1]!.erro_mensagem).toMatch(/^formato não suportado: erro ao ler a aba 'Metas' \(célula '[A-Z]+2' fora dos limites da planilha/);
@@ -100,21 +110,38 @@ describe('hostile spreadsheets while order events keep arriving', () => {
     expect(rows[0].n).toBeGreaterThanOrEqual(hooks.sent);
   }));
 
+  it('hostile .xls and .ods (cyclic FAT, chain past the end, cells past XFD, entity, a 1 Mi-character run, repetition bomb) end ERRO; every webhook event gets its 200', () => withListening(db, {}, async (p, base) => {
+    const cyclic = xlsFile([{ name: 'Metas', cells: [[0, 0, 'x']] }]);
+    cyclic.bytes.writeUInt32LE(cyclic.start.Workbook!, fatAt(cyclic.start.Workbook!));
+    const past = xlsFile([{ name: 'Metas', cells: [[0, 0, 'x']] }]);
+    past.bytes.writeUInt32LE(4_000_000, fatAt(past.start.Workbook!));
+    const files: Array<[string, Buffer, string | RegExp]> = [
+      ['ciclica.xls', cyclic.bytes, 'formato não suportado: arquivo .xls corrompido (cadeia de setores cíclica no fluxo Workbook)'],
+      ['alem-do-fim.xls', past.bytes, /^formato não suportado: arquivo \.xls corrompido \(setor 4000000 de Workbook além do fim do arquivo/],
+      ['coluna.xls', xlsFile([{ name: 'Metas', cells: [[0, 30_000, 'x']] }]).bytes, /^formato não suportado: erro ao ler a aba 'Metas' \(célula na coluna 30001 fora dos limites/],
+      ['entidade.ods', odsFile(odsTable('Metas', [['&lol9;']])), "formato não suportado: erro ao ler a aba 'Metas' (undefined entity.)"],
+      // 1.1 Mi characters of text in one run (random: the archive's ratio limit lets it through)
+      ['texto-enorme.ods', odsFile(odsTable('Metas', [[randomBytes(550_000).toString('hex')]])), "formato não suportado: erro ao ler a aba 'Metas' (XML: marcação ou texto com mais de 1048576 caracteres)"],
+      ['repeticao.ods', odsFile('<table:table table:name="Metas"><table:table-row table:number-rows-repeated="1000000"><table:table-cell table:number-columns-repeated="16384" office:value-type="float" office:value="1"/></table:table-row></table:table>'),
+        "formato não suportado: erro ao ler a aba 'Metas' (repetição de células acima de 10.000.000 (number-rows-repeated / number-columns-repeated))"],
+    ];
+    const { st } = await uploadWhileWebhooks(p, base, files.map(([name, bytes]) => [name, bytes]), 'application/octet-stream');
+    st.forEach((s, i) => {
+      const motivo = files[i]![2];
+      expect(s.status).toBe('ERRO');
+      if (typeof motivo === 'string') expect(s.erro_mensagem).toBe(motivo);
+      else expect(s.erro_mensagem).toMatch(motivo);
+    });
+    expect((await fetch(`${base}/health`)).status).toBe(200);
+  }));
+
   it('a parse that exhausts its heap dies alone: the processing ends ERRO with the reason, the service and the webhook keep answering', () => withListening(db, {
     // a small parse heap, and the cell and ratio limits opened wide so that the file gets to the parser
     XLS_LEITURA_HEAP_MB: '32', XLS_CELL_MAX_CHARS: '100000000', XLS_ZIP_MAX_RATIO: '1000000',
   }, async (p, base) => {
     const big = xlsx(`${HEADER}<row r="2">${str('A2', '11/2026')}${str('F2', 'x'.repeat(64_000_000))}</row>`);
     const small = xlsx(`${HEADER}<row r="2">${str('A2', '11/2026')}${str('B2', '999')}${str('C2', 'DIESEL')}${str('D2', '10')}</row>`);
-    const ids: string[] = [];
-    for (const [name, bytes] of [['enorme.xlsx', big], ['pequena.xlsx', small]] as const) {
-      const res = await p.upload(name, bytes, XLSX);
-      expect(res.statusCode).toBe(202);
-      ids.push(res.json().itens[0].processamentoId);
-    }
-    const hooks = await webhooksWhile(base, async () => (await statusOf(ids)).every((s) => final(s.status)));
-    expect(hooks.statuses.every((s) => s === 200)).toBe(true);
-    const [enorme, pequena] = await statusOf(ids);
+    const { st: [enorme, pequena] } = await uploadWhileWebhooks(p, base, [['enorme.xlsx', big], ['pequena.xlsx', small]], XLSX);
     expect(enorme).toMatchObject({ status: 'ERRO', erro_mensagem: 'a leitura da planilha foi interrompida: memória esgotada (limite de 32 MB da leitura); o arquivo é grande ou malformado demais para ser lido' });
     // the same heap reads an ordinary file: it gets as far as the database (an unknown seller)
     expect(pequena!.erro_mensagem).toMatch(/vendedor não cadastrado/);

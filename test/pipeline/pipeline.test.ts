@@ -181,7 +181,7 @@ describe('failures', () => {
     expect((await db.pool.query('select execucoes from xls_processamento where id = $1', [id])).rows[0].execucoes).toBe(2);
   });
 
-  it('a legacy .xls is a processing in ERRO (formato não suportado) with its original kept (docs/formatos.md)', async () => {
+  it('a damaged .xls (a CFB header and nothing else) is a processing in ERRO with the reason, its original kept and downloadable as .xls', async () => {
     const ole = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(504)]);
     const res = await p.upload('antigo.xls', ole, 'application/vnd.ms-excel');
     expect(res.statusCode).toBe(202);
@@ -189,7 +189,7 @@ describe('failures', () => {
     await p.drain();
     const { rows } = await db.pool.query('select status, erro_mensagem from xls_processamento where id = $1', [id]);
     expect(rows[0].status).toBe('ERRO');
-    expect(rows[0].erro_mensagem).toMatch(/^formato não suportado: arquivo \.xls \(Excel 97-2003\)/);
+    expect(rows[0].erro_mensagem).toBe('formato não suportado: arquivo .xls corrompido (ordem de bytes inválida)');
     const dl = await p.app.inject({ url: `/processamentos/${id}/arquivo`, headers: bearer() });
     expect(dl.statusCode).toBe(200);
     expect(dl.rawPayload.equals(ole)).toBe(true);

@@ -158,7 +158,7 @@ describe('every screen and form', () => {
     await imp.getByLabel('Sua identificação (matrícula ou e-mail)').fill('ana.souza');
     await imp.getByLabel('Seu nome').fill('Ana Souza');
     const bytes = await fluxoXlsx();
-    await imp.getByLabel('Planilhas (.xlsx, uma ou mais)').setInputFiles([{ name: 'fluxo-15-11.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', buffer: bytes }]);
+    await imp.getByLabel('Planilhas (.xlsx, .xls ou .ods; uma ou mais)').setInputFiles([{ name: 'fluxo-15-11.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', buffer: bytes }]);
     await imp.getByRole('button', { name: 'Importar' }).click();
     await imp.waitForURL(/\/xls\/importar\/lote\//);
     await imp.locator('section.resultado').first().waitFor({ timeout: 40_000 });
@@ -176,7 +176,7 @@ describe('every screen and form', () => {
     await imp.goto(`${base}/xls/importar?k=${IMPORTAR_TOKEN}`);
     await imp.getByLabel('Sua identificação (matrícula ou e-mail)').fill('ana.souza');
     await imp.getByLabel('Seu nome').fill('Ana Souza');
-    await imp.getByLabel('Planilhas (.xlsx, uma ou mais)').setInputFiles([{ name: 'fluxo-15-11.xlsx', mimeType: 'application/octet-stream', buffer: bytes }]);
+    await imp.getByLabel('Planilhas (.xlsx, .xls ou .ods; uma ou mais)').setInputFiles([{ name: 'fluxo-15-11.xlsx', mimeType: 'application/octet-stream', buffer: bytes }]);
     await imp.getByRole('button', { name: 'Importar' }).click();
     await imp.locator('section.resultado').first().waitFor({ timeout: 40_000 });
     await expect(imp.locator('section.resultado').first().textContent()).resolves.toMatch(/já tinha sido enviado/);
@@ -186,7 +186,7 @@ describe('every screen and form', () => {
     await imp.getByLabel('Sua identificação (matrícula ou e-mail)').fill('ana.souza');
     await imp.getByLabel('Seu nome').fill('Ana Souza');
     const meta = await buildWorkbook([{ name: 'Plan1', rows: [['Competência', 'Vendedor', 'Produto', 'Meta Volume', 'Meta Margem']] }]);
-    await imp.getByLabel('Planilhas (.xlsx, uma ou mais)').setInputFiles([{ name: 'meta.xlsx', mimeType: 'application/octet-stream', buffer: meta }]);
+    await imp.getByLabel('Planilhas (.xlsx, .xls ou .ods; uma ou mais)').setInputFiles([{ name: 'meta.xlsx', mimeType: 'application/octet-stream', buffer: meta }]);
     await imp.getByRole('button', { name: 'Importar' }).click();
     await expect(imp.locator('.aviso-erro').textContent()).resolves.toContain('meta.xlsx: é uma planilha de Metas por vendedor');
     await foto(imp, '13-importar-recusa');
@@ -203,7 +203,7 @@ describe('every screen and form', () => {
     const compras = await escrever([{ name: 'Compras', rows: tabela(H.COMPRAS, [
       [utc(2026, 11, 5), '55.555.555/0001-55', 'Distribuidora', 9001, 'Diesel S10', 1202, 5000, 29500.5],
     ]) }], 'exceljs');
-    await imp.getByLabel('Planilhas (.xlsx, uma ou mais)').setInputFiles([{ name: 'compras-novembro.xlsx', mimeType: 'application/octet-stream', buffer: compras }]);
+    await imp.getByLabel('Planilhas (.xlsx, .xls ou .ods; uma ou mais)').setInputFiles([{ name: 'compras-novembro.xlsx', mimeType: 'application/octet-stream', buffer: compras }]);
     await imp.getByRole('button', { name: 'Importar' }).click();
     await imp.waitForURL(/\/compras\/importar\/lote\//);
     await expect(imp.locator('h1').textContent()).resolves.toBe('Importando…');

@@ -3,6 +3,7 @@
  * orders console, processing list/detail and reprocess (409 as a message), the import
  * page's refusal paths, and slow_query_timeout_ms read through the configuration cache.
  */
+import { sheetjs } from '../fixtures/legacy.js';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -275,7 +276,7 @@ describe('/xls/importar refusals (nothing stored)', () => {
     }
   });
 
-  it('identity required, .xlsx only, accepted types only, at most one quota sheet', async () => {
+  it('identity required, spreadsheets only, accepted types only, at most one quota sheet', async () => {
     const url = `/xls/importar?${k}`;
     const semId = await app.inject({ method: 'POST', url, ...multipart({ uploaderNome: 'Ana' }, [{ name: 'c.xlsx', data: await compras() }]) });
     expect(semId.statusCode).toBe(400);
@@ -299,6 +300,22 @@ describe('/xls/importar refusals (nothing stored)', () => {
     expect(recusas.every((r) => r.uploader_id === 'ana' && r.uploader_nome === 'Ana' && r.status_http === 400)).toBe(true);
     expect((await get('/processamentos/recusas')).body).toContain('x.xlsx');
     expect(await conta()).toBe(0);
+  });
+
+  it('.xls and .ods are accepted like .xlsx (read by content): one batch keeping their names', async () => {
+    const url = `/xls/importar?${k}`;
+    const files = [
+      { name: 'compras.xls', data: sheetjs([{ name: 'Compras', rows: [['Data', 'CNPJ Fornecedor', 'Fornecedor', 'Nota Fiscal', 'Produto', 'Código ONU', 'Quantidade', 'Valor Total']] }], 'biff8') },
+      { name: 'cota.ods', data: sheetjs([{ name: '2027', rows: [['POLO', 'PRODUTO', 'JAN', 'FEV']] }], 'ods') },
+    ];
+    const res = await app.inject({ method: 'POST', url, ...multipart({ uploaderId: 'bia', uploaderNome: 'Bia' }, files) });
+    expect(res.statusCode).toBe(303);
+    const conjuntoId = /\/lote\/([0-9a-f-]{36})/.exec(res.headers.location as string)![1];
+    const { rows } = await db.pool.query(`select arquivo, objeto_tamanho_bytes::int n from xls_processamento where conjunto_id = $1 order by arquivo`, [conjuntoId]);
+    expect(rows).toEqual([{ arquivo: 'compras.xls', n: files[0]!.data.length }, { arquivo: 'cota.ods', n: files[1]!.data.length }]);
+    const txt = await app.inject({ method: 'POST', url, ...multipart({ uploaderId: 'bia', uploaderNome: 'Bia' }, [{ name: 'notas.txt', data: Buffer.from('x') }]) });
+    expect(txt.statusCode).toBe(400);
+    expect(txt.body).toContain('notas.txt: só planilhas .xlsx, .xls ou .ods são aceitas');
   });
 
   it('accepted files become one batch with the uploader; the result page waits, then a resend says so', async () => {

@@ -1,11 +1,14 @@
 /**
- * The readers of the eight types besides RELATORIO18 and META, each fixture written by two writers (exceljs,
- * and our hand-made XML with inline strings, no cell references, formulas with cached
- * values and 1904 dates): detection, then the staged values, row by row.
+ * The readers of the ten types, each fixture written by several writers: exceljs, our
+ * hand-made XML (inline strings, no cell references, formulas with cached values, 1904
+ * dates), and the legacy formats — LibreOffice's own `.xls` and `.ods` of those two `.xlsx`
+ * (committed: test/fixtures/legacy.ts), SheetJS's `.xls` (BIFF8) and `.ods`: detection, then
+ * the staged values, row by row, the same for every format.
  */
 import { describe, expect, it } from 'vitest';
+import { FATURAMENTO_HEADERS, MOVIMENTO_HEADERS } from '../fixtures/builder.js';
 import { type StagingRow, type TipoPlanilha, WorkbookError, detectType, openWorkbook, readRows } from '../../src/xlsx/index.js';
-import { ESCRITORES, H, escrever, fluxoSheets, tabela, titulo, utc, type TSheet } from '../fixtures/tipos.js';
+import { ESCRITORES, ESCRITORES_LEGADOS, H, escrever, margemConsolidadaExemplo, fluxoSheets, tabela, titulo, utc, type TSheet } from '../fixtures/tipos.js';
 
 async function ler(sheets: TSheet[], escritor: (typeof ESCRITORES)[number], tipo?: TipoPlanilha) {
   const wb = await openWorkbook(await escrever(sheets, escritor));
@@ -19,13 +22,60 @@ async function ler(sheets: TSheet[], escritor: (typeof ESCRITORES)[number], tipo
 
 const v = (rows: StagingRow[]) => rows.map((r) => ({ linha: r.linha, ...r.values }));
 
-describe.each(ESCRITORES)('written by %s', (escritor) => {
+describe.each([...ESCRITORES, ...ESCRITORES_LEGADOS])('written by %s', (escritor) => {
+  it('RELATORIO18: period from tab 10, billing then movement rows; dates, numbers, codes, empty cells as NULL', async () => {
+    const r = await ler([
+      { name: '10', rows: [['Relatório 18', null, null, 'Período', utc(2026, 11, 1), '30/11/2026']] },
+      { name: '20', rows: [
+        ['Faturamento do mês'],
+        [...FATURAMENTO_HEADERS],
+        [1, 100000, '1', 1, utc(2026, 11, 2), 1001, 'Cliente 1001 Ltda', 11, 'Vendedor 11', '000101', 'Diesel S10', 1250.5, 5.81, { f: 'L3*M3', v: 7265.41 }, 'ABC1D01', '2020/2021', 'VW 24.280'],
+        [2, 100001, '1', 2, utc(2026, 11, 30), 1002, 'Posto Dois', 12, 'Vendedor 12', '000102', 'Gasolina C', '1.000,25', '6,10', 6101.53, null, null, null],
+        ['Total', null, null, null, null, null, null, null, null, null, null, 2250.75],
+      ] },
+      { name: '30', rows: [
+        [...MOVIMENTO_HEADERS],
+        [1, utc(2026, 11, 3), 500000, '3.1.01.001', 'Conta 1', 'Lançamento ção', 1234.56, null, 'XYZ1234', '2019/2020'],
+        [3, '04/11/2026', 500001, '3.1.01.002', 'Conta 2', 'Estorno', null, '987,65', null, null],
+      ] },
+    ], escritor);
+    expect(r.detectado).toBe('RELATORIO18');
+    expect(r.meta).toEqual({ periodo_inicio: '2026-11-01', periodo_fim: '2026-11-30' });
+    expect(v(r.rows)).toEqual([
+      { linha: 3, filial: '1', nota_fiscal: '100000', serie: '1', item: '1', emissao: '2026-11-02', cliente: '1001', nome_cliente: 'Cliente 1001 Ltda',
+        vendedor: '11', nome_vendedor: 'Vendedor 11', produto: '000101', descricao_produto: 'Diesel S10', quantidade: '1250.5', valor_unitario: '5.81',
+        valor_total: '7265.41', placa: 'ABC1D01', ano_veiculo: '2020/2021', modelo_veiculo: 'VW 24.280' },
+      { linha: 4, filial: '2', nota_fiscal: '100001', serie: '1', item: '2', emissao: '2026-11-30', cliente: '1002', nome_cliente: 'Posto Dois',
+        vendedor: '12', nome_vendedor: 'Vendedor 12', produto: '000102', descricao_produto: 'Gasolina C', quantidade: '1000.25', valor_unitario: '6.1',
+        valor_total: '6101.53', placa: null, ano_veiculo: null, modelo_veiculo: null },
+      { linha: 2, filial: '1', data: '2026-11-03', lancamento: '500000', conta: '3.1.01.001', descricao_conta: 'Conta 1', historico: 'Lançamento ção',
+        debito: '1234.56', credito: null, placa: 'XYZ1234', ano_veiculo: '2019/2020' },
+      { linha: 3, filial: '3', data: '2026-11-04', lancamento: '500001', conta: '3.1.01.002', descricao_conta: 'Conta 2', historico: 'Estorno',
+        debito: null, credito: '987.65', placa: null, ano_veiculo: null },
+    ]);
+    const soma = r.rows.filter((x) => x.staging === 'faturamento').reduce((t, x) => t + Number(x.values.quantidade), 0);
+    expect(soma).toBe(2250.75);
+    expect(r.errors).toEqual([]);
+  });
+
+  it('META: every tab with its header; competência as a date cell or text; a bad row reported', async () => {
+    const r = await ler([
+      { name: 'Metas Norte', rows: tabela(['Competência', 'Vendedor', 'Produto', 'Meta Volume', 'Meta Margem'], [
+        [utc(2026, 12, 15), 11, '000101', 15000, '1.234,5'],
+        ['jan/27', 'V12', 'P2', null, null],
+      ]) },
+      { name: 'Metas Sul', rows: tabela(['Competência', 'Vendedor', 'Produto', 'Meta Volume', 'Meta Margem'], [['12/2026', 13, 'P3', 'x', 0]]) },
+    ], escritor);
+    expect(r.detectado).toBe('META');
+    expect(v(r.rows)).toEqual([
+      { linha: 4, competencia: '2026-12-01', vendedor: '11', produto: '000101', meta_volume: '15000', meta_margem: '1234.5' },
+      { linha: 5, competencia: '2027-01-01', vendedor: 'V12', produto: 'P2', meta_volume: null, meta_margem: null },
+    ]);
+    expect(r.errors.map((e) => e.mensagem)).toEqual(["linha 4: meta_volume 'x' inválido"]);
+  });
+
   it('MARGEM_CONSOLIDADA: competência forms, Brazilian numbers, formulas by their cached value, Total row skipped', async () => {
-    const r = await ler([{ name: 'Margem', rows: tabela(H.MARGEM_CONSOLIDADA, [
-      ['nov/26', 1, '000123', 1000, '5.000,50', 4000, { f: 'E4-F4', v: 1000.5 }, '1,0005'],
-      ['11/2026', '02', 'P2', null, null, null, '(10,00)', null],
-      [utc(2026, 10, 15), 'X', 'P3', 'abc', 1, 1, 1, 1],
-    ], { total: true }) }], escritor);
+    const r = await ler(margemConsolidadaExemplo(), escritor);
     expect(r.detectado).toBe('MARGEM_CONSOLIDADA');
     expect(v(r.rows)).toEqual([
       { linha: 4, competencia: '2026-11-01', filial: '1', produto: '000123', volume: '1000', receita_liquida: '5000.5', cmv: '4000', margem_total: '1000.5', margem_por_litro: '1.0005' },

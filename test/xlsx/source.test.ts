@@ -97,7 +97,7 @@ describe('ByteSource', () => {
     expect((b as Error).message).toBe((a as Error).message);
     expect(openFds()).toBe(before);
     const text = onDisk('texto.xlsx', Buffer.from('a;b\n'));
-    await expect(openWorkbook(text)).rejects.toThrow('formato não suportado: o arquivo não é um .xlsx (não é um pacote zip)');
+    await expect(openWorkbook(text)).rejects.toThrow('formato não suportado: o arquivo não é uma planilha (.xlsx, .xls ou .ods)');
     // the zip checks over a source throw ArchiveError, as over a Buffer
     const file = await FileSource.open(path);
     try {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { WorkbookError, openWorkbook } from '../../src/xlsx/index.js';
-import { type Workbook, rowsOf } from '../../src/xlsx/workbook.js';
+import { type Workbook, type XlsxWorkbook, rowsOf } from '../../src/xlsx/workbook.js';
 import { buildWorkbook } from '../fixtures/builder.js';
 import { type HandOptions, type HandValue, handmadeXlsx } from '../fixtures/handmade.js';
 import { makeZip } from '../fixtures/zip.js';
@@ -46,7 +46,7 @@ describe('openWorkbook', () => {
   });
 
   it.each([
-    ['a text file', Buffer.from('a;b\n'), 'formato não suportado: o arquivo não é um .xlsx (não é um pacote zip)'],
+    ['a text file', Buffer.from('a;b\n'), 'formato não suportado: o arquivo não é uma planilha (.xlsx, .xls ou .ods)'],
     ['a zip without a workbook', makeZip([{ name: 'a.txt', data: 'x' }]), 'formato não suportado: o pacote não contém a pasta de trabalho (xl/workbook.xml); não parece um .xlsx'],
     ['broken workbook XML', makeZip([{ name: 'xl/workbook.xml', data: '<workbook><sheets><sheet name="a"' }]), /^formato não suportado: XML inválido em xl\/workbook\.xml/],
     ['a workbook without tabs', makeZip([{ name: 'xl/workbook.xml', data: '<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheets/></workbook>' }]), 'formato não suportado: a pasta de trabalho não declara nenhuma aba'],
@@ -91,7 +91,7 @@ describe('corrupt deflate data in a stored file (the upload check would have ref
   it('inside the shared strings', async () => {
     const bytes = handmadeXlsx({ sheets: [{ name: 'P', rows: many }] });
     const wb0 = await openWorkbook(bytes);
-    const sst = wb0.index.byName.get('xl/sharedstrings.xml')!;
+    const sst = (wb0 as XlsxWorkbook).index.byName.get('xl/sharedstrings.xml')!;
     const wb = await openWorkbook(corrupt(bytes, sst));
     await expect(readAll(wb)).rejects.toThrow(/^formato não suportado: erro ao ler a aba 'P'/);
   });

@@ -76,7 +76,7 @@ async function spoolArquivo(req: FastifyRequest, dir: TempDir, maxBytes: number,
     if (found) {
       part.file.resume();
       throw new HttpProblem(400, 'Requisição inválida',
-        'envie um único arquivo por requisição no campo "arquivo" (vários .xlsx vão juntos num .zip); nada foi gravado',
+        'envie um único arquivo por requisição no campo "arquivo" (várias planilhas vão juntas num .zip); nada foi gravado',
         undefined, { campo: 'arquivo', regra: 'um_arquivo_por_envio' });
     }
     const raw = part.filename ?? '';
@@ -96,7 +96,7 @@ async function spoolArquivo(req: FastifyRequest, dir: TempDir, maxBytes: number,
     }
   }
   if (!found) {
-    throw new HttpProblem(400, 'Requisição inválida', 'o arquivo deve vir no campo "arquivo" do formulário (.zip ou .xlsx)', undefined, { campo: 'arquivo' });
+    throw new HttpProblem(400, 'Requisição inválida', 'o arquivo deve vir no campo "arquivo" do formulário (.zip, .xlsx, .xls ou .ods)', undefined, { campo: 'arquivo' });
   }
   return found;
 }
@@ -110,7 +110,7 @@ export default async function xlsRoutes(app: FastifyInstance) {
   async function comUpload<T>(req: FastifyRequest, fn: (filename: string, file: Spooled, dir: TempDir) => Promise<T>,
     visto: (nome: string | null, tamanho: number | null) => void = () => undefined): Promise<T> {
     if (!req.isMultipart()) {
-      throw new HttpProblem(415, 'Tipo de conteúdo não suportado', 'envie multipart/form-data com o arquivo no campo "arquivo" (.zip ou .xlsx)');
+      throw new HttpProblem(415, 'Tipo de conteúdo não suportado', 'envie multipart/form-data com o arquivo no campo "arquivo" (.zip, .xlsx, .xls ou .ods)');
     }
     const dir = await TempDir.create('bi-upload-');
     try {

@@ -2,7 +2,8 @@
  * The manual import page: /xls/importar and its legacy alias /compras/importar. Anonymous
  * (no identity-provider login), guarded by the shared secret in `k` (XLS_IMPORTAR_TOKEN,
  * constant time; unset -> 503). The form posts back to the same URL with `k`: the uploader's
- * identity (uploaderId, uploaderNome) and one or more .xlsx, which must all be COMPRAS,
+ * identity (uploaderId, uploaderNome) and one or more spreadsheets (.xlsx, .xls or .ods, read by
+ * content), which must all be COMPRAS,
  * COTA_FORNECEDOR or FLUXO_PAGAR_RECEBER (at most one quota sheet) or nothing is stored.
  * Accepted files are packed into one zip and received exactly like a batch sent to
  * POST /api/xls/processar (receberUpload). The browser is then sent to the batch's result
@@ -212,23 +213,23 @@ export default async function importarRoutes(app: FastifyInstance) {
         const uploaderNome = (campos.uploaderNome ?? '').slice(0, 200);
         const v = { uploaderId, uploaderNome };
         if (!uploaderId || !uploaderNome) return formulario(req, reply, v, 'Informe sua identificação (matrícula ou e-mail) e seu nome: toda importação registra quem enviou.', 400);
-        if (arquivos.length === 0) return formulario(req, reply, v, 'Escolha ao menos um arquivo .xlsx.', 400);
+        if (arquivos.length === 0) return formulario(req, reply, v, 'Escolha ao menos uma planilha (.xlsx, .xls ou .ods).', 400);
         const nomesTipo = await tiposNomes(app);
         const aceitos = TIPOS_IMPORTAVEIS.map((t) => nomesTipo.get(t) ?? t).join(', ');
         const problemas: Array<{ arquivo: string | null; bytes: number | null; motivo: string }> = [];
         let cotas = 0;
         for (const a of arquivos) {
-          if (!/\.xlsx$/i.test(a.nome)) { problemas.push({ arquivo: a.nome, bytes: a.file.size, motivo: 'só arquivos .xlsx são aceitos' }); continue; }
+          if (!/\.(xlsx|xls|ods)$/i.test(a.nome)) { problemas.push({ arquivo: a.nome, bytes: a.file.size, motivo: 'só planilhas .xlsx, .xls ou .ods são aceitas' }); continue; }
           if (a.file.size === 0) { problemas.push({ arquivo: a.nome, bytes: 0, motivo: 'arquivo vazio' }); continue; }
           let tipo: TipoPlanilha | null;
           try {
-            const wb = await openWorkbook(a.file.path, limits);
+            const wb = await openWorkbook(a.file.path, { ...limits, maxCellChars: app.ctx.config.xls.maxCellChars, maxBiffBytes: app.ctx.config.xls.maxBiffBytes });
             try { tipo = await detectType(wb); } finally { await wb.close(); }
           } catch (err) {
             if (err instanceof WorkbookError || err instanceof ArchiveError) {
               // the reader's reason (zip internals) goes to the log, not to the page
               req.log.info({ arquivo: a.nome, motivo: err.message }, 'importação: arquivo ilegível');
-              problemas.push({ arquivo: a.nome, bytes: a.file.size, motivo: 'não é uma planilha .xlsx legível: abra no Excel ou no LibreOffice, salve de novo como .xlsx e envie outra vez' });
+              problemas.push({ arquivo: a.nome, bytes: a.file.size, motivo: 'não é uma planilha legível: abra no Excel ou no LibreOffice, salve de novo e envie outra vez' });
               continue;
             }
             throw err;
@@ -252,7 +253,7 @@ export default async function importarRoutes(app: FastifyInstance) {
         const entradas = arquivos.map((a) => {
           const n = (vistos.get(a.nome.toLowerCase()) ?? 0) + 1;
           vistos.set(a.nome.toLowerCase(), n);
-          const nome = n === 1 ? a.nome.replace(/[\\/]/g, '_') : a.nome.replace(/[\\/]/g, '_').replace(/\.xlsx$/i, ` (${n}).xlsx`);
+          const nome = n === 1 ? a.nome.replace(/[\\/]/g, '_') : a.nome.replace(/[\\/]/g, '_').replace(/\.(xlsx|xls|ods)$/i, ` (${n}).$1`);
           return { nome, path: a.file.path, size: a.file.size, crc32: a.file.crc32! };
         });
         // checked before packing: the packed batch must fit the upload limit
