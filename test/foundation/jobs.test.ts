@@ -52,7 +52,7 @@ describe('job queue', () => {
     let recusas = 2;
     const flaky = {
       query: (...args: Parameters<typeof db.pool.query>) => {
-        if (String(args[0]).includes('app.fail_job') && recusas-- > 0) return Promise.reject(new Error('connect ECONNREFUSED'));
+        if (String(args[0]).includes('app.fail_job') && recusas-- > 0) return Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
         return (db.pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
       },
     } as unknown as typeof db.pool;

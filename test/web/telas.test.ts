@@ -292,7 +292,7 @@ describe('/xls/importar refusals (nothing stored)', () => {
     expect(duas.body).toContain('no máximo uma por importação');
     const quebrado = await app.inject({ method: 'POST', url, ...multipart({ uploaderId: 'ana', uploaderNome: 'Ana' }, [{ name: 'x.xlsx', data: Buffer.from('não é zip') }]) });
     expect(quebrado.statusCode).toBe(400);
-    expect(quebrado.body).toContain('x.xlsx: não é uma planilha .xlsx legível: abra no Excel ou no LibreOffice, salve de novo como .xlsx e envie outra vez');
+    expect(quebrado.body).toContain('x.xlsx: não é uma planilha legível: abra no Excel ou no LibreOffice, salve de novo e envie outra vez');
     expect(quebrado.body).not.toMatch(/zip|central directory|invalid/i);
     // each refusal is recorded with who sent it (never the bytes), and listed for staff
     const { rows: recusas } = await db.pool.query(`select arquivo, uploader_id, uploader_nome, origem, status_http, motivo from xls_upload_recusa where origem = 'importar' order by recusado_em`);
