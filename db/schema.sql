@@ -1827,11 +1827,9 @@ CREATE FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text, p_meta jso
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET work_mem TO '64MB'
     AS $_$
--- What belongs to RELATORIO18 only, around the declarative merge of bi_faturamento (tab 20)
--- and bi_movimento (tab 30): its period check and the vehicle-registry defence (bi_veiculo).
--- Its other reference tables (bi_filial, bi_vendedor, bi_cliente, bi_produto) are description rows.
+-- What belongs to RELATORIO18 only: the vehicle-registry defence (bi_veiculo). Its period is
+-- checked by the merge (scope periodo); its other reference tables are description rows.
 declare
-  v_per record;
   v_data text;
   v_modelo_len integer;
   v_aux jsonb;
@@ -1839,7 +1837,6 @@ declare
   v_veiculo integer;
 begin
   if p_fase = 'inicio' then
-    perform app.xls_r18_periodo(p_meta);
     -- vehicle-registry defence, chunk by chunk: every row with any vehicle column, before
     -- rejections and repeated keys (the defence looks at all of them), is classified once per
     -- distinct plate and year; the chunk keeps its problem rows and, per valid plate, only the
@@ -1915,8 +1912,6 @@ begin
   if p_fase <> 'fim' then
     return '{}';
   end if;
-  select * into v_per from app.xls_r18_periodo(p_meta);
-
   -- Vehicle-registry defence: the problem rows the chunks kept (rows are imported anyway).
   select coalesce(jsonb_agg(jsonb_build_object('categoria', 'veiculo', 'motivo', r.motivo, 'quantidade', r.n, 'linhas', r.linhas)
                             order by r.ordem), '[]')
@@ -1954,7 +1949,7 @@ begin
     'avisos', v_avisos,
     'tabelas', jsonb_build_object(
       'bi_veiculo', jsonb_build_object('efetivas', v_veiculo)),
-    'resultado', jsonb_build_object('periodo', jsonb_build_object('inicio', v_per.inicio, 'fim', v_per.fim)));
+    'resultado', jsonb_build_object('periodo', jsonb_build_object('inicio', (p_meta ->> 'periodo_inicio')::date, 'fim', (p_meta ->> 'periodo_fim')::date)));
 end;
 $_$;
 
@@ -1963,7 +1958,7 @@ $_$;
 -- Name: FUNCTION xls_hook_relatorio18(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of RELATORIO18 in the declarative merge (app.xls_tipo.hook; phases in docs/xls-merge.md). inicio: checks the period of p_meta (xls_r18_periodo, XL422) and creates its work tables. normalizado: the vehicle-registry defence of the chunk''s rows with any vehicle column (before rejections), each distinct plate and year classified once, problem rows and per valid plate the latest candidate kept. fim: the vehicle warnings (avisos categoria veiculo with rows and counts), then upserts bi_veiculo (valid plates; a missing year or model keeps the stored one) from the latest row that has each value; returns its count and the period. bi_filial, bi_vendedor, bi_cliente and bi_produto are description rows (app.xls_alvo with fonte).';
+COMMENT ON FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of RELATORIO18 in the declarative merge (app.xls_tipo.hook; phases in docs/xls-merge.md). inicio: creates its work tables (the period of p_meta is checked by app.xls_merge_preparar, scope periodo, XL422). normalizado: the vehicle-registry defence of the chunk''s rows with any vehicle column (before rejections), each distinct plate and year classified once, problem rows and per valid plate the latest candidate kept. fim: the vehicle warnings (avisos categoria veiculo with rows and counts), then upserts bi_veiculo (valid plates; a missing year or model keeps the stored one) from the latest row that has each value; returns its count and the period (resultado.periodo). bi_filial, bi_vendedor, bi_cliente and bi_produto are description rows (app.xls_alvo with fonte).';
 
 
 --
@@ -2827,39 +2822,6 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_orfao(p_id uuid, p_worker text) IS 'True when a PROCESSANDO processing held by p_worker has nobody working on it: the worker is dead (no heartbeat within app.worker_timeout()), or it holds no running xls_processar job for it (the job ended, or was rescued and given to another worker).';
-
-
---
--- Name: xls_r18_periodo(jsonb); Type: FUNCTION; Schema: app; Owner: -
---
-
-CREATE FUNCTION app.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date) RETURNS record
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-  begin
-    inicio := (p_meta ->> 'periodo_inicio')::date;
-    fim := (p_meta ->> 'periodo_fim')::date;
-  exception when data_exception then
-    raise exception 'período do relatório inválido (aba 10, células E1 e F1): % a %',
-      coalesce(p_meta ->> 'periodo_inicio', '?'), coalesce(p_meta ->> 'periodo_fim', '?') using errcode = 'XL422';
-  end;
-  if inicio is null or fim is null then
-    raise exception 'período do relatório ausente (aba 10, células E1 e F1)' using errcode = 'XL422';
-  end if;
-  if fim < inicio then
-    raise exception 'período do relatório inválido: fim % antes do início %', fim, inicio using errcode = 'XL422';
-  end if;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date); Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON FUNCTION app.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date) IS 'The RELATORIO18 period of p_meta (periodo_inicio, periodo_fim: tab 10, cells E1/F1), checked. XL422 when missing, unreadable or ending before it starts.';
 
 
 --
@@ -10206,4 +10168,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261125110000'),
     ('20261125110100'),
     ('20261125110200'),
-    ('20261125700000');
+    ('20261125700000'),
+    ('20261125900000');

@@ -4,11 +4,9 @@ CREATE OR REPLACE FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text,
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
  SET work_mem TO '64MB'
 AS $function$
--- What belongs to RELATORIO18 only, around the declarative merge of bi_faturamento (tab 20)
--- and bi_movimento (tab 30): its period check and the vehicle-registry defence (bi_veiculo).
--- Its other reference tables (bi_filial, bi_vendedor, bi_cliente, bi_produto) are description rows.
+-- What belongs to RELATORIO18 only: the vehicle-registry defence (bi_veiculo). Its period is
+-- checked by the merge (scope periodo); its other reference tables are description rows.
 declare
-  v_per record;
   v_data text;
   v_modelo_len integer;
   v_aux jsonb;
@@ -16,7 +14,6 @@ declare
   v_veiculo integer;
 begin
   if p_fase = 'inicio' then
-    perform app.xls_r18_periodo(p_meta);
     -- vehicle-registry defence, chunk by chunk: every row with any vehicle column, before
     -- rejections and repeated keys (the defence looks at all of them), is classified once per
     -- distinct plate and year; the chunk keeps its problem rows and, per valid plate, only the
@@ -92,8 +89,6 @@ begin
   if p_fase <> 'fim' then
     return '{}';
   end if;
-  select * into v_per from app.xls_r18_periodo(p_meta);
-
   -- Vehicle-registry defence: the problem rows the chunks kept (rows are imported anyway).
   select coalesce(jsonb_agg(jsonb_build_object('categoria', 'veiculo', 'motivo', r.motivo, 'quantidade', r.n, 'linhas', r.linhas)
                             order by r.ordem), '[]')
@@ -131,9 +126,9 @@ begin
     'avisos', v_avisos,
     'tabelas', jsonb_build_object(
       'bi_veiculo', jsonb_build_object('efetivas', v_veiculo)),
-    'resultado', jsonb_build_object('periodo', jsonb_build_object('inicio', v_per.inicio, 'fim', v_per.fim)));
+    'resultado', jsonb_build_object('periodo', jsonb_build_object('inicio', (p_meta ->> 'periodo_inicio')::date, 'fim', (p_meta ->> 'periodo_fim')::date)));
 end;
 $function$
 ;
 
-comment on function app.xls_hook_relatorio18(text,text,jsonb) is 'Hook of RELATORIO18 in the declarative merge (app.xls_tipo.hook; phases in docs/xls-merge.md). inicio: checks the period of p_meta (xls_r18_periodo, XL422) and creates its work tables. normalizado: the vehicle-registry defence of the chunk''s rows with any vehicle column (before rejections), each distinct plate and year classified once, problem rows and per valid plate the latest candidate kept. fim: the vehicle warnings (avisos categoria veiculo with rows and counts), then upserts bi_veiculo (valid plates; a missing year or model keeps the stored one) from the latest row that has each value; returns its count and the period. bi_filial, bi_vendedor, bi_cliente and bi_produto are description rows (app.xls_alvo with fonte).';
+comment on function app.xls_hook_relatorio18(text,text,jsonb) is 'Hook of RELATORIO18 in the declarative merge (app.xls_tipo.hook; phases in docs/xls-merge.md). inicio: creates its work tables (the period of p_meta is checked by app.xls_merge_preparar, scope periodo, XL422). normalizado: the vehicle-registry defence of the chunk''s rows with any vehicle column (before rejections), each distinct plate and year classified once, problem rows and per valid plate the latest candidate kept. fim: the vehicle warnings (avisos categoria veiculo with rows and counts), then upserts bi_veiculo (valid plates; a missing year or model keeps the stored one) from the latest row that has each value; returns its count and the period (resultado.periodo). bi_filial, bi_vendedor, bi_cliente and bi_produto are description rows (app.xls_alvo with fonte).';
