@@ -6721,29 +6721,23 @@ COMMENT ON COLUMN app.xls_alvo.manter_ultimo_valor IS 'For a reference table: ea
 
 
 --
--- Name: xls_staging_coluna; Type: TABLE; Schema: app; Owner: -
+-- Name: xls_staging_coluna; Type: VIEW; Schema: app; Owner: -
 --
 
-CREATE TABLE app.xls_staging_coluna (
-    tipo text NOT NULL,
-    staging text NOT NULL,
-    ordem integer NOT NULL,
-    coluna text NOT NULL,
-    tipo_sql text NOT NULL,
-    CONSTRAINT xls_staging_coluna_check CHECK (((ordem = 1) = (coluna = 'linha'::text))),
-    CONSTRAINT xls_staging_coluna_check1 CHECK (((coluna <> 'linha'::text) OR (tipo_sql = 'integer'::text))),
-    CONSTRAINT xls_staging_coluna_coluna_check CHECK ((coluna ~ '^[a-z][a-z0-9_]*$'::text)),
-    CONSTRAINT xls_staging_coluna_ordem_check CHECK ((ordem > 0)),
-    CONSTRAINT xls_staging_coluna_staging_check CHECK ((staging ~ '^[a-z][a-z0-9_]*$'::text)),
-    CONSTRAINT xls_staging_coluna_tipo_sql_check CHECK ((tipo_sql = ANY (ARRAY['integer'::text, 'text'::text, 'date'::text, 'numeric'::text, 'boolean'::text])))
-);
+CREATE VIEW app.xls_staging_coluna AS
+ SELECT v.tipo,
+    v.staging,
+    v.ordem,
+    v.coluna,
+    v.tipo_sql
+   FROM ( VALUES ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,1,'linha'::text,'integer'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,2,'tipo'::text,'text'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,3,'documento'::text,'text'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,4,'parcela'::text,'text'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,5,'pessoa'::text,'text'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,6,'cnpj_cpf'::text,'text'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,7,'emissao'::text,'date'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,8,'vencimento'::text,'date'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,9,'valor'::text,'numeric'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,10,'saldo'::text,'numeric'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,11,'centro_custo'::text,'text'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,12,'descricao_centro_custo'::text,'text'::text), ('COMPRAS'::text,'compra'::text,1,'linha'::text,'integer'::text), ('COMPRAS'::text,'compra'::text,2,'data'::text,'date'::text), ('COMPRAS'::text,'compra'::text,3,'cnpj_fornecedor'::text,'text'::text), ('COMPRAS'::text,'compra'::text,4,'fornecedor'::text,'text'::text), ('COMPRAS'::text,'compra'::text,5,'nota_fiscal'::text,'text'::text), ('COMPRAS'::text,'compra'::text,6,'produto'::text,'text'::text), ('COMPRAS'::text,'compra'::text,7,'codigo_onu'::text,'text'::text), ('COMPRAS'::text,'compra'::text,8,'quantidade'::text,'numeric'::text), ('COMPRAS'::text,'compra'::text,9,'valor_total'::text,'numeric'::text), ('RELATORIO18'::text,'faturamento'::text,1,'linha'::text,'integer'::text), ('RELATORIO18'::text,'faturamento'::text,2,'filial'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,3,'nota_fiscal'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,4,'serie'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,5,'item'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,6,'emissao'::text,'date'::text), ('RELATORIO18'::text,'faturamento'::text,7,'cliente'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,8,'nome_cliente'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,9,'vendedor'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,10,'nome_vendedor'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,11,'produto'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,12,'descricao_produto'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,13,'quantidade'::text,'numeric'::text), ('RELATORIO18'::text,'faturamento'::text,14,'valor_unitario'::text,'numeric'::text), ('RELATORIO18'::text,'faturamento'::text,15,'valor_total'::text,'numeric'::text), ('RELATORIO18'::text,'faturamento'::text,16,'placa'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,17,'ano_veiculo'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,18,'modelo_veiculo'::text,'text'::text), ('RELATORIO18'::text,'movimento'::text,1,'linha'::text,'integer'::text), ('RELATORIO18'::text,'movimento'::text,2,'filial'::text,'text'::text), ('RELATORIO18'::text,'movimento'::text,3,'data'::text,'date'::text), ('RELATORIO18'::text,'movimento'::text,4,'lancamento'::text,'text'::text), ('RELATORIO18'::text,'movimento'::text,5,'conta'::text,'text'::text), ('RELATORIO18'::text,'movimento'::text,6,'descricao_conta'::text,'text'::text), ('RELATORIO18'::text,'movimento'::text,7,'historico'::text,'text'::text), ('RELATORIO18'::text,'movimento'::text,8,'debito'::text,'numeric'::text), ('RELATORIO18'::text,'movimento'::text,9,'credito'::text,'numeric'::text), ('RELATORIO18'::text,'movimento'::text,10,'placa'::text,'text'::text), ('RELATORIO18'::text,'movimento'::text,11,'ano_veiculo'::text,'text'::text), ('COTA_FORNECEDOR'::text,'cota'::text,1,'linha'::text,'integer'::text), ('COTA_FORNECEDOR'::text,'cota'::text,2,'aba'::text,'text'::text), ('COTA_FORNECEDOR'::text,'cota'::text,3,'polo'::text,'text'::text), ('COTA_FORNECEDOR'::text,'cota'::text,4,'produto'::text,'text'::text), ('COTA_FORNECEDOR'::text,'cota'::text,5,'mes'::text,'integer'::text), ('COTA_FORNECEDOR'::text,'cota'::text,6,'quantidade'::text,'numeric'::text), ('POSTOS'::text,'posto'::text,1,'linha'::text,'integer'::text), ('POSTOS'::text,'posto'::text,2,'cnpj'::text,'text'::text), ('POSTOS'::text,'posto'::text,3,'razao_social'::text,'text'::text), ('POSTOS'::text,'posto'::text,4,'nome_fantasia'::text,'text'::text), ('POSTOS'::text,'posto'::text,5,'bandeira'::text,'text'::text), ('POSTOS'::text,'posto'::text,6,'endereco'::text,'text'::text), ('POSTOS'::text,'posto'::text,7,'bairro'::text,'text'::text), ('POSTOS'::text,'posto'::text,8,'municipio'::text,'text'::text), ('POSTOS'::text,'posto'::text,9,'uf'::text,'text'::text), ('POSTOS'::text,'posto'::text,10,'cep'::text,'text'::text), ('POSTOS'::text,'posto'::text,11,'tipo_instalacao'::text,'text'::text), ('TRR'::text,'trr'::text,1,'linha'::text,'integer'::text), ('TRR'::text,'trr'::text,2,'cnpj'::text,'text'::text), ('TRR'::text,'trr'::text,3,'razao_social'::text,'text'::text), ('TRR'::text,'trr'::text,4,'municipio'::text,'text'::text), ('TRR'::text,'trr'::text,5,'uf'::text,'text'::text), ('TRR'::text,'trr'::text,6,'tipo_instalacao'::text,'text'::text), ('TRR'::text,'trr'::text,7,'qualificacao_empresa'::text,'text'::text), ('TRR'::text,'trr'::text,8,'capacidade_m3'::text,'numeric'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,1,'linha'::text,'integer'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,2,'competencia'::text,'date'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,3,'filial'::text,'text'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,4,'produto'::text,'text'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,5,'volume'::text,'numeric'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,6,'receita_liquida'::text,'numeric'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,7,'cmv'::text,'numeric'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,8,'margem_total'::text,'numeric'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,9,'margem_por_litro'::text,'numeric'::text), ('META_CARTEIRA'::text,'meta_carteira'::text,1,'linha'::text,'integer'::text), ('META_CARTEIRA'::text,'meta_carteira'::text,2,'competencia'::text,'date'::text), ('META_CARTEIRA'::text,'meta_carteira'::text,3,'cliente'::text,'text'::text), ('META_CARTEIRA'::text,'meta_carteira'::text,4,'produto'::text,'text'::text), ('META_CARTEIRA'::text,'meta_carteira'::text,5,'meta_volume'::text,'numeric'::text), ('META'::text,'meta'::text,1,'linha'::text,'integer'::text), ('META'::text,'meta'::text,2,'competencia'::text,'date'::text), ('META'::text,'meta'::text,3,'vendedor'::text,'text'::text), ('META'::text,'meta'::text,4,'produto'::text,'text'::text), ('META'::text,'meta'::text,5,'meta_volume'::text,'numeric'::text), ('META'::text,'meta'::text,6,'meta_margem'::text,'numeric'::text), ('MARGEM_DIA'::text,'margem_dia'::text,1,'linha'::text,'integer'::text), ('MARGEM_DIA'::text,'margem_dia'::text,2,'data'::text,'date'::text), ('MARGEM_DIA'::text,'margem_dia'::text,3,'filial'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,4,'cliente'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,5,'nome_cliente'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,6,'vendedor'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,7,'produto'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,8,'volume'::text,'numeric'::text), ('MARGEM_DIA'::text,'margem_dia'::text,9,'preco_medio'::text,'numeric'::text), ('MARGEM_DIA'::text,'margem_dia'::text,10,'custo_medio'::text,'numeric'::text), ('MARGEM_DIA'::text,'margem_dia'::text,11,'margem'::text,'numeric'::text), ('MARGEM_DIA'::text,'margem_dia'::text,12,'cnpj_cpf'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,13,'classe'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,14,'municipio'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,15,'uf'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,16,'prazo'::text,'numeric'::text)) v(tipo, staging, ordem, coluna, tipo_sql);
 
 
 --
--- Name: TABLE xls_staging_coluna; Type: COMMENT; Schema: app; Owner: -
+-- Name: VIEW xls_staging_coluna; Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON TABLE app.xls_staging_coluna IS 'The staging tables of each spreadsheet type and their typed columns, in COPY order: the contract between the reader (src/xlsx/readers, field = column) and the merge. Column 1 is always linha, the sheet''s own 1-based row number. xls_staging_preparar creates pg_temp.xls_stg_<staging> from these rows; a test checks every reader''s fields against them.';
+COMMENT ON VIEW app.xls_staging_coluna IS 'The staging tables of each spreadsheet type and their typed columns, in COPY order: the contract between the reader and the merge, generated from the readers (src/xlsx/readers: field = column, its parser gives tipo_sql; scripts/staging-view.ts). Column 1 is always linha, the sheet''s own 1-based row number. xls_staging_preparar creates pg_temp.xls_stg_<staging> from these rows; app.xls_merge_preparar reads them.';
 
 
 --
@@ -8469,22 +8463,6 @@ ALTER TABLE ONLY app.xls_alvo
 
 
 --
--- Name: xls_staging_coluna xls_staging_coluna_pkey; Type: CONSTRAINT; Schema: app; Owner: -
---
-
-ALTER TABLE ONLY app.xls_staging_coluna
-    ADD CONSTRAINT xls_staging_coluna_pkey PRIMARY KEY (tipo, staging, ordem);
-
-
---
--- Name: xls_staging_coluna xls_staging_coluna_tipo_staging_coluna_key; Type: CONSTRAINT; Schema: app; Owner: -
---
-
-ALTER TABLE ONLY app.xls_staging_coluna
-    ADD CONSTRAINT xls_staging_coluna_tipo_staging_coluna_key UNIQUE (tipo, staging, coluna);
-
-
---
 -- Name: xls_tipo xls_tipo_ordem_key; Type: CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -9898,14 +9876,6 @@ ALTER TABLE ONLY app.xls_alvo
 
 
 --
--- Name: xls_staging_coluna xls_staging_coluna_tipo_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
---
-
-ALTER TABLE ONLY app.xls_staging_coluna
-    ADD CONSTRAINT xls_staging_coluna_tipo_fkey FOREIGN KEY (tipo) REFERENCES app.xls_tipo(tipo);
-
-
---
 -- Name: bi_compra bi_compra_cnpj_fornecedor_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -10217,4 +10187,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261125110100'),
     ('20261125110200'),
     ('20261125700000'),
-    ('20261125900000');
+    ('20261125900000'),
+    ('20261125900100');
