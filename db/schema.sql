@@ -1527,6 +1527,73 @@ COMMENT ON FUNCTION app.xls_alteracoes_expurgar() IS 'Retention of the change se
 
 
 --
+-- Name: xls_aviso(text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_aviso(p_categoria text, p_motivo text) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE STRICT
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select jsonb_build_array(jsonb_build_object('categoria', p_categoria, 'quantidade', 1, 'linhas', '[]'::jsonb, 'motivo', p_motivo));
+$$;
+
+
+--
+-- Name: FUNCTION xls_aviso(p_categoria text, p_motivo text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_aviso(p_categoria text, p_motivo text) IS 'Internal, for hooks: a list holding one warning about the whole file (no rows): [{categoria, quantidade: 1, linhas: [], motivo}]; null when p_motivo is null (no warning), so that avisos || coalesce(app.xls_aviso(…), ''[]'') adds it only when there is one. Warnings about rows: app.xls_aviso_linha_avisos.';
+
+
+--
+-- Name: xls_aviso_linha_avisos(integer); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_aviso_linha_avisos(p_limite integer DEFAULT NULL::integer) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select coalesce(jsonb_agg(jsonb_build_object('categoria', r.categoria, 'motivo', r.motivo, 'quantidade', r.n, 'linhas', r.linhas)
+                            order by r.ordem), '[]')
+    from (select m.ordem, m.categoria, m.motivo, count(*) as n,
+                 coalesce(jsonb_agg(jsonb_build_object('aba', m.aba, 'linha', m.linha, 'valor', m.valor) order by m.aba, m.linha)
+                            filter (where p_limite is null or m.rn <= p_limite), '[]') as linhas
+            from (select x.*, row_number() over (partition by x.ordem order by x.aba, x.linha) as rn
+                    from pg_temp.xls_aviso_linha x) m
+           group by m.ordem, m.categoria, m.motivo) r;
+$$;
+
+
+--
+-- Name: FUNCTION xls_aviso_linha_avisos(p_limite integer); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_aviso_linha_avisos(p_limite integer) IS 'Internal, for hooks (phase fim): the warnings of pg_temp.xls_aviso_linha (app.xls_aviso_linha_criar), one per (ordem, categoria, motivo) in ordem, each {categoria, motivo, quantidade, linhas: [{aba, linha, valor}] by tab and row, at most p_limite of them (null: all)}; [] when the hook warned about nothing.';
+
+
+--
+-- Name: xls_aviso_linha_criar(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_aviso_linha_criar() RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  create temp table xls_aviso_linha (ordem integer not null, categoria text not null, motivo text not null,
+                                    aba text, linha integer, valor text) on commit drop;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_aviso_linha_criar(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_aviso_linha_criar() IS 'Internal, for hooks (phase inicio): creates pg_temp.xls_aviso_linha (ordem, categoria, motivo, aba, linha, valor), one row per sheet row a hook warns about; app.xls_aviso_linha_avisos turns it into the warnings of phase fim. Dropped at commit (and by xls_staging_preparar when a new merge starts in the transaction).';
+
+
+--
 -- Name: xls_avisos_normalizar(jsonb); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1682,6 +1749,29 @@ COMMENT ON FUNCTION app.xls_conjunto_item_registrar(p_conjunto_id uuid, p_arquiv
 
 
 --
+-- Name: xls_data(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_data(p_texto text) RETURNS date
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  return p_texto::date;
+exception when data_exception then
+  return null;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_data(p_texto text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_data(p_texto text) IS 'Internal: the date a text holds (a parameter of p_meta such as FLUXO''s posicao), null when it is missing or not a date (no error: the caller words its own refusal).';
+
+
+--
 -- Name: xls_enfileirar(uuid); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1770,29 +1860,20 @@ CREATE FUNCTION app.xls_hook_compras(p_fase text, p_staging text, p_meta jsonb) 
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-declare
-  v_n integer;
-  v_linhas jsonb;
 begin
   if p_fase = 'inicio' then
-    drop table if exists pg_temp.xls_compras_filtradas;
-    create temp table xls_compras_filtradas (linha integer, codigo text) on commit drop;
+    perform app.xls_aviso_linha_criar();
   elsif p_fase = 'normalizado' then
-    -- only fuels enter: the other rows leave the chunk, counted (they are not errors)
+    -- only fuels enter: the other rows leave the chunk, counted as warnings (they are not errors)
     with f as (
       delete from pg_temp.xls_chunk_compra c
        where c.codigo_onu is null or c.codigo_onu not in (1170, 1202, 1203, 1223, 1863, 3475)
       returning c.linha, c.onu_texto)
-    insert into pg_temp.xls_compras_filtradas select f.linha, f.onu_texto from f;
+    insert into pg_temp.xls_aviso_linha (ordem, categoria, motivo, aba, linha, valor)
+    select 1, 'filtrada', 'código ONU fora dos combustíveis (1170, 1202, 1203, 1223, 1863, 3475): linha não importada', 'Compras', f.linha, f.onu_texto from f;
   elsif p_fase = 'fim' then
-    select count(*), jsonb_agg(jsonb_build_object('aba', 'Compras', 'linha', f.linha, 'valor', f.codigo) order by f.linha)
-      into v_n, v_linhas
-      from pg_temp.xls_compras_filtradas f;
-    return jsonb_build_object(
-      'avisos', case when v_n = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
-        'categoria', 'filtrada', 'quantidade', v_n, 'linhas', v_linhas,
-        'motivo', 'código ONU fora dos combustíveis (1170, 1202, 1203, 1223, 1863, 3475): linha não importada')) end,
-      'tabelas', jsonb_build_object('filtradas_onu', jsonb_build_object('linhas', v_n)));
+    return jsonb_build_object('avisos', app.xls_aviso_linha_avisos(),
+      'tabelas', jsonb_build_object('filtradas_onu', jsonb_build_object('linhas', (select count(*) from pg_temp.xls_aviso_linha))));
   end if;
   return '{}';
 end;
@@ -1803,7 +1884,7 @@ $$;
 -- Name: FUNCTION xls_hook_compras(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_hook_compras(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of COMPRAS in the declarative merge. normalizado: rows whose Código ONU is not a fuel (1170, 1202, 1203, 1223, 1863, 3475; an empty code included) leave the chunk and are counted, not rejected. fim: a warning of category filtrada listing the rows and their codes, and tabelas.filtradas_onu. (The suppliers are a description row: app.xls_alvo COMPRAS/fornecedor.)';
+COMMENT ON FUNCTION app.xls_hook_compras(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of COMPRAS in the declarative merge. normalizado: rows whose Código ONU is not a fuel (1170, 1202, 1203, 1223, 1863, 3475; an empty code included) leave the chunk and are counted, not rejected (pg_temp.xls_aviso_linha). fim: a warning of category filtrada listing the rows and their codes (app.xls_aviso_linha_avisos), and tabelas.filtradas_onu. (The suppliers are a description row: app.xls_alvo COMPRAS/fornecedor.)';
 
 
 --
@@ -1824,18 +1905,11 @@ declare
   v_avisos jsonb := '[]';
   v_aviso text;
 begin
-  if p_fase = 'inicio' then
-    -- the position date (the reader found it in tab Fluxo Pagar-Receber)
-    begin
-      v_posicao := (p_meta ->> 'posicao')::date;
-    exception when data_exception then
-      v_posicao := null;
-    end;
-    if v_posicao is null then
-      raise exception 'FLUXO_PAGAR_RECEBER recusado: data de posição ausente ou inválida (%)', coalesce(p_meta ->> 'posicao', 'ausente')
-        using errcode = 'XL422';
-    end if;
-    return '{}';
+  -- the position date (the reader found it in tab Fluxo Pagar-Receber), checked from phase inicio on (app.xls_data: null when not a date)
+  v_posicao := app.xls_data(p_meta ->> 'posicao');
+  if v_posicao is null then
+    raise exception 'FLUXO_PAGAR_RECEBER recusado: data de posição ausente ou inválida (%)', coalesce(p_meta ->> 'posicao', 'ausente')
+      using errcode = 'XL422';
   elsif p_fase <> 'fim' then
     return '{}';
   end if;
@@ -1843,7 +1917,6 @@ begin
   -- rule 4, total refusal: app.xls_tipo.recusa_total (the merge raises before this phase)
   -- rule 2: only the newest position is current (under the merge lock on bi_titulo; the
   -- description's expression of atual compared with the same table)
-  v_posicao := (p_meta ->> 'posicao')::date;
   select max(t.posicao) into v_max from public.bi_titulo t where t.posicao <> v_posicao;
   v_atual := v_max is null or v_posicao >= v_max;
   -- rule 2: a newer position takes the flag from the older ones (the partial index serves this)
@@ -1851,9 +1924,8 @@ begin
     update public.bi_titulo t set atual = false where t.atual and t.posicao < v_posicao;
     get diagnostics v_saiu = row_count;
   elsif not v_atual then
-    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'posicao', 'quantidade', 1, 'linhas', '[]'::jsonb,
-      'motivo', format('posição %s anterior à atual (%s): entra no histórico sem se tornar a atual',
-                       to_char(v_posicao, 'DD/MM/YYYY'), to_char(v_max, 'DD/MM/YYYY'))));
+    v_avisos := app.xls_aviso('posicao', format('posição %s anterior à atual (%s): entra no histórico sem se tornar a atual',
+                                                to_char(v_posicao, 'DD/MM/YYYY'), to_char(v_max, 'DD/MM/YYYY')));
   end if;
 
   -- rule 5: the receivable sum of Saldo against the Total of tab Grupo
@@ -1868,11 +1940,8 @@ begin
       v_aviso := format('total a receber difere da aba Grupo: soma do Saldo %s, Total da aba Grupo %s', app.xls_brl(v_soma), app.xls_brl(v_grupo));
     end if;
   end if;
-  if v_aviso is not null then
-    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'total', 'quantidade', 1, 'linhas', '[]'::jsonb, 'motivo', v_aviso));
-  end if;
 
-  return jsonb_build_object('avisos', v_avisos, 'tabelas', jsonb_build_object(
+  return jsonb_build_object('avisos', v_avisos || coalesce(app.xls_aviso('total', v_aviso), '[]'), 'tabelas', jsonb_build_object(
     'fluxo', jsonb_build_object('posicao', v_posicao, 'atual', v_atual, 'deixaram_de_ser_atuais', v_saiu, 'soma_saldo_receber', v_soma)));
 end;
 $$;
@@ -1894,41 +1963,30 @@ CREATE FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text, p_meta jso
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET work_mem TO '64MB'
     AS $_$
--- What belongs to RELATORIO18 only, around the declarative merge of bi_faturamento (tab 20)
--- and bi_movimento (tab 30): its period check and the vehicle-registry defence (bi_veiculo).
--- Its other reference tables (bi_filial, bi_vendedor, bi_cliente, bi_produto) are description rows.
 declare
-  v_per record;
+  v_aba text;
   v_data text;
-  v_modelo_len integer;
-  v_aux jsonb;
-  v_avisos jsonb := '[]';
+  v_modelo text;
   v_veiculo integer;
 begin
   if p_fase = 'inicio' then
-    perform app.xls_r18_periodo(p_meta);
     -- vehicle-registry defence, chunk by chunk: every row with any vehicle column, before
     -- rejections and repeated keys (the defence looks at all of them), is classified once per
     -- distinct plate and year; the chunk keeps its problem rows and, per valid plate, only the
     -- rows that can still be the latest (plate seen, latest valid year, latest model).
     create temp table xls_veiculo_lote (aba text, linha integer, data date, placa_bruta text, placa text, ano_bruto text, modelo text) on commit drop;
-    create temp table xls_veiculo_problema (ordem integer, motivo text, aba text, linha integer, valor text) on commit drop;
+    perform app.xls_aviso_linha_criar();
     create temp table xls_veiculo_cand (placa text, k bigint, k_ano bigint, fab smallint, mod smallint, k_modelo bigint, modelo text) on commit drop;
     return '{}';
   end if;
 
   if p_fase = 'normalizado' then
-    v_data := case p_staging when 'faturamento' then 'emissao' else 'data' end;
-    v_modelo_len := app.xls_tamanho('bi_veiculo', 'modelo');
-    execute format($q$
-      insert into pg_temp.xls_veiculo_lote
-      select %1$L, c.linha, c.%2$I, c.placa_bruta, c.placa, nullif(btrim(c.ano_veiculo), ''), %3$s
-        from pg_temp.%4$I c
-       where c.placa_bruta is not null or c.ano_veiculo is not null%5$s$q$,
-      case p_staging when 'faturamento' then '20' else '30' end, v_data,
-      case when p_staging = 'faturamento' then format('left(c.modelo_veiculo, %s)', v_modelo_len) else 'null' end,
-      'xls_chunk_' || p_staging,
-      case when p_staging = 'faturamento' then ' or c.modelo_veiculo is not null' else '' end);
+    -- the target's tab and date (its scope column); tab 30 has no model
+    select x.aba, x.escopo_coluna, case when x.staging = 'faturamento' then 'c.modelo_veiculo' else 'null::text' end
+      into v_aba, v_data, v_modelo from app.xls_alvo x where x.tipo = 'RELATORIO18' and x.staging = p_staging;
+    execute format('insert into pg_temp.xls_veiculo_lote select %1$L, c.linha, c.%2$I, c.placa_bruta, c.placa, c.ano_veiculo, left(%3$s, %4$s)
+                      from pg_temp.%5$I c where c.placa_bruta is not null or c.ano_veiculo is not null or %3$s is not null',
+                   v_aba, v_data, v_modelo, app.xls_tamanho('bi_veiculo', 'modelo'), 'xls_chunk_' || p_staging);
     if not exists (select from pg_temp.xls_veiculo_lote) then
       return '{}';
     end if;
@@ -1954,8 +2012,8 @@ begin
         left join placas p on p.placa = v.placa
         left join anos a on a.ano_bruto = v.ano_bruto
     ), problemas as (
-      insert into pg_temp.xls_veiculo_problema (ordem, motivo, aba, linha, valor)
-      select x.ordem, x.motivo, c.aba, c.linha, x.valor
+      insert into pg_temp.xls_aviso_linha (ordem, categoria, motivo, aba, linha, valor)
+      select x.ordem, 'veiculo', x.motivo, c.aba, c.linha, x.valor
         from c
        cross join lateral (values
              (1, 'placa inválida', c.placa_bruta, c.placa_bruta is not null and not c.placa_valida),
@@ -1982,20 +2040,6 @@ begin
   if p_fase <> 'fim' then
     return '{}';
   end if;
-  select * into v_per from app.xls_r18_periodo(p_meta);
-
-  -- Vehicle-registry defence: the problem rows the chunks kept (rows are imported anyway).
-  select coalesce(jsonb_agg(jsonb_build_object('categoria', 'veiculo', 'motivo', r.motivo, 'quantidade', r.n, 'linhas', r.linhas)
-                            order by r.ordem), '[]')
-    into v_aux
-    from (select m.ordem, m.motivo, count(*) as n,
-                 coalesce(jsonb_agg(jsonb_build_object('aba', m.aba, 'linha', m.linha, 'valor', m.valor) order by m.aba, m.linha)
-                            filter (where m.rn <= 1000), '[]') as linhas
-            from (select x.*, row_number() over (partition by x.ordem order by x.aba, x.linha) as rn
-                    from pg_temp.xls_veiculo_problema x) m
-           group by m.ordem, m.motivo) r;
-  v_avisos := v_avisos || v_aux;
-
   -- the vehicle registry: valid plates; a missing year or model keeps the stored one
   insert into public.bi_veiculo as t (placa, ano_fabricacao, ano_modelo, modelo)
   select s.placa, s.fab, s.mod, s.modelo
@@ -2018,10 +2062,9 @@ begin
   get diagnostics v_veiculo = row_count;
 
   return jsonb_build_object(
-    'avisos', v_avisos,
-    'tabelas', jsonb_build_object(
-      'bi_veiculo', jsonb_build_object('efetivas', v_veiculo)),
-    'resultado', jsonb_build_object('periodo', jsonb_build_object('inicio', v_per.inicio, 'fim', v_per.fim)));
+    'avisos', app.xls_aviso_linha_avisos(1000), -- the problem rows the chunks kept (rows are imported anyway)
+    'tabelas', jsonb_build_object('bi_veiculo', jsonb_build_object('efetivas', v_veiculo)),
+    'resultado', jsonb_build_object('periodo', jsonb_build_object('inicio', (p_meta ->> 'periodo_inicio')::date, 'fim', (p_meta ->> 'periodo_fim')::date)));
 end;
 $_$;
 
@@ -2030,7 +2073,7 @@ $_$;
 -- Name: FUNCTION xls_hook_relatorio18(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of RELATORIO18 in the declarative merge (app.xls_tipo.hook; phases in docs/xls-merge.md). inicio: checks the period of p_meta (xls_r18_periodo, XL422) and creates its work tables. normalizado: the vehicle-registry defence of the chunk''s rows with any vehicle column (before rejections), each distinct plate and year classified once, problem rows and per valid plate the latest candidate kept. fim: the vehicle warnings (avisos categoria veiculo with rows and counts), then upserts bi_veiculo (valid plates; a missing year or model keeps the stored one) from the latest row that has each value; returns its count and the period. bi_filial, bi_vendedor, bi_cliente and bi_produto are description rows (app.xls_alvo with fonte).';
+COMMENT ON FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of RELATORIO18 in the declarative merge (app.xls_tipo.hook; phases in docs/xls-merge.md): what belongs to RELATORIO18 only, the vehicle-registry defence (bi_veiculo). inicio: creates its work tables (the period of p_meta is checked by app.xls_merge_preparar, scope periodo, XL422). normalizado: the vehicle-registry defence of the chunk''s rows with any vehicle column (before rejections), each distinct plate and year classified once, problem rows (pg_temp.xls_aviso_linha) and per valid plate the latest candidate kept. fim: the vehicle warnings (avisos categoria veiculo with counts and at most 1000 rows each, app.xls_aviso_linha_avisos), then upserts bi_veiculo (valid plates; a missing year or model keeps the stored one) from the latest row that has each value; returns its count and the period (resultado.periodo). bi_filial, bi_vendedor, bi_cliente and bi_produto are description rows (app.xls_alvo with fonte).';
 
 
 --
@@ -2900,39 +2943,6 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_orfao(p_id uuid, p_worker text) IS 'True when a PROCESSANDO processing held by p_worker has nobody working on it: the worker is dead (no heartbeat within app.worker_timeout()), or it holds no running xls_processar job for it (the job ended, or was rescued and given to another worker).';
-
-
---
--- Name: xls_r18_periodo(jsonb); Type: FUNCTION; Schema: app; Owner: -
---
-
-CREATE FUNCTION app.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date) RETURNS record
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-  begin
-    inicio := (p_meta ->> 'periodo_inicio')::date;
-    fim := (p_meta ->> 'periodo_fim')::date;
-  exception when data_exception then
-    raise exception 'período do relatório inválido (aba 10, células E1 e F1): % a %',
-      coalesce(p_meta ->> 'periodo_inicio', '?'), coalesce(p_meta ->> 'periodo_fim', '?') using errcode = 'XL422';
-  end;
-  if inicio is null or fim is null then
-    raise exception 'período do relatório ausente (aba 10, células E1 e F1)' using errcode = 'XL422';
-  end if;
-  if fim < inicio then
-    raise exception 'período do relatório inválido: fim % antes do início %', fim, inicio using errcode = 'XL422';
-  end if;
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date); Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON FUNCTION app.xls_r18_periodo(p_meta jsonb, OUT inicio date, OUT fim date) IS 'The RELATORIO18 period of p_meta (periodo_inicio, periodo_fim: tab 10, cells E1/F1), checked. XL422 when missing, unreadable or ending before it starts.';
 
 
 --
@@ -7134,29 +7144,23 @@ COMMENT ON COLUMN app.xls_alvo.manter_ultimo_valor IS 'For a reference table: ea
 
 
 --
--- Name: xls_staging_coluna; Type: TABLE; Schema: app; Owner: -
+-- Name: xls_staging_coluna; Type: VIEW; Schema: app; Owner: -
 --
 
-CREATE TABLE app.xls_staging_coluna (
-    tipo text NOT NULL,
-    staging text NOT NULL,
-    ordem integer NOT NULL,
-    coluna text NOT NULL,
-    tipo_sql text NOT NULL,
-    CONSTRAINT xls_staging_coluna_check CHECK (((ordem = 1) = (coluna = 'linha'::text))),
-    CONSTRAINT xls_staging_coluna_check1 CHECK (((coluna <> 'linha'::text) OR (tipo_sql = 'integer'::text))),
-    CONSTRAINT xls_staging_coluna_coluna_check CHECK ((coluna ~ '^[a-z][a-z0-9_]*$'::text)),
-    CONSTRAINT xls_staging_coluna_ordem_check CHECK ((ordem > 0)),
-    CONSTRAINT xls_staging_coluna_staging_check CHECK ((staging ~ '^[a-z][a-z0-9_]*$'::text)),
-    CONSTRAINT xls_staging_coluna_tipo_sql_check CHECK ((tipo_sql = ANY (ARRAY['integer'::text, 'text'::text, 'date'::text, 'numeric'::text, 'boolean'::text])))
-);
+CREATE VIEW app.xls_staging_coluna AS
+ SELECT v.tipo,
+    v.staging,
+    v.ordem,
+    v.coluna,
+    v.tipo_sql
+   FROM ( VALUES ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,1,'linha'::text,'integer'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,2,'tipo'::text,'text'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,3,'documento'::text,'text'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,4,'parcela'::text,'text'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,5,'pessoa'::text,'text'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,6,'cnpj_cpf'::text,'text'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,7,'emissao'::text,'date'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,8,'vencimento'::text,'date'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,9,'valor'::text,'numeric'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,10,'saldo'::text,'numeric'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,11,'centro_custo'::text,'text'::text), ('FLUXO_PAGAR_RECEBER'::text,'titulo'::text,12,'descricao_centro_custo'::text,'text'::text), ('COMPRAS'::text,'compra'::text,1,'linha'::text,'integer'::text), ('COMPRAS'::text,'compra'::text,2,'data'::text,'date'::text), ('COMPRAS'::text,'compra'::text,3,'cnpj_fornecedor'::text,'text'::text), ('COMPRAS'::text,'compra'::text,4,'fornecedor'::text,'text'::text), ('COMPRAS'::text,'compra'::text,5,'nota_fiscal'::text,'text'::text), ('COMPRAS'::text,'compra'::text,6,'produto'::text,'text'::text), ('COMPRAS'::text,'compra'::text,7,'codigo_onu'::text,'text'::text), ('COMPRAS'::text,'compra'::text,8,'quantidade'::text,'numeric'::text), ('COMPRAS'::text,'compra'::text,9,'valor_total'::text,'numeric'::text), ('RELATORIO18'::text,'faturamento'::text,1,'linha'::text,'integer'::text), ('RELATORIO18'::text,'faturamento'::text,2,'filial'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,3,'nota_fiscal'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,4,'serie'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,5,'item'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,6,'emissao'::text,'date'::text), ('RELATORIO18'::text,'faturamento'::text,7,'cliente'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,8,'nome_cliente'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,9,'vendedor'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,10,'nome_vendedor'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,11,'produto'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,12,'descricao_produto'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,13,'quantidade'::text,'numeric'::text), ('RELATORIO18'::text,'faturamento'::text,14,'valor_unitario'::text,'numeric'::text), ('RELATORIO18'::text,'faturamento'::text,15,'valor_total'::text,'numeric'::text), ('RELATORIO18'::text,'faturamento'::text,16,'placa'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,17,'ano_veiculo'::text,'text'::text), ('RELATORIO18'::text,'faturamento'::text,18,'modelo_veiculo'::text,'text'::text), ('RELATORIO18'::text,'movimento'::text,1,'linha'::text,'integer'::text), ('RELATORIO18'::text,'movimento'::text,2,'filial'::text,'text'::text), ('RELATORIO18'::text,'movimento'::text,3,'data'::text,'date'::text), ('RELATORIO18'::text,'movimento'::text,4,'lancamento'::text,'text'::text), ('RELATORIO18'::text,'movimento'::text,5,'conta'::text,'text'::text), ('RELATORIO18'::text,'movimento'::text,6,'descricao_conta'::text,'text'::text), ('RELATORIO18'::text,'movimento'::text,7,'historico'::text,'text'::text), ('RELATORIO18'::text,'movimento'::text,8,'debito'::text,'numeric'::text), ('RELATORIO18'::text,'movimento'::text,9,'credito'::text,'numeric'::text), ('RELATORIO18'::text,'movimento'::text,10,'placa'::text,'text'::text), ('RELATORIO18'::text,'movimento'::text,11,'ano_veiculo'::text,'text'::text), ('COTA_FORNECEDOR'::text,'cota'::text,1,'linha'::text,'integer'::text), ('COTA_FORNECEDOR'::text,'cota'::text,2,'aba'::text,'text'::text), ('COTA_FORNECEDOR'::text,'cota'::text,3,'polo'::text,'text'::text), ('COTA_FORNECEDOR'::text,'cota'::text,4,'produto'::text,'text'::text), ('COTA_FORNECEDOR'::text,'cota'::text,5,'mes'::text,'integer'::text), ('COTA_FORNECEDOR'::text,'cota'::text,6,'quantidade'::text,'numeric'::text), ('POSTOS'::text,'posto'::text,1,'linha'::text,'integer'::text), ('POSTOS'::text,'posto'::text,2,'cnpj'::text,'text'::text), ('POSTOS'::text,'posto'::text,3,'razao_social'::text,'text'::text), ('POSTOS'::text,'posto'::text,4,'nome_fantasia'::text,'text'::text), ('POSTOS'::text,'posto'::text,5,'bandeira'::text,'text'::text), ('POSTOS'::text,'posto'::text,6,'endereco'::text,'text'::text), ('POSTOS'::text,'posto'::text,7,'bairro'::text,'text'::text), ('POSTOS'::text,'posto'::text,8,'municipio'::text,'text'::text), ('POSTOS'::text,'posto'::text,9,'uf'::text,'text'::text), ('POSTOS'::text,'posto'::text,10,'cep'::text,'text'::text), ('POSTOS'::text,'posto'::text,11,'tipo_instalacao'::text,'text'::text), ('TRR'::text,'trr'::text,1,'linha'::text,'integer'::text), ('TRR'::text,'trr'::text,2,'cnpj'::text,'text'::text), ('TRR'::text,'trr'::text,3,'razao_social'::text,'text'::text), ('TRR'::text,'trr'::text,4,'municipio'::text,'text'::text), ('TRR'::text,'trr'::text,5,'uf'::text,'text'::text), ('TRR'::text,'trr'::text,6,'tipo_instalacao'::text,'text'::text), ('TRR'::text,'trr'::text,7,'qualificacao_empresa'::text,'text'::text), ('TRR'::text,'trr'::text,8,'capacidade_m3'::text,'numeric'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,1,'linha'::text,'integer'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,2,'competencia'::text,'date'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,3,'filial'::text,'text'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,4,'produto'::text,'text'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,5,'volume'::text,'numeric'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,6,'receita_liquida'::text,'numeric'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,7,'cmv'::text,'numeric'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,8,'margem_total'::text,'numeric'::text), ('MARGEM_CONSOLIDADA'::text,'margem_consolidada'::text,9,'margem_por_litro'::text,'numeric'::text), ('META_CARTEIRA'::text,'meta_carteira'::text,1,'linha'::text,'integer'::text), ('META_CARTEIRA'::text,'meta_carteira'::text,2,'competencia'::text,'date'::text), ('META_CARTEIRA'::text,'meta_carteira'::text,3,'cliente'::text,'text'::text), ('META_CARTEIRA'::text,'meta_carteira'::text,4,'produto'::text,'text'::text), ('META_CARTEIRA'::text,'meta_carteira'::text,5,'meta_volume'::text,'numeric'::text), ('META'::text,'meta'::text,1,'linha'::text,'integer'::text), ('META'::text,'meta'::text,2,'competencia'::text,'date'::text), ('META'::text,'meta'::text,3,'vendedor'::text,'text'::text), ('META'::text,'meta'::text,4,'produto'::text,'text'::text), ('META'::text,'meta'::text,5,'meta_volume'::text,'numeric'::text), ('META'::text,'meta'::text,6,'meta_margem'::text,'numeric'::text), ('MARGEM_DIA'::text,'margem_dia'::text,1,'linha'::text,'integer'::text), ('MARGEM_DIA'::text,'margem_dia'::text,2,'data'::text,'date'::text), ('MARGEM_DIA'::text,'margem_dia'::text,3,'filial'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,4,'cliente'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,5,'nome_cliente'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,6,'vendedor'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,7,'produto'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,8,'volume'::text,'numeric'::text), ('MARGEM_DIA'::text,'margem_dia'::text,9,'preco_medio'::text,'numeric'::text), ('MARGEM_DIA'::text,'margem_dia'::text,10,'custo_medio'::text,'numeric'::text), ('MARGEM_DIA'::text,'margem_dia'::text,11,'margem'::text,'numeric'::text), ('MARGEM_DIA'::text,'margem_dia'::text,12,'cnpj_cpf'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,13,'classe'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,14,'municipio'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,15,'uf'::text,'text'::text), ('MARGEM_DIA'::text,'margem_dia'::text,16,'prazo'::text,'numeric'::text)) v(tipo, staging, ordem, coluna, tipo_sql);
 
 
 --
--- Name: TABLE xls_staging_coluna; Type: COMMENT; Schema: app; Owner: -
+-- Name: VIEW xls_staging_coluna; Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON TABLE app.xls_staging_coluna IS 'The staging tables of each spreadsheet type and their typed columns, in COPY order: the contract between the reader (src/xlsx/readers, field = column) and the merge. Column 1 is always linha, the sheet''s own 1-based row number. xls_staging_preparar creates pg_temp.xls_stg_<staging> from these rows; a test checks every reader''s fields against them.';
+COMMENT ON VIEW app.xls_staging_coluna IS 'The staging tables of each spreadsheet type and their typed columns, in COPY order: the contract between the reader and the merge, generated from the readers (src/xlsx/readers: field = column, its parser gives tipo_sql; scripts/staging-view.ts). Column 1 is always linha, the sheet''s own 1-based row number. xls_staging_preparar creates pg_temp.xls_stg_<staging> from these rows; app.xls_merge_preparar reads them.';
 
 
 --
@@ -9023,22 +9027,6 @@ ALTER TABLE ONLY app.xls_alvo
 
 
 --
--- Name: xls_staging_coluna xls_staging_coluna_pkey; Type: CONSTRAINT; Schema: app; Owner: -
---
-
-ALTER TABLE ONLY app.xls_staging_coluna
-    ADD CONSTRAINT xls_staging_coluna_pkey PRIMARY KEY (tipo, staging, ordem);
-
-
---
--- Name: xls_staging_coluna xls_staging_coluna_tipo_staging_coluna_key; Type: CONSTRAINT; Schema: app; Owner: -
---
-
-ALTER TABLE ONLY app.xls_staging_coluna
-    ADD CONSTRAINT xls_staging_coluna_tipo_staging_coluna_key UNIQUE (tipo, staging, coluna);
-
-
---
 -- Name: xls_tipo xls_tipo_ordem_key; Type: CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -10496,14 +10484,6 @@ ALTER TABLE ONLY app.xls_alvo
 
 
 --
--- Name: xls_staging_coluna xls_staging_coluna_tipo_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
---
-
-ALTER TABLE ONLY app.xls_staging_coluna
-    ADD CONSTRAINT xls_staging_coluna_tipo_fkey FOREIGN KEY (tipo) REFERENCES app.xls_tipo(tipo);
-
-
---
 -- Name: bi_compra bi_compra_cnpj_fornecedor_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -10817,4 +10797,6 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261125300000'),
     ('20261125500000'),
     ('20261125500100'),
-    ('20261125700000');
+    ('20261125700000'),
+    ('20261125900000'),
+    ('20261125900100');

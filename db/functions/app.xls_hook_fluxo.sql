@@ -13,18 +13,11 @@ declare
   v_avisos jsonb := '[]';
   v_aviso text;
 begin
-  if p_fase = 'inicio' then
-    -- the position date (the reader found it in tab Fluxo Pagar-Receber)
-    begin
-      v_posicao := (p_meta ->> 'posicao')::date;
-    exception when data_exception then
-      v_posicao := null;
-    end;
-    if v_posicao is null then
-      raise exception 'FLUXO_PAGAR_RECEBER recusado: data de posição ausente ou inválida (%)', coalesce(p_meta ->> 'posicao', 'ausente')
-        using errcode = 'XL422';
-    end if;
-    return '{}';
+  -- the position date (the reader found it in tab Fluxo Pagar-Receber), checked from phase inicio on (app.xls_data: null when not a date)
+  v_posicao := app.xls_data(p_meta ->> 'posicao');
+  if v_posicao is null then
+    raise exception 'FLUXO_PAGAR_RECEBER recusado: data de posição ausente ou inválida (%)', coalesce(p_meta ->> 'posicao', 'ausente')
+      using errcode = 'XL422';
   elsif p_fase <> 'fim' then
     return '{}';
   end if;
@@ -32,7 +25,6 @@ begin
   -- rule 4, total refusal: app.xls_tipo.recusa_total (the merge raises before this phase)
   -- rule 2: only the newest position is current (under the merge lock on bi_titulo; the
   -- description's expression of atual compared with the same table)
-  v_posicao := (p_meta ->> 'posicao')::date;
   select max(t.posicao) into v_max from public.bi_titulo t where t.posicao <> v_posicao;
   v_atual := v_max is null or v_posicao >= v_max;
   -- rule 2: a newer position takes the flag from the older ones (the partial index serves this)
@@ -40,9 +32,8 @@ begin
     update public.bi_titulo t set atual = false where t.atual and t.posicao < v_posicao;
     get diagnostics v_saiu = row_count;
   elsif not v_atual then
-    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'posicao', 'quantidade', 1, 'linhas', '[]'::jsonb,
-      'motivo', format('posição %s anterior à atual (%s): entra no histórico sem se tornar a atual',
-                       to_char(v_posicao, 'DD/MM/YYYY'), to_char(v_max, 'DD/MM/YYYY'))));
+    v_avisos := app.xls_aviso('posicao', format('posição %s anterior à atual (%s): entra no histórico sem se tornar a atual',
+                                                to_char(v_posicao, 'DD/MM/YYYY'), to_char(v_max, 'DD/MM/YYYY')));
   end if;
 
   -- rule 5: the receivable sum of Saldo against the Total of tab Grupo
@@ -57,11 +48,8 @@ begin
       v_aviso := format('total a receber difere da aba Grupo: soma do Saldo %s, Total da aba Grupo %s', app.xls_brl(v_soma), app.xls_brl(v_grupo));
     end if;
   end if;
-  if v_aviso is not null then
-    v_avisos := v_avisos || jsonb_build_array(jsonb_build_object('categoria', 'total', 'quantidade', 1, 'linhas', '[]'::jsonb, 'motivo', v_aviso));
-  end if;
 
-  return jsonb_build_object('avisos', v_avisos, 'tabelas', jsonb_build_object(
+  return jsonb_build_object('avisos', v_avisos || coalesce(app.xls_aviso('total', v_aviso), '[]'), 'tabelas', jsonb_build_object(
     'fluxo', jsonb_build_object('posicao', v_posicao, 'atual', v_atual, 'deixaram_de_ser_atuais', v_saiu, 'soma_saldo_receber', v_soma)));
 end;
 $function$

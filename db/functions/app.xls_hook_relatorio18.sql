@@ -4,41 +4,30 @@ CREATE OR REPLACE FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text,
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
  SET work_mem TO '64MB'
 AS $function$
--- What belongs to RELATORIO18 only, around the declarative merge of bi_faturamento (tab 20)
--- and bi_movimento (tab 30): its period check and the vehicle-registry defence (bi_veiculo).
--- Its other reference tables (bi_filial, bi_vendedor, bi_cliente, bi_produto) are description rows.
 declare
-  v_per record;
+  v_aba text;
   v_data text;
-  v_modelo_len integer;
-  v_aux jsonb;
-  v_avisos jsonb := '[]';
+  v_modelo text;
   v_veiculo integer;
 begin
   if p_fase = 'inicio' then
-    perform app.xls_r18_periodo(p_meta);
     -- vehicle-registry defence, chunk by chunk: every row with any vehicle column, before
     -- rejections and repeated keys (the defence looks at all of them), is classified once per
     -- distinct plate and year; the chunk keeps its problem rows and, per valid plate, only the
     -- rows that can still be the latest (plate seen, latest valid year, latest model).
     create temp table xls_veiculo_lote (aba text, linha integer, data date, placa_bruta text, placa text, ano_bruto text, modelo text) on commit drop;
-    create temp table xls_veiculo_problema (ordem integer, motivo text, aba text, linha integer, valor text) on commit drop;
+    perform app.xls_aviso_linha_criar();
     create temp table xls_veiculo_cand (placa text, k bigint, k_ano bigint, fab smallint, mod smallint, k_modelo bigint, modelo text) on commit drop;
     return '{}';
   end if;
 
   if p_fase = 'normalizado' then
-    v_data := case p_staging when 'faturamento' then 'emissao' else 'data' end;
-    v_modelo_len := app.xls_tamanho('bi_veiculo', 'modelo');
-    execute format($q$
-      insert into pg_temp.xls_veiculo_lote
-      select %1$L, c.linha, c.%2$I, c.placa_bruta, c.placa, nullif(btrim(c.ano_veiculo), ''), %3$s
-        from pg_temp.%4$I c
-       where c.placa_bruta is not null or c.ano_veiculo is not null%5$s$q$,
-      case p_staging when 'faturamento' then '20' else '30' end, v_data,
-      case when p_staging = 'faturamento' then format('left(c.modelo_veiculo, %s)', v_modelo_len) else 'null' end,
-      'xls_chunk_' || p_staging,
-      case when p_staging = 'faturamento' then ' or c.modelo_veiculo is not null' else '' end);
+    -- the target's tab and date (its scope column); tab 30 has no model
+    select x.aba, x.escopo_coluna, case when x.staging = 'faturamento' then 'c.modelo_veiculo' else 'null::text' end
+      into v_aba, v_data, v_modelo from app.xls_alvo x where x.tipo = 'RELATORIO18' and x.staging = p_staging;
+    execute format('insert into pg_temp.xls_veiculo_lote select %1$L, c.linha, c.%2$I, c.placa_bruta, c.placa, c.ano_veiculo, left(%3$s, %4$s)
+                      from pg_temp.%5$I c where c.placa_bruta is not null or c.ano_veiculo is not null or %3$s is not null',
+                   v_aba, v_data, v_modelo, app.xls_tamanho('bi_veiculo', 'modelo'), 'xls_chunk_' || p_staging);
     if not exists (select from pg_temp.xls_veiculo_lote) then
       return '{}';
     end if;
@@ -64,8 +53,8 @@ begin
         left join placas p on p.placa = v.placa
         left join anos a on a.ano_bruto = v.ano_bruto
     ), problemas as (
-      insert into pg_temp.xls_veiculo_problema (ordem, motivo, aba, linha, valor)
-      select x.ordem, x.motivo, c.aba, c.linha, x.valor
+      insert into pg_temp.xls_aviso_linha (ordem, categoria, motivo, aba, linha, valor)
+      select x.ordem, 'veiculo', x.motivo, c.aba, c.linha, x.valor
         from c
        cross join lateral (values
              (1, 'placa inválida', c.placa_bruta, c.placa_bruta is not null and not c.placa_valida),
@@ -92,20 +81,6 @@ begin
   if p_fase <> 'fim' then
     return '{}';
   end if;
-  select * into v_per from app.xls_r18_periodo(p_meta);
-
-  -- Vehicle-registry defence: the problem rows the chunks kept (rows are imported anyway).
-  select coalesce(jsonb_agg(jsonb_build_object('categoria', 'veiculo', 'motivo', r.motivo, 'quantidade', r.n, 'linhas', r.linhas)
-                            order by r.ordem), '[]')
-    into v_aux
-    from (select m.ordem, m.motivo, count(*) as n,
-                 coalesce(jsonb_agg(jsonb_build_object('aba', m.aba, 'linha', m.linha, 'valor', m.valor) order by m.aba, m.linha)
-                            filter (where m.rn <= 1000), '[]') as linhas
-            from (select x.*, row_number() over (partition by x.ordem order by x.aba, x.linha) as rn
-                    from pg_temp.xls_veiculo_problema x) m
-           group by m.ordem, m.motivo) r;
-  v_avisos := v_avisos || v_aux;
-
   -- the vehicle registry: valid plates; a missing year or model keeps the stored one
   insert into public.bi_veiculo as t (placa, ano_fabricacao, ano_modelo, modelo)
   select s.placa, s.fab, s.mod, s.modelo
@@ -128,12 +103,11 @@ begin
   get diagnostics v_veiculo = row_count;
 
   return jsonb_build_object(
-    'avisos', v_avisos,
-    'tabelas', jsonb_build_object(
-      'bi_veiculo', jsonb_build_object('efetivas', v_veiculo)),
-    'resultado', jsonb_build_object('periodo', jsonb_build_object('inicio', v_per.inicio, 'fim', v_per.fim)));
+    'avisos', app.xls_aviso_linha_avisos(1000), -- the problem rows the chunks kept (rows are imported anyway)
+    'tabelas', jsonb_build_object('bi_veiculo', jsonb_build_object('efetivas', v_veiculo)),
+    'resultado', jsonb_build_object('periodo', jsonb_build_object('inicio', (p_meta ->> 'periodo_inicio')::date, 'fim', (p_meta ->> 'periodo_fim')::date)));
 end;
 $function$
 ;
 
-comment on function app.xls_hook_relatorio18(text,text,jsonb) is 'Hook of RELATORIO18 in the declarative merge (app.xls_tipo.hook; phases in docs/xls-merge.md). inicio: checks the period of p_meta (xls_r18_periodo, XL422) and creates its work tables. normalizado: the vehicle-registry defence of the chunk''s rows with any vehicle column (before rejections), each distinct plate and year classified once, problem rows and per valid plate the latest candidate kept. fim: the vehicle warnings (avisos categoria veiculo with rows and counts), then upserts bi_veiculo (valid plates; a missing year or model keeps the stored one) from the latest row that has each value; returns its count and the period. bi_filial, bi_vendedor, bi_cliente and bi_produto are description rows (app.xls_alvo with fonte).';
+comment on function app.xls_hook_relatorio18(text,text,jsonb) is 'Hook of RELATORIO18 in the declarative merge (app.xls_tipo.hook; phases in docs/xls-merge.md): what belongs to RELATORIO18 only, the vehicle-registry defence (bi_veiculo). inicio: creates its work tables (the period of p_meta is checked by app.xls_merge_preparar, scope periodo, XL422). normalizado: the vehicle-registry defence of the chunk''s rows with any vehicle column (before rejections), each distinct plate and year classified once, problem rows (pg_temp.xls_aviso_linha) and per valid plate the latest candidate kept. fim: the vehicle warnings (avisos categoria veiculo with counts and at most 1000 rows each, app.xls_aviso_linha_avisos), then upserts bi_veiculo (valid plates; a missing year or model keeps the stored one) from the latest row that has each value; returns its count and the period (resultado.periodo). bi_filial, bi_vendedor, bi_cliente and bi_produto are description rows (app.xls_alvo with fonte).';

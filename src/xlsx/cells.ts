@@ -103,7 +103,16 @@ export interface ParseContext {
   date1904: boolean;
 }
 
-export type CellParser = (value: unknown, ctx: ParseContext) => Parsed;
+/** The SQL type a staging column holds (docs/xls-merge.md): the parser of its field says it. */
+export type TipoSql = 'text' | 'numeric' | 'date' | 'integer' | 'boolean';
+
+/** Turns a cell into its COPY text (or null, or INVALID); `sql` is the staging column's type. */
+export type CellParser = ((value: unknown, ctx: ParseContext) => Parsed) & { readonly sql: TipoSql };
+
+/** A parser whose values the staging table holds as `sql`. */
+export function parser(sql: TipoSql, parse: (value: unknown, ctx: ParseContext) => Parsed): CellParser {
+  return Object.assign(parse, { sql });
+}
 
 // ---------------------------------------------------------------------------------------
 // Raw value access
@@ -224,18 +233,18 @@ export function parseBrazilianNumber(input: string): Parsed {
   return open !== undefined || sign === '-' ? `-${abs}` : abs;
 }
 
-export const number: CellParser = (raw) => {
+export const number = parser('numeric', (raw) => {
   const v = unwrap(raw);
   if (v === null || v === undefined) return null;
   if (typeof v === 'number') return Number.isFinite(v) ? plainNumber(v) : INVALID;
   if (typeof v === 'string') return parseBrazilianNumber(unescapeExcel(v));
   return INVALID;
-};
+});
 
 // ---------------------------------------------------------------------------------------
 // Text and codes
 
-export const text: CellParser = (raw) => {
+export const text = parser('text', (raw) => {
   const v = unwrap(raw);
   if (v === null || v === undefined) return null;
   if (typeof v === 'string') {
@@ -250,16 +259,16 @@ export const text: CellParser = (raw) => {
     return t === '' ? null : t;
   }
   return INVALID; // error cells (#N/A, #REF!)
-};
+});
 
 /** Codes are text; a numeric cell 123 is '123'. A date or boolean is no code; a cut value neither. */
-export const code: CellParser = (raw, ctx) => {
+export const code = parser('text', (raw, ctx) => {
   const v = unwrap(raw);
   if (v instanceof Date || typeof v === 'boolean' || v instanceof TruncatedText) return INVALID;
   return text(v, ctx);
-};
+});
 
-export const cnpjCpf: CellParser = (raw) => {
+export const cnpjCpf = parser('text', (raw) => {
   const v = unwrap(raw);
   if (v === null || v === undefined) return null;
   if (typeof v === 'number') {
@@ -274,7 +283,7 @@ export const cnpjCpf: CellParser = (raw) => {
   if (!/^[\d.\-/\s]+$/.test(t)) return INVALID;
   const d = t.replace(/\D/g, '');
   return d.length === 11 || d.length === 14 ? d : INVALID;
-};
+});
 
 // ---------------------------------------------------------------------------------------
 // Dates
@@ -331,7 +340,7 @@ export function parseDateText(s: string): Parsed {
   return INVALID;
 }
 
-export const date: CellParser = (raw, ctx) => {
+export const date = parser('date', (raw, ctx) => {
   const v = unwrap(raw);
   if (v === null || v === undefined) return null;
   if (v instanceof Date) {
@@ -342,7 +351,7 @@ export const date: CellParser = (raw, ctx) => {
   if (typeof v === 'number') return serialToDate(v, ctx.date1904);
   if (typeof v === 'string') return parseDateText(unescapeExcel(v));
   return INVALID;
-};
+});
 
 const MONTHS: Record<string, number> = {
   jan: 1, janeiro: 1, fev: 2, fevereiro: 2, mar: 3, marco: 3, abr: 4, abril: 4, mai: 5, maio: 5,
@@ -379,9 +388,9 @@ export function parseCompetenciaText(s: string): Parsed {
   return d === INVALID || d === null ? d : firstOfMonth(d);
 }
 
-export const competencia: CellParser = (raw, ctx) => {
+export const competencia = parser('date', (raw, ctx) => {
   const v = unwrap(raw);
   if (typeof v === 'string') return parseCompetenciaText(unescapeExcel(v));
   const d = date(v, ctx);
   return d === INVALID || d === null ? d : firstOfMonth(d);
-};
+});

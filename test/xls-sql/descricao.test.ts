@@ -8,8 +8,12 @@ import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { xlsStagingPreparar } from '../../src/db/xls.js';
 import { TIPOS_PLANILHA, type TipoPlanilha } from '../../src/xlsx/types.js';
 import { READERS } from '../../src/xlsx/readers/index.js';
+import { stagingDefinicao } from '../../src/xlsx/readers/engine.js';
 import { snakeCase } from '../../src/xlsx/headers.js';
-import { completeJobs, fat, iniciar, mov, processarNovo, receberAvulso } from './helpers.js';
+import { code, text } from '../../src/xlsx/cells.js';
+import { STAGING_VIEW_FILE, stagingViewSql } from '../../scripts/staging-view.js';
+import { completeJobs, fat, iniciar, mov, processarNovo, receberAvulso, stagingComLeitores } from './helpers.js';
+import { readFileSync } from 'node:fs';
 
 let db: TestDatabase;
 beforeAll(async () => { db = await createTestDatabase(); });
@@ -35,6 +39,17 @@ describe('one list of types', () => {
 });
 
 describe('reader fields = staging columns, for every type', () => {
+  it('the staging columns are generated from the readers: the view file is current (npm run db:generate), no row is written beside it', async () => {
+    expect(readFileSync(STAGING_VIEW_FILE, 'utf8') === stagingViewSql(), 'db/views/app.xls_staging_coluna.sql desatualizado: rode npm run db:generate').toBe(true);
+    await expect(db.pool.query(`insert into app.xls_staging_coluna values ('META', 'meta', 99, 'a_mao', 'text')`)).rejects.toThrow(/view/);
+    const { rows } = await db.pool.query(`select tipo, staging, ordem, coluna, tipo_sql from app.xls_staging_coluna order by tipo, staging, ordem`);
+    const esperadas = Object.values(READERS).flatMap((spec) => stagingDefinicao(spec!).flatMap((d) =>
+      d.colunas.map((c, i) => ({ tipo: spec!.tipo, staging: d.staging, ordem: i + 1, coluna: c.coluna, tipo_sql: c.tipoSql }))));
+    expect(rows).toEqual(esperadas.sort((a, b) => a.tipo.localeCompare(b.tipo) || a.staging.localeCompare(b.staging) || a.ordem - b.ordem));
+    expect(rows).toHaveLength(111);
+    expect(rows.find((r) => r.tipo === 'COTA_FORNECEDOR' && r.coluna === 'mes')).toMatchObject({ ordem: 5, tipo_sql: 'integer' });
+  });
+
   it('every table a reader fills has exactly the columns of its staging table (and every staging table a reader)', async () => {
     const { rows } = await db.pool.query(`select tipo, staging, array_agg(coluna order by ordem) as colunas
                                             from app.xls_staging_coluna group by tipo, staging order by tipo, staging`);
@@ -121,8 +136,7 @@ describe('description rows agree with the catalog', () => {
       const client = await db.pool.connect();
       try {
         await client.query('begin');
-        await client.query(`insert into app.xls_staging_coluna (tipo, staging, ordem, coluna, tipo_sql) values
-          ('POSTOS', 'teste_x', 1, 'linha', 'integer'), ('POSTOS', 'teste_x', 2, 'codigo', 'text')`);
+        await stagingComLeitores(client, [{ tipo: 'POSTOS', tabs: [{ sheet: 'x', staging: 'teste_x', columns: [{ header: 'codigo', parse: code }] }] }]);
         await client.query(sql);
         await xlsStagingPreparar(client, 'POSTOS');
         await expect(client.query(`select app.xls_merge_preparar('POSTOS', '{}')`)).rejects.toMatchObject({ code: 'XL500', message: expect.stringMatching(msg) });
@@ -141,8 +155,8 @@ describe('description rows agree with the catalog', () => {
     try {
       await client.query('begin');
       await client.query(`insert into bi_filial (codigo, municipio) values ('F-OLD', 'Recife'), ('F1', 'Natal')`);
-      await client.query(`insert into app.xls_staging_coluna (tipo, staging, ordem, coluna, tipo_sql) values
-        ('POSTOS', 'teste_f', 1, 'linha', 'integer'), ('POSTOS', 'teste_f', 2, 'codigo', 'text'), ('POSTOS', 'teste_f', 3, 'uf', 'text')`);
+      await stagingComLeitores(client, [{ tipo: 'POSTOS', tabs: [{ sheet: 'f', staging: 'teste_f', columns: [
+        { header: 'codigo', parse: code }, { header: 'uf', parse: text }] }] }]);
       await client.query(`insert into app.xls_alvo (tipo, staging, tabela, ordem, escopo, expressoes) values ('POSTOS', 'teste_f', 'bi_filial', 99, 'tudo', '{"uf": "upper(uf)"}')`);
       await xlsStagingPreparar(client, 'POSTOS');
       await client.query(`insert into pg_temp.xls_stg_teste_f values (2, ' F1 ', 'rn'), (3, '', 'pb'), (4, 'F2', 'paraiba'), (5, 'F${'x'.repeat(30)}', null)`);

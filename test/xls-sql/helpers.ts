@@ -9,6 +9,8 @@ import {
   type Desfecho, type ResultadoMerge,
 } from '../../src/db/xls.js';
 import type { TipoPlanilha } from '../../src/xlsx/types.js';
+import type { TypeSpec } from '../../src/xlsx/readers/engine.js';
+import { stagingViewSql } from '../../scripts/staging-view.js';
 
 export const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -133,4 +135,12 @@ export const periodoNov = { periodo_inicio: '2026-11-01', periodo_fim: '2026-11-
  */
 export async function semTravaDeExclusao(q: pg.Pool): Promise<void> {
   await q.query(`update bi_configuracao set valor = '100' where chave = 'xls_exclusao_limite_percentual'`);
+}
+
+/**
+ * The staging columns of the readers plus `extra` (a throwaway type's or table's reader): applies
+ * app.xls_staging_coluna as `npm run db:generate` would write it once that reader is registered.
+ */
+export async function stagingComLeitores(q: pg.Pool | pg.ClientBase, extra: TypeSpec[]): Promise<void> {
+  await q.query(stagingViewSql(extra));
 }

@@ -1,16 +1,29 @@
 /**
  * docs/xls-merge.md's recipe for a new type, followed once: a throwaway simple type created in
- * a test database with nothing but a table and description rows (no hook, no function, no
- * change to the merge). The SQL below is what a migration of the recipe holds.
+ * a test database with nothing but its reader, a table and description rows (no hook, no
+ * function, no change to the merge). The SQL below is what a migration of the recipe holds.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import type { TipoPlanilha } from '../../src/xlsx/types.js';
-import { processarNovo } from './helpers.js';
+import { code, number, text } from '../../src/xlsx/cells.js';
+import type { TypeSpec } from '../../src/xlsx/readers/engine.js';
+import { processarNovo, stagingComLeitores } from './helpers.js';
 
 let db: TestDatabase;
 beforeAll(async () => { db = await createTestDatabase(); });
 afterAll(async () => { await db?.drop(); });
+
+/** The recipe's reader (step 2): what src/xlsx/readers/deposito.ts would hold; its fields are the staging columns. */
+export const DEPOSITO: TypeSpec = {
+  tipo: 'TESTE_DEPOSITO' as TipoPlanilha,
+  tabs: [{ sheet: 'Depósitos', staging: 'deposito', columns: [
+    { header: 'Código', parse: code, required: true },
+    { header: 'Nome', parse: text },
+    { header: 'Filial', parse: code, required: true },
+    { header: 'Capacidade', parse: number },
+  ] }],
+};
 
 /** The recipe's migration for the type TESTE_DEPOSITO: its table (step 3) and its description rows (steps 1 and 4). */
 export const RECEITA = `
@@ -23,16 +36,18 @@ create table public.bi_deposito (
   atualizado_em timestamptz not null default now()
 );
 insert into app.xls_tipo (tipo, ordem, descricao) values ('TESTE_DEPOSITO', 99, 'Depósitos (bi_deposito, bi_filial)');
-insert into app.xls_staging_coluna (tipo, staging, ordem, coluna, tipo_sql) values
-  ('TESTE_DEPOSITO', 'deposito', 1, 'linha', 'integer'), ('TESTE_DEPOSITO', 'deposito', 2, 'codigo', 'text'),
-  ('TESTE_DEPOSITO', 'deposito', 3, 'nome', 'text'), ('TESTE_DEPOSITO', 'deposito', 4, 'filial', 'text'),
-  ('TESTE_DEPOSITO', 'deposito', 5, 'capacidade', 'numeric');
 insert into app.xls_alvo (tipo, staging, tabela, ordem, escopo, escopo_coluna, fonte, expressoes, manter) values
   ('TESTE_DEPOSITO', 'deposito', 'bi_deposito', 1, 'tudo', null, null, '{"nome": "initcap(nome)"}', '{}'),
   ('TESTE_DEPOSITO', 'filial', 'bi_filial', 2, 'nenhum', null, 'deposito', '{"codigo": "filial"}', '{}');
 `;
 
 it('a new simple type is a table and description rows: merged, cut, keys checked, scope deleted, reference table fed', async () => {
+  // step 6: npm run db:generate writes the staging columns of the registered reader
+  await stagingComLeitores(db.pool, [DEPOSITO]);
+  expect((await db.pool.query(`select coluna, tipo_sql from app.xls_staging_coluna where tipo = 'TESTE_DEPOSITO' order by ordem`)).rows).toEqual([
+    { coluna: 'linha', tipo_sql: 'integer' }, { coluna: 'codigo', tipo_sql: 'text' }, { coluna: 'nome', tipo_sql: 'text' },
+    { coluna: 'filial', tipo_sql: 'text' }, { coluna: 'capacidade', tipo_sql: 'numeric' },
+  ]);
   await db.pool.query(RECEITA);
   const tipo = 'TESTE_DEPOSITO' as TipoPlanilha;
   const linha = (l: number, codigo: string | null, nome: string | null, filial: string, capacidade: string) => ({ linha: l, codigo, nome, filial, capacidade });

@@ -17307,7 +17307,7 @@ declare module 'zapatos/schema' {
   
     /**
      * **app.xls_staging_coluna**
-     * - Table in database
+     * - View in database
      */
     export namespace xls_staging_coluna {
       export type Table = 'app.xls_staging_coluna';
@@ -17315,163 +17315,105 @@ declare module 'zapatos/schema' {
         /**
         * **app.xls_staging_coluna.coluna**
         * - `text` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        coluna: string;
+        coluna: string | null;
         /**
         * **app.xls_staging_coluna.ordem**
         * - `int4` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        ordem: number;
+        ordem: number | null;
         /**
         * **app.xls_staging_coluna.staging**
         * - `text` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        staging: string;
+        staging: string | null;
         /**
         * **app.xls_staging_coluna.tipo**
         * - `text` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        tipo: string;
+        tipo: string | null;
         /**
         * **app.xls_staging_coluna.tipo_sql**
         * - `text` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        tipo_sql: string;
+        tipo_sql: string | null;
       }
       export interface JSONSelectable {
         /**
         * **app.xls_staging_coluna.coluna**
         * - `text` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        coluna: string;
+        coluna: string | null;
         /**
         * **app.xls_staging_coluna.ordem**
         * - `int4` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        ordem: number;
+        ordem: number | null;
         /**
         * **app.xls_staging_coluna.staging**
         * - `text` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        staging: string;
+        staging: string | null;
         /**
         * **app.xls_staging_coluna.tipo**
         * - `text` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        tipo: string;
+        tipo: string | null;
         /**
         * **app.xls_staging_coluna.tipo_sql**
         * - `text` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        tipo_sql: string;
+        tipo_sql: string | null;
       }
       export interface Whereable {
         /**
         * **app.xls_staging_coluna.coluna**
         * - `text` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
         coluna?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
         /**
         * **app.xls_staging_coluna.ordem**
         * - `int4` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
         ordem?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
         /**
         * **app.xls_staging_coluna.staging**
         * - `text` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
         staging?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
         /**
         * **app.xls_staging_coluna.tipo**
         * - `text` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
         tipo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
         /**
         * **app.xls_staging_coluna.tipo_sql**
         * - `text` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
         tipo_sql?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       }
       export interface Insertable {
-        /**
-        * **app.xls_staging_coluna.coluna**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        coluna: string | db.Parameter<string> | db.SQLFragment;
-        /**
-        * **app.xls_staging_coluna.ordem**
-        * - `int4` in database
-        * - `NOT NULL`, no default
-        */
-        ordem: number | db.Parameter<number> | db.SQLFragment;
-        /**
-        * **app.xls_staging_coluna.staging**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        staging: string | db.Parameter<string> | db.SQLFragment;
-        /**
-        * **app.xls_staging_coluna.tipo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo: string | db.Parameter<string> | db.SQLFragment;
-        /**
-        * **app.xls_staging_coluna.tipo_sql**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo_sql: string | db.Parameter<string> | db.SQLFragment;
+        [key: string]: never;
       }
       export interface Updatable {
-        /**
-        * **app.xls_staging_coluna.coluna**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        coluna?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
-        /**
-        * **app.xls_staging_coluna.ordem**
-        * - `int4` in database
-        * - `NOT NULL`, no default
-        */
-        ordem?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
-        /**
-        * **app.xls_staging_coluna.staging**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        staging?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
-        /**
-        * **app.xls_staging_coluna.tipo**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
-        /**
-        * **app.xls_staging_coluna.tipo_sql**
-        * - `text` in database
-        * - `NOT NULL`, no default
-        */
-        tipo_sql?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        [key: string]: never;
       }
-      export type UniqueIndex = 'xls_staging_coluna_pkey' | 'xls_staging_coluna_tipo_staging_coluna_key';
+      export type UniqueIndex = never;
       export type Column = keyof Selectable;
       export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
       export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
@@ -17742,9 +17684,9 @@ declare module 'zapatos/schema' {
     export type UniqueIndex = job.UniqueIndex | login_tentativa.UniqueIndex | repeatable_file.UniqueIndex | replicacao_publicacao.UniqueIndex | sessao.UniqueIndex | worker.UniqueIndex | xls_alteracao.UniqueIndex | xls_alvo.UniqueIndex | xls_staging_coluna.UniqueIndex | xls_tipo.UniqueIndex;
     export type Column = job.Column | login_tentativa.Column | repeatable_file.Column | replicacao_publicacao.Column | sessao.Column | worker.Column | xls_alteracao.Column | xls_alvo.Column | xls_staging_coluna.Column | xls_tipo.Column;
   
-    export type AllBaseTables = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alteracao.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
+    export type AllBaseTables = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alteracao.Table, xls_alvo.Table, xls_tipo.Table];
     export type AllForeignTables = [];
-    export type AllViews = [];
+    export type AllViews = [xls_staging_coluna.Table];
     export type AllMaterializedViews = [];
     export type AllTablesAndViews = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alteracao.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
   }

@@ -27,6 +27,6 @@ export const COTA_FORNECEDOR: TypeSpec = {
       ...mesColumns,
     ],
     sheetField: 'aba',
-    unpivot: { fields: mesColumns.map((c, i) => ({ field: c.field!, key: String(i + 1) })), key: 'mes', value: 'quantidade' },
+    unpivot: { fields: mesColumns.map((c, i) => ({ field: c.field!, key: String(i + 1) })), key: 'mes', keySql: 'integer', value: 'quantidade' },
   },
 };

@@ -4,7 +4,7 @@
  * engine does the rest, the same for every type: one streaming pass over the needed tabs,
  * header row search, skipping empty and `Total` rows, cell parsing, row errors.
  */
-import { INVALID, type CellParser, type ParseContext, displayValue, isEmptyValue, unwrap } from '../cells.js';
+import { INVALID, type CellParser, type ParseContext, type TipoSql, displayValue, isEmptyValue, unwrap } from '../cells.js';
 import { WorkbookError } from '../errors.js';
 import { HEADER_SCAN_ROWS, forEachCell, normalizeHeader, rowTexts, snakeCase } from '../headers.js';
 import { MAX_ROW_ERRORS, type RowError, type StagingRow, type TipoPlanilha, type TypeReader } from '../types.js';
@@ -34,9 +34,10 @@ export interface TableSpec {
   /**
    * One staging row per non-empty cell of these columns (a matrix stored unpivoted): the
    * row carries `key` = the column's key and `value` = the cell; the `fields` themselves are
-   * not staged. A row whose cells of `fields` are all empty yields nothing.
+   * not staged. A row whose cells of `fields` are all empty yields nothing. `keySql`: the key's
+   * staging type (the value's is the parser's of `fields`).
    */
-  unpivot?: { fields: Array<{ field: string; key: string }>; key: string; value: string };
+  unpivot?: { fields: Array<{ field: string; key: string }>; key: string; keySql: TipoSql; value: string };
 }
 
 export interface ParamSpec {
@@ -428,6 +429,36 @@ class TableReader {
     if (this.best) detail = `a linha ${this.best.number} parece o cabeçalho, mas faltam: ${requiredLabels(this.table, this.best.texts).join(', ')}`;
     throw new WorkbookError(`${this.tipo}: aba '${this.sheet.name}': cabeçalho não encontrado nas ${HEADER_SCAN_ROWS} primeiras linhas (${detail})`);
   }
+}
+
+/** A staging table a reader fills: its typed columns in COPY order, `linha` (the sheet's row) first. */
+export interface StagingDefinicao { staging: string; colunas: Array<{ coluna: string; tipoSql: TipoSql }> }
+
+/**
+ * The staging tables of a type, derived from its TypeSpec: `linha`, the tab's name
+ * (`sheetField`), the fields in column order typed by their parsers, and for an unpivoted
+ * matrix its key and value instead of its columns. The one list of staging columns: the SQL
+ * view app.xls_staging_coluna is generated from it (scripts/staging-view.ts).
+ */
+export function stagingDefinicao(spec: TypeSpec): StagingDefinicao[] {
+  const out: StagingDefinicao[] = [];
+  for (const t of [...(spec.tabs ?? []), ...(spec.anySheet ? [spec.anySheet] : [])]) {
+    const unpivoted = new Set(t.unpivot?.fields.map((f) => f.field) ?? []);
+    const colunas: StagingDefinicao['colunas'] = [{ coluna: 'linha', tipoSql: 'integer' }];
+    if (t.sheetField) colunas.push({ coluna: t.sheetField, tipoSql: 'text' });
+    for (const c of compile(t)) if (!unpivoted.has(c.field)) colunas.push({ coluna: c.field, tipoSql: c.parse.sql });
+    if (t.unpivot) {
+      const tipos = new Set(compile(t).filter((c) => unpivoted.has(c.field)).map((c) => c.parse.sql));
+      if (tipos.size !== 1) throw new Error(`${spec.tipo}/${t.staging}: the unpivoted fields need one parser type`);
+      colunas.push({ coluna: t.unpivot.key, tipoSql: t.unpivot.keySql }, { coluna: t.unpivot.value, tipoSql: [...tipos][0]! });
+    }
+    const antes = out.find((d) => d.staging === t.staging);
+    if (antes && JSON.stringify(antes.colunas) !== JSON.stringify(colunas)) {
+      throw new Error(`${spec.tipo}: tabs of staging ${t.staging} read different fields`);
+    }
+    if (!antes) out.push({ staging: t.staging, colunas });
+  }
+  return out;
 }
 
 export function createReader(wb: Workbook, spec: TypeSpec): TypeReader {
