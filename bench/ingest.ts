@@ -1,3 +1,5 @@
+// @bench-tiny --rows 300 --movimento 30
+// @bench-prints serviço ponta a ponta
 /**
  * bench/ingest: end-to-end spreadsheet ingest against a running service (a child process on
  * a throwaway Postgres + an embedded S3 store, storage mode OBJSTORE so the file bytes stay
@@ -7,7 +9,7 @@
  *   2. the service end to end, upload -> SUCESSO (rows/s, peak RSS of the service);
  *   3. a re-import of the same rows in a file with another checksum (must write 0 rows; WAL);
  *   4. a re-import with 1% of the billing rows changed.
- * Usage: npx tsx bench/ingest.ts [--rows 200000] [--movimento 20000] [--heap 192] [--lote 25000]
+ * Usage: npm run bench -- ingest [--rows 200000] [--movimento 20000] [--heap 192] [--lote 25000]
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';

@@ -1,3 +1,4 @@
+// @bench-helper
 /**
  * Shared pieces of the benchmarks: a throwaway database server, the service as a child
  * process (so its peak RSS can be read and it can be killed), and small statistics helpers.
@@ -33,9 +34,12 @@ export interface BenchService {
 
 let built = false;
 
-/** Compiles src/ to dist/ once per run, as the Docker image does (`npm run build`). */
+/**
+ * Compiles src/ to dist/ once per run, as the Docker image does (`npm run build`);
+ * BENCH_DIST_PRONTO=1: dist/ was just built by the caller (the test running every bench).
+ */
 function buildOnce(): void {
-  if (built) return;
+  if (built || process.env.BENCH_DIST_PRONTO === '1') return;
   execFileSync(join(projectRoot, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: projectRoot, stdio: 'inherit' });
   built = true;
 }
@@ -51,7 +55,9 @@ export async function startBenchService(env: Record<string, string>): Promise<Be
     env: {
       PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', NODE_ENV: 'production', LOG_LEVEL: 'warn',
       PORT: String(port), HOST: '127.0.0.1', BI_COMERCIAL_XLS_API_TOKEN: BENCH_TOKEN, S3_FILE_STORAGE: 'PSQL',
-      APP_LOGS_DIR: mkdtempSync(join(tmpdir(), 'bi-bench-logs-')), ...env,
+      APP_LOGS_DIR: mkdtempSync(join(tmpdir(), 'bi-bench-logs-')),
+      // the bench cluster's pg_cron serves its own database (bi_cron), as in the tests
+      PG_CRON_OBRIGATORIO: 'false', ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

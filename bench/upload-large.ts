@@ -1,3 +1,5 @@
+// @bench-tiny --rows 300 --files 2
+// @bench-prints todas em SUCESSO
 /**
  * bench/upload-large: memory of the intake with large files. Uploads one ~200 MB zip of
  * several large RELATORIO18 workbooks to the compiled service (a child process, heap capped
@@ -8,7 +10,7 @@
  * The workbooks hold the same rows (one is generated; the others are the same parts re-zipped
  * with one extra `docProps/bench-<n>.xml` part: another checksum, so each is a processing of
  * its own, read whole; the merge of the copies writes 0 rows).
- * Usage: npx tsx bench/upload-large.ts [--rows 500000] [--files 4] [--heap 192] [--mode OBJSTORE|PSQL_OBJSTORE|PSQL] [--concurrency 2]
+ * Usage: npm run bench -- upload-large [--rows 500000] [--files 4] [--heap 192] [--mode OBJSTORE|PSQL_OBJSTORE|PSQL] [--concurrency 2]
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

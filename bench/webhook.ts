@@ -1,3 +1,5 @@
+// @bench-tiny BENCH_SECONDS=1 BENCH_CONCURRENCY=4 BENCH_KILL_AFTER_MS=500
+// @bench-prints every 200 stored in partner_webhook: YES
 /**
  * Benchmark of POST /webhook/partner: `npx tsx bench/webhook.ts`
  *

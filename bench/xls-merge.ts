@@ -1,5 +1,7 @@
+// @bench-tiny 200 --chunk 64
+// @bench-prints baseline: bare ON CONFLICT
 /**
- * `npm run bench:xls-merge [-- <rows>] [--tipo T[,T…]] [--chunk N]`: times the declarative merge
+ * `npm run bench -- xls-merge [-- <rows>] [--tipo T[,T…]] [--chunk N]`: times the declarative merge
  * (xls_merge) of every spreadsheet type that has a generator in bench/xls-merge-tipos.ts, on a
  * throwaway Postgres, and prints per type: first import, identical re-import (with its WAL),
  * 1% changed; for RELATORIO18 also a scope delete and — for comparison — a bare `INSERT … ON
