@@ -18,14 +18,14 @@
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startEmbeddedObjectStore } from '../src/embedded/objstore.js';
 import { BENCH_TOKEN, benchDatabase, benchRelatorio18, fmt, startBenchService } from './lib.js';
-import { cpuProfileSummary, formatCpu, pgssDump, postgresCpu, postmasterPid, profileSettings } from './profile.js';
+import { cpuProfileSummary, formatCpu, pgssDump, postgresCpu, postmasterPid, processCpu, profileSettings } from './profile.js';
 
 function arg(name: string, def: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -47,12 +47,6 @@ function relatorio18(variant: 'base' | 'outro-checksum' | 'um-porcento'): Promis
     alterada: variant === 'um-porcento' ? (i) => i % 100 === 0 : undefined });
 }
 
-/** CPU seconds (user + system) used so far by process `pid`. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime; USER_HZ on Linux
-}
 
 /**
  * The reference, measured fairly: each bare read runs in a fresh Node process that loads only
@@ -104,7 +98,7 @@ async function main(): Promise<void> {
       const lsn0 = (await client.query('select pg_current_wal_lsn() l')).rows[0].l;
       if (PROFILE) await client.query('select pg_stat_statements_reset()');
       const pgCpu = postgresCpu(postmaster);
-      const cpu0 = cpuSeconds(svc.child.pid!);
+      const cpu0 = processCpu(svc.child.pid!);
       const started = process.hrtime.bigint();
       const form = new FormData();
       form.append('arquivo', new Blob([bytes]), `${name}.xlsx`);
@@ -122,7 +116,7 @@ async function main(): Promise<void> {
       if (row.status !== 'SUCESSO') throw new Error(`${name}: ${row.status} ${row.erro_mensagem}`);
       const wal = (await client.query('select pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::bigint b', [lsn0])).rows[0].b as number;
       const pgPorTipo = pgCpu.take();
-      const cpu = { service: cpuSeconds(svc.child.pid!) - cpu0, postgres: Object.values(pgPorTipo).reduce((a, b) => a + b, 0) };
+      const cpu = { service: processCpu(svc.child.pid!) - cpu0, postgres: Object.values(pgPorTipo).reduce((a, b) => a + b, 0) };
       if (PROFILE) {
         const pgss = await pgssDump(client, PROFILE, name);
         process.stderr.write(`\n${name}: CPU do Postgres por processo: ${formatCpu(pgPorTipo)}\n${pgss.split('\n').slice(0, 14).join('\n')}\n`);

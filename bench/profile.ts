@@ -41,6 +41,12 @@ function statFields(pid: number | string): string[] {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' '); // [0] state, [1] ppid, … [11] utime, [12] stime, [13] cutime, [14] cstime
 }
 
+/** CPU seconds (user + system) used so far by process `pid` (Linux /proc; USER_HZ 100). */
+export function processCpu(pid: number): number {
+  const f = statFields(pid);
+  return (Number(f[11]) + Number(f[12])) / TICK;
+}
+
 /** The postmaster of the server `c` is connected to (the parent of its backend). */
 export async function postmasterPid(c: pg.Client): Promise<number> {
   const { rows: [r] } = await c.query<{ pid: number }>('select pg_backend_pid() as pid');

@@ -12,7 +12,6 @@
  * staging side: --freeze (COPY … WITH (FREEZE)), --temp-buffers 64MB (the session's temp_buffers).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import pg from 'pg';
@@ -20,6 +19,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { startTestCluster, prepareDatabases, recreateDatabase, TEMPLATE_DB } from '../test/harness/cluster.js';
 import { xlsConcluir, xlsDefinirTipo, xlsIniciar, xlsMerge, xlsMergeChunk, xlsReceber, xlsStagingPreparar } from '../src/db/xls.js';
 import { GERADORES, type GeradorTipo } from './xls-merge-tipos.js';
+import { processCpu } from './profile.js';
 
 const ROWS = /^\d+$/.test(process.argv[2] ?? '') ? Number(process.argv[2]) : 200_000;
 function opt(name: string): string | undefined {
@@ -70,13 +70,8 @@ const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;
 /** CPU seconds (user + system) of the backend serving `c` (the server runs on this machine). */
 async function backendCpu(c: pg.PoolClient): Promise<() => number> {
   const pid = (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-  const read = () => {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
-  };
-  const t0 = read();
-  return () => read() - t0;
+  const t0 = processCpu(pid);
+  return () => processCpu(pid) - t0;
 }
 
 interface Cenario { alterada?: (i: number) => boolean; manter?: (i: number) => boolean }

@@ -1,0 +1,200 @@
+// @bench-tiny 300 --chunk 100
+// @bench-prints proposta+hash
+/**
+ * `npm run bench -- merge-prototipo [200000] [--chunk 25000]`: the measurement behind the proposal
+ * of docs/pipeline.md ("Where the time goes"): the billing rows of a RELATORIO18 (bi_faturamento,
+ * the table that takes 90 % of the rows) merged chunk by chunk in three ways, on the same rows
+ * and the same throwaway server, each in a transaction of its own:
+ *   atual          the statements the declarative merge generates today for bi_faturamento,
+ *                  copied here as generated (normalise into xls_chunk_, reject, settle repeated
+ *                  keys, diff into xls_dif_ with one index probe per row, insert the new keys,
+ *                  upsert the changed, keep the accepted rows, hash the keys), without the hook;
+ *   proposta       one statement per chunk: the staging normalised, rejected and settled once
+ *                  (CTEs, no work table), one probe per row, INSERT of the new and UPDATE by id of
+ *                  the changed rows, the accepted rows and key hashes collected in the same pass;
+ *   proposta+hash  the same, comparing a stored row hash (bi_faturamento.xls_hash, added here
+ *                  to this throwaway database only, with an index on the natural key INCLUDE (id,
+ *                  xls_hash) so the probe reads the index alone) instead of the eight columns.
+ * Scenarios: first import into an empty table (rolled back), identical re-import and 1 % changed
+ * (the table loaded once, each run rolled back). Prints per way and scenario the CPU seconds of
+ * the backend for the merge statements (COPY excluded: the same for all), their wall time, rows
+ * written and WAL; and checks that every way leaves the same rows (it fails otherwise).
+ */
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { startTestCluster, prepareDatabases, recreateDatabase, TEMPLATE_DB } from '../test/harness/cluster.js';
+import { GERADORES } from './xls-merge-tipos.js';
+import { processCpu } from './profile.js';
+
+const ROWS = /^\d+$/.test(process.argv[2] ?? '') ? Number(process.argv[2]) : 200_000;
+const CHUNK = process.argv.includes('--chunk') ? Number(process.argv[process.argv.indexOf('--chunk') + 1]) : 25_000;
+const g = GERADORES.find((x) => x.tipo === 'RELATORIO18')!;
+
+const KEY = ['filial', 'nota_fiscal', 'serie', 'item'];
+const CMP = ['emissao', 'cliente', 'vendedor', 'produto', 'quantidade', 'valor_unitario', 'valor_total', 'placa'];
+const WRITTEN = [...KEY, ...CMP];
+const ACEITAS = ['linha', 'cliente', 'descricao_produto', 'emissao', 'filial', 'item', 'nome_cliente', 'nome_vendedor', 'nota_fiscal', 'produto', 'serie', 'vendedor'];
+const list = (cols: string[], p = '') => cols.map((c) => `${p}${c}`).join(', ');
+const onKey = (a: string, b: string) => KEY.map((k) => `${a}.${k} = ${b}.${k}`).join(' and ');
+
+/** The normalised chunk, as app.xls_merge_preparar generates it for bi_faturamento today. */
+const SELECT = `select s.linha, left((filial)::text, 20)::character varying(20) as filial, left((nota_fiscal)::text, 20)::character varying(20) as nota_fiscal, left((coalesce(serie, ''))::text, 5)::character varying(5) as serie, left((coalesce(item, ''))::text, 10)::character varying(10) as item, (emissao)::date as emissao, left((cliente)::text, 20)::character varying(20) as cliente, left((vendedor)::text, 20)::character varying(20) as vendedor, left((produto)::text, 20)::character varying(20) as produto, (quantidade)::numeric as quantidade, (valor_unitario)::numeric as valor_unitario, (valor_total)::numeric as valor_total, left((upper(regexp_replace(placa, '[-[:space:]]', '', 'g')))::text, 10)::character varying(10) as placa, nome_cliente as nome_cliente, modelo_veiculo as modelo_veiculo, descricao_produto as descricao_produto, ano_veiculo as ano_veiculo, nome_vendedor as nome_vendedor, placa as placa_bruta from (select linha, nullif(btrim(filial), '') as filial, nullif(btrim(nota_fiscal), '') as nota_fiscal, nullif(btrim(serie), '') as serie, nullif(btrim(item), '') as item, emissao, nullif(btrim(cliente), '') as cliente, nullif(btrim(nome_cliente), '') as nome_cliente, nullif(btrim(vendedor), '') as vendedor, nullif(btrim(nome_vendedor), '') as nome_vendedor, nullif(btrim(produto), '') as produto, nullif(btrim(descricao_produto), '') as descricao_produto, quantidade, valor_unitario, valor_total, nullif(btrim(placa), '') as placa, nullif(btrim(ano_veiculo), '') as ano_veiculo, nullif(btrim(modelo_veiculo), '') as modelo_veiculo from pg_temp.xls_stg_faturamento) s`;
+const REQUIRED = ['filial', 'nota_fiscal', 'serie', 'item', 'emissao'];
+const NEW_ID = `($1 || lpad(to_hex(nextval('public.xls_id_seq')), 15, '0'))::uuid`;
+const ROW_HASH = (p: string) => `hashtextextended(row(${list(CMP, p)})::text, 0)`;
+
+/** Today's statements, in the order app.xls_merge_chunk runs them (hook calls left out). */
+function atual(): string[] {
+  return [
+    'truncate pg_temp.xls_chunk_faturamento',
+    `insert into pg_temp.xls_chunk_faturamento ${SELECT}`,
+    'truncate pg_temp.xls_stg_faturamento',
+    `with r as (delete from pg_temp.xls_chunk_faturamento c where ${REQUIRED.map((c) => `c.${c} is null`).join(' or ')}
+       returning c.linha, (${KEY.map((c) => `c.${c} is not null`).join(' and ')}) as legivel, ${list(KEY, 'c.')})
+     , p as (insert into pg_temp.xls_protegidas_faturamento select ${list(KEY, 'r.')} from r where r.legivel)
+     insert into pg_temp.xls_ocorrencia select 'rejeitada', '20', r.linha, null, 'faturamento', r.legivel from r`,
+    `with dup as (select ${list(KEY)} from pg_temp.xls_chunk_faturamento group by ${list(KEY)} having count(*) > 1),
+     d as (delete from pg_temp.xls_chunk_faturamento c
+            using (select s.ctid, row_number() over (partition by ${list(KEY, 's.')} order by s.linha desc, s.ctid desc) as rn
+                     from pg_temp.xls_chunk_faturamento s join dup t on ${onKey('t', 's')}) x
+            where c.ctid = x.ctid and x.rn > 1 returning c.linha)
+     insert into pg_temp.xls_ocorrencia select 'duplicada', '20', d.linha, null, 'faturamento', true from d`,
+    'truncate pg_temp.xls_dif_faturamento',
+    `insert into pg_temp.xls_dif_faturamento
+     select ${list(WRITTEN, 's.')}, t.id is null from pg_temp.xls_chunk_faturamento s
+       left join lateral (select t.id, ${list(CMP, 't.')} from bi_faturamento t where ${onKey('t', 's')} limit 1) t on true
+      where t.id is null or (${list(CMP, 't.')}) is distinct from (${list(CMP, 's.')})`,
+    `insert into bi_faturamento (id, ${list(WRITTEN)})
+     select ${NEW_ID}, o.* from (select ${list(WRITTEN)} from pg_temp.xls_dif_faturamento s where s.novo order by ${list(KEY)}) o`,
+    `insert into bi_faturamento as t (${list(WRITTEN)})
+     select ${list(WRITTEN)} from pg_temp.xls_dif_faturamento s where not s.novo order by ${list(KEY)}
+     on conflict (${list(KEY)}) do update set ${CMP.map((c) => `${c} = excluded.${c}`).join(', ')}
+      where (${list(CMP, 't.')}, null) is distinct from (${list(CMP, 'excluded.')}, null)`,
+    `insert into pg_temp.xls_aceitas_faturamento (${list(ACEITAS)}, gravada)
+     select ${list(ACEITAS, 'c.')}, d.novo is not null from pg_temp.xls_chunk_faturamento c left join pg_temp.xls_dif_faturamento d on ${onKey('d', 'c')}`,
+    `insert into pg_temp.xls_hash_faturamento select hashtextextended(concat_ws(chr(31), ${KEY.map((k) => `c.${k}::text`).join(', ')}), 0) from pg_temp.xls_chunk_faturamento c`,
+  ];
+}
+
+/**
+ * The proposal: one statement per chunk and target. `hash`: compare the stored row hash instead
+ * of the columns (and keep it up to date in the same statement).
+ */
+function proposta(hash: boolean): string[] {
+  const probeCols = hash ? 't.xls_hash' : list(CMP, 't.');
+  const changed = hash ? `t.xls_hash is distinct from k.h` : `(${list(CMP, 't.')}) is distinct from (${list(CMP, 'k.')})`;
+  return [
+    `with c as (${SELECT}),
+     rej as (insert into pg_temp.xls_ocorrencia select 'rejeitada', '20', c.linha, null, 'faturamento', (${KEY.map((k) => `c.${k} is not null`).join(' and ')})
+              from c where ${REQUIRED.map((x) => `c.${x} is null`).join(' or ')}),
+     prot as (insert into pg_temp.xls_protegidas_faturamento select ${list(KEY, 'c.')} from c
+               where (${REQUIRED.map((x) => `c.${x} is null`).join(' or ')}) and ${KEY.map((k) => `c.${k} is not null`).join(' and ')}),
+     k as (select distinct on (${list(KEY)}) c.*${hash ? `, ${ROW_HASH('c.')} as h` : ''} from c
+            where ${REQUIRED.map((x) => `c.${x} is not null`).join(' and ')} order by ${list(KEY)}, c.linha desc),
+     dup as (insert into pg_temp.xls_ocorrencia select 'duplicada', '20', c.linha, null, 'faturamento', true
+              from c join k on ${onKey('k', 'c')} and c.linha <> k.linha),
+     d as (select k.*, t.id as tid, t.id is null as novo, t.id is not null and ${changed} as mudou
+             from k left join lateral (select t.id, ${probeCols} from bi_faturamento t where ${onKey('t', 'k')} limit 1) t on true),
+     ins as (insert into bi_faturamento (id, ${list(WRITTEN)}${hash ? ', xls_hash' : ''})
+             select ${NEW_ID}, ${list(WRITTEN, 'd.')}${hash ? ', d.h' : ''} from d where d.novo order by ${list(KEY, 'd.')} returning 1),
+     upd as (update bi_faturamento t set ${CMP.map((c) => `${c} = d.${c}`).join(', ')}${hash ? ', xls_hash = d.h' : ''}
+               from d where d.mudou and t.id = d.tid returning 1),
+     hs as (insert into pg_temp.xls_hash_faturamento select hashtextextended(concat_ws(chr(31), ${KEY.map((x) => `d.${x}::text`).join(', ')}), 0) from d)
+     insert into pg_temp.xls_aceitas_faturamento (${list(ACEITAS)}, gravada)
+     select ${list(ACEITAS, 'd.')}, d.novo or d.mudou from d`,
+    'truncate pg_temp.xls_stg_faturamento',
+  ];
+}
+
+function rows(n: number, alterada: (i: number) => boolean): string[] {
+  return Array.from({ length: n }, (_, i) => {
+    const r = g.gerar('faturamento', i, alterada(i));
+    return [String(i + 2), ...COLUNAS.slice(1).map((c) => r[c] ?? '\\N')].join('\t') + '\n';
+  });
+}
+let COLUNAS: string[] = [];
+
+async function copy(c: pg.PoolClient, lines: string[]): Promise<void> {
+  await pipeline(Readable.from([lines.join('')]), c.query(copyFrom(`copy pg_temp.xls_stg_faturamento (${list(COLUNAS)}) from stdin`)));
+}
+
+interface Resultado { cpu: number; ms: number; wal: number; escritas: number; soma: string }
+
+async function merge(pool: pg.Pool, forma: 'atual' | 'proposta' | 'proposta+hash', linhas: string[], commit = false): Promise<Resultado> {
+  const c = await pool.connect();
+  try {
+    const pid = (await c.query('select pg_backend_pid() as p')).rows[0].p as number;
+    await c.query('begin');
+    await c.query(`select * from xls_staging_preparar('RELATORIO18')`);
+    await c.query(`create temp table xls_chunk_faturamento on commit drop as ${SELECT} limit 0`);
+    await c.query(`create temp table xls_dif_faturamento on commit drop as select ${list(WRITTEN)}, true as novo from pg_temp.xls_chunk_faturamento limit 0`);
+    await c.query(`create temp table xls_aceitas_faturamento on commit drop as select ${list(ACEITAS)}, true as gravada from pg_temp.xls_chunk_faturamento limit 0`);
+    await c.query('create temp table xls_hash_faturamento (h bigint) on commit drop');
+    await c.query(`create temp table xls_protegidas_faturamento on commit drop as select ${list(KEY)} from pg_temp.xls_chunk_faturamento limit 0`);
+    await c.query('create temp table xls_ocorrencia (tipo text, aba text, linha integer, campo text, staging text, chave_legivel boolean) on commit drop');
+    const stmts = forma === 'atual' ? atual() : proposta(forma === 'proposta+hash');
+    const prefixo = (await c.query(`select lpad(to_hex((extract(epoch from clock_timestamp()) * 1000)::bigint), 12, '0') || '70008' as p`)).rows[0].p as string;
+    const lsn = (await c.query('select pg_current_wal_insert_lsn()::text l')).rows[0].l as string;
+    let cpu = 0;
+    let ms = 0;
+    for (let i = 0; i < linhas.length; i += CHUNK) {
+      await copy(c, linhas.slice(i, i + CHUNK));
+      const c0 = processCpu(pid);
+      const t0 = performance.now();
+      for (const s of stmts) await c.query(s, s.includes('$1') ? [prefixo] : []);
+      ms += performance.now() - t0;
+      cpu += processCpu(pid) - c0;
+    }
+    const wal = Number((await c.query('select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::bigint n', [lsn])).rows[0].n);
+    const escritas = Number((await c.query('select count(*) filter (where gravada) n from pg_temp.xls_aceitas_faturamento')).rows[0].n);
+    // the same end state whatever the way: a digest of every written column of the table
+    const soma = (await c.query(`select md5(string_agg(row(${list(WRITTEN)})::text, '|' order by ${list(KEY)})) s from bi_faturamento`)).rows[0].s as string;
+    await c.query(commit ? 'commit' : 'rollback');
+    return { cpu, ms, wal, escritas, soma };
+  } finally {
+    c.release();
+  }
+}
+
+async function main(): Promise<void> {
+  const cluster = await startTestCluster();
+  try {
+    await prepareDatabases(cluster);
+    await recreateDatabase(cluster.adminUrl, 'bench_prototipo', TEMPLATE_DB);
+    const pool = new pg.Pool({ connectionString: cluster.urlFor('bench_prototipo'), max: 2 });
+    pool.on('error', () => undefined);
+    // prototype only, in this throwaway database: the stored row hash and a covering key index
+    await pool.query(`alter table bi_faturamento add column xls_hash bigint;
+      create unique index bi_faturamento_chave_hash on bi_faturamento (${list(KEY)}) include (id, xls_hash)`);
+    const c = await pool.connect();
+    await c.query('begin');
+    const tabelas = (await c.query(`select * from xls_staging_preparar('RELATORIO18')`)).rows as Array<{ staging: string; colunas: string[] }>;
+    COLUNAS = tabelas.find((t) => t.staging === 'faturamento')!.colunas;
+    await c.query('rollback');
+    c.release();
+    const formas = ['atual', 'proposta', 'proposta+hash'] as const;
+    const base = rows(ROWS, () => false);
+    const umPct = rows(ROWS, (i) => i % 100 === 0);
+    console.log(`bi_faturamento: ${ROWS} linhas em chunks de ${CHUNK}; CPU = do backend nos comandos do merge (COPY fora)`);
+    const out: Array<[string, string, Resultado]> = [];
+    for (const f of formas) out.push(['primeira importação', f, await merge(pool, f, base)]);
+    await merge(pool, 'proposta+hash', base, true); // the loaded table, with its hashes
+    await pool.query('vacuum analyze bi_faturamento');
+    for (const f of formas) out.push(['reimportação idêntica', f, await merge(pool, f, base)]);
+    for (const f of formas) out.push(['1% alterado', f, await merge(pool, f, umPct)]);
+    for (const [cenario, f, r] of out) {
+      console.log(`${cenario.padEnd(24)} ${f.padEnd(14)} CPU ${r.cpu.toFixed(2).padStart(6)} s   ${(r.ms / 1000).toFixed(2).padStart(6)} s   escritas ${String(r.escritas).padStart(7)}   WAL ${(r.wal / 1048576).toFixed(1).padStart(6)} MB`);
+    }
+    for (const cenario of new Set(out.map((o) => o[0]))) {
+      const somas = new Set(out.filter((o) => o[0] === cenario).map((o) => `${o[2].soma}/${o[2].escritas}`));
+      if (somas.size !== 1) throw new Error(`${cenario}: as formas deixaram tabelas diferentes (${[...somas].join(', ')})`);
+    }
+    await pool.end();
+  } finally {
+    await cluster.stop();
+  }
+}
+
+void main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
