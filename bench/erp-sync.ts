@@ -1,4 +1,4 @@
-// @bench-tiny BENCH_VARIANTS=200 BENCH_DURATION=1 BENCH_CONNECTIONS=2
+// @bench-tiny BENCH_VARIANTS=200 BENCH_DURATION=0.5 BENCH_CONNECTIONS=2
 // @bench-prints POST /sync/erp real, 200 itens
 /**
  * Benchmark of POST /sync/erp: `npm run bench -- erp-sync`.

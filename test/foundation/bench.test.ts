@@ -57,20 +57,22 @@ describe('benchmarks', () => {
     expect(helper.out).toContain("unknown benchmark 'lib'");
   });
 
-  describe('each benchmark at its tiny size', () => {
+  // concurrently (vitest's maxConcurrency, 5): each bench has its own server and processes, and
+  // nothing here is timed
+  describe.concurrent('each benchmark at its tiny size', () => {
     beforeAll(() => {
       // the compiled service the benches start (bench/lib.ts), built once for all of them
       execFileSync(join(projectRoot, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: projectRoot, stdio: 'pipe' });
     }, 120_000);
 
     for (const b of benches) {
-      it(`npm run bench -- ${b.name} ${b.tiny!.args.join(' ')}`, async () => {
+      it(`npm run bench -- ${b.name} ${b.tiny!.args.join(' ')}`, async ({ expect }) => {
         const r = await bootstrap(['bench', b.name, ...b.tiny!.args], { ...b.tiny!.env, BENCH_DIST_PRONTO: '1' });
         expect(r.code, r.out.slice(-3000)).toBe(0);
         expect(r.out).toMatch(new RegExp(`\\[bootstrap\\] bench ${b.name} on Node 24\\.`));
         expect(r.out).toContain(b.prints);
         expect(r.out).not.toMatch(/\bNaN\b/);
-      }, 180_000);
+      }, 300_000);
     }
   });
 });
