@@ -1,7 +1,7 @@
 // @bench-tiny 300 --chunk 100
 // @bench-prints proposta+hash
 /**
- * `npm run bench -- merge-prototipo [200000] [--chunk 25000]`: the measurement behind the proposal
+ * `npm run bench -- merge-prototipo [200000] [--chunk 25000] [--explain]`: the measurement behind the proposal
  * of docs/pipeline.md ("Where the time goes"): the billing rows of a RELATORIO18 (bi_faturamento,
  * the table that takes 90 % of the rows) merged chunk by chunk in three ways, on the same rows
  * and the same throwaway server, each in a transaction of its own:
@@ -39,6 +39,7 @@ import { processCpu } from './profile.js';
 const ROWS = /^\d+$/.test(process.argv[2] ?? '') ? Number(process.argv[2]) : 200_000;
 const CHUNK = process.argv.includes('--chunk') ? Number(process.argv[process.argv.indexOf('--chunk') + 1]) : 25_000;
 const g = GERADORES.find((x) => x.tipo === 'RELATORIO18')!;
+const EXPLAIN = process.argv.includes('--explain');
 
 const KEY = ['filial', 'nota_fiscal', 'serie', 'item'];
 const CMP = ['emissao', 'cliente', 'vendedor', 'produto', 'quantidade', 'valor_unitario', 'valor_total', 'placa'];
@@ -211,7 +212,16 @@ async function merge(pool: pg.Pool, forma: Forma, dados: ReturnType<typeof rows>
       await copy(c, linhas.slice(i, i + CHUNK), comHash);
       const c0 = processCpu(pid);
       const t0 = performance.now();
-      for (const s of stmts) await c.query(s, s.includes('$1') ? [prefixo] : []);
+      const ultimo = i + CHUNK >= linhas.length;
+      for (const s of stmts) {
+        // --explain: the plans of the last chunk of each way (EXPLAIN ANALYZE runs the statement)
+        if (EXPLAIN && ultimo && /^\s*(with|insert|update)/.test(s)) {
+          const plan = (await c.query(`explain (analyze, buffers, costs off) ${s}`, s.includes('$1') ? [prefixo] : [])).rows.map((r) => r['QUERY PLAN']).join('\n');
+          console.log(`--- ${forma}: ${s.replace(/\s+/g, ' ').slice(0, 100)}\n${plan}`);
+        } else {
+          await c.query(s, s.includes('$1') ? [prefixo] : []);
+        }
+      }
       ms += performance.now() - t0;
       cpu += processCpu(pid) - c0;
     }
