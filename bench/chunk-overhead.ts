@@ -5,7 +5,7 @@
  * figure that decides between SQL generated per transaction (EXECUTE, planned at every call)
  * and static functions generated from the description. Merges one RELATORIO18 and one META
  * file in chunks of a single row (default 300 chunks) and prints the mean time per chunk call
- * and the time of the closing xls_merge. Works on the trees before issue 12 too (it calls
+ * and the time of the closing xls_merge. Works on the trees before the declarative merge too (it calls
  * xls_merge_lote when xls_merge_chunk does not exist).
  */
 import { createHash } from 'node:crypto';

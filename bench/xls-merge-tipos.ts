@@ -62,7 +62,7 @@ export const GERADORES: GeradorTipo[] = [
     },
   },
 
-  // ---- the eight types of issue 12 (docs/tipos.md) ----
+  // ---- the eight types besides RELATORIO18 and META (docs/tipos.md) ----
   {
     tipo: 'MARGEM_CONSOLIDADA',
     meta: {},

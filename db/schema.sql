@@ -800,6 +800,94 @@ COMMENT ON FUNCTION app.release_jobs(p_worker text) IS 'Graceful shutdown: retur
 
 
 --
+-- Name: xls_resetar_replicator; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.xls_resetar_replicator (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    status text DEFAULT 'EM_ANDAMENTO'::text NOT NULL,
+    step_atual text,
+    step_falho text,
+    erro_mensagem text,
+    motivo text,
+    solicitante text,
+    estrategia text,
+    job_id bigint,
+    worker text,
+    assumido_em timestamp with time zone,
+    slots_removidos text[] DEFAULT '{}'::text[] NOT NULL,
+    slot_novo text,
+    ultimo_nuke text,
+    iniciado_em timestamp with time zone DEFAULT now() NOT NULL,
+    finalizado_em timestamp with time zone,
+    CONSTRAINT xls_resetar_replicator_erro_tem_mensagem CHECK (((status <> 'ERRO'::text) OR (erro_mensagem IS NOT NULL))),
+    CONSTRAINT xls_resetar_replicator_estrategia_valida CHECK ((estrategia = ANY (ARRAY['hosting'::text, 'manual'::text]))),
+    CONSTRAINT xls_resetar_replicator_fim CHECK (((status = 'EM_ANDAMENTO'::text) = (finalizado_em IS NULL))),
+    CONSTRAINT xls_resetar_replicator_motivo_tamanho CHECK ((char_length(motivo) <= 500)),
+    CONSTRAINT xls_resetar_replicator_status_valido CHECK ((status = ANY (ARRAY['EM_ANDAMENTO'::text, 'SUCESSO'::text, 'ERRO'::text]))),
+    CONSTRAINT xls_resetar_replicator_step_falho_valido CHECK ((step_falho = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text]))),
+    CONSTRAINT xls_resetar_replicator_step_valido CHECK ((step_atual = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text])))
+);
+
+
+--
+-- Name: TABLE xls_resetar_replicator; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.xls_resetar_replicator IS 'One row per reset of the replication to the phones (start: replicacao_resetar). status EM_ANDAMENTO -> SUCESSO | ERRO; step_atual is the last step started (kept on ERRO), step_falho the step that failed; at most one EM_ANDAMENTO (partial unique index). The steps are in xls_resetar_replicator_passo.';
+
+
+--
+-- Name: COLUMN xls_resetar_replicator.assumido_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_resetar_replicator.assumido_em IS 'When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).';
+
+
+--
+-- Name: COLUMN xls_resetar_replicator.ultimo_nuke; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_resetar_replicator.ultimo_nuke IS 'The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.';
+
+
+--
+-- Name: replicacao_texto_bot(public.xls_resetar_replicator); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.replicacao_texto_bot(p_exec public.xls_resetar_replicator) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select case p_exec.status
+    when 'SUCESSO' then concat_ws(E'\n',
+      '✅ Reset da replicação concluído',
+      format('Execução: %s', p_exec.id),
+      case when p_exec.motivo is not null then format('Motivo: %s', p_exec.motivo) end,
+      format('Slots removidos: %s', coalesce(nullif(array_to_string(p_exec.slots_removidos, ', '), ''), 'nenhum')),
+      case when p_exec.estrategia = 'manual'
+           then 'Reinício do motor de sincronização: MANUAL (confira se ele voltou e está replicando)'
+           else format('Novo slot ativo: %s', coalesce(p_exec.slot_novo, '—')) end,
+      format('ultimo_nuke: %s (os aparelhos limpam os dados e sincronizam do zero)', p_exec.ultimo_nuke))
+    else concat_ws(E'\n',
+      '❌ Reset da replicação terminou com ERRO',
+      format('Execução: %s', p_exec.id),
+      case when p_exec.motivo is not null then format('Motivo: %s', p_exec.motivo) end,
+      format('Passo: %s', coalesce(p_exec.step_falho, p_exec.step_atual, '—')),
+      format('Erro: %s', p_exec.erro_mensagem),
+      'Nenhuma limpeza automática foi feita: veja as instruções de recuperação no detalhe do reset (/admin/replicacao).')
+  end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_texto_bot(p_exec public.xls_resetar_replicator); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.replicacao_texto_bot(p_exec public.xls_resetar_replicator) IS 'The messaging-bot text (pt-BR) of a reset''s outcome, SUCESSO or ERRO.';
+
+
+--
 -- Name: schedule(text, text, text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1020,6 +1108,30 @@ COMMENT ON FUNCTION app.sweep_jobs() IS 'Run every minute by pg_cron (job app_sw
 
 
 --
+-- Name: tg__bi_alteracoes_evento(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.tg__bi_alteracoes_evento() RETURNS event_trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if exists (select from pg_event_trigger_ddl_commands() c
+              where c.object_type = 'table' and c.schema_name = 'public' and c.object_identity like 'public.bi\_%') then
+    perform app.xls_alteracao_instalar();
+  end if;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION tg__bi_alteracoes_evento(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.tg__bi_alteracoes_evento() IS 'Event trigger _300_bi_alteracoes: after a CREATE or ALTER TABLE of a bi_* table of public, installs the change-set triggers on it (app.xls_alteracao_instalar), so a new spreadsheet type''s tables are covered without a manual step.';
+
+
+--
 -- Name: tg__grant_bi_select(); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1090,6 +1202,135 @@ $$;
 --
 
 COMMENT ON FUNCTION app.tg__publicar_bi() IS 'Event trigger (_200_bi_publicar): when a table of public becomes bi_* (created or renamed) or a published table stops being bi_*, the publications of app.replicacao_publicacao are set again to exactly the bi_* tables (replicacao_publicacao_sincronizar). Dropped tables leave publications by themselves.';
+
+
+--
+-- Name: tg__touch_atualizado_em(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.tg__touch_atualizado_em() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  -- an undo (public.xls_desfazer) puts the row back exactly as it was, atualizado_em included
+  if current_setting('bi.xls_desfazendo', true) = 'on' then
+    return new;
+  end if;
+  new.atualizado_em := now();
+  return new;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION tg__touch_atualizado_em(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.tg__touch_atualizado_em() IS 'Generic BEFORE UPDATE trigger: keeps atualizado_em current (except during public.xls_desfazer, which restores the stored value).';
+
+
+--
+-- Name: tg__xls_alteracao(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.tg__xls_alteracao() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+-- Statement-level AFTER trigger with transition tables (novas / velhas) on the bi_* tables:
+-- while a merge runs (the transaction setting bi.xls_processamento holds its id), every row
+-- the statement inserted, rewrote or removed goes into app.xls_alteracao, set-based.
+declare
+  v_pid uuid := nullif(current_setting('bi.xls_processamento', true), '')::uuid;
+  v_chave text;
+begin
+  if v_pid is null then
+    return null;
+  end if;
+  v_chave := app.xls_chave_sql(tg_relid, 'x');
+  if v_chave is null then
+    return null;
+  end if;
+  if tg_op = 'INSERT' then
+    execute format($q$
+      insert into app.xls_alteracao (processamento_id, tabela, operacao, linha_id, chave, depois)
+      select $1, $2, 'INSERIDA', x.id, %s, to_jsonb(x) from novas x$q$, v_chave)
+      using v_pid, tg_table_name;
+  elsif tg_op = 'UPDATE' then
+    execute format($q$
+      insert into app.xls_alteracao (processamento_id, tabela, operacao, linha_id, chave, antes, depois)
+      select $1, $2, 'ALTERADA', x.id, %s, to_jsonb(x), to_jsonb(n)
+        from velhas x join novas n on n.id = x.id$q$, v_chave)
+      using v_pid, tg_table_name;
+  elsif tg_op = 'DELETE' then
+    execute format($q$
+      insert into app.xls_alteracao (processamento_id, tabela, operacao, linha_id, chave, antes)
+      select $1, $2, 'REMOVIDA', x.id, %s, to_jsonb(x) from velhas x$q$, v_chave)
+      using v_pid, tg_table_name;
+  end if;
+  return null;
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION tg__xls_alteracao(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.tg__xls_alteracao() IS 'Statement-level AFTER INSERT / UPDATE / DELETE trigger (transition tables novas, velhas) installed on every bi_* table but bi_configuracao by app.xls_alteracao_instalar: while the transaction setting bi.xls_processamento holds a processing id (set by the merge''s entry, app.xls_merge_tipo), records each row written into that processing''s change set (app.xls_alteracao); otherwise does nothing. Captures the hooks'' writes too (reference tables, FLUXO''s atual flag).';
+
+
+--
+-- Name: tg_bi_configuracao__notify(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.tg_bi_configuracao__notify() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  perform pg_notify('app_config', coalesce(new.chave, old.chave));
+  return null;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION tg_bi_configuracao__notify(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.tg_bi_configuracao__notify() IS 'Invalidates the 30-second configuration cache of every replica: NOTIFY app_config with the changed key.';
+
+
+--
+-- Name: tg_xls_processamento__notificar_bot(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.tg_xls_processamento__notificar_bot() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_status text;
+  v_alarmar boolean;
+begin
+  -- deferred to COMMIT: the transition functions adjust the row after setting the status
+  -- (e.g. a silent first transient-FK failure clears alarmar), so decide on the final row
+  select p.status, p.alarmar into v_status, v_alarmar from public.xls_processamento p where p.id = new.id;
+  if v_status in ('SUCESSO', 'IGNORADO') or (v_status = 'ERRO' and v_alarmar) then
+    perform app.notificar_bot(app.xls_mensagem_bot(new.id));
+  end if;
+  return null;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION tg_xls_processamento__notificar_bot(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.tg_xls_processamento__notificar_bot() IS 'Queues the messaging-bot message of every outcome (SUCESSO, IGNORADO, and ERRO that alarms; a silent first transient-FK failure is not announced). A deferred trigger: it decides at COMMIT on the final row, and the message goes out if and only if the outcome commits.';
 
 
 --
@@ -1180,6 +1421,72 @@ COMMENT ON FUNCTION app.worker_timeout() IS 'How long a worker may go without a 
 
 
 --
+-- Name: xls_alteracao_instalar(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_alteracao_instalar() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  t record;
+  v_n integer := 0;
+begin
+  for t in select c.relname from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+            where n.nspname = 'public' and c.relkind = 'r' and c.relname like 'bi\_%' and c.relname <> 'bi_configuracao'
+              and exists (select from pg_catalog.pg_constraint k where k.conrelid = c.oid and k.contype = 'u')
+              and exists (select from pg_catalog.pg_attribute a where a.attrelid = c.oid and a.attname = 'id' and not a.attisdropped)
+            order by c.relname loop
+    execute format('create or replace trigger _900_xls_alteracao_ins after insert on public.%I referencing new table as novas for each statement execute function app.tg__xls_alteracao()', t.relname);
+    execute format('create or replace trigger _900_xls_alteracao_upd after update on public.%I referencing old table as velhas new table as novas for each statement execute function app.tg__xls_alteracao()', t.relname);
+    execute format('create or replace trigger _900_xls_alteracao_del after delete on public.%I referencing old table as velhas for each statement execute function app.tg__xls_alteracao()', t.relname);
+    v_n := v_n + 1;
+  end loop;
+  return v_n;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_alteracao_instalar(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_alteracao_instalar() IS 'Installs (idempotently) the change-set triggers _900_xls_alteracao_ins/_upd/_del (app.tg__xls_alteracao) on every bi_* table of public that has an id and a UNIQUE natural key, bi_configuracao excepted. Called by the migration that created app.xls_alteracao and by the event trigger _300_bi_alteracoes for tables created later. Returns the number of tables.';
+
+
+--
+-- Name: xls_alteracoes_expurgar(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_alteracoes_expurgar() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  v_dias integer := coalesce((select case when c.valor ~ '^[0-9]{1,6}$' then c.valor::integer end
+                                from public.bi_configuracao c where c.chave = 'xls_alteracoes_retencao_dias'), 180);
+  v_n integer;
+begin
+  with velhos as (
+    update public.xls_processamento p set alteracoes_expiradas_em = now()
+     where p.finalizado_em < now() - make_interval(days => v_dias) and p.alteracoes_expiradas_em is null
+       and exists (select from app.xls_alteracao a where a.processamento_id = p.id)
+    returning p.id)
+  delete from app.xls_alteracao a using velhos v where a.processamento_id = v.id;
+  get diagnostics v_n = row_count;
+  return v_n;
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_alteracoes_expurgar(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_alteracoes_expurgar() IS 'Retention of the change sets (pg_cron job app_xls_alteracoes_expurgar, daily): deletes the change set of every processing finished more than xls_alteracoes_retencao_dias days ago (bi_configuracao, default 180) and marks it alteracoes_expiradas_em, so its undo says why it cannot. Returns the rows deleted.';
+
+
+--
 -- Name: xls_avisos_normalizar(jsonb); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1254,6 +1561,53 @@ COMMENT ON FUNCTION app.xls_brl(p_valor numeric) IS 'A value in Brazilian form f
 
 
 --
+-- Name: xls_chave_natural(regclass); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_chave_natural(p_tabela regclass) RETURNS text[]
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select array_agg(k.attname::text order by u.ord)
+    from pg_catalog.pg_constraint con
+   cross join lateral unnest(con.conkey) with ordinality u (attnum, ord)
+    join pg_catalog.pg_attribute k on k.attrelid = con.conrelid and k.attnum = u.attnum
+   where con.conrelid = p_tabela and con.contype = 'u'
+     and (select count(*) from pg_catalog.pg_constraint c2 where c2.conrelid = p_tabela and c2.contype = 'u') = 1;
+$$;
+
+
+--
+-- Name: FUNCTION xls_chave_natural(p_tabela regclass); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_chave_natural(p_tabela regclass) IS 'Internal, the natural key of a target of the declarative merge: the columns of its single UNIQUE constraint, in order; null when it has none or more than one.';
+
+
+--
+-- Name: xls_chave_sql(regclass, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_chave_sql(p_tabela regclass, p_alias text) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  -- jsonb_build_object('col', alias.col, ...) over the columns of the table's UNIQUE constraint
+  select 'jsonb_build_object(' || string_agg(format('%L, %I.%I', a.attname, p_alias, a.attname), ', ' order by u.ord) || ')'
+    from (select c.conkey from pg_catalog.pg_constraint c where c.conrelid = p_tabela and c.contype = 'u' order by c.oid limit 1) k
+   cross join lateral unnest(k.conkey) with ordinality u (attnum, ord)
+    join pg_catalog.pg_attribute a on a.attrelid = p_tabela and a.attnum = u.attnum;
+$$;
+
+
+--
+-- Name: FUNCTION xls_chave_sql(p_tabela regclass, p_alias text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_chave_sql(p_tabela regclass, p_alias text) IS 'Internal: the SQL expression that builds the natural key (the table''s UNIQUE constraint) of a row aliased p_alias as a JSON object, e.g. jsonb_build_object(''codigo'', x.codigo). Used by the change-set trigger and the undo. NULL for a table without a UNIQUE constraint.';
+
+
+--
 -- Name: xls_conjunto_item_registrar(uuid, text, text, uuid, text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -1265,7 +1619,7 @@ declare
   v_ordem integer;
   v_fechado timestamptz;
 begin
-  update public.xls_conjunto_lote set total = total + 1 where id = p_conjunto_id
+  update public.xls_conjunto set total = total + 1 where id = p_conjunto_id
   returning total, fechado_em into v_ordem, v_fechado;
   if not found then
     raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
@@ -1329,7 +1683,7 @@ CREATE FUNCTION app.xls_fk_aguardando(p_id uuid) RETURNS uuid
     AS $$
   select l.id
     from public.xls_processamento p
-    join public.xls_conjunto_lote l on l.id = p.conjunto_id
+    join public.xls_conjunto l on l.id = p.conjunto_id
    where p.id = p_id and p.status = 'ERRO' and p.fk_retentar and l.fechado_em is null;
 $$;
 
@@ -1356,8 +1710,6 @@ begin
   if p_fase = 'inicio' then
     drop table if exists pg_temp.xls_compras_filtradas;
     create temp table xls_compras_filtradas (linha integer, codigo text) on commit drop;
-    drop table if exists pg_temp.xls_compras_fornecedores;
-    create temp table xls_compras_fornecedores (n integer) on commit drop;
   elsif p_fase = 'normalizado' then
     -- only fuels enter: the other rows leave the chunk, counted (they are not errors)
     with f as (
@@ -1365,17 +1717,6 @@ begin
        where c.codigo_onu is null or c.codigo_onu not in (1170, 1202, 1203, 1223, 1863, 3475)
       returning c.linha, c.onu_texto)
     insert into pg_temp.xls_compras_filtradas select f.linha, f.onu_texto from f;
-    -- the suppliers before the foreign-key check of bi_compra; an empty name keeps the stored one
-    insert into public.bi_fornecedor as t (cnpj, nome)
-    select s.cnpj, s.nome
-      from (select distinct on (c.cnpj_fornecedor) c.cnpj_fornecedor as cnpj, left(c.fornecedor, 150) as nome
-              from pg_temp.xls_chunk_compra c where c.cnpj_fornecedor is not null
-             order by c.cnpj_fornecedor, c.linha desc) s
-     where not exists (select from public.bi_fornecedor t where t.cnpj = s.cnpj and t.nome is not distinct from coalesce(s.nome, t.nome))
-     order by s.cnpj
-    on conflict (cnpj) do update set nome = coalesce(excluded.nome, t.nome);
-    get diagnostics v_n = row_count;
-    insert into pg_temp.xls_compras_fornecedores values (v_n);
   elsif p_fase = 'fim' then
     select count(*), jsonb_agg(jsonb_build_object('aba', 'Compras', 'linha', f.linha, 'valor', f.codigo) order by f.linha)
       into v_n, v_linhas
@@ -1384,9 +1725,7 @@ begin
       'avisos', case when v_n = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
         'categoria', 'filtrada', 'quantidade', v_n, 'linhas', v_linhas,
         'motivo', 'código ONU fora dos combustíveis (1170, 1202, 1203, 1223, 1863, 3475): linha não importada')) end,
-      'tabelas', jsonb_build_object(
-        'bi_fornecedor', jsonb_build_object('efetivas', (select coalesce(sum(n), 0) from pg_temp.xls_compras_fornecedores)),
-        'filtradas_onu', jsonb_build_object('linhas', v_n)));
+      'tabelas', jsonb_build_object('filtradas_onu', jsonb_build_object('linhas', v_n)));
   end if;
   return '{}';
 end;
@@ -1397,7 +1736,7 @@ $$;
 -- Name: FUNCTION xls_hook_compras(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_hook_compras(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of COMPRAS in the declarative merge. normalizado: rows whose Código ONU is not a fuel (1170, 1202, 1203, 1223, 1863, 3475; an empty code included) leave the chunk and are counted, not rejected; the suppliers of the remaining rows are upserted into bi_fornecedor (an empty name keeps the stored one) before bi_compra''s foreign-key check. fim: a warning of category filtrada listing the rows and their codes, tabelas.filtradas_onu and tabelas.bi_fornecedor.';
+COMMENT ON FUNCTION app.xls_hook_compras(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of COMPRAS in the declarative merge. normalizado: rows whose Código ONU is not a fuel (1170, 1202, 1203, 1223, 1863, 3475; an empty code included) leave the chunk and are counted, not rejected. fim: a warning of category filtrada listing the rows and their codes, and tabelas.filtradas_onu. (The suppliers are a description row: app.xls_alvo COMPRAS/fornecedor.)';
 
 
 --
@@ -1412,10 +1751,6 @@ declare
   v_posicao date;
   v_max date;
   v_atual boolean;
-  v_rej jsonb;
-  v_n integer;
-  v_motivo text;
-  v_cc integer;
   v_saiu integer := 0;
   v_soma numeric;
   v_grupo numeric;
@@ -1433,32 +1768,17 @@ begin
       raise exception 'FLUXO_PAGAR_RECEBER recusado: data de posição ausente ou inválida (%)', coalesce(p_meta ->> 'posicao', 'ausente')
         using errcode = 'XL422';
     end if;
-    -- rule 2: only the newest position is current (read under the merge lock on bi_titulo)
-    select max(t.posicao) into v_max from public.bi_titulo t;
-    drop table if exists pg_temp.xls_fluxo_estado;
-    create temp table xls_fluxo_estado on commit drop as
-    select v_posicao as posicao, (v_max is null or v_posicao >= v_max) as atual, v_max as anterior;
     return '{}';
   elsif p_fase <> 'fim' then
     return '{}';
   end if;
 
-  -- rule 4, total refusal: any invalid row (the reader's, or a row SQL set aside) writes nothing
-  select coalesce(jsonb_agg(e), '[]') into v_rej
-    from (select e from jsonb_array_elements(case when jsonb_typeof(p_meta -> 'linhas_rejeitadas') = 'array' then p_meta -> 'linhas_rejeitadas' else '[]' end) e
-          union all
-          select jsonb_build_object('linha', o.linha, 'campo', o.campo, 'mensagem', format('linha %s: %s '''' inválido', o.linha, o.campo))
-            from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada') x;
-  if jsonb_array_length(v_rej) > 0 then
-    select count(distinct (e ->> 'linha')::integer),
-           string_agg(coalesce(e ->> 'mensagem', format('linha %s: %s ''%s'' inválido', e ->> 'linha', e ->> 'campo', e ->> 'valor')), '; '
-                      order by (e ->> 'linha')::integer, e ->> 'campo')
-      into v_n, v_motivo
-      from jsonb_array_elements(v_rej) e;
-    raise exception 'FLUXO_PAGAR_RECEBER recusado, nada gravado: % linha(s) inválida(s): %', v_n, v_motivo using errcode = 'XL422';
-  end if;
-
-  select e.posicao, e.atual, e.anterior into v_posicao, v_atual, v_max from pg_temp.xls_fluxo_estado e;
+  -- rule 4, total refusal: app.xls_tipo.recusa_total (the merge raises before this phase)
+  -- rule 2: only the newest position is current (under the merge lock on bi_titulo; the
+  -- description's expression of atual compared with the same table)
+  v_posicao := (p_meta ->> 'posicao')::date;
+  select max(t.posicao) into v_max from public.bi_titulo t where t.posicao <> v_posicao;
+  v_atual := v_max is null or v_posicao >= v_max;
   -- rule 2: a newer position takes the flag from the older ones (the partial index serves this)
   if v_atual and v_max is not null and v_posicao > v_max then
     update public.bi_titulo t set atual = false where t.atual and t.posicao < v_posicao;
@@ -1468,17 +1788,6 @@ begin
       'motivo', format('posição %s anterior à atual (%s): entra no histórico sem se tornar a atual',
                        to_char(v_posicao, 'DD/MM/YYYY'), to_char(v_max, 'DD/MM/YYYY'))));
   end if;
-
-  -- rule 1: cost centres (never deleted); an empty description keeps the stored one
-  insert into public.bi_centro_custo as c (codigo, descricao)
-  select x.codigo, x.descricao
-    from (select distinct on (left(a.centro_custo, 20)) left(a.centro_custo, 20) as codigo, left(a.descricao_centro_custo, 120) as descricao
-            from pg_temp.xls_aceitas_titulo a where a.centro_custo is not null
-           order by left(a.centro_custo, 20), a.linha desc) x
-   where not exists (select from public.bi_centro_custo t where t.codigo = x.codigo and t.descricao is not distinct from coalesce(x.descricao, t.descricao))
-   order by x.codigo
-  on conflict (codigo) do update set descricao = coalesce(excluded.descricao, c.descricao);
-  get diagnostics v_cc = row_count;
 
   -- rule 5: the receivable sum of Saldo against the Total of tab Grupo
   select coalesce(sum(a.saldo), 0) into v_soma from pg_temp.xls_aceitas_titulo a where a.tipo = 'RECEBER';
@@ -1497,7 +1806,6 @@ begin
   end if;
 
   return jsonb_build_object('avisos', v_avisos, 'tabelas', jsonb_build_object(
-    'bi_centro_custo', jsonb_build_object('efetivas', v_cc),
     'fluxo', jsonb_build_object('posicao', v_posicao, 'atual', v_atual, 'deixaram_de_ser_atuais', v_saiu, 'soma_saldo_receber', v_soma)));
 end;
 $$;
@@ -1507,86 +1815,7 @@ $$;
 -- Name: FUNCTION xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio (under the merge lock on bi_titulo, which serialises simultaneous imports): the position date of p_meta.posicao (missing or invalid: XL422, nothing written) and whether it is the newest (pg_temp.xls_fluxo_estado, read by the expressions of posicao and atual). fim: total refusal (XL422) when any row is invalid, the reason listing every one as ''linha <n>: <campo> ''''<valor>'''' inválido''; a newer position takes atual from the older ones, an older one enters the history only (warning); cost centres upserted into bi_centro_custo; the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
-
-
---
--- Name: xls_hook_margem_consolidada(text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
---
-
-CREATE FUNCTION app.xls_hook_margem_consolidada(p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_n integer;
-begin
-  if p_fase <> 'fim' then
-    return '{}';
-  end if;
-  -- branches by code only (município and UF are manual registry data)
-  insert into public.bi_filial (codigo)
-  select distinct a.filial from pg_temp.xls_aceitas_margem_consolidada a
-   where not exists (select from public.bi_filial f where f.codigo = a.filial)
-   order by 1
-  on conflict (codigo) do nothing;
-  get diagnostics v_n = row_count;
-  return jsonb_build_object('tabelas', jsonb_build_object('bi_filial', jsonb_build_object('efetivas', v_n)));
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_hook_margem_consolidada(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON FUNCTION app.xls_hook_margem_consolidada(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of MARGEM_CONSOLIDADA in the declarative merge (phase fim): new branch codes of the accepted rows go to bi_filial, code only (município and UF are manual registry data).';
-
-
---
--- Name: xls_hook_margem_dia(text, text, jsonb); Type: FUNCTION; Schema: app; Owner: -
---
-
-CREATE FUNCTION app.xls_hook_margem_dia(p_fase text, p_staging text, p_meta jsonb) RETURNS jsonb
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_n integer;
-begin
-  if p_fase <> 'fim' then
-    return '{}';
-  end if;
-  -- bi_cliente keeps the stored name, CNPJ/CPF, classe, município and UF when the sheet lacks
-  -- the field (column absent or cell empty); a customer's last row wins; unchanged rows are
-  -- left alone (ON CONFLICT DO UPDATE would lock and log them)
-  insert into public.bi_cliente as t (codigo, nome, cnpj_cpf, classe, municipio, uf)
-  select c.codigo, c.nome, c.cnpj_cpf, c.classe, c.municipio, c.uf
-    from (select distinct on (a.cliente) a.cliente as codigo, left(a.nome_cliente, 150) as nome,
-                 left(nullif(regexp_replace(a.cnpj_cpf, '\D', '', 'g'), ''), 14) as cnpj_cpf, left(a.classe, 40) as classe,
-                 left(a.municipio, 100) as municipio, left(upper(a.uf), 2) as uf
-            from pg_temp.xls_aceitas_margem_dia a
-           order by a.cliente, a.linha desc) c
-   where not exists (select from public.bi_cliente t where t.codigo = c.codigo
-                       and (t.nome, t.cnpj_cpf, t.classe, t.municipio, t.uf) is not distinct from
-                           (coalesce(c.nome, t.nome), coalesce(c.cnpj_cpf, t.cnpj_cpf), coalesce(c.classe, t.classe),
-                            coalesce(c.municipio, t.municipio), coalesce(c.uf, t.uf)))
-   order by c.codigo
-  on conflict (codigo) do update
-     set nome = coalesce(excluded.nome, t.nome), cnpj_cpf = coalesce(excluded.cnpj_cpf, t.cnpj_cpf),
-         classe = coalesce(excluded.classe, t.classe), municipio = coalesce(excluded.municipio, t.municipio),
-         uf = coalesce(excluded.uf, t.uf);
-  get diagnostics v_n = row_count;
-  return jsonb_build_object('tabelas', jsonb_build_object('bi_cliente', jsonb_build_object('efetivas', v_n)));
-end;
-$$;
-
-
---
--- Name: FUNCTION xls_hook_margem_dia(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON FUNCTION app.xls_hook_margem_dia(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of MARGEM_DIA in the declarative merge (phase fim): upserts bi_cliente (codigo, nome, cnpj_cpf, classe, municipio, uf) from the accepted rows (retained columns), keeping each stored value when the sheet lacks the field (column absent or cell empty); a customer''s last row wins.';
+COMMENT ON FUNCTION app.xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio: the position date of p_meta.posicao (missing or invalid: XL422, nothing written; the description''s expressions of posicao and atual read p_meta and bi_titulo under the merge lock, which serialises simultaneous imports). fim (after the merge''s total refusal, app.xls_tipo.recusa_total): a newer position takes atual from the older ones, an older one enters the history only (warning); the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
 
 
 --
@@ -1599,18 +1828,14 @@ CREATE FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text, p_meta jso
     SET work_mem TO '64MB'
     AS $_$
 -- What belongs to RELATORIO18 only, around the declarative merge of bi_faturamento (tab 20)
--- and bi_movimento (tab 30): its period check, the vehicle-registry defence and the
--- reference tables (bi_filial, bi_vendedor, bi_cliente, bi_produto, bi_veiculo).
+-- and bi_movimento (tab 30): its period check and the vehicle-registry defence (bi_veiculo).
+-- Its other reference tables (bi_filial, bi_vendedor, bi_cliente, bi_produto) are description rows.
 declare
   v_per record;
   v_data text;
   v_modelo_len integer;
   v_aux jsonb;
   v_avisos jsonb := '[]';
-  v_filial integer;
-  v_vendedor integer;
-  v_cliente integer;
-  v_produto integer;
   v_veiculo integer;
 begin
   if p_fase = 'inicio' then
@@ -1622,12 +1847,6 @@ begin
     create temp table xls_veiculo_lote (aba text, linha integer, data date, placa_bruta text, placa text, ano_bruto text, modelo text) on commit drop;
     create temp table xls_veiculo_problema (ordem integer, motivo text, aba text, linha integer, valor text) on commit drop;
     create temp table xls_veiculo_cand (placa text, k bigint, k_ano bigint, fab smallint, mod smallint, k_modelo bigint, modelo text) on commit drop;
-    -- reference-table candidates of the accepted rows: per seller its last row and its last
-    -- row with a name, per client and product its last row with a name
-    create temp table xls_ref_filial (codigo text) on commit drop;
-    create temp table xls_ref_vendedor (codigo text, lu integer, filial text, ln integer, nome text) on commit drop;
-    create temp table xls_ref_cliente (codigo text, ln integer, nome text) on commit drop;
-    create temp table xls_ref_produto (codigo text, ln integer, descricao text) on commit drop;
     return '{}';
   end if;
 
@@ -1693,12 +1912,6 @@ begin
     return '{}';
   end if;
 
-  if p_fase = 'aceito' then
-    -- the chunk's rows that will be written give the reference-table candidates
-    perform app.xls_r18_candidatos(p_staging, format('pg_temp.%I', 'xls_chunk_' || p_staging)::regclass);
-    return '{}';
-  end if;
-
   if p_fase <> 'fim' then
     return '{}';
   end if;
@@ -1716,53 +1929,7 @@ begin
            group by m.ordem, m.motivo) r;
   v_avisos := v_avisos || v_aux;
 
-  -- a key repeated across chunks was settled: the candidates are rebuilt from the surviving rows
-  if exists (select from pg_temp.xls_merge_estado e where e.refeito) then
-    truncate pg_temp.xls_ref_filial, pg_temp.xls_ref_vendedor, pg_temp.xls_ref_cliente, pg_temp.xls_ref_produto;
-    perform app.xls_r18_candidatos('faturamento', 'pg_temp.xls_aceitas_faturamento');
-    perform app.xls_r18_candidatos('movimento', 'pg_temp.xls_aceitas_movimento');
-  end if;
-
-  -- reference tables: upsert only (never deleted by a spreadsheet), in key order; each value
-  -- comes from the last row of the sheet (highest row number) that has it
-  insert into public.bi_filial (codigo)
-  select x.codigo from (select distinct r.codigo from pg_temp.xls_ref_filial r) x
-   where not exists (select from public.bi_filial t where t.codigo = x.codigo)
-   order by x.codigo
-  on conflict (codigo) do nothing;
-  get diagnostics v_filial = row_count;
-
-  insert into public.bi_vendedor as t (codigo, nome, filial)
-  select u.codigo, n.nome, u.filial
-    from (select distinct on (r.codigo) r.codigo, r.filial from pg_temp.xls_ref_vendedor r order by r.codigo, r.lu desc) u
-    left join (select distinct on (r.codigo) r.codigo, r.nome from pg_temp.xls_ref_vendedor r
-                where r.ln is not null order by r.codigo, r.ln desc) n on n.codigo = u.codigo
-   where not exists (select from public.bi_vendedor t where t.codigo = u.codigo
-                        and t.nome is not distinct from coalesce(n.nome, t.nome)
-                        and t.filial is not distinct from coalesce(u.filial, t.filial))
-   order by u.codigo
-  on conflict (codigo) do update set nome = coalesce(excluded.nome, t.nome), filial = coalesce(excluded.filial, t.filial)
-   where (t.nome, t.filial) is distinct from (coalesce(excluded.nome, t.nome), coalesce(excluded.filial, t.filial));
-  get diagnostics v_vendedor = row_count;
-
-  insert into public.bi_cliente as t (codigo, nome)
-  select s.codigo, s.nome
-    from (select distinct on (r.codigo) r.codigo, r.nome from pg_temp.xls_ref_cliente r order by r.codigo, r.ln desc nulls last) s
-   where not exists (select from public.bi_cliente t where t.codigo = s.codigo and t.nome is not distinct from coalesce(s.nome, t.nome))
-   order by s.codigo
-  on conflict (codigo) do update set nome = coalesce(excluded.nome, t.nome)
-   where t.nome is distinct from coalesce(excluded.nome, t.nome);
-  get diagnostics v_cliente = row_count;
-
-  insert into public.bi_produto as t (codigo, descricao)
-  select s.codigo, s.descricao
-    from (select distinct on (r.codigo) r.codigo, r.descricao from pg_temp.xls_ref_produto r order by r.codigo, r.ln desc nulls last) s
-   where not exists (select from public.bi_produto t where t.codigo = s.codigo and t.descricao is not distinct from coalesce(s.descricao, t.descricao))
-   order by s.codigo
-  on conflict (codigo) do update set descricao = coalesce(excluded.descricao, t.descricao)
-   where t.descricao is distinct from coalesce(excluded.descricao, t.descricao);
-  get diagnostics v_produto = row_count;
-
+  -- the vehicle registry: valid plates; a missing year or model keeps the stored one
   insert into public.bi_veiculo as t (placa, ano_fabricacao, ano_modelo, modelo)
   select s.placa, s.fab, s.mod, s.modelo
     from (select v.placa,
@@ -1786,10 +1953,6 @@ begin
   return jsonb_build_object(
     'avisos', v_avisos,
     'tabelas', jsonb_build_object(
-      'bi_filial', jsonb_build_object('efetivas', v_filial),
-      'bi_vendedor', jsonb_build_object('efetivas', v_vendedor),
-      'bi_cliente', jsonb_build_object('efetivas', v_cliente),
-      'bi_produto', jsonb_build_object('efetivas', v_produto),
       'bi_veiculo', jsonb_build_object('efetivas', v_veiculo)),
     'resultado', jsonb_build_object('periodo', jsonb_build_object('inicio', v_per.inicio, 'fim', v_per.fim)));
 end;
@@ -1800,7 +1963,40 @@ $_$;
 -- Name: FUNCTION xls_hook_relatorio18(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of RELATORIO18 in the declarative merge (app.xls_tipo.hook; phases in docs/xls-merge.md). inicio: checks the period of p_meta (xls_r18_periodo, XL422) and creates its work tables. normalizado: the vehicle-registry defence of the chunk''s rows with any vehicle column (before rejections), each distinct plate and year classified once, problem rows and per valid plate the latest candidate kept. aceito: the reference-table candidates of the rows about to be written (app.xls_r18_candidatos). fim: the vehicle warnings (avisos categoria veiculo with rows and counts), then upserts bi_filial (codigo only), bi_vendedor, bi_cliente (codigo, nome), bi_produto and bi_veiculo (valid plates; a missing year or model keeps the stored one) from the last row that has each value, candidates rebuilt from the surviving rows when a key repeated across chunks; returns their counts and the period.';
+COMMENT ON FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of RELATORIO18 in the declarative merge (app.xls_tipo.hook; phases in docs/xls-merge.md). inicio: checks the period of p_meta (xls_r18_periodo, XL422) and creates its work tables. normalizado: the vehicle-registry defence of the chunk''s rows with any vehicle column (before rejections), each distinct plate and year classified once, problem rows and per valid plate the latest candidate kept. fim: the vehicle warnings (avisos categoria veiculo with rows and counts), then upserts bi_veiculo (valid plates; a missing year or model keeps the stored one) from the latest row that has each value; returns its count and the period. bi_filial, bi_vendedor, bi_cliente and bi_produto are description rows (app.xls_alvo with fonte).';
+
+
+--
+-- Name: xls_mensagem_bot(uuid); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_mensagem_bot(p_id uuid) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select concat_ws(E'\n',
+    case p.status when 'SUCESSO' then '✅' when 'IGNORADO' then '⚪' when 'ERRO' then '❌' else '•' end
+      || ' Planilha ' || coalesce(p.tipo, 'de tipo desconhecido') || ': ' || p.status,
+    'Arquivo: ' || p.arquivo,
+    case when p.status = 'SUCESSO' then format('Linhas: %s enviadas, %s gravadas, %s removidas',
+      coalesce(p.linhas_enviadas, 0), coalesce(p.linhas_efetivas, 0), coalesce(p.linhas_removidas, 0)) end,
+    case when jsonb_array_length(p.linhas_rejeitadas) > 0
+      then format('Linhas rejeitadas: %s (a primeira: %s)', jsonb_array_length(p.linhas_rejeitadas), p.linhas_rejeitadas -> 0 ->> 'mensagem') end,
+    (select 'Avisos: ' || string_agg(coalesce(a ->> 'motivo', a ->> 'categoria') || coalesce(' (' || (a ->> 'quantidade') || ')', ''), '; ')
+       from jsonb_array_elements(p.avisos) a),
+    case when p.status in ('ERRO', 'IGNORADO') then 'Motivo: ' || coalesce(p.erro_mensagem, 'não informado') end,
+    case when p.conjunto_id is not null then 'Conjunto: ' || p.conjunto_id end,
+    'Processamento: ' || p.id)
+  from public.xls_processamento p
+  where p.id = p_id;
+$$;
+
+
+--
+-- Name: FUNCTION xls_mensagem_bot(p_id uuid); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_mensagem_bot(p_id uuid) IS 'The pt-BR messaging-bot text reporting the outcome of a processing (status, type, file, row counts, rejected rows, warnings, reason).';
 
 
 --
@@ -1821,11 +2017,10 @@ declare
   -- time-ordered ids for new rows: 48-bit ms timestamp, version 7, rand_a 0, variant 10, xls_id_seq
   v_id_prefixo text := lpad(to_hex((extract(epoch from clock_timestamp()) * 1000)::bigint), 12, '0') || '70008';
   e record;
+  r record;
   v_n integer;
   v_total integer := 0;
   v_dif integer;
-  v_fk text;
-  v_falta record;
 begin
   perform app.xls_staging_exigir(p_tipo);
   if to_regclass('pg_temp.xls_merge_estado') is null then
@@ -1838,7 +2033,7 @@ begin
       (select x.meta from pg_temp.xls_merge_estado x limit 1) using errcode = 'XL409';
   end if;
 
-  for e in select x.* from pg_temp.xls_merge_estado x order by x.ordem loop
+  for e in select x.* from pg_temp.xls_merge_estado x where x.fonte is null order by x.ordem loop
     execute format('truncate pg_temp.%I', 'xls_chunk_' || e.staging);
     execute format('insert into pg_temp.%I %s', 'xls_chunk_' || e.staging, e.sql_select);
     get diagnostics v_n = row_count;
@@ -1849,24 +2044,15 @@ begin
       execute e.sql_rejeitar using e.aba, e.staging;
     end if;
     execute e.sql_dedup using e.aba, e.staging;
-    foreach v_fk in array e.sql_fk loop
-      execute v_fk into v_falta;
-      if v_falta.n > 0 then
-        raise exception '%', v_falta.rotulo || ': ' || v_falta.faltam || case when v_falta.n > 20 then format(' e mais %s', v_falta.n - 20) else '' end
-          using errcode = 'XL424',
-                hint = 'o cadastro é criado pelo relatório mestre; dentro de um conjunto (zip) o arquivo é refeito depois que o relatório mestre concluir';
-      end if;
-    end loop;
     perform app.xls_merge_hook(p_tipo, 'aceito', e.staging, p_meta);
-    execute format('truncate pg_temp.%I', 'xls_dif_' || e.staging);
-    execute e.sql_dif;
-    get diagnostics v_dif = row_count;
-    if v_dif > 0 then
-      execute e.sql_inserir using v_id_prefixo;
-      if e.sql_atualizar is not null then
-        execute e.sql_atualizar;
-      end if;
-    end if;
+    -- the reference tables the target's foreign keys need, from the chunk's accepted rows
+    for r in select x.* from pg_temp.xls_merge_estado x where x.fonte = e.staging and x.quando = 'chunk' order by x.ordem loop
+      execute format('truncate pg_temp.%I', 'xls_chunk_' || r.staging);
+      execute format('insert into pg_temp.%I %s', 'xls_chunk_' || r.staging, r.sql_select);
+      v_dif := app.xls_merge_gravar(r.staging, v_id_prefixo);
+      update pg_temp.xls_merge_estado x set efetivas = x.efetivas + v_dif, chunks = x.chunks + 1 where x.staging = r.staging;
+    end loop;
+    v_dif := app.xls_merge_gravar(e.staging, v_id_prefixo);
     execute e.sql_aceitar;
     -- the hashes are needed only when another chunk of the target came or may come
     if not p_final or e.chunks > 0 then
@@ -1885,7 +2071,7 @@ $$;
 -- Name: FUNCTION xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean) IS 'Internal, one chunk of the declarative merge of a type (called by xls_merge_chunk while the edge reads, and by xls_merge for what is left): per target of app.xls_alvo, normalises the staged rows (trimmed, empty -> NULL, expressions, cut to the column length), sets aside rows with an empty NOT NULL column (xls_ocorrencia; a readable key stays protected from deletion), lets the last row of a key repeated in the chunk win, checks the foreign keys (XL424 naming the missing codes and rows), writes the target diff-aware in key order and keeps key, scope column and retained columns of the accepted rows (xls_aceitas_<staging>) for the end; the staging is emptied. The first call of a transaction prepares the merge (app.xls_merge_preparar); every chunk must carry the same parameters (else XL409). Returns the rows taken.';
+COMMENT ON FUNCTION app.xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean) IS 'Internal, one chunk of the declarative merge of a type (called by xls_merge_chunk while the edge reads, and by xls_merge for what is left): per target of app.xls_alvo, normalises the staged rows (trimmed, empty -> NULL, expressions, cut to the column length), sets aside rows with an empty NOT NULL column or a key longer than its column (xls_ocorrencia; a readable key stays protected from deletion), lets the last row of a key repeated in the chunk win, calls hook aceito, writes the reference tables the target refers to (app.xls_alvo.fonte, quando = chunk) from the accepted rows, checks the foreign keys (XL424 naming the missing codes and rows) and writes the target diff-aware in key order (app.xls_merge_gravar) and keeps key, scope column and retained columns of the accepted rows (xls_aceitas_<staging>) for the end; the staging is emptied. The first call of a transaction prepares the merge (app.xls_merge_preparar); every chunk must carry the same parameters (else XL409). Returns the rows taken.';
 
 
 --
@@ -1919,13 +2105,23 @@ declare
   v_legiveis integer[];
   v_ilegiveis integer[];
   v_abas text;
+  -- the mass-deletion guard (bi_configuracao), and whether a person approved this processing's removals
+  v_pid uuid := nullif(current_setting('bi.xls_processamento', true), '')::uuid;
+  v_lim_pct integer := coalesce((select case when c.valor ~ '^[0-9]{1,9}$' then c.valor::integer end from public.bi_configuracao c where c.chave = 'xls_exclusao_limite_percentual'), 30);
+  v_lim_linhas integer := coalesce((select case when c.valor ~ '^[0-9]{1,9}$' then c.valor::integer end from public.bi_configuracao c where c.chave = 'xls_exclusao_limite_linhas'), 100);
+  v_aprovado boolean := coalesce((select p.exclusoes_aprovadas_em is not null from public.xls_processamento p where p.id = v_pid), false);
+  v_simular boolean := coalesce((p_meta ->> 'simular')::boolean, false);
+  v_retidas jsonb := '[]';
+  v_escopo_n bigint;
+  v_aceitas_n bigint;
+  v_escopo_antes bigint;
 begin
   perform app.xls_merge_chunk(p_tipo, p_meta, true);
-  select count(*) into v_n_alvos from pg_temp.xls_merge_estado;
+  select count(*) into v_n_alvos from pg_temp.xls_merge_estado x where x.fonte is null;
 
   -- a key repeated across chunks: its last row stays (the chunks wrote it last, so it is what
   -- the target holds), the earlier rows give way; a key written by several chunks counts once
-  for e in select x.* from pg_temp.xls_merge_estado x where x.chunks > 1 order by x.ordem loop
+  for e in select x.* from pg_temp.xls_merge_estado x where x.chunks > 1 and x.fonte is null order by x.ordem loop
     execute format('select exists (select from pg_temp.%I group by h having count(*) > 1)', 'xls_hash_' || e.staging) into v_bool;
     if v_bool then
       execute e.sql_rep;
@@ -1938,16 +2134,31 @@ begin
     end if;
   end loop;
 
-  -- what belongs to one type only (reference tables, defences): {avisos, tabelas, resultado}
-  v_hook := app.xls_merge_hook(p_tipo, 'fim', null, p_meta);
-  v_avisos := v_avisos || coalesce(v_hook -> 'avisos', '[]');
+  -- reference tables written at the end: from the accepted rows that survived (app.xls_alvo.fonte, quando = fim)
+  for e in select x.* from pg_temp.xls_merge_estado x where x.fonte is not null and x.quando = 'fim' order by x.ordem loop
+    execute format('insert into pg_temp.%I %s', 'xls_chunk_' || e.staging, e.sql_select);
+    v_n := app.xls_merge_gravar(e.staging, lpad(to_hex((extract(epoch from clock_timestamp()) * 1000)::bigint), 12, '0') || '70008');
+    update pg_temp.xls_merge_estado x set efetivas = x.efetivas + v_n where x.staging = e.staging;
+  end loop;
 
   -- rows set aside by SQL (an empty NOT NULL column; the reader normally catches them)
-  select coalesce(jsonb_agg(jsonb_build_object('aba', o.aba, 'linha', o.linha, 'campo', o.campo, 'valor', '',
-                                               'mensagem', format('linha %s: %s '''' inválido', o.linha, o.campo))
+  select coalesce(jsonb_agg(jsonb_build_object('aba', o.aba, 'linha', o.linha, 'campo', o.campo, 'valor', o.valor, 'mensagem', o.mensagem)
                             order by o.aba, o.linha), '[]')
     into v_aux from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada';
   v_rejeitadas := app.xls_rejeitadas_normalizar(v_rej_leitor || v_aux);
+
+  -- a type that refuses the whole file for any invalid row (app.xls_tipo.recusa_total) writes nothing
+  if jsonb_array_length(v_rejeitadas) > 0 and (select t.recusa_total from app.xls_tipo t where t.tipo = p_tipo) then
+    raise exception '% recusado, nada gravado: % linha(s) inválida(s): %', p_tipo,
+      (select count(distinct (x ->> 'linha')::integer) from jsonb_array_elements(v_rejeitadas) x),
+      (select string_agg(x ->> 'mensagem', '; ' order by (x ->> 'linha')::integer, x ->> 'campo') from jsonb_array_elements(v_rejeitadas) x)
+      using errcode = 'XL422';
+  end if;
+
+  -- what belongs to one type only (defences, checks): {avisos, tabelas, resultado}
+  v_hook := app.xls_merge_hook(p_tipo, 'fim', null, p_meta);
+  v_avisos := v_avisos || coalesce(v_hook -> 'avisos', '[]');
+
 
   select case when count(*) = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
            'categoria', 'duplicada', 'motivo', 'chave repetida no arquivo: vale a última linha com a mesma chave',
@@ -1956,36 +2167,38 @@ begin
     into v_aux from pg_temp.xls_ocorrencia o where o.tipo = 'duplicada';
   v_avisos := v_avisos || v_aux;
 
-  -- the reader's rejected rows, per target: the staging they were read for, else their tab
-  -- (a tab no target names, or none, counts for every target)
+  -- the reader's rejected rows, each with the targets it counts for: the staging it was read
+  -- for, else its tab (a tab no target names, or none, counts for every target)
   drop table if exists pg_temp.xls_rej_leitor;
   create temp table xls_rej_leitor on commit drop as
-  select r.linha, r.aba, r.staging, r.valores
+  select m.staging as alvo, r.linha, r.aba, r.valores
     from (select (x ->> 'linha')::integer as linha, x ->> 'aba' as aba, x ->> 'staging' as staging,
                  (array_agg(x -> 'valores') filter (where jsonb_typeof(x -> 'valores') = 'object'))[1] as valores
             from jsonb_array_elements(case when jsonb_typeof(p_meta -> 'linhas_rejeitadas') = 'array' then p_meta -> 'linhas_rejeitadas' else '[]' end) x
-           group by 1, 2, 3) r;
+           group by 1, 2, 3) r
+    join pg_temp.xls_merge_estado m on m.fonte is null
+     and (r.staging = m.staging or (r.staging is null and (r.aba is null or v_n_alvos = 1 or r.aba = m.aba
+          or not exists (select from pg_temp.xls_merge_estado y where y.fonte is null and y.aba = r.aba))));
 
   for e in select x.* from pg_temp.xls_merge_estado x order by x.ordem loop
+    if e.fonte is not null then
+      -- a reference table: written only, never deleted from
+      v_tabelas := v_tabelas || jsonb_build_object(e.tabela, jsonb_build_object('efetivas', coalesce((v_tabelas -> e.tabela ->> 'efetivas')::integer, 0) + e.efetivas));
+      continue;
+    end if;
     -- which of this target's rejected rows have a readable key: their values go through the
     -- same normalisation as accepted rows; a readable key is protected from the scope delete
     v_legiveis := '{}';
-    if exists (select from pg_temp.xls_rej_leitor r
-                where r.valores is not null
-                  and (r.staging = e.staging or (r.staging is null and (r.aba is null or v_n_alvos = 1 or r.aba = e.aba
-                        or not exists (select from pg_temp.xls_merge_estado y where y.aba = r.aba))))) then
+    if e.escopo <> 'nenhum' and exists (select from pg_temp.xls_rej_leitor r where r.alvo = e.staging and r.valores is not null) then
       begin
         execute format('insert into pg_temp.%1$I select * from jsonb_populate_recordset(null::pg_temp.%1$I, $1)', 'xls_stg_' || e.staging)
           using (select jsonb_agg(r.valores || jsonb_build_object('linha', r.linha)) from pg_temp.xls_rej_leitor r
-                  where r.valores is not null
-                    and (r.staging = e.staging or (r.staging is null and (r.aba is null or v_n_alvos = 1 or r.aba = e.aba
-                          or not exists (select from pg_temp.xls_merge_estado y where y.aba = r.aba)))));
+                  where r.alvo = e.staging and r.valores is not null);
         execute format($q$
-          with n as (select * from (%1$s) z where %2$s),
+          with n as (select * from (%1$s) z where %2$s and z.xls_longo is null),
           p as (insert into pg_temp.%3$I select %4$s from n)
           select coalesce(array_agg(n.linha), '{}') from n$q$,
-          e.sql_select,
-          (select string_agg(format('z.%I is not null', k), ' and ') from unnest(e.chave) k),
+          e.sql_select, app.xls_sql_lista('z.%I is not null', ' and ', e.chave),
           'xls_protegidas_' || e.staging, e.sql_key_list) into v_legiveis;
       exception when data_exception or invalid_text_representation then
         v_legiveis := '{}'; -- values that do not even cast: the key is not readable
@@ -1995,15 +2208,15 @@ begin
     select array_agg(distinct u.linha order by u.linha), string_agg(distinct u.aba, ', ')
       into v_ilegiveis, v_abas
       from (select r.linha, coalesce(e.aba, r.aba) as aba from pg_temp.xls_rej_leitor r
-             where (r.staging = e.staging or (r.staging is null and (r.aba is null or v_n_alvos = 1 or r.aba = e.aba
-                     or not exists (select from pg_temp.xls_merge_estado y where y.aba = r.aba))))
-               and not r.linha = any(v_legiveis)
+             where r.alvo = e.staging and not r.linha = any(v_legiveis)
             union all
             select o.linha, o.aba from pg_temp.xls_ocorrencia o
              where o.tipo = 'rejeitada' and o.staging = e.staging and not o.chave_legivel) u;
 
     v_rm_t := 0;
-    if e.enviadas = 0 then
+    if e.escopo = 'nenhum' then
+      null; -- the file never deletes from this table
+    elsif e.enviadas = 0 then
       v_remocoes := v_remocoes || jsonb_build_array(jsonb_build_object('categoria', 'remocao', 'quantidade', 1, 'linhas', '[]'::jsonb,
         'motivo', format('envio vazio%s: nada removido de %s', ' na aba ' || e.aba, e.tabela)));
     elsif v_ilegiveis is not null then
@@ -2015,20 +2228,33 @@ begin
     elsif not coalesce(e.vazio, false) then
       -- every key of the file is now stored with the file's values: when the scope holds as
       -- many rows as the file has in it, none is absent and the anti-join is skipped
-      execute format('select (select count(*) from public.%I t where %s) <> (select count(*) from pg_temp.%I s where %s)',
-                     e.tabela, e.sql_escopo_t, 'xls_aceitas_' || e.staging, e.sql_escopo_s) into v_bool;
-      if v_bool then
+      execute format('select (select count(*) from public.%I t where %s), (select count(*) from pg_temp.%I s where %s)',
+                     e.tabela, e.sql_escopo_t, 'xls_aceitas_' || e.staging, e.sql_escopo_s) into v_escopo_n, v_aceitas_n;
+      if v_escopo_n <> v_aceitas_n then
+        drop table if exists pg_temp.xls_remover;
         execute format($q$
-          with alvo as (
-            select t.id from public.%1$I t
-             where %2$s
-               and not exists (select from pg_temp.%3$I s where %4$s)
-               and not exists (select from pg_temp.%5$I s where %4$s)
-             order by %6$s
-             for update of t)
-          delete from public.%1$I t using alvo where t.id = alvo.id$q$,
+          create temp table xls_remover on commit drop as
+          select t.id from public.%1$I t
+           where %2$s
+             and not exists (select from pg_temp.%3$I s where %4$s)
+             and not exists (select from pg_temp.%5$I s where %4$s)
+           order by %6$s$q$,
           e.tabela, e.sql_escopo_t, 'xls_aceitas_' || e.staging, e.sql_on_key_t, 'xls_protegidas_' || e.staging, e.sql_key_list);
         get diagnostics v_rm_t = row_count;
+        -- the mass-deletion guard: the scope as it was before this processing (its own inserts left out)
+        v_escopo_antes := v_escopo_n - coalesce((select count(*) from app.xls_alteracao a
+                                                  where a.processamento_id = v_pid and a.tabela = e.tabela and a.operacao = 'INSERIDA'), 0);
+        if not v_aprovado and v_rm_t >= v_lim_linhas and v_rm_t * 100 > v_lim_pct * greatest(v_escopo_antes, 1) then
+          v_retidas := v_retidas || jsonb_build_array(jsonb_build_object('tabela', e.tabela, 'aba', e.aba, 'remover', v_rm_t, 'escopo', v_escopo_antes,
+            'percentual', round(v_rm_t * 100.0 / greatest(v_escopo_antes, 1), 1)));
+        end if;
+        -- held: nothing removed (the raise below undoes the rest); a preview removes anyway, to show what approval would do
+        if jsonb_array_length(v_retidas) > 0 and not v_simular then
+          v_rm_t := 0;
+        else
+          execute format('delete from public.%1$I t using (select r.id from pg_temp.xls_remover r join public.%1$I t2 on t2.id = r.id order by r.id for update of t2) alvo where t.id = alvo.id', e.tabela);
+          get diagnostics v_rm_t = row_count;
+        end if;
       end if;
     end if;
     v_env := v_env + e.enviadas;
@@ -2037,7 +2263,16 @@ begin
     v_tabelas := v_tabelas || jsonb_build_object(e.tabela, jsonb_build_object('enviadas', e.enviadas, 'efetivas', e.efetivas, 'removidas', v_rm_t));
   end loop;
 
+  if jsonb_array_length(v_retidas) > 0 and not v_simular then
+    raise exception 'importação retida pela trava de exclusão em massa, nada foi gravado: %. Confira se o arquivo está completo; se estiver, aprove com "Aplicar mesmo assim" (ou reprocessar com aprovarExclusoes)',
+      (select string_agg(format('removeria %s de %s linhas de %s%s (%s%%, acima do limite de %s%% e %s linhas)',
+                                x ->> 'remover', x ->> 'escopo', x ->> 'tabela', ' da aba ' || (x ->> 'aba'), replace(x ->> 'percentual', '.', ','), v_lim_pct, v_lim_linhas), '; ')
+         from jsonb_array_elements(v_retidas) x)
+      using errcode = 'XL428', detail = v_retidas::text;
+  end if;
+
   return jsonb_build_object(
+    'retencao', v_retidas,
     'linhas_enviadas', v_env,
     'linhas_efetivas', v_ef,
     'linhas_removidas', v_rm,
@@ -2052,7 +2287,55 @@ $_$;
 -- Name: FUNCTION xls_merge_fim(p_tipo text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_merge_fim(p_tipo text, p_meta jsonb) IS 'Internal, the end of the declarative merge of a type (called by xls_merge): takes what is still staged as a last chunk, settles keys repeated across chunks (the last row stays; linhas_efetivas counts such a key once), calls the type hook (phase fim: reference tables, defences), then per target: a rejected row with a readable key (its values normalised as accepted rows) protects that key from deletion; a row whose key cannot be read suspends the deletes of its own target (tab), with a warning naming the rows; otherwise deletes the rows of the scope absent from the file in key order (skipped when the scope was empty before the merge or holds exactly the file''s rows). Returns {linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas} plus the hook''s resultado.';
+COMMENT ON FUNCTION app.xls_merge_fim(p_tipo text, p_meta jsonb) IS 'Internal, the end of the declarative merge of a type (called by xls_merge): takes what is still staged as a last chunk, settles keys repeated across chunks (the last row stays; linhas_efetivas counts such a key once), refuses the file (XL422) when the type has recusa_total and any row is invalid, calls the type hook (phase fim: reference tables, defences), then per target: a rejected row with a readable key (its values normalised as accepted rows) protects that key from deletion; a row whose key cannot be read suspends the deletes of its own target (tab), with a warning naming the rows; otherwise deletes the rows of the scope absent from the file in key order (skipped when the scope was empty before the merge or holds exactly the file''s rows). The mass-deletion guard: removals of more than xls_exclusao_limite_percentual % of the rows a target''s scope held before this processing, and at least xls_exclusao_limite_linhas rows, raise XL428 (nothing written; detail = the held tables as JSON) unless the processing''s removals were approved (exclusoes_aprovadas_em); with p_meta.simular the held tables are only reported (retencao) and the removals done, as approval would. Returns {retencao, linhas_enviadas, linhas_efetivas, linhas_removidas, avisos, linhas_rejeitadas, tabelas} plus the hook''s resultado.';
+
+
+--
+-- Name: xls_merge_gravar(text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_merge_gravar(p_staging text, p_id_prefixo text) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET work_mem TO '64MB'
+    AS $$
+-- Writes the rows of pg_temp.xls_chunk_<p_staging> to its target with the statements of
+-- app.xls_merge_preparar: the foreign-key checks (XL424), the diff (new and changed rows),
+-- new keys inserted and changed rows upserted, both in key order. Returns the rows written.
+declare
+  e record;
+  v_fk text;
+  v_falta record;
+  v_dif integer;
+begin
+  select x.* into e from pg_temp.xls_merge_estado x where x.staging = p_staging;
+  foreach v_fk in array e.sql_fk loop
+    execute v_fk into v_falta;
+    if v_falta.n > 0 then
+      raise exception '%', v_falta.rotulo || ': ' || v_falta.faltam || case when v_falta.n > 20 then format(' e mais %s', v_falta.n - 20) else '' end
+        using errcode = 'XL424',
+              hint = 'o cadastro é criado pelo relatório mestre; dentro de um conjunto (zip) o arquivo é refeito depois que o relatório mestre concluir';
+    end if;
+  end loop;
+  execute format('truncate pg_temp.%I', 'xls_dif_' || p_staging);
+  execute e.sql_dif;
+  get diagnostics v_dif = row_count;
+  if v_dif > 0 then
+    execute e.sql_inserir using p_id_prefixo;
+    if e.sql_atualizar is not null then
+      execute e.sql_atualizar;
+    end if;
+  end if;
+  return v_dif;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_merge_gravar(p_staging text, p_id_prefixo text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_merge_gravar(p_staging text, p_id_prefixo text) IS 'Internal, the write step of the declarative merge for one target (a row of pg_temp.xls_merge_estado): checks its foreign keys on pg_temp.xls_chunk_<staging> (XL424 naming the missing codes and rows), finds the new and changed rows (a kept column compares as the stored value when the sheet''s is empty), inserts new keys in key order with time-ordered ids (p_id_prefixo) and upserts changed rows in key order. Returns the rows written. Called by app.xls_merge_chunk and, for reference tables written at the end, app.xls_merge_fim.';
 
 
 --
@@ -2097,6 +2380,9 @@ CREATE FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb) RETURNS void
 -- varchar(n) = length, NOT NULL without default = required, foreign keys), generates the
 -- statements of every step once with format('%I') and keeps them in pg_temp.xls_merge_estado,
 -- one row per target, with the counters; creates the work tables; takes the merge lock.
+-- A target with a fonte (a reference table fed by another target's accepted rows) is prepared
+-- after the others: its rows come from pg_temp.xls_chunk_<fonte> (written chunk by chunk, when
+-- the fonte's table has a foreign key to it) or pg_temp.xls_aceitas_<fonte> (at the end).
 declare
   a record;
   v_tabela regclass;
@@ -2104,7 +2390,9 @@ declare
   v_chunk text;
   v_aceitas text;
   v_dif text;
-  v_cols record;
+  v_origem text;
+  v_quando text;
+  v_colunas text[];
   v_written text[];
   v_tipos text[];
   v_lens integer[];
@@ -2112,15 +2400,17 @@ declare
   v_chave text[];
   v_naochave text[];
   v_comparar text[];
+  v_manter text[];
   v_extras text[];
   v_obrig text[];
   v_reter text[];
-  v_norm text;
+  v_guardar text[];
+  v_longos text;
   v_select text;
   v_expr text;
   v_i integer;
   v_fk record;
-  v_sql_fk text[] := '{}';
+  v_sql_fk text[];
   v_on_key text;
   v_on_key_t text;
   v_key_list text;
@@ -2129,32 +2419,32 @@ declare
   v_inicio date;
   v_fim date;
   v_vazio boolean;
-  v_tabelas text[];
 begin
   if not exists (select from app.xls_alvo x where x.tipo = p_tipo) then
     raise exception 'o tipo % ainda não tem importação', p_tipo using errcode = 'XL422';
   end if;
-  select array_agg(x.tabela order by x.tabela) into v_tabelas from app.xls_alvo x where x.tipo = p_tipo;
-  perform app.xls_travar(v_tabelas);
+  perform app.xls_travar((select array_agg(distinct x.tabela order by x.tabela) from app.xls_alvo x where x.tipo = p_tipo));
   -- what belongs to one type only: checks of p_meta (its own messages first), its own work tables
   perform app.xls_merge_hook(p_tipo, 'inicio', null, p_meta);
 
   create temp table xls_merge_estado (
     tipo text not null, staging text not null, tabela text not null, ordem integer not null, aba text,
     escopo text not null, escopo_coluna text, chave text[] not null, meta jsonb not null,
+    fonte text, quando text not null,
     inicio date, fim date, vazio boolean,
     enviadas integer not null default 0, efetivas integer not null default 0, chunks integer not null default 0,
     refeito boolean not null default false,
-    sql_select text not null, sql_rejeitar text, sql_dedup text not null, sql_fk text[] not null,
-    sql_dif text not null, sql_inserir text not null, sql_atualizar text, sql_aceitar text not null, sql_hash text not null,
-    sql_rep text not null, sql_escopo_t text not null, sql_escopo_s text not null, sql_on_key_t text not null,
+    sql_select text not null, sql_rejeitar text, sql_dedup text, sql_fk text[] not null,
+    sql_dif text not null, sql_inserir text not null, sql_atualizar text, sql_aceitar text, sql_hash text,
+    sql_rep text, sql_escopo_t text, sql_escopo_s text, sql_on_key_t text not null,
     sql_key_list text not null
   ) on commit drop;
   -- rows rejected by SQL (chave_legivel: the natural key could be read) and rows that gave way
   -- to a later one with the same key
-  create temp table xls_ocorrencia (tipo text, aba text, linha integer, campo text, staging text, chave_legivel boolean) on commit drop;
+  create temp table xls_ocorrencia (tipo text, aba text, linha integer, campo text, staging text, chave_legivel boolean,
+                                    valor text, mensagem text) on commit drop;
 
-  for a in select x.* from app.xls_alvo x where x.tipo = p_tipo order by x.ordem loop
+  for a in select x.* from app.xls_alvo x where x.tipo = p_tipo order by x.fonte is not null, x.ordem loop
     v_tabela := to_regclass('public.' || quote_ident(a.tabela));
     if v_tabela is null then
       raise exception 'descrição de %: tabela % não existe', p_tipo, a.tabela using errcode = 'XL500';
@@ -2164,16 +2454,38 @@ begin
     v_aceitas := format('pg_temp.%I', 'xls_aceitas_' || a.staging);
     v_dif := format('pg_temp.%I', 'xls_dif_' || a.staging);
 
-    -- the staging columns, normalised: text trimmed, empty -> NULL
-    select string_agg(case when c.tipo_sql = 'text' then format('nullif(btrim(%1$I), %2$L) as %1$I', c.coluna, '') else quote_ident(c.coluna) end,
-                      ', ' order by c.ordem)
-      into v_norm
-      from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1;
-    if v_norm is null then
-      raise exception 'descrição de %: staging % sem colunas em app.xls_staging_coluna', p_tipo, a.staging using errcode = 'XL500';
+    -- the columns the target is fed from: its staging's (normalised: text trimmed, empty -> NULL),
+    -- or, for a reference table, those of its fonte's chunk or accepted rows
+    v_quando := 'chunk';
+    if a.fonte is null then
+      select array_agg(c.coluna order by c.ordem) into v_colunas
+        from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1;
+      if v_colunas is null then
+        raise exception 'descrição de %: staging % sem colunas em app.xls_staging_coluna', p_tipo, a.staging using errcode = 'XL500';
+      end if;
+      v_origem := format('(select linha, %s, %L::jsonb as p_meta from %s)',
+        (select string_agg(case when c.tipo_sql = 'text' then format('nullif(btrim(%1$I), %2$L) as %1$I', c.coluna, '') else quote_ident(c.coluna) end,
+                           ', ' order by c.ordem)
+           from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1),
+        coalesce(p_meta, '{}') - 'linhas_rejeitadas', v_stg);
+    else
+      select e.tabela into v_origem from pg_temp.xls_merge_estado e where e.staging = a.fonte and e.fonte is null;
+      if v_origem is null then
+        raise exception 'descrição de %: fonte % de % não é um alvo do tipo', p_tipo, a.fonte, a.tabela using errcode = 'XL500';
+      end if;
+      -- written chunk by chunk when the fonte's table refers to it (its foreign-key check needs it), else at the end
+      if exists (select from pg_catalog.pg_constraint con where con.conrelid = to_regclass('public.' || quote_ident(v_origem))
+                    and con.contype = 'f' and con.confrelid = v_tabela) then
+        v_origem := format('pg_temp.%I', 'xls_chunk_' || a.fonte);
+      else
+        v_quando := 'fim';
+        v_origem := format('pg_temp.%I', 'xls_aceitas_' || a.fonte);
+      end if;
+      select array_agg(t.attname::text order by t.attnum) into v_colunas
+        from pg_catalog.pg_attribute t where t.attrelid = v_origem::regclass and t.attnum > 0 and not t.attisdropped and t.attname <> 'linha';
     end if;
 
-    -- written columns: the target's columns fed by a staging column of the same name or an expression
+    -- written columns: the target's columns fed by a column of the same name or an expression
     select array_agg(t.attname::text order by t.attnum), array_agg(format_type(t.atttypid, t.atttypmod) order by t.attnum),
            array_agg(case when t.atttypid in ('varchar'::regtype, 'bpchar'::regtype) and t.atttypmod > 4 then t.atttypmod - 4 end order by t.attnum),
            array_agg(t.attnotnull and not t.atthasdef order by t.attnum)
@@ -2181,15 +2493,11 @@ begin
       from pg_catalog.pg_attribute t
      where t.attrelid = v_tabela and t.attnum > 0 and not t.attisdropped and t.attgenerated = ''
        and t.attname not in ('id', 'atualizado_em')
-       and (a.expressoes ? t.attname::text
-            or exists (select from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.coluna = t.attname::text and c.ordem > 1));
+       and (a.expressoes ? t.attname::text or t.attname::text = any(v_colunas));
 
     -- natural key: the target's UNIQUE constraint
-    select array_agg(k.attname::text order by u.ord) into v_chave
-      from (select con.conkey from pg_catalog.pg_constraint con where con.conrelid = v_tabela and con.contype = 'u') c0
-      cross join lateral unnest(c0.conkey) with ordinality u (attnum, ord)
-      join pg_catalog.pg_attribute k on k.attrelid = v_tabela and k.attnum = u.attnum;
-    if (select count(*) from pg_catalog.pg_constraint con where con.conrelid = v_tabela and con.contype = 'u') <> 1 then
+    v_chave := app.xls_chave_natural(v_tabela);
+    if v_chave is null then
       raise exception 'descrição de %: % precisa de exatamente uma restrição UNIQUE (a chave natural)', p_tipo, a.tabela using errcode = 'XL500';
     end if;
     if not v_chave <@ coalesce(v_written, '{}') then
@@ -2205,17 +2513,50 @@ begin
       raise exception 'descrição de %: comparar (%) deve listar colunas gravadas fora da chave de %', p_tipo, array_to_string(v_comparar, ', '), a.tabela
         using errcode = 'XL500';
     end if;
+    v_manter := a.manter;
+    if not v_manter <@ v_naochave then
+      raise exception 'descrição de %: manter (%) deve listar colunas gravadas fora da chave de %', p_tipo, array_to_string(v_manter, ', '), a.tabela
+        using errcode = 'XL500';
+    end if;
     select coalesce(array_agg(w order by o), '{}') into v_obrig from unnest(v_written, v_notnull) with ordinality x (w, nn, o) where nn;
-    -- extra columns: staging columns not written, and expressions naming no target column
-    select coalesce(array_agg(e), '{}') into v_extras
-      from (select c.coluna as e from app.xls_staging_coluna c
-             where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1 and not c.coluna = any(v_written)
-               and not exists (select from jsonb_object_keys(a.expressoes) k where k = c.coluna)
-            union
-            select k from jsonb_object_keys(a.expressoes) k where not k = any(v_written)) x;
+    -- extra columns (not for a reference table): staging columns not written, and expressions naming no target column
+    v_extras := '{}';
+    if a.fonte is null then
+      select coalesce(array_agg(e), '{}') into v_extras
+        from (select c as e from unnest(v_colunas) c where not c = any(v_written) and not a.expressoes ? c
+              union
+              select k from jsonb_object_keys(a.expressoes) k where not k = any(v_written)) x;
+    end if;
     v_reter := a.reter;
     if not v_reter <@ (v_extras || v_written) then
       raise exception 'descrição de %: reter (%) nomeia colunas que o chunk não tem', p_tipo, array_to_string(v_reter, ', ') using errcode = 'XL500';
+    end if;
+    -- what the end needs of every accepted row: key, scope column, retained columns and the
+    -- columns a reference table fed at the end reads (its plain-column expressions, its column names)
+    select array_agg(distinct w order by w) into v_guardar
+      from (select unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) as w
+            union
+            select c from app.xls_alvo f
+             cross join lateral (select x.value as c from jsonb_each_text(f.expressoes) x
+                                 union select t.attname::text from pg_catalog.pg_attribute t
+                                  where t.attrelid = to_regclass('public.' || quote_ident(f.tabela)) and t.attnum > 0) r
+             where f.tipo = p_tipo and f.fonte = a.staging and (c = any(v_written) or c = any(v_extras))) g;
+
+    -- the length policy: a key longer than its varchar(n) is a row error (cut, two codes would
+    -- become one); so is a column feeding the key of a reference table of this target
+    v_longos := null;
+    if a.fonte is null then
+      select string_agg(format('when length((%s)::text) > %s then array[%L, (%s)::text]', x.expr, x.n, x.coluna, x.expr), ' ' order by x.o)
+        into v_longos
+        from (select w as coluna, coalesce(a.expressoes ->> w, quote_ident(w)) as expr, n, o
+                from unnest(v_written, v_lens) with ordinality u (w, n, o) where w = any(v_chave)
+              union all
+              select c.c, coalesce(a.expressoes ->> c.c, quote_ident(c.c)), app.xls_tamanho(f.tabela, u.k), 1000 * f.ordem + u.o
+                from app.xls_alvo f
+               cross join lateral unnest(app.xls_chave_natural(to_regclass('public.' || quote_ident(f.tabela)))) with ordinality u (k, o)
+               cross join lateral (select coalesce(f.expressoes ->> u.k, u.k) as c) c
+               where f.tipo = p_tipo and f.fonte = a.staging and (c.c = any(v_written) or c.c = any(v_extras))) x
+       where x.n is not null;
     end if;
 
     -- the chunk's select list: target columns cut to their length and cast to their type, extras as they are
@@ -2226,24 +2567,42 @@ begin
         when v_lens[v_i] is not null then format('left((%s)::text, %s)::%s as %I', v_expr, v_lens[v_i], v_tipos[v_i], v_written[v_i])
         else format('(%s)::%s as %I', v_expr, v_tipos[v_i], v_written[v_i]) end;
     end loop;
-    for v_i in 1 .. coalesce(cardinality(v_extras), 0) loop
-      v_select := v_select || ', ' || format('%s as %I', coalesce(a.expressoes ->> v_extras[v_i], quote_ident(v_extras[v_i])), v_extras[v_i]);
-    end loop;
-    v_select := format('select %s from (select linha, %s from %s) s', v_select, v_norm, v_stg);
+    v_select := v_select || coalesce(', ' || app.xls_sql_lista('%s as %I', ', ', (select array_agg(coalesce(a.expressoes ->> e, quote_ident(e))) from unnest(v_extras) e), v_extras), '');
+    if a.fonte is null then
+      v_select := v_select || format(', case %s end as xls_longo', coalesce(v_longos, 'when false then null::text[]'));
+      v_select := format('select %s from %s s', v_select, v_origem);
+    else
+      -- a reference table: one row per key (a row without key names no reference); the key's last
+      -- row wins, its empty kept columns keep the stored value; with manter_ultimo_valor each
+      -- kept column takes the last row of the file that has a value
+      v_select := format('select %s from %s s', v_select, v_origem);
+      if a.manter_ultimo_valor then
+        v_select := format('select max(z.linha) as linha, %s from (%s) z where %s group by %s',
+          app.xls_sql_lista('%s as %I', ', ', (select array_agg(case when w = any(v_chave) then format('z.%I', w)
+                                                                      when w = any(v_manter) then format('(array_agg(z.%1$I order by z.linha desc) filter (where z.%1$I is not null))[1]', w)
+                                                                      else format('(array_agg(z.%I order by z.linha desc))[1]', w) end order by o)
+                                                 from unnest(v_written) with ordinality x (w, o)), v_written),
+          v_select, app.xls_sql_lista('z.%I is not null', ' and ', v_chave), app.xls_sql_lista('z.%I', ', ', v_chave));
+      else
+        v_select := format('select distinct on (%1$s) z.* from (%2$s) z where %3$s order by %1$s, z.linha desc',
+          app.xls_sql_lista('z.%I', ', ', v_chave), v_select, app.xls_sql_lista('z.%I is not null', ' and ', v_chave));
+      end if;
+    end if;
 
     execute format('create temp table %I on commit drop as %s limit 0', 'xls_chunk_' || a.staging, v_select);
     execute format('create temp table %I on commit drop as select %s, true as novo from %s limit 0', 'xls_dif_' || a.staging,
-                   (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)), v_chunk);
-    execute format('create temp table %I on commit drop as select linha, %s, true as gravada from %s limit 0', 'xls_aceitas_' || a.staging,
-                   (select string_agg(quote_ident(w), ', ') from (select distinct on (w) w, o from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) with ordinality x (w, o) order by w, o) y),
-                   v_chunk);
-    execute format('create temp table %I (h bigint) on commit drop', 'xls_hash_' || a.staging);
-    execute format('create temp table %I on commit drop as select %s from %s limit 0', 'xls_protegidas_' || a.staging,
-                   (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)), v_chunk);
+                   app.xls_sql_lista('%I', ', ', v_written), v_chunk);
+    if a.fonte is null then
+      execute format('create temp table %I on commit drop as select linha, %s, true as gravada from %s limit 0', 'xls_aceitas_' || a.staging,
+                     app.xls_sql_lista('%I', ', ', v_guardar), v_chunk);
+      execute format('create temp table %I (h bigint) on commit drop', 'xls_hash_' || a.staging);
+      execute format('create temp table %I on commit drop as select %s from %s limit 0', 'xls_protegidas_' || a.staging,
+                     app.xls_sql_lista('%I', ', ', v_chave), v_chunk);
+    end if;
 
-    v_on_key := (select string_agg(format('%1$s.%2$I = %3$s.%2$I', '%1$s', w, '%2$s'), ' and ' order by o) from unnest(v_chave) with ordinality x (w, o));
+    v_on_key := app.xls_sql_lista('%%1$s.%1$I = %%2$s.%1$I', ' and ', v_chave);
     v_on_key_t := format(v_on_key, 't', 's');
-    v_key_list := (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o));
+    v_key_list := app.xls_sql_lista('%I', ', ', v_chave);
 
     -- foreign keys of the target: a referenced code missing is a transient failure (XL424)
     v_sql_fk := '{}';
@@ -2270,15 +2629,16 @@ begin
                  where %4$s and not exists (select from %5$s r where %6$s)
                  group by %2$s) f$q$,
         format('%s não cadastrado em %s', array_to_string(v_fk.cols, '/'), v_fk.ref),
-        (select string_agg(format('c.%I', w), ', ' order by o) from unnest(v_fk.cols) with ordinality x (w, o)),
-        v_chunk,
-        (select string_agg(format('c.%I is not null', w), ' and ' order by o) from unnest(v_fk.cols) with ordinality x (w, o)),
-        v_fk.ref,
-        (select string_agg(format('r.%I = c.%I', r, w), ' and ' order by o) from unnest(v_fk.cols, v_fk.refcols) with ordinality x (w, r, o)));
+        app.xls_sql_lista('c.%I', ', ', v_fk.cols), v_chunk, app.xls_sql_lista('c.%I is not null', ' and ', v_fk.cols),
+        v_fk.ref, app.xls_sql_lista('r.%2$I = c.%1$I', ' and ', v_fk.cols, v_fk.refcols));
     end loop;
 
     -- scope
     v_vazio := null;
+    v_inicio := null;
+    v_fim := null;
+    v_escopo_t := 'true';
+    v_escopo_s := 'true';
     if a.escopo = 'periodo' then
       begin
         v_inicio := (p_meta ->> 'periodo_inicio')::date;
@@ -2295,39 +2655,44 @@ begin
       execute format('select not exists (select from %s t where %s)', v_tabela, v_escopo_t) into v_vazio;
     elsif a.escopo = 'valores' then
       v_escopo_t := format('t.%1$I in (select distinct s.%1$I from %2$s s)', a.escopo_coluna, v_aceitas);
-      v_escopo_s := 'true';
     elsif a.escopo = 'meses' then
       v_escopo_t := format('exists (select from (select distinct date_trunc(''month'', s.%1$I)::date as m from %2$s s) m where t.%1$I >= m.m and t.%1$I < (m.m + interval ''1 month'')::date)',
                            a.escopo_coluna, v_aceitas);
-      v_escopo_s := 'true';
-    else
-      v_escopo_t := 'true';
-      v_escopo_s := 'true';
+    elsif a.escopo = 'tudo' then
       execute format('select not exists (select from %s t)', v_tabela) into v_vazio;
+    else -- nenhum: the file never deletes from this table
+      v_escopo_t := null;
+      v_escopo_s := null;
     end if;
 
-    insert into pg_temp.xls_merge_estado (tipo, staging, tabela, ordem, aba, escopo, escopo_coluna, chave, meta, inicio, fim, vazio,
+    insert into pg_temp.xls_merge_estado (tipo, staging, tabela, ordem, aba, escopo, escopo_coluna, chave, meta, fonte, quando, inicio, fim, vazio,
       sql_select, sql_rejeitar, sql_dedup, sql_fk, sql_dif, sql_inserir, sql_atualizar, sql_aceitar, sql_hash, sql_rep,
       sql_escopo_t, sql_escopo_s, sql_on_key_t, sql_key_list)
     values (p_tipo, a.staging, a.tabela, a.ordem, a.aba, a.escopo, a.escopo_coluna, v_chave, coalesce(p_meta, '{}') - 'linhas_rejeitadas',
-      v_inicio, v_fim, v_vazio,
+      a.fonte, v_quando, v_inicio, v_fim, v_vazio,
       v_select,
-      -- rows a NOT NULL column (key or not) of which is empty: set aside; their key, when readable, stays protected
-      case when cardinality(v_obrig) > 0 then format($q$
+      -- rows a NOT NULL column (key or not) of which is empty, or a key longer than its column: set
+      -- aside; their key, when readable, stays protected
+      case when a.fonte is null and (cardinality(v_obrig) > 0 or v_longos is not null) then format($q$
         with r as (
           delete from %1$s c where %2$s
-          returning c.linha, case %3$s end as campo, (%4$s) as legivel, %5$s)
+          returning c.linha, coalesce(c.xls_longo[1], case %3$s end) as campo, c.xls_longo[2] as valor,
+                    (%4$s and (c.xls_longo is null or not c.xls_longo[1] = any(%8$L::text[]))) as legivel, %5$s)
         , p as (insert into %6$s select %7$s from r where r.legivel)
-        insert into pg_temp.xls_ocorrencia select 'rejeitada', $1, r.linha, r.campo, $2, r.legivel from r$q$,
+        insert into pg_temp.xls_ocorrencia (tipo, aba, linha, campo, staging, chave_legivel, valor, mensagem)
+        select 'rejeitada', $1, r.linha, r.campo, $2, r.legivel, coalesce(r.valor, ''),
+               format(case when r.valor is null then 'linha %%s: %%s '''' inválido' else 'linha %%s: %%s ''%%s'' longo demais' end, r.linha, r.campo, r.valor)
+          from r$q$,
         v_chunk,
-        (select string_agg(format('c.%I is null', w), ' or ' order by o) from unnest(v_obrig) with ordinality x (w, o)),
-        (select string_agg(format('when c.%1$I is null then %1$L', w), ' ' order by o) from unnest(v_obrig) with ordinality x (w, o)),
-        (select string_agg(format('c.%I is not null', w), ' and ' order by o) from unnest(v_chave) with ordinality x (w, o)),
-        (select string_agg(format('c.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
+        concat_ws(' or ', app.xls_sql_lista('c.%I is null', ' or ', v_obrig), case when v_longos is not null then 'c.xls_longo is not null' end),
+        coalesce(app.xls_sql_lista('when c.%1$I is null then %1$L', ' ', v_obrig), 'when false then null'),
+        app.xls_sql_lista('c.%I is not null', ' and ', v_chave),
+        app.xls_sql_lista('c.%I', ', ', v_chave),
         format('pg_temp.%I', 'xls_protegidas_' || a.staging),
-        (select string_agg(format('r.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o))) end,
+        app.xls_sql_lista('r.%I', ', ', v_chave),
+        v_chave) end,
       -- a key repeated in the chunk: its last row wins (a hash aggregate finds the repeated keys; only their rows are sorted)
-      format($q$
+      case when a.fonte is null then format($q$
         with dup as (select %1$s from %2$s group by %1$s having count(*) > 1),
         d as (
           delete from %2$s c
@@ -2336,68 +2701,58 @@ begin
            where c.ctid = x.ctid and x.rn > 1
           returning c.linha)
         insert into pg_temp.xls_ocorrencia select 'duplicada', $1, d.linha, null, $2, true from d$q$,
-        v_key_list, v_chunk,
-        (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
-        v_on_key_t),
+        v_key_list, v_chunk, app.xls_sql_lista('s.%I', ', ', v_chave), v_on_key_t) end,
       v_sql_fk,
-      -- one probe of the natural-key index per row keeps the new (novo) and changed rows
+      -- one probe of the natural-key index per row keeps the new (novo) and changed rows; a kept
+      -- column compares as the stored value when the sheet's is empty
       format($q$
         insert into %1$s
         select %2$s, t.id is null
           from %3$s s
           left join lateral (select t.id%4$s from %5$s t where %6$s limit 1) t on true
          where t.id is null%7$s$q$,
-        v_dif,
-        (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
-        v_chunk,
-        (select coalesce(string_agg(format(', t.%I', w), '' order by o), '') from unnest(v_comparar) with ordinality x (w, o)),
-        v_tabela,
-        v_on_key_t,
-        case when cardinality(v_comparar) > 0 then format(' or (%s) is distinct from (%s)',
-          (select string_agg(format('t.%I', w), ', ' order by o) from unnest(v_comparar) with ordinality x (w, o)) || case when cardinality(v_comparar) = 1 then ', null' else '' end,
-          (select string_agg(format('s.%I', w), ', ' order by o) from unnest(v_comparar) with ordinality x (w, o)) || case when cardinality(v_comparar) = 1 then ', null' else '' end)
+        v_dif, app.xls_sql_lista('s.%I', ', ', v_written), v_chunk,
+        coalesce(app.xls_sql_lista(', t.%I', '', v_comparar), ''), v_tabela, v_on_key_t,
+        case when cardinality(v_comparar) > 0 then format(' or (%s, null) is distinct from (%s, null)',
+          app.xls_sql_lista('t.%I', ', ', v_comparar),
+          app.xls_sql_lista('%s', ', ', (select array_agg(case when w = any(v_manter) then format('coalesce(s.%1$I, t.%1$I)', w) else format('s.%I', w) end order by o)
+                                           from unnest(v_comparar) with ordinality x (w, o))))
         else '' end),
       -- new keys: plain INSERT in key order with time-ordered ids (the merge lock excludes a concurrent writer)
       format($q$
         insert into %1$s (id, %2$s)
         select ($1 || lpad(to_hex(nextval('public.xls_id_seq')), 15, '0'))::uuid, o.*
           from (select %2$s from %3$s s where s.novo order by %4$s) o$q$,
-        v_tabela,
-        (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
-        v_dif, v_key_list),
-      -- changed rows: the diff-aware upsert in key order
+        v_tabela, app.xls_sql_lista('%I', ', ', v_written), v_dif, v_key_list),
+      -- changed rows: the diff-aware upsert in key order (a kept column keeps the stored value when the sheet's is empty)
       case when cardinality(v_naochave) > 0 then format($q$
         insert into %1$s as t (%2$s)
         select %2$s from %3$s s where not s.novo order by %4$s
         on conflict (%4$s) do update set %5$s
-         where (%6$s) is distinct from (%7$s)$q$,
-        v_tabela,
-        (select string_agg(quote_ident(w), ', ' order by o) from unnest(v_written) with ordinality x (w, o)),
-        v_dif, v_key_list,
-        (select string_agg(format('%1$I = excluded.%1$I', w), ', ' order by o) from unnest(v_naochave) with ordinality x (w, o)),
-        (select string_agg(format('t.%I', w), ', ' order by o) from unnest(coalesce(nullif(v_comparar, '{}'), v_naochave)) with ordinality x (w, o)) || ', null',
-        (select string_agg(format('excluded.%I', w), ', ' order by o) from unnest(coalesce(nullif(v_comparar, '{}'), v_naochave)) with ordinality x (w, o)) || ', null') end,
+         where (%6$s, null) is distinct from (%7$s, null)$q$,
+        v_tabela, app.xls_sql_lista('%I', ', ', v_written), v_dif, v_key_list,
+        app.xls_sql_lista('%1$I = %2$s', ', ', v_naochave,
+          (select array_agg(case when w = any(v_manter) then format('coalesce(excluded.%1$I, t.%1$I)', w) else format('excluded.%I', w) end order by o)
+             from unnest(v_naochave) with ordinality x (w, o))),
+        app.xls_sql_lista('t.%I', ', ', coalesce(nullif(v_comparar, '{}'), v_naochave)),
+        app.xls_sql_lista('%s', ', ', (select array_agg(case when w = any(v_manter) then format('coalesce(excluded.%1$I, t.%1$I)', w) else format('excluded.%I', w) end order by o)
+                                         from unnest(coalesce(nullif(v_comparar, '{}'), v_naochave)) with ordinality x (w, o)))) end,
       -- what the end needs of every accepted row: key, scope column, retained columns, written or not
-      format($q$
+      case when a.fonte is null then format($q$
         insert into %1$s (linha, %2$s, gravada)
         select c.linha, %3$s, d.novo is not null from %4$s c left join %5$s d on %6$s$q$,
-        v_aceitas,
-        (select string_agg(quote_ident(w), ', ' order by w) from (select distinct w from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) w) y),
-        (select string_agg(format('c.%I', w), ', ' order by w) from (select distinct w from unnest(v_chave || coalesce(a.escopo_coluna, v_chave[1]) || v_reter) w) y),
-        v_chunk, v_dif, format(v_on_key, 'd', 'c')),
+        v_aceitas, app.xls_sql_lista('%I', ', ', v_guardar), app.xls_sql_lista('c.%I', ', ', v_guardar),
+        v_chunk, v_dif, format(v_on_key, 'd', 'c')) end,
       -- the hash of each accepted key: a key repeated across chunks is looked for only when a hash repeats
-      format($q$insert into %1$s select hashtextextended(concat_ws(chr(31), %2$s), 0) from %3$s c$q$,
-        format('pg_temp.%I', 'xls_hash_' || a.staging),
-        (select string_agg(format('c.%I::text', w), ', ' order by o) from unnest(v_chave) with ordinality x (w, o)),
-        v_chunk),
+      case when a.fonte is null then format($q$insert into %1$s select hashtextextended(concat_ws(chr(31), %2$s), 0) from %3$s c$q$,
+        format('pg_temp.%I', 'xls_hash_' || a.staging), app.xls_sql_lista('c.%I::text', ', ', v_chave), v_chunk) end,
       -- keys repeated across chunks: the last row stays (the chunks wrote it last)
-      format($q$
+      case when a.fonte is null then format($q$
         create temp table %1$I on commit drop as
         select %2$s, max(linha) as ultima, count(*) filter (where gravada) as escritas from %3$s group by %2$s having count(*) > 1$q$,
-        'xls_rep_' || a.staging, v_key_list, v_aceitas),
+        'xls_rep_' || a.staging, v_key_list, v_aceitas) end,
       v_escopo_t, v_escopo_s, v_on_key_t, v_key_list);
   end loop;
-
 end;
 $_$;
 
@@ -2406,7 +2761,7 @@ $_$;
 -- Name: FUNCTION xls_merge_preparar(p_tipo text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb) IS 'Internal, first chunk of a merge (called by app.xls_merge_chunk): takes the merge lock of the type''s target tables, reads the description (app.xls_alvo, app.xls_staging_coluna) and the targets'' catalog (UNIQUE constraint = natural key, varchar(n) = length, NOT NULL without default = required, foreign keys = XL424 checks), generates every statement once with format(%I) into pg_temp.xls_merge_estado and creates the work tables pg_temp.xls_chunk_<staging>, xls_dif_, xls_aceitas_, xls_hash_, xls_protegidas_ and xls_ocorrencia. A description the catalog contradicts raises XL500; a periodo scope without a valid period XL422. Calls the type hook''s phase inicio.';
+COMMENT ON FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb) IS 'Internal, first chunk of a merge (called by app.xls_merge_chunk): takes the merge lock of the type''s target tables, reads the description (app.xls_alvo, app.xls_staging_coluna) and the targets'' catalog (UNIQUE constraint = natural key, varchar(n) = length, NOT NULL without default = required, foreign keys = XL424 checks), generates every statement once with format(%I) (lists by app.xls_sql_lista) into pg_temp.xls_merge_estado and creates the work tables pg_temp.xls_chunk_<staging>, xls_dif_, xls_aceitas_, xls_hash_, xls_protegidas_ and xls_ocorrencia. A target with a fonte (a reference table) reads its fonte''s chunk (quando = chunk: the fonte''s table has a foreign key to it) or accepted rows (quando = fim), one row per key, and is never deleted from. A key longer than its varchar(n), or a column feeding the key of such a reference table, makes a row error (longo demais). A description the catalog contradicts raises XL500; a periodo scope without a valid period XL422. Calls the type hook''s phase inicio.';
 
 
 --
@@ -2438,6 +2793,8 @@ begin
   if not exists (select from app.xls_alvo a where a.tipo = v_tipo) then
     raise exception 'o tipo % ainda não tem importação', v_tipo using errcode = 'XL422';
   end if;
+  -- every bi_* row written from here to the commit goes into this processing's change set
+  perform set_config('bi.xls_processamento', p_processamento_id::text, true);
   return v_tipo;
 end;
 $$;
@@ -2447,51 +2804,29 @@ $$;
 -- Name: FUNCTION xls_merge_tipo(p_processamento_id uuid, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_merge_tipo(p_processamento_id uuid, p_meta jsonb) IS 'Internal, the common entry of public.xls_merge and public.xls_merge_chunk: locks the processing row and returns its tipo once it is PROCESSANDO, typed, described in app.xls_alvo and p_meta is an object. Errors in this order: XL404 unknown processing, XL409 not PROCESSANDO, XL400 p_meta not an object, XL409 no tipo, XL422 type without import.';
+COMMENT ON FUNCTION app.xls_merge_tipo(p_processamento_id uuid, p_meta jsonb) IS 'Internal, the common entry of public.xls_merge and public.xls_merge_chunk: locks the processing row and returns its tipo once it is PROCESSANDO, typed, described in app.xls_alvo and p_meta is an object, and sets the transaction setting bi.xls_processamento to its id (the change-set trigger app.tg__xls_alteracao records every bi_* row written until the commit). Errors in this order: XL404 unknown processing, XL409 not PROCESSANDO, XL400 p_meta not an object, XL409 no tipo, XL422 type without import.';
 
 
 --
--- Name: xls_r18_candidatos(text, regclass); Type: FUNCTION; Schema: app; Owner: -
+-- Name: xls_orfao(uuid, text); Type: FUNCTION; Schema: app; Owner: -
 --
 
-CREATE FUNCTION app.xls_r18_candidatos(p_staging text, p_origem regclass) RETURNS void
-    LANGUAGE plpgsql
+CREATE FUNCTION app.xls_orfao(p_id uuid, p_worker text) RETURNS boolean
+    LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    SET work_mem TO '64MB'
-    AS $_$
-begin
-  execute format('insert into pg_temp.xls_ref_filial select distinct filial from %s', p_origem);
-  if p_staging <> 'faturamento' then
-    return;
-  end if;
-  execute format($q$
-    insert into pg_temp.xls_ref_vendedor
-    select m.codigo, m.lu, u.filial, m.ln, left(n.nome_vendedor, %2$s)
-      from (select f.vendedor as codigo, max(f.linha) as lu, max(f.linha) filter (where f.nome_vendedor is not null) as ln
-              from %1$s f where f.vendedor is not null group by f.vendedor) m
-      join %1$s u on u.vendedor = m.codigo and u.linha = m.lu
-      left join %1$s n on n.vendedor = m.codigo and n.linha = m.ln$q$, p_origem, app.xls_tamanho('bi_vendedor', 'nome'));
-  execute format($q$
-    insert into pg_temp.xls_ref_cliente
-    select m.codigo, m.ln, left(n.nome_cliente, %2$s)
-      from (select f.cliente as codigo, max(f.linha) filter (where f.nome_cliente is not null) as ln
-              from %1$s f where f.cliente is not null group by f.cliente) m
-      left join %1$s n on n.cliente = m.codigo and n.linha = m.ln$q$, p_origem, app.xls_tamanho('bi_cliente', 'nome'));
-  execute format($q$
-    insert into pg_temp.xls_ref_produto
-    select m.codigo, m.ln, left(n.descricao_produto, %2$s)
-      from (select f.produto as codigo, max(f.linha) filter (where f.descricao_produto is not null) as ln
-              from %1$s f where f.produto is not null group by f.produto) m
-      left join %1$s n on n.produto = m.codigo and n.linha = m.ln$q$, p_origem, app.xls_tamanho('bi_produto', 'descricao'));
-end;
-$_$;
+    AS $$
+  select not app.xls_worker_vivo(p_worker)
+      or not exists (select from app.job j
+                      where j.kind = 'xls_processar' and j.status = 'running' and j.locked_by = p_worker
+                        and j.payload ->> 'id' = p_id::text);
+$$;
 
 
 --
--- Name: FUNCTION xls_r18_candidatos(p_staging text, p_origem regclass); Type: COMMENT; Schema: app; Owner: -
+-- Name: FUNCTION xls_orfao(p_id uuid, p_worker text); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_r18_candidatos(p_staging text, p_origem regclass) IS 'RELATORIO18 reference-table candidates of some accepted rows of staging p_staging (a chunk''s pg_temp.xls_chunk_<staging>, or every surviving row in xls_aceitas_<staging>): appends to the hook''s temp tables xls_ref_filial (codes of both tabs), and from billing rows xls_ref_vendedor (per seller, its last row with that row''s filial and its last row with a name), xls_ref_cliente and xls_ref_produto (per code, its last row with a name); names cut to the reference columns'' lengths. app.xls_hook_relatorio18 upserts the reference tables from the latest candidate of each code, so the chunks do this work while the edge reads.';
+COMMENT ON FUNCTION app.xls_orfao(p_id uuid, p_worker text) IS 'True when a PROCESSANDO processing held by p_worker has nobody working on it: the worker is dead (no heartbeat within app.worker_timeout()), or it holds no running xls_processar job for it (the job ended, or was rescued and given to another worker).';
 
 
 --
@@ -2605,6 +2940,26 @@ COMMENT ON FUNCTION app.xls_requeue(p_id uuid, p_de text[]) IS 'Internal transit
 
 
 --
+-- Name: xls_sql_lista(text, text, text[], text[]); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_sql_lista(p_modelo text, p_sep text, p_a text[], p_b text[] DEFAULT NULL::text[]) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select string_agg(format(p_modelo, x.a, x.b), p_sep order by x.o)
+    from unnest(p_a, coalesce(p_b, p_a)) with ordinality x (a, b, o);
+$$;
+
+
+--
+-- Name: FUNCTION xls_sql_lista(p_modelo text, p_sep text, p_a text[], p_b text[]); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_sql_lista(p_modelo text, p_sep text, p_a text[], p_b text[]) IS 'Internal, the SQL lists the declarative merge generates: format(p_modelo, a[i], b[i]) for every element of p_a (and of p_b, which defaults to p_a), in order, joined by p_sep; null for an empty list. Example: app.xls_sql_lista(''t.%1$I = s.%1$I'', '' and '', chave).';
+
+
+--
 -- Name: xls_staging_exigir(text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -2630,6 +2985,36 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_staging_exigir(p_tipo text) IS 'Raises XL500 unless every staging temp table of the type exists in this transaction.';
+
+
+--
+-- Name: xls_tabelas_nivel(text[]); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_tabelas_nivel(p_tabelas text[]) RETURNS TABLE(tabela text, nivel integer)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  -- level 0: references no other table of public; level n: the longest chain of references
+  with recursive fk as (
+    select distinct c.conrelid::regclass::text as filha, c.confrelid::regclass::text as mae
+      from pg_catalog.pg_constraint c
+     where c.contype = 'f' and c.conrelid <> c.confrelid and c.connamespace = 'public'::regnamespace),
+  caminho (tabela, nivel) as (
+    select fk.filha, 1 from fk
+    union all
+    select fk.filha, c.nivel + 1 from caminho c join fk on fk.mae = c.tabela where c.nivel < 20)
+  select t, coalesce(max(c.nivel), 0)::integer
+    from unnest(p_tabelas) t left join caminho c on c.tabela = 'public.' || t
+   group by t;
+$$;
+
+
+--
+-- Name: FUNCTION xls_tabelas_nivel(p_tabelas text[]); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_tabelas_nivel(p_tabelas text[]) IS 'Internal: the foreign-key depth of each table of p_tabelas (0 = references no other table of public): the undo removes rows deepest first and puts rows back shallowest first.';
 
 
 --
@@ -2705,6 +3090,25 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_travar(p_tabelas text[]) IS 'Serialises merges that delete within a scope of the same tables: one transaction advisory lock per table name (taken in name order, released at commit). Reading, parsing and COPY of concurrent processings still run in parallel.';
+
+
+--
+-- Name: xls_worker_vivo(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_worker_vivo(p_worker text) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select exists (select from app.worker w where w.id = p_worker and w.heartbeat_at > now() - app.worker_timeout());
+$$;
+
+
+--
+-- Name: FUNCTION xls_worker_vivo(p_worker text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_worker_vivo(p_worker text) IS 'True when the app.worker p_worker heartbeated within app.worker_timeout().';
 
 
 --
@@ -4344,58 +4748,6 @@ COMMENT ON FUNCTION public.partner_webhook_reprocessar(p_id uuid) IS 'For DBAs, 
 
 
 --
--- Name: xls_resetar_replicator; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.xls_resetar_replicator (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    status text DEFAULT 'EM_ANDAMENTO'::text NOT NULL,
-    step_atual text,
-    step_falho text,
-    erro_mensagem text,
-    motivo text,
-    solicitante text,
-    estrategia text,
-    job_id bigint,
-    worker text,
-    assumido_em timestamp with time zone,
-    slots_removidos text[] DEFAULT '{}'::text[] NOT NULL,
-    slot_novo text,
-    ultimo_nuke text,
-    iniciado_em timestamp with time zone DEFAULT now() NOT NULL,
-    finalizado_em timestamp with time zone,
-    CONSTRAINT xls_resetar_replicator_erro_tem_mensagem CHECK (((status <> 'ERRO'::text) OR (erro_mensagem IS NOT NULL))),
-    CONSTRAINT xls_resetar_replicator_estrategia_valida CHECK ((estrategia = ANY (ARRAY['hosting'::text, 'manual'::text]))),
-    CONSTRAINT xls_resetar_replicator_fim CHECK (((status = 'EM_ANDAMENTO'::text) = (finalizado_em IS NULL))),
-    CONSTRAINT xls_resetar_replicator_motivo_tamanho CHECK ((char_length(motivo) <= 500)),
-    CONSTRAINT xls_resetar_replicator_status_valido CHECK ((status = ANY (ARRAY['EM_ANDAMENTO'::text, 'SUCESSO'::text, 'ERRO'::text]))),
-    CONSTRAINT xls_resetar_replicator_step_falho_valido CHECK ((step_falho = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text]))),
-    CONSTRAINT xls_resetar_replicator_step_valido CHECK ((step_atual = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text])))
-);
-
-
---
--- Name: TABLE xls_resetar_replicator; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON TABLE public.xls_resetar_replicator IS 'One row per reset of the replication to the phones (start: replicacao_resetar). status EM_ANDAMENTO -> SUCESSO | ERRO; step_atual is the last step started (kept on ERRO), step_falho the step that failed; at most one EM_ANDAMENTO (partial unique index). The steps are in xls_resetar_replicator_passo.';
-
-
---
--- Name: COLUMN xls_resetar_replicator.assumido_em; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_resetar_replicator.assumido_em IS 'When a worker took the execution (holding the advisory lock of the execution for as long as it runs); an EM_ANDAMENTO execution already taken whose lock nobody holds is an orphan (replicacao_recuperar).';
-
-
---
--- Name: COLUMN xls_resetar_replicator.ultimo_nuke; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_resetar_replicator.ultimo_nuke IS 'The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.';
-
-
---
 -- Name: replicacao_assumir(uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -4469,7 +4821,7 @@ begin
                               else erro_mensagem || '; ' || p_mensagem end
    where id = p_id
   returning * into v_row;
-  perform app.notificar_bot(public.replicacao_texto_bot(v_row));
+  perform app.notificar_bot(app.replicacao_texto_bot(v_row));
   return v_row;
 end;
 $$;
@@ -4512,7 +4864,7 @@ begin
      set status = 'SUCESSO', finalizado_em = now(), ultimo_nuke = v_nuke
    where id = p_id
   returning * into v_row;
-  perform app.notificar_bot(public.replicacao_texto_bot(v_row));
+  perform app.notificar_bot(app.replicacao_texto_bot(v_row));
   return v_row;
 end;
 $$;
@@ -4911,42 +5263,6 @@ COMMENT ON FUNCTION public.replicacao_slots_remover(p_prefixo text, p_execucao u
 
 
 --
--- Name: replicacao_texto_bot(public.xls_resetar_replicator); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.replicacao_texto_bot(p_exec public.xls_resetar_replicator) RETURNS text
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-  select case p_exec.status
-    when 'SUCESSO' then concat_ws(E'\n',
-      '✅ Reset da replicação concluído',
-      format('Execução: %s', p_exec.id),
-      case when p_exec.motivo is not null then format('Motivo: %s', p_exec.motivo) end,
-      format('Slots removidos: %s', coalesce(nullif(array_to_string(p_exec.slots_removidos, ', '), ''), 'nenhum')),
-      case when p_exec.estrategia = 'manual'
-           then 'Reinício do motor de sincronização: MANUAL (confira se ele voltou e está replicando)'
-           else format('Novo slot ativo: %s', coalesce(p_exec.slot_novo, '—')) end,
-      format('ultimo_nuke: %s (os aparelhos limpam os dados e sincronizam do zero)', p_exec.ultimo_nuke))
-    else concat_ws(E'\n',
-      '❌ Reset da replicação terminou com ERRO',
-      format('Execução: %s', p_exec.id),
-      case when p_exec.motivo is not null then format('Motivo: %s', p_exec.motivo) end,
-      format('Passo: %s', coalesce(p_exec.step_falho, p_exec.step_atual, '—')),
-      format('Erro: %s', p_exec.erro_mensagem),
-      'Nenhuma limpeza automática foi feita: veja as instruções de recuperação no detalhe do reset (/admin/replicacao).')
-  end;
-$$;
-
-
---
--- Name: FUNCTION replicacao_texto_bot(p_exec public.xls_resetar_replicator); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.replicacao_texto_bot(p_exec public.xls_resetar_replicator) IS 'The messaging-bot text (pt-BR) of a reset''s outcome, SUCESSO or ERRO.';
-
-
---
 -- Name: replicacao_ultimo_nuke_avancar(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -4981,77 +5297,83 @@ COMMENT ON FUNCTION public.replicacao_ultimo_nuke_avancar() IS 'Advances bi_conf
 
 
 --
--- Name: tg__touch_atualizado_em(); Type: FUNCTION; Schema: public; Owner: -
+-- Name: xls_alteracoes(uuid, text, text, integer, integer); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.tg__touch_atualizado_em() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-  new.atualizado_em := now();
-  return new;
-end;
-$$;
-
-
---
--- Name: FUNCTION tg__touch_atualizado_em(); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.tg__touch_atualizado_em() IS 'Generic BEFORE UPDATE trigger: keeps atualizado_em current.';
-
-
---
--- Name: tg_bi_configuracao__notify(); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.tg_bi_configuracao__notify() RETURNS trigger
-    LANGUAGE plpgsql
+CREATE FUNCTION public.xls_alteracoes(p_id uuid, p_tabela text DEFAULT NULL::text, p_operacao text DEFAULT NULL::text, p_limite integer DEFAULT 20, p_deslocamento integer DEFAULT 0) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
+declare
+  v_p record;
 begin
-  perform pg_notify('app_config', coalesce(new.chave, old.chave));
-  return null;
+  if p_operacao is not null and p_operacao not in ('INSERIDA', 'ALTERADA', 'REMOVIDA') then
+    raise exception 'operacao % inválida: INSERIDA, ALTERADA ou REMOVIDA', p_operacao using errcode = 'XL400';
+  end if;
+  if p_limite < 1 or p_limite > 100 or p_deslocamento < 0 then
+    raise exception 'página inválida' using errcode = 'XL400';
+  end if;
+  select p.id, p.alteracoes_expiradas_em, p.desfeito_em into v_p from public.xls_processamento p where p.id = p_id;
+  if not found then
+    raise exception 'processamento % não existe', p_id using errcode = 'XL404';
+  end if;
+  return jsonb_build_object(
+    'total', (select count(*) from app.xls_alteracao a
+               where a.processamento_id = p_id and (p_tabela is null or a.tabela = p_tabela) and (p_operacao is null or a.operacao = p_operacao)),
+    'contagens', (select coalesce(jsonb_object_agg(c.tabela, c.ops), '{}') from (
+                    select x.tabela, jsonb_object_agg(x.operacao, x.n) as ops
+                      from (select a.tabela, a.operacao, count(*) as n from app.xls_alteracao a where a.processamento_id = p_id group by 1, 2) x
+                     group by x.tabela) c),
+    'expiradasEm', v_p.alteracoes_expiradas_em,
+    'itens', (select coalesce(jsonb_agg(jsonb_build_object('seq', a.seq, 'tabela', a.tabela, 'operacao', a.operacao, 'chave', a.chave,
+                                                           'antes', a.antes, 'depois', a.depois) order by a.seq), '[]')
+                from (select * from app.xls_alteracao a
+                       where a.processamento_id = p_id and (p_tabela is null or a.tabela = p_tabela) and (p_operacao is null or a.operacao = p_operacao)
+                       order by a.seq limit p_limite offset p_deslocamento) a));
 end;
 $$;
 
 
 --
--- Name: FUNCTION tg_bi_configuracao__notify(); Type: COMMENT; Schema: public; Owner: -
+-- Name: FUNCTION xls_alteracoes(p_id uuid, p_tabela text, p_operacao text, p_limite integer, p_deslocamento integer); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.tg_bi_configuracao__notify() IS 'Invalidates the 30-second configuration cache of every replica: NOTIFY app_config with the changed key.';
+COMMENT ON FUNCTION public.xls_alteracoes(p_id uuid, p_tabela text, p_operacao text, p_limite integer, p_deslocamento integer) IS 'The change set of one processing, one page: {total (matching the filters), contagens {tabela: {INSERIDA, ALTERADA, REMOVIDA}}, expiradasEm (purged by the retention, else null), itens [{seq, tabela, operacao, chave, antes, depois}] in the order written}. Filters p_tabela, p_operacao (INSERIDA / ALTERADA / REMOVIDA); p_limite 1..100. XL404 unknown processing, XL400 bad filter or page.';
 
 
 --
--- Name: tg_xls_processamento__notificar_bot(); Type: FUNCTION; Schema: public; Owner: -
+-- Name: xls_aprovar_exclusoes(uuid, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.tg_xls_processamento__notificar_bot() RETURNS trigger
+CREATE FUNCTION public.xls_aprovar_exclusoes(p_id uuid, p_por text) RETURNS uuid[]
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 declare
-  v_status text;
-  v_alarmar boolean;
+  v_p record;
 begin
-  -- deferred to COMMIT: the transition functions adjust the row after setting the status
-  -- (e.g. a silent first transient-FK failure clears alarmar), so decide on the final row
-  select p.status, p.alarmar into v_status, v_alarmar from public.xls_processamento p where p.id = new.id;
-  if v_status in ('SUCESSO', 'IGNORADO') or (v_status = 'ERRO' and v_alarmar) then
-    perform app.notificar_bot(public.xls_mensagem_bot(new.id));
+  if p_por is null or btrim(p_por) = '' then
+    raise exception 'informe quem aprova (p_por)' using errcode = 'XL400';
   end if;
-  return null;
+  select p.id, p.status, p.exclusao_retida into v_p from public.xls_processamento p where p.id = p_id for update;
+  if not found then
+    raise exception 'processamento % não existe', p_id using errcode = 'XL404';
+  end if;
+  if v_p.status <> 'ERRO' or not v_p.exclusao_retida then
+    raise exception 'esta importação não está retida pela trava de exclusão em massa (status %): não há exclusões a aprovar', v_p.status
+      using errcode = 'XL409';
+  end if;
+  update public.xls_processamento p set exclusoes_aprovadas_em = now(), exclusoes_aprovadas_por = btrim(p_por) where p.id = p_id;
+  return public.xls_reprocessar(p_id);
 end;
 $$;
 
 
 --
--- Name: FUNCTION tg_xls_processamento__notificar_bot(); Type: COMMENT; Schema: public; Owner: -
+-- Name: FUNCTION xls_aprovar_exclusoes(p_id uuid, p_por text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.tg_xls_processamento__notificar_bot() IS 'Queues the messaging-bot message of every outcome (SUCESSO, IGNORADO, and ERRO that alarms; a silent first transient-FK failure is not announced). A deferred trigger: it decides at COMMIT on the final row, and the message goes out if and only if the outcome commits.';
+COMMENT ON FUNCTION public.xls_aprovar_exclusoes(p_id uuid, p_por text) IS '"Aplicar mesmo assim": a person approves the removals the mass-deletion guard held (the processing ended ERRO with XL428, exclusao_retida) and the processing is reprocessed with the guard lifted for it; records exclusoes_aprovadas_em / exclusoes_aprovadas_por (p_por: e-mail, "api" or the DBA''s text). Returns the ids reprocessed, as xls_reprocessar. XL404 unknown id; XL409 not held by the guard; XL400 p_por empty.';
 
 
 --
@@ -5152,7 +5474,7 @@ CREATE FUNCTION public.xls_conjunto_abrir(p_arquivo text, p_uploader_id text DEF
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-  insert into public.xls_conjunto_lote (arquivo, uploader_id, uploader_nome)
+  insert into public.xls_conjunto (arquivo, uploader_id, uploader_nome)
   values (nullif(btrim(p_arquivo), ''), p_uploader_id, p_uploader_nome)
   returning id;
 $$;
@@ -5179,7 +5501,7 @@ declare
   v_ids uuid[] := '{}';
   v_id uuid;
 begin
-  select l.fechado_em into v_fechado_em from public.xls_conjunto_lote l where l.id = p_conjunto_id for update;
+  select l.fechado_em into v_fechado_em from public.xls_conjunto l where l.id = p_conjunto_id for update;
   if not found or v_fechado_em is not null then
     return query select false, '{}'::uuid[];
     return;
@@ -5196,7 +5518,7 @@ begin
     return query select false, '{}'::uuid[];
     return;
   end if;
-  update public.xls_conjunto_lote set fechado_em = now(), fechamento_motivo = v_motivo where id = p_conjunto_id;
+  update public.xls_conjunto set fechado_em = now(), fechamento_motivo = v_motivo where id = p_conjunto_id;
   for v_id in
     select p.id from public.xls_processamento p
      where p.conjunto_id = p_conjunto_id and p.status = 'ERRO' and p.fk_retentar
@@ -5228,12 +5550,12 @@ CREATE FUNCTION public.xls_conjunto_recebido(p_conjunto_id uuid) RETURNS TABLE(o
     AS $$
 #variable_conflict use_column
 begin
-  perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id for update;
+  perform 1 from public.xls_conjunto l where l.id = p_conjunto_id for update;
   if not found then
     raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   -- a batch whose entries generated no processing has nothing to wait for
-  update public.xls_conjunto_lote l
+  update public.xls_conjunto l
      set fechado_em = now(), fechamento_motivo = 'nenhuma entrada gerou processamento'
    where l.id = p_conjunto_id and l.fechado_em is null
      and not exists (select from public.xls_processamento p where p.conjunto_id = l.id);
@@ -5280,6 +5602,125 @@ COMMENT ON FUNCTION public.xls_definir_tipo(p_id uuid, p_worker text, p_tipo tex
 
 
 --
+-- Name: xls_desfazer(uuid, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_desfazer(p_id uuid, p_por text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+-- Undo of one processing from its change set (app.xls_alteracao): per bi_* row it touched,
+-- the earliest record says how the row was before it — absent (INSERIDA first: the row is
+-- removed) or the stored row (antes: restored, or put back when it was removed). One
+-- transaction, under the merge lock of every table touched; refused whole when a later
+-- processing (not undone) touched any of the same keys.
+declare
+  v_p record;
+  v_tabelas text[];
+  v_conflitos jsonb;
+  t record;
+  v_chave text;
+  v_cols text;
+  v_n integer;
+  v_rem integer;
+  v_rest integer;
+  v_rein integer;
+  v_res jsonb := '{}';
+begin
+  if p_por is null or btrim(p_por) = '' then
+    raise exception 'informe quem desfaz (p_por)' using errcode = 'XL400';
+  end if;
+  select p.* into v_p from public.xls_processamento p where p.id = p_id for update;
+  if not found then
+    raise exception 'processamento % não existe', p_id using errcode = 'XL404';
+  end if;
+  if v_p.desfeito_em is not null then
+    raise exception 'esta importação já foi desfeita em % por %', to_char(v_p.desfeito_em at time zone 'America/Sao_Paulo', 'DD/MM/YYYY HH24:MI'), v_p.desfeito_por
+      using errcode = 'XL409', detail = 'ja_desfeito';
+  end if;
+  if v_p.alteracoes_expiradas_em is not null then
+    raise exception 'o registro de alterações desta importação foi apagado em % (retenção de % dias): não é possível desfazê-la; reenvie o arquivo anterior',
+      to_char(v_p.alteracoes_expiradas_em at time zone 'America/Sao_Paulo', 'DD/MM/YYYY'),
+      coalesce((select c.valor from public.bi_configuracao c where c.chave = 'xls_alteracoes_retencao_dias'), '180')
+      using errcode = 'XL409', detail = 'expirado';
+  end if;
+  if v_p.status in ('PENDENTE', 'PROCESSANDO') then
+    raise exception 'a importação ainda está em %: espere terminar', v_p.status using errcode = 'XL409', detail = 'em_andamento';
+  end if;
+  select array_agg(distinct a.tabela order by a.tabela) into v_tabelas from app.xls_alteracao a where a.processamento_id = p_id;
+  if v_tabelas is null then
+    raise exception '%', case when v_p.status = 'SUCESSO' then 'esta importação não alterou nenhuma linha: nada a desfazer'
+                              else format('esta importação terminou em %s sem gravar nada: nada a desfazer', v_p.status) end
+      using errcode = 'XL409', detail = 'sem_alteracoes';
+  end if;
+  -- the same lock as the merges of these tables: no merge writes them meanwhile
+  perform app.xls_travar(v_tabelas);
+
+  select jsonb_agg(jsonb_build_object('id', c.id, 'arquivo', c.arquivo, 'tipo', c.tipo, 'finalizadoEm', c.finalizado_em, 'linhas', c.n)
+                   order by c.primeira)
+    into v_conflitos
+    from (select p2.id, p2.arquivo, p2.tipo, p2.finalizado_em, count(distinct (b.tabela, b.chave)) as n, min(b.seq) as primeira
+            from app.xls_alteracao a
+            join app.xls_alteracao b on b.tabela = a.tabela and b.chave = a.chave and b.seq > a.seq and b.processamento_id <> a.processamento_id
+            join public.xls_processamento p2 on p2.id = b.processamento_id and p2.desfeito_em is null
+           where a.processamento_id = p_id
+           group by p2.id, p2.arquivo, p2.tipo, p2.finalizado_em) c;
+  if v_conflitos is not null then
+    raise exception 'importações posteriores alteraram as mesmas linhas: desfaça-as primeiro (%)',
+      (select string_agg(format('%s de %s', x ->> 'arquivo', to_char((x ->> 'finalizadoEm')::timestamptz at time zone 'America/Sao_Paulo', 'DD/MM/YYYY HH24:MI')), ', ')
+         from jsonb_array_elements(v_conflitos) x)
+      using errcode = 'XL409', detail = 'conflito', hint = v_conflitos::text;
+  end if;
+
+  -- the undo itself is not a change set, and keeps atualizado_em as it was
+  perform set_config('bi.xls_processamento', '', true);
+  perform set_config('bi.xls_desfazendo', 'on', true);
+  create temp table xls_desfazer_linha on commit drop as
+  select distinct on (a.tabela, a.linha_id) a.tabela, a.linha_id, a.operacao, a.antes
+    from app.xls_alteracao a where a.processamento_id = p_id
+   order by a.tabela, a.linha_id, a.seq;
+
+  -- removals child tables first, then restorations and puts back parents first (foreign keys)
+  for t in select x.tabela, x.nivel from app.xls_tabelas_nivel(v_tabelas) x order by x.nivel desc, x.tabela loop
+    execute format('delete from public.%I t using pg_temp.xls_desfazer_linha d where d.tabela = %L and d.operacao = ''INSERIDA'' and t.id = d.linha_id', t.tabela, t.tabela);
+    get diagnostics v_rem = row_count;
+    v_res := v_res || jsonb_build_object(t.tabela, jsonb_build_object('removidas', v_rem));
+  end loop;
+  for t in select x.tabela, x.nivel from app.xls_tabelas_nivel(v_tabelas) x order by x.nivel, x.tabela loop
+    select string_agg(quote_ident(a.attname), ', ' order by a.attnum) into v_cols
+      from pg_catalog.pg_attribute a
+     where a.attrelid = format('public.%I', t.tabela)::regclass and a.attnum > 0 and not a.attisdropped and a.attgenerated = '' and a.attname <> 'id';
+    execute format($q$
+      update public.%1$I t set (%2$s) = (select %2$s from jsonb_populate_record(null::public.%1$I, d.antes))
+        from pg_temp.xls_desfazer_linha d where d.tabela = %3$L and d.operacao <> 'INSERIDA' and t.id = d.linha_id$q$,
+      t.tabela, v_cols, t.tabela);
+    get diagnostics v_rest = row_count;
+    execute format($q$
+      insert into public.%1$I (id, %2$s)
+      select r.id, %3$s
+        from pg_temp.xls_desfazer_linha d cross join lateral jsonb_populate_record(null::public.%1$I, d.antes) r
+       where d.tabela = %4$L and d.operacao <> 'INSERIDA' and not exists (select from public.%1$I t where t.id = d.linha_id)
+       order by r.id$q$,
+      t.tabela, v_cols, (select string_agg('r.' || c, ', ') from unnest(string_to_array(v_cols, ', ')) c), t.tabela);
+    get diagnostics v_rein = row_count;
+    v_res := jsonb_set(v_res, array[t.tabela], coalesce(v_res -> t.tabela, '{}') || jsonb_build_object('restauradas', v_rest, 'reinseridas', v_rein));
+  end loop;
+  perform set_config('bi.xls_desfazendo', '', true);
+
+  update public.xls_processamento p set desfeito_em = now(), desfeito_por = btrim(p_por) where p.id = p_id;
+  return jsonb_build_object('id', p_id, 'desfeitoEm', now(), 'desfeitoPor', btrim(p_por), 'tabelas', v_res);
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_desfazer(p_id uuid, p_por text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_desfazer(p_id uuid, p_por text) IS 'Undoes one spreadsheet processing from its change set (app.xls_alteracao), in the caller''s transaction and under the merge lock of the tables it touched: rows it inserted are removed, rows it rewrote get their stored values back (atualizado_em included), rows it removed are put back with their ids — every bi_* row exactly as before the processing, derived state included (FLUXO''s atual). Marks desfeito_em / desfeito_por (p_por: e-mail, "api" or the DBA''s text); the status stays. Errors (XL409, detail says which): ja_desfeito, expirado (purged by the retention), em_andamento, sem_alteracoes, conflito (a later processing not undone touched the same keys: the message names them, the hint is their JSON list — undo those first). XL404 unknown id; XL400 p_por empty. Returns {id, desfeitoEm, desfeitoPor, tabelas: {tabela: {removidas, restauradas, reinseridas}}}.';
+
+
+--
 -- Name: xls_falhar(uuid, text, text, text, jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -5307,6 +5748,7 @@ begin
   end if;
   update public.xls_processamento p
      set status = 'ERRO', finalizado_em = now(), erro_mensagem = p_motivo, alarmar = true, fk_retentar = false,
+         exclusao_retida = coalesce(p_sqlstate = 'XL428', false),
          fk_falhas = p.fk_falhas + case when v_fk then 1 else 0 end,
          avisos = p.avisos || v_avisos, linhas_rejeitadas = p.linhas_rejeitadas || v_rejeitadas
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
@@ -5320,7 +5762,7 @@ begin
   -- file alarms at once.
   if v_fk and v_conjunto is not null and v_falhas = 1 then
     v_alarmar := false;
-    select l.fechado_em into v_fechado_em from public.xls_conjunto_lote l where l.id = v_conjunto for update;
+    select l.fechado_em into v_fechado_em from public.xls_conjunto l where l.id = v_conjunto for update;
     if v_fechado_em is null then
       v_motivo := p_motivo || ' (falha transitória: nova tentativa automática quando o relatório mestre do conjunto for concluído)';
       update public.xls_processamento p set alarmar = false, fk_retentar = true, erro_mensagem = v_motivo where p.id = p_id;
@@ -5471,6 +5913,29 @@ COMMENT ON FUNCTION public.xls_iniciar(p_id uuid, p_worker text) IS 'Transition 
 
 
 --
+-- Name: xls_linhagem(text, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_linhagem(p_tabela text, p_chave jsonb) RETURNS TABLE(seq bigint, processamento_id uuid, arquivo text, tipo text, operacao text, finalizado_em timestamp with time zone, desfeito_em timestamp with time zone, antes jsonb, depois jsonb)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select a.seq, a.processamento_id, p.arquivo, p.tipo, a.operacao, p.finalizado_em, p.desfeito_em, a.antes, a.depois
+    from app.xls_alteracao a
+    join public.xls_processamento p on p.id = a.processamento_id
+   where a.tabela = p_tabela and a.chave = p_chave
+   order by a.seq desc;
+$$;
+
+
+--
+-- Name: FUNCTION xls_linhagem(p_tabela text, p_chave jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_linhagem(p_tabela text, p_chave jsonb) IS 'Row history for DBAs: which spreadsheet processings inserted (INSERIDA), changed (ALTERADA) or removed (REMOVIDA) the row of p_tabela whose natural key is p_chave (a JSON object of the key columns, e.g. ''{"codigo": "V001"}''), newest first, with the file, its type, when it finished, whether it was undone, and the row before / after. Example: select * from xls_linhagem(''bi_vendedor'', ''{"codigo": "V001"}''). Only what the change sets still hold (xls_alteracoes_retencao_dias).';
+
+
+--
 -- Name: xls_log_arquivo(uuid, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -5487,39 +5952,6 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_log_arquivo(p_id uuid, p_em timestamp with time zone) IS 'Execution-log path of a processing relative to APP_LOGS_DIR: <yyyy>/<mm>/<id>.log, month of its receipt in America/Sao_Paulo.';
-
-
---
--- Name: xls_mensagem_bot(uuid); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_mensagem_bot(p_id uuid) RETURNS text
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-  select concat_ws(E'\n',
-    case p.status when 'SUCESSO' then '✅' when 'IGNORADO' then '⚪' when 'ERRO' then '❌' else '•' end
-      || ' Planilha ' || coalesce(p.tipo, 'de tipo desconhecido') || ': ' || p.status,
-    'Arquivo: ' || p.arquivo,
-    case when p.status = 'SUCESSO' then format('Linhas: %s enviadas, %s gravadas, %s removidas',
-      coalesce(p.linhas_enviadas, 0), coalesce(p.linhas_efetivas, 0), coalesce(p.linhas_removidas, 0)) end,
-    case when jsonb_array_length(p.linhas_rejeitadas) > 0
-      then format('Linhas rejeitadas: %s (a primeira: %s)', jsonb_array_length(p.linhas_rejeitadas), p.linhas_rejeitadas -> 0 ->> 'mensagem') end,
-    (select 'Avisos: ' || string_agg(coalesce(a ->> 'motivo', a ->> 'categoria') || coalesce(' (' || (a ->> 'quantidade') || ')', ''), '; ')
-       from jsonb_array_elements(p.avisos) a),
-    case when p.status in ('ERRO', 'IGNORADO') then 'Motivo: ' || coalesce(p.erro_mensagem, 'não informado') end,
-    case when p.conjunto_id is not null then 'Lote: ' || p.conjunto_id end,
-    'Processamento: ' || p.id)
-  from public.xls_processamento p
-  where p.id = p_id;
-$$;
-
-
---
--- Name: FUNCTION xls_mensagem_bot(p_id uuid); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_mensagem_bot(p_id uuid) IS 'The pt-BR messaging-bot text reporting the outcome of a processing (status, type, file, row counts, rejected rows, warnings, reason).';
 
 
 --
@@ -5601,28 +6033,6 @@ COMMENT ON FUNCTION public.xls_objeto_chave(p_checksum text, p_em timestamp with
 
 
 --
--- Name: xls_orfao(uuid, text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_orfao(p_id uuid, p_worker text) RETURNS boolean
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-  select not public.xls_worker_vivo(p_worker)
-      or not exists (select from app.job j
-                      where j.kind = 'xls_processar' and j.status = 'running' and j.locked_by = p_worker
-                        and j.payload ->> 'id' = p_id::text);
-$$;
-
-
---
--- Name: FUNCTION xls_orfao(p_id uuid, p_worker text); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_orfao(p_id uuid, p_worker text) IS 'True when a PROCESSANDO processing held by p_worker has nobody working on it: the worker is dead (no heartbeat within app.worker_timeout()), or it holds no running xls_processar job for it (the job ended, or was rescued and given to another worker).';
-
-
---
 -- Name: xls_receber(text, text, bigint, text, bytea, uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -5658,11 +6068,11 @@ begin
   end if;
 
   if p_conjunto_id is not null then
-    perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id;
+    perform 1 from public.xls_conjunto l where l.id = p_conjunto_id;
     if not found then
       raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
     end if;
-    if exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id and l.fechado_em is not null) then
+    if exists (select from public.xls_conjunto l where l.id = p_conjunto_id and l.fechado_em is not null) then
       raise exception 'conjunto % já foi fechado; envie os arquivos num novo conjunto (zip)', p_conjunto_id using errcode = 'XL409';
     end if;
   end if;
@@ -5785,7 +6195,7 @@ begin
   -- replicas are left alone, so one replica's restart never fails another's work.
   for v in
     select p.id, p.worker, p.conjunto_id from public.xls_processamento p
-     where p.status = 'PROCESSANDO' and public.xls_orfao(p.id, p.worker)
+     where p.status = 'PROCESSANDO' and app.xls_orfao(p.id, p.worker)
      order by p.id for update skip locked
   loop
     update public.xls_processamento p
@@ -5815,7 +6225,7 @@ begin
 
   -- open batches that can close (a safety net: transitions normally close them)
   for v in
-    select l.id from public.xls_conjunto_lote l where l.fechado_em is null order by l.recebido_em for update skip locked
+    select l.id from public.xls_conjunto l where l.fechado_em is null order by l.recebido_em for update skip locked
   loop
     select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v.id) a;
     if v_fechado then v_conjuntos := v_conjuntos || v.id; end if;
@@ -5882,7 +6292,7 @@ declare
   v_ids uuid[] := '{}';
   v_id uuid;
 begin
-  if not exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id) then
+  if not exists (select from public.xls_conjunto l where l.id = p_conjunto_id) then
     raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   for v_id in
@@ -5944,6 +6354,69 @@ $$;
 --
 
 COMMENT ON FUNCTION public.xls_reprocessar_erros(p_tipo text) IS 'Reprocess button of the list filtered by ERRO: every processing in ERRO (of type p_tipo when given) -> PENDENTE. Returns the ids reprocessed (possibly none); one waiting for its open batch after a first transient FK failure (app.xls_fk_aguardando) keeps waiting and is reprocessed by the batch close. XL400 unknown type.';
+
+
+--
+-- Name: xls_simular_abrir(text, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_simular_abrir(p_arquivo text, p_checksum text, p_tipo text) RETURNS uuid
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_id uuid;
+begin
+  if not exists (select from app.xls_alvo a where a.tipo = p_tipo) then
+    raise exception 'o tipo % ainda não tem importação', p_tipo using errcode = 'XL422';
+  end if;
+  insert into public.xls_processamento (status, tipo, arquivo, checksum, arquivo_bytes, log_arquivo, worker, iniciado_em, execucoes)
+  values ('PROCESSANDO', p_tipo, left(p_arquivo, 255), p_checksum, ''::bytea, 'simulacao', 'simulacao', now(), 1)
+  returning id into v_id;
+  return v_id;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_simular_abrir(p_arquivo text, p_checksum text, p_tipo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_simular_abrir(p_arquivo text, p_checksum text, p_tipo text) IS 'Preview (POST /api/xls/simular): opens a processing in PROCESSANDO, inside the caller''s transaction, so that the staging, xls_merge_chunk and xls_merge (with p_meta.simular = true: the mass-deletion guard reports instead of refusing) run exactly as for a real send; public.xls_simular_resumo then reads what it would change, and the caller ROLLS BACK: nothing of it is kept (only sequences advance). Never commit after it.';
+
+
+--
+-- Name: xls_simular_resumo(uuid, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_simular_resumo(p_id uuid, p_exemplos integer DEFAULT 20) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select coalesce(jsonb_object_agg(t.tabela, t.resumo), '{}')
+    from (select a.tabela,
+                 jsonb_build_object(
+                   'inseridas', count(*) filter (where a.operacao = 'INSERIDA'),
+                   'alteradas', count(*) filter (where a.operacao = 'ALTERADA'),
+                   'removidas', count(*) filter (where a.operacao = 'REMOVIDA'),
+                   'exemplos', jsonb_build_object(
+                     'INSERIDA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'depois', a.depois) order by a.seq)
+                                            filter (where a.operacao = 'INSERIDA' and a.n <= p_exemplos), '[]'),
+                     'ALTERADA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'antes', a.antes, 'depois', a.depois) order by a.seq)
+                                            filter (where a.operacao = 'ALTERADA' and a.n <= p_exemplos), '[]'),
+                     'REMOVIDA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'antes', a.antes) order by a.seq)
+                                            filter (where a.operacao = 'REMOVIDA' and a.n <= p_exemplos), '[]'))) as resumo
+            from (select x.*, row_number() over (partition by x.tabela, x.operacao order by x.seq) as n
+                    from app.xls_alteracao x where x.processamento_id = p_id) a
+           group by a.tabela) t;
+$$;
+
+
+--
+-- Name: FUNCTION xls_simular_resumo(p_id uuid, p_exemplos integer); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_simular_resumo(p_id uuid, p_exemplos integer) IS 'Preview: what the processing p_id changed so far in this transaction, per table: {tabela: {inseridas, alteradas, removidas, exemplos: {INSERIDA: [{chave, depois}], ALTERADA: [{chave, antes, depois}], REMOVIDA: [{chave, antes}]}}}, at most p_exemplos examples of each, in the order written. Read from its change set (app.xls_alteracao), so the counts are those a real send records.';
 
 
 --
@@ -6041,11 +6514,10 @@ COMMENT ON FUNCTION public.xls_tipo_mestre(p_tipo text) IS 'True for the master 
 --
 
 CREATE FUNCTION public.xls_tipo_valido(p_tipo text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select p_tipo in ('FLUXO_PAGAR_RECEBER', 'COMPRAS', 'RELATORIO18', 'COTA_FORNECEDOR', 'POSTOS', 'TRR',
-                    'MARGEM_CONSOLIDADA', 'META_CARTEIRA', 'META', 'MARGEM_DIA');
+  select exists (select from app.xls_tipo t where t.tipo = p_tipo);
 $$;
 
 
@@ -6053,26 +6525,7 @@ $$;
 -- Name: FUNCTION xls_tipo_valido(p_tipo text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_tipo_valido(p_tipo text) IS 'True when p_tipo is one of the spreadsheet types of formats.md (FLUXO_PAGAR_RECEBER, COMPRAS, RELATORIO18, COTA_FORNECEDOR, POSTOS, TRR, MARGEM_CONSOLIDADA, META_CARTEIRA, META, MARGEM_DIA).';
-
-
---
--- Name: xls_worker_vivo(text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xls_worker_vivo(p_worker text) RETURNS boolean
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-  select exists (select from app.worker w where w.id = p_worker and w.heartbeat_at > now() - app.worker_timeout());
-$$;
-
-
---
--- Name: FUNCTION xls_worker_vivo(p_worker text); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.xls_worker_vivo(p_worker text) IS 'True when the app.worker p_worker heartbeated within app.worker_timeout().';
+COMMENT ON FUNCTION public.xls_tipo_valido(p_tipo text) IS 'True when p_tipo is a spreadsheet type: a row of app.xls_tipo, the one list of types (xls_processamento.tipo references it).';
 
 
 --
@@ -6147,6 +6600,53 @@ COMMENT ON TABLE app.worker IS 'One row per live application process (replica). 
 
 
 --
+-- Name: xls_alteracao; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.xls_alteracao (
+    seq bigint NOT NULL,
+    processamento_id uuid NOT NULL,
+    tabela text NOT NULL,
+    operacao text NOT NULL,
+    linha_id uuid NOT NULL,
+    chave jsonb NOT NULL,
+    antes jsonb,
+    depois jsonb,
+    CONSTRAINT xls_alteracao_check CHECK (((operacao = 'INSERIDA'::text) = (antes IS NULL))),
+    CONSTRAINT xls_alteracao_check1 CHECK (((operacao = 'REMOVIDA'::text) = (depois IS NULL))),
+    CONSTRAINT xls_alteracao_operacao_check CHECK ((operacao = ANY (ARRAY['INSERIDA'::text, 'ALTERADA'::text, 'REMOVIDA'::text])))
+);
+
+
+--
+-- Name: TABLE xls_alteracao; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.xls_alteracao IS 'Change set of every spreadsheet processing, one row per bi_* row it changed, in the order written (seq): INSERIDA (depois = the row as inserted), ALTERADA (antes = the stored row before the rewrite, depois = after), REMOVIDA (antes = the stored row before the removal). chave = the natural key (the table''s UNIQUE constraint) as JSON, linha_id = the row''s id. Written only by the trigger app.tg__xls_alteracao during a merge; read through public.xls_alteracoes, public.xls_linhagem and public.xls_desfazer; purged after xls_alteracoes_retencao_dias by app.xls_alteracoes_expurgar.';
+
+
+--
+-- Name: COLUMN xls_alteracao.seq; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alteracao.seq IS 'Order of the writes (a later processing has a larger seq): the undo restores the earliest antes of each row and refuses when a later processing touched the same key.';
+
+
+--
+-- Name: xls_alteracao_seq_seq; Type: SEQUENCE; Schema: app; Owner: -
+--
+
+ALTER TABLE app.xls_alteracao ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.xls_alteracao_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
 -- Name: xls_alvo; Type: TABLE; Schema: app; Owner: -
 --
 
@@ -6161,10 +6661,14 @@ CREATE TABLE app.xls_alvo (
     comparar text[],
     expressoes jsonb DEFAULT '{}'::jsonb NOT NULL,
     reter text[] DEFAULT '{}'::text[] NOT NULL,
-    CONSTRAINT xls_alvo_check CHECK (((escopo = 'tudo'::text) = (escopo_coluna IS NULL))),
-    CONSTRAINT xls_alvo_escopo_check CHECK ((escopo = ANY (ARRAY['periodo'::text, 'valores'::text, 'meses'::text, 'tudo'::text]))),
+    fonte text,
+    manter text[] DEFAULT '{}'::text[] NOT NULL,
+    manter_ultimo_valor boolean DEFAULT false NOT NULL,
+    CONSTRAINT xls_alvo_check CHECK (((escopo = ANY (ARRAY['tudo'::text, 'nenhum'::text])) = (escopo_coluna IS NULL))),
+    CONSTRAINT xls_alvo_escopo_check CHECK ((escopo = ANY (ARRAY['periodo'::text, 'valores'::text, 'meses'::text, 'tudo'::text, 'nenhum'::text]))),
     CONSTRAINT xls_alvo_escopo_coluna_check CHECK ((escopo_coluna ~ '^[a-z][a-z0-9_]*$'::text)),
     CONSTRAINT xls_alvo_expressoes_check CHECK ((jsonb_typeof(expressoes) = 'object'::text)),
+    CONSTRAINT xls_alvo_fonte_check CHECK (((fonte IS NULL) OR (escopo = 'nenhum'::text))),
     CONSTRAINT xls_alvo_ordem_check CHECK ((ordem > 0)),
     CONSTRAINT xls_alvo_staging_check CHECK ((staging ~ '^[a-z][a-z0-9_]*$'::text)),
     CONSTRAINT xls_alvo_tabela_check CHECK ((tabela ~ '^bi_[a-z0-9_]+$'::text))
@@ -6183,6 +6687,27 @@ COMMENT ON TABLE app.xls_alvo IS 'One row per target table of a spreadsheet type
 --
 
 COMMENT ON COLUMN app.xls_alvo.ordem IS 'Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).';
+
+
+--
+-- Name: COLUMN xls_alvo.fonte; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alvo.fonte IS 'A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target''s table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.';
+
+
+--
+-- Name: COLUMN xls_alvo.manter; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alvo.manter IS 'Columns that keep the stored value when the sheet''s is empty (a new key gets NULL).';
+
+
+--
+-- Name: COLUMN xls_alvo.manter_ultimo_valor; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alvo.manter_ultimo_valor IS 'For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key''s last row.';
 
 
 --
@@ -6221,9 +6746,9 @@ CREATE TABLE app.xls_tipo (
     mestre boolean DEFAULT false NOT NULL,
     hook text,
     descricao text NOT NULL,
+    recusa_total boolean DEFAULT false NOT NULL,
     CONSTRAINT xls_tipo_hook_check CHECK ((hook ~ '^app\.[a-z_][a-z0-9_]*$'::text)),
-    CONSTRAINT xls_tipo_ordem_check CHECK ((ordem > 0)),
-    CONSTRAINT xls_tipo_tipo_check CHECK (public.xls_tipo_valido(tipo))
+    CONSTRAINT xls_tipo_ordem_check CHECK ((ordem > 0))
 );
 
 
@@ -6232,6 +6757,13 @@ CREATE TABLE app.xls_tipo (
 --
 
 COMMENT ON TABLE app.xls_tipo IS 'The spreadsheet types of formats.md, in detection order (ordem). mestre: the batch''s master report (its success closes the batch). hook: optional function app.<name>(p_fase text, p_staging text, p_meta jsonb) returns jsonb, called by the generic merge at its phases (docs/xls-merge.md) for what belongs to one type only. Checked against TIPOS_PLANILHA (TypeScript) and public.xls_tipo_valido by the tests.';
+
+
+--
+-- Name: COLUMN xls_tipo.recusa_total; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_tipo.recusa_total IS 'Any invalid row (the reader''s or SQL''s) refuses the whole file: XL422 ''<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>'', nothing written.';
 
 
 --
@@ -7300,6 +7832,59 @@ ALTER TABLE public.variante ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
 
 
 --
+-- Name: xls_conjunto; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.xls_conjunto (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    arquivo text,
+    total integer DEFAULT 0 NOT NULL,
+    recebido_em timestamp with time zone DEFAULT now() NOT NULL,
+    fechado_em timestamp with time zone,
+    fechamento_motivo text,
+    uploader_id text,
+    uploader_nome text,
+    CONSTRAINT xls_conjunto_fechamento CHECK (((fechado_em IS NULL) = (fechamento_motivo IS NULL))),
+    CONSTRAINT xls_conjunto_total_check CHECK ((total >= 0))
+);
+
+
+--
+-- Name: TABLE xls_conjunto; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.xls_conjunto IS 'A batch: the files sent together in one .zip. It closes (fechado_em) when its master report (RELATORIO18) commits, or when every processing of the batch has ended; on closing, items that failed by a transient foreign-key violation are reprocessed once (see xls_conjunto_avaliar).';
+
+
+--
+-- Name: COLUMN xls_conjunto.arquivo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_conjunto.arquivo IS 'Name of the .zip as uploaded.';
+
+
+--
+-- Name: COLUMN xls_conjunto.total; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_conjunto.total IS 'Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.';
+
+
+--
+-- Name: COLUMN xls_conjunto.fechado_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_conjunto.fechado_em IS 'When the batch closed; null while open.';
+
+
+--
+-- Name: COLUMN xls_conjunto.fechamento_motivo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_conjunto.fechamento_motivo IS 'Why it closed: master report committed, or every processing ended.';
+
+
+--
 -- Name: xls_conjunto_item; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -7331,56 +7916,26 @@ COMMENT ON COLUMN public.xls_conjunto_item.motivo IS 'Why the entry was DUPLICAD
 
 
 --
--- Name: xls_conjunto_lote; Type: TABLE; Schema: public; Owner: -
+-- Name: xls_conjunto_lote; Type: VIEW; Schema: public; Owner: -
 --
 
-CREATE TABLE public.xls_conjunto_lote (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    arquivo text,
-    total integer DEFAULT 0 NOT NULL,
-    recebido_em timestamp with time zone DEFAULT now() NOT NULL,
-    fechado_em timestamp with time zone,
-    fechamento_motivo text,
-    uploader_id text,
-    uploader_nome text,
-    CONSTRAINT xls_conjunto_lote_fechamento CHECK (((fechado_em IS NULL) = (fechamento_motivo IS NULL))),
-    CONSTRAINT xls_conjunto_lote_total_check CHECK ((total >= 0))
-);
+CREATE VIEW public.xls_conjunto_lote AS
+ SELECT xls_conjunto.id,
+    xls_conjunto.arquivo,
+    xls_conjunto.uploader_id,
+    xls_conjunto.uploader_nome,
+    xls_conjunto.total,
+    xls_conjunto.recebido_em,
+    xls_conjunto.fechado_em,
+    xls_conjunto.fechamento_motivo
+   FROM public.xls_conjunto;
 
 
 --
--- Name: TABLE xls_conjunto_lote; Type: COMMENT; Schema: public; Owner: -
+-- Name: VIEW xls_conjunto_lote; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON TABLE public.xls_conjunto_lote IS 'A batch: the files sent together in one .zip. It closes (fechado_em) when its master report (RELATORIO18) commits, or when every processing of the batch has ended; on closing, items that failed by a transient foreign-key violation are reprocessed once (see xls_conjunto_avaliar).';
-
-
---
--- Name: COLUMN xls_conjunto_lote.arquivo; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_conjunto_lote.arquivo IS 'Name of the .zip as uploaded.';
-
-
---
--- Name: COLUMN xls_conjunto_lote.total; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_conjunto_lote.total IS 'Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.';
-
-
---
--- Name: COLUMN xls_conjunto_lote.fechado_em; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_conjunto_lote.fechado_em IS 'When the batch closed; null while open.';
-
-
---
--- Name: COLUMN xls_conjunto_lote.fechamento_motivo; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.xls_conjunto_lote.fechamento_motivo IS 'Why it closed: master report committed, or every processing ended.';
+COMMENT ON VIEW public.xls_conjunto_lote IS 'Former name of public.xls_conjunto (the zip batch), a simple view so that callers written before the rename still read and write it; new code uses xls_conjunto.';
 
 
 --
@@ -7437,9 +7992,17 @@ CREATE TABLE public.xls_processamento (
     fk_retentar boolean DEFAULT false NOT NULL,
     alarmar boolean DEFAULT false NOT NULL,
     atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    desfeito_em timestamp with time zone,
+    desfeito_por text,
+    exclusoes_aprovadas_em timestamp with time zone,
+    exclusoes_aprovadas_por text,
+    alteracoes_expiradas_em timestamp with time zone,
+    exclusao_retida boolean DEFAULT false NOT NULL,
+    CONSTRAINT xls_processamento_aprovado CHECK (((exclusoes_aprovadas_em IS NULL) = (exclusoes_aprovadas_por IS NULL))),
     CONSTRAINT xls_processamento_arquivo_guardado CHECK (((objeto_chave IS NOT NULL) OR (arquivo_bytes IS NOT NULL))),
     CONSTRAINT xls_processamento_avisos_lista CHECK ((jsonb_typeof(avisos) = 'array'::text)),
     CONSTRAINT xls_processamento_checksum_formato CHECK ((checksum ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT xls_processamento_desfeito CHECK (((desfeito_em IS NULL) = (desfeito_por IS NULL))),
     CONSTRAINT xls_processamento_execucoes_check CHECK ((execucoes >= 0)),
     CONSTRAINT xls_processamento_finalizado CHECK (((status = ANY (ARRAY['SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text])) = (finalizado_em IS NOT NULL))),
     CONSTRAINT xls_processamento_fk_falhas_check CHECK ((fk_falhas >= 0)),
@@ -7448,8 +8011,7 @@ CREATE TABLE public.xls_processamento (
     CONSTRAINT xls_processamento_objeto_tamanho_bytes_check CHECK ((objeto_tamanho_bytes >= 0)),
     CONSTRAINT xls_processamento_processando CHECK (((status <> 'PROCESSANDO'::text) OR ((worker IS NOT NULL) AND (iniciado_em IS NOT NULL)))),
     CONSTRAINT xls_processamento_rejeitadas_lista CHECK ((jsonb_typeof(linhas_rejeitadas) = 'array'::text)),
-    CONSTRAINT xls_processamento_status_valido CHECK ((status = ANY (ARRAY['PENDENTE'::text, 'PROCESSANDO'::text, 'SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text]))),
-    CONSTRAINT xls_processamento_tipo_valido CHECK (((tipo IS NULL) OR public.xls_tipo_valido(tipo)))
+    CONSTRAINT xls_processamento_status_valido CHECK ((status = ANY (ARRAY['PENDENTE'::text, 'PROCESSANDO'::text, 'SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text])))
 );
 ALTER TABLE ONLY public.xls_processamento ALTER COLUMN arquivo_bytes SET STORAGE EXTERNAL;
 
@@ -7644,6 +8206,48 @@ COMMENT ON COLUMN public.xls_processamento.alarmar IS 'The latest outcome must r
 
 
 --
+-- Name: COLUMN xls_processamento.desfeito_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.desfeito_em IS 'When this processing was undone (public.xls_desfazer): every row it changed is back as it was; the status stays.';
+
+
+--
+-- Name: COLUMN xls_processamento.desfeito_por; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.desfeito_por IS 'Who undid it: the staff member''s e-mail, "api" (Bearer) or the DBA''s text.';
+
+
+--
+-- Name: COLUMN xls_processamento.exclusoes_aprovadas_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.exclusoes_aprovadas_em IS 'When a person approved the removals the mass-deletion guard held (reprocess with aprovarExclusoes / "Aplicar mesmo assim"); the next run of this processing is not held.';
+
+
+--
+-- Name: COLUMN xls_processamento.exclusoes_aprovadas_por; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.exclusoes_aprovadas_por IS 'Who approved the held removals: e-mail, "api" or the DBA''s text.';
+
+
+--
+-- Name: COLUMN xls_processamento.alteracoes_expiradas_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.alteracoes_expiradas_em IS 'When the change set of this processing was purged by the retention (xls_alteracoes_retencao_dias): it can no longer be undone.';
+
+
+--
+-- Name: COLUMN xls_processamento.exclusao_retida; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_processamento.exclusao_retida IS 'The last run ended ERRO because the mass-deletion guard held it (XL428): it would remove more than xls_exclusao_limite_percentual % (and at least xls_exclusao_limite_linhas rows) of a table''s scope. public.xls_aprovar_exclusoes reprocesses it with the guard lifted.';
+
+
+--
 -- Name: xls_resetar_replicator_passo_id_seq; Type: SEQUENCE; Schema: public; Owner: -
 --
 
@@ -7680,7 +8284,7 @@ CREATE VIEW public.xls_v_conjunto AS
     COALESCE(p.aguardando_fk, (0)::bigint) AS aguardando_fk,
     COALESCE(p.mestre_concluido, false) AS mestre_concluido,
     l.uploader_nome
-   FROM ((public.xls_conjunto_lote l
+   FROM ((public.xls_conjunto l
      LEFT JOIN LATERAL ( SELECT count(*) FILTER (WHERE (x.status = 'ENFILEIRADO'::text)) AS enfileirados,
             count(*) FILTER (WHERE (x.status = 'REPROCESSANDO'::text)) AS reprocessando,
             count(*) FILTER (WHERE (x.status = 'DUPLICADO'::text)) AS duplicados,
@@ -7726,7 +8330,7 @@ CREATE VIEW public.xls_v_processamento AS
     p.conjunto_id,
     p.worker,
         CASE
-            WHEN (p.status = 'PROCESSANDO'::text) THEN public.xls_worker_vivo(p.worker)
+            WHEN (p.status = 'PROCESSANDO'::text) THEN app.xls_worker_vivo(p.worker)
             ELSE NULL::boolean
         END AS worker_vivo,
     p.execucoes,
@@ -7828,6 +8432,14 @@ ALTER TABLE ONLY app.sessao
 
 ALTER TABLE ONLY app.worker
     ADD CONSTRAINT worker_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: xls_alteracao xls_alteracao_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_alteracao
+    ADD CONSTRAINT xls_alteracao_pkey PRIMARY KEY (seq);
 
 
 --
@@ -8343,11 +8955,11 @@ ALTER TABLE ONLY public.xls_conjunto_item
 
 
 --
--- Name: xls_conjunto_lote xls_conjunto_lote_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+-- Name: xls_conjunto xls_conjunto_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
-ALTER TABLE ONLY public.xls_conjunto_lote
-    ADD CONSTRAINT xls_conjunto_lote_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.xls_conjunto
+    ADD CONSTRAINT xls_conjunto_pkey PRIMARY KEY (id);
 
 
 --
@@ -8437,6 +9049,20 @@ CREATE INDEX sessao_expira_idx ON app.sessao USING btree (expira_em);
 --
 
 CREATE UNIQUE INDEX sessao_token_hash_key ON app.sessao USING btree (token_hash);
+
+
+--
+-- Name: xls_alteracao_chave_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX xls_alteracao_chave_idx ON app.xls_alteracao USING btree (tabela, chave, seq);
+
+
+--
+-- Name: xls_alteracao_processamento_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX xls_alteracao_processamento_idx ON app.xls_alteracao USING btree (processamento_id, tabela, operacao, seq);
 
 
 --
@@ -8674,189 +9300,583 @@ CREATE UNIQUE INDEX xls_resetar_replicator_um_em_andamento ON public.xls_resetar
 -- Name: bi_centro_custo _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_centro_custo FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_centro_custo FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_cliente _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cliente FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cliente FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_compra _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_compra FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_compra FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_configuracao _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_cota_fornecedor _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cota_fornecedor FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_cota_fornecedor FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_faturamento _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_faturamento FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_faturamento FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_filial _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_filial FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_filial FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_fornecedor _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_fornecedor FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_fornecedor FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_margem_consolidada _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_consolidada FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_consolidada FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_margem_dia _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_dia FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_margem_dia FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_meta _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_meta_carteira _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta_carteira FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_meta_carteira FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_movimento _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_movimento FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_movimento FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_posto _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_posto FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_posto FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_produto _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_produto FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_produto FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_titulo _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_titulo FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_titulo FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_trr _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_trr FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_trr FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_veiculo _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_veiculo FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_veiculo FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: bi_vendedor _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_vendedor FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.bi_vendedor FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: destinatario _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.destinatario FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.destinatario FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: partner_configuracao _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.partner_configuracao FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.partner_configuracao FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: partner_pedido _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.partner_pedido FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.partner_pedido FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: produto _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.produto FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.produto FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: variante _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.variante FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.variante FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: xls_processamento _100_touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _100_touch BEFORE UPDATE ON public.xls_processamento FOR EACH ROW EXECUTE FUNCTION public.tg__touch_atualizado_em();
+CREATE TRIGGER _100_touch BEFORE UPDATE ON public.xls_processamento FOR EACH ROW EXECUTE FUNCTION app.tg__touch_atualizado_em();
 
 
 --
 -- Name: xls_processamento _900_notificar_bot; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE CONSTRAINT TRIGGER _900_notificar_bot AFTER UPDATE OF status ON public.xls_processamento DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND (new.status = ANY (ARRAY['SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text])))) EXECUTE FUNCTION public.tg_xls_processamento__notificar_bot();
+CREATE CONSTRAINT TRIGGER _900_notificar_bot AFTER UPDATE OF status ON public.xls_processamento DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND (new.status = ANY (ARRAY['SUCESSO'::text, 'ERRO'::text, 'IGNORADO'::text])))) EXECUTE FUNCTION app.tg_xls_processamento__notificar_bot();
 
 
 --
 -- Name: bi_configuracao _900_notify; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER _900_notify AFTER INSERT OR DELETE OR UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION public.tg_bi_configuracao__notify();
+CREATE TRIGGER _900_notify AFTER INSERT OR DELETE OR UPDATE ON public.bi_configuracao FOR EACH ROW EXECUTE FUNCTION app.tg_bi_configuracao__notify();
+
+
+--
+-- Name: bi_centro_custo _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_centro_custo REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_cliente _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_cliente REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_compra _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_compra REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_cota_fornecedor _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_cota_fornecedor REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_faturamento _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_faturamento REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_filial _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_filial REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_fornecedor _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_fornecedor REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_margem_consolidada _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_margem_consolidada REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_margem_dia _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_margem_dia REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_meta _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_meta REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_meta_carteira _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_meta_carteira REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_movimento _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_movimento REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_posto _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_posto REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_produto _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_produto REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_titulo _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_titulo REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_trr _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_trr REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_veiculo _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_veiculo REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_vendedor _900_xls_alteracao_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_del AFTER DELETE ON public.bi_vendedor REFERENCING OLD TABLE AS velhas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_centro_custo _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_centro_custo REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_cliente _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_cliente REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_compra _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_compra REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_cota_fornecedor _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_cota_fornecedor REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_faturamento _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_faturamento REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_filial _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_filial REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_fornecedor _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_fornecedor REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_margem_consolidada _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_margem_consolidada REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_margem_dia _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_margem_dia REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_meta _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_meta REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_meta_carteira _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_meta_carteira REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_movimento _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_movimento REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_posto _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_posto REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_produto _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_produto REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_titulo _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_titulo REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_trr _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_trr REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_veiculo _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_veiculo REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_vendedor _900_xls_alteracao_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_ins AFTER INSERT ON public.bi_vendedor REFERENCING NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_centro_custo _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_centro_custo REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_cliente _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_cliente REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_compra _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_compra REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_cota_fornecedor _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_cota_fornecedor REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_faturamento _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_faturamento REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_filial _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_filial REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_fornecedor _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_fornecedor REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_margem_consolidada _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_margem_consolidada REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_margem_dia _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_margem_dia REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_meta _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_meta REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_meta_carteira _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_meta_carteira REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_movimento _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_movimento REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_posto _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_posto REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_produto _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_produto REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_titulo _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_titulo REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_trr _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_trr REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_veiculo _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_veiculo REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: bi_vendedor _900_xls_alteracao_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_vendedor REFERENCING OLD TABLE AS velhas NEW TABLE AS novas FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_alteracao();
+
+
+--
+-- Name: xls_alteracao xls_alteracao_processamento_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_alteracao
+    ADD CONSTRAINT xls_alteracao_processamento_id_fkey FOREIGN KEY (processamento_id) REFERENCES public.xls_processamento(id) ON DELETE CASCADE;
+
+
+--
+-- Name: xls_alvo xls_alvo_fonte_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.xls_alvo
+    ADD CONSTRAINT xls_alvo_fonte_fkey FOREIGN KEY (tipo, fonte) REFERENCES app.xls_alvo(tipo, staging);
 
 
 --
@@ -8960,7 +9980,7 @@ ALTER TABLE ONLY public.variante
 --
 
 ALTER TABLE ONLY public.xls_conjunto_item
-    ADD CONSTRAINT xls_conjunto_item_conjunto_id_fkey FOREIGN KEY (conjunto_id) REFERENCES public.xls_conjunto_lote(id) ON DELETE CASCADE;
+    ADD CONSTRAINT xls_conjunto_item_conjunto_id_fkey FOREIGN KEY (conjunto_id) REFERENCES public.xls_conjunto(id) ON DELETE CASCADE;
 
 
 --
@@ -8976,7 +9996,15 @@ ALTER TABLE ONLY public.xls_conjunto_item
 --
 
 ALTER TABLE ONLY public.xls_processamento
-    ADD CONSTRAINT xls_processamento_conjunto_id_fkey FOREIGN KEY (conjunto_id) REFERENCES public.xls_conjunto_lote(id) ON DELETE SET NULL;
+    ADD CONSTRAINT xls_processamento_conjunto_id_fkey FOREIGN KEY (conjunto_id) REFERENCES public.xls_conjunto(id) ON DELETE SET NULL;
+
+
+--
+-- Name: xls_processamento xls_processamento_tipo_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.xls_processamento
+    ADD CONSTRAINT xls_processamento_tipo_fkey FOREIGN KEY (tipo) REFERENCES app.xls_tipo(tipo);
 
 
 --
@@ -9153,6 +10181,15 @@ CREATE EVENT TRIGGER _200_bi_publicar ON ddl_command_end
 
 
 --
+-- Name: _300_bi_alteracoes; Type: EVENT TRIGGER; Schema: -; Owner: -
+--
+
+CREATE EVENT TRIGGER _300_bi_alteracoes ON ddl_command_end
+         WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE')
+   EXECUTE FUNCTION app.tg__bi_alteracoes_evento();
+
+
+--
 -- PostgreSQL database dump complete
 --
 
@@ -9164,31 +10201,9 @@ CREATE EVENT TRIGGER _200_bi_publicar ON ddl_command_end
 --
 
 INSERT INTO public.schema_migrations (version) VALUES
-    ('20261122000100'),
-    ('20261122000200'),
-    ('20261122000300'),
-    ('20261122000400'),
-    ('20261122100000'),
-    ('20261122100100'),
-    ('20261122200000'),
-    ('20261122200100'),
-    ('20261122200200'),
-    ('20261122200300'),
-    ('20261122300000'),
-    ('20261122300100'),
-    ('20261122300200'),
-    ('20261122300300'),
-    ('20261122300400'),
-    ('20261122300500'),
-    ('20261122400000'),
-    ('20261122400100'),
-    ('20261123100000'),
-    ('20261124100000'),
-    ('20261124140100'),
-    ('20261124170000'),
-    ('20261124170100'),
-    ('20261124170200'),
-    ('20261124180000'),
-    ('20261124180100'),
-    ('20261124190000'),
-    ('20261124200000');
+    ('20261124200000'),
+    ('20261125100000'),
+    ('20261125110000'),
+    ('20261125110100'),
+    ('20261125110200'),
+    ('20261125700000');

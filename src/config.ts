@@ -125,8 +125,8 @@ export interface Config {
   partner: PartnerConfig;
   mail: MailConfig;
   /**
-   * Spreadsheet uploads: limits of every archive (the batch zip and each xlsx); rows per lot
-   * of the merge (the database merges one lot while the reader parses the next); most
+   * Spreadsheet uploads: limits of every archive (the batch zip and each xlsx); rows per chunk
+   * of the merge (the database merges one chunk while the reader parses the next); most
    * characters one cell or shared string keeps when a workbook is read (XLS_CELL_MAX_CHARS);
    * heap of the worker thread a spreadsheet is parsed in (XLS_LEITURA_HEAP_MB).
    */

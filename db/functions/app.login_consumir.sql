@@ -8,4 +8,3 @@ $function$
 ;
 
 comment on function app.login_consumir(text) is 'The login callback takes its pending login once: the row of that state (deleted), or no row when the state is unknown, already used or expired (the callback then answers 400).';
-revoke execute on function app.login_consumir(text) from public;

@@ -15,4 +15,3 @@ $function$
 ;
 
 comment on function app.login_iniciar(text,text,text,text) is 'Records an identity-provider login being started: OAuth state, OIDC nonce, PKCE code verifier and the local path to return to (anything but a local path becomes /). Valid 10 minutes. SS400 when a part is missing.';
-revoke execute on function app.login_iniciar(text,text,text,text) from public;

@@ -29,4 +29,3 @@ $function$
 ;
 
 comment on function app.sessao_criar(text,text,text,text,interval,text,text) is 'Opens a screen session after a login: stores the SHA-256 of the cookie token p_token (never the token), the e-mail, name, papel (equipe | smoke), the CSRF token of its forms and the expiry (now + p_duracao). Rotation: the session whose token is p_anterior (the cookie the browser came with) is ended with motivo rotacao. SS400 on a short token, a malformed e-mail or a non-positive duration.';
-revoke execute on function app.sessao_criar(text,text,text,text,interval,text,text) from public;

@@ -13,4 +13,3 @@ $function$
 ;
 
 comment on function app.sessao_encerrar(text) is 'Logout: ends the session of the cookie token. True when a live session was ended; false when there was none (logging out twice is harmless).';
-revoke execute on function app.sessao_encerrar(text) from public;

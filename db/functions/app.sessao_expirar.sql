@@ -18,4 +18,3 @@ $function$
 ;
 
 comment on function app.sessao_expirar() is 'Housekeeping (pg_cron job app_sessao_expirar, hourly): marks expired sessions (motivo expirada) and returns how many; removes sessions ended more than 30 days ago and identity-provider logins never finished.';
-revoke execute on function app.sessao_expirar() from public;

@@ -22,4 +22,3 @@ $function$
 ;
 
 comment on function app.sessao_validar(text) is 'The live session of a cookie token (not ended, not expired), or no row. Records the last use (at most once a minute).';
-revoke execute on function app.sessao_validar(text) from public;

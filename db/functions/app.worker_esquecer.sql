@@ -14,4 +14,3 @@ $function$
 ;
 
 comment on function app.worker_esquecer(text[]) is 'Forgets workers known to be dead without waiting for app.worker_timeout(): at boot, the service passes the workers of its own host whose process no longer runs (a previous process of this host: a restart, a crash, a container restarted with the same pid). Their running jobs then go back to the queue (app.sweep_jobs) and their PROCESSANDO to ERRO (xls_recuperar) at once. Returns how many were forgotten.';
-revoke execute on function app.worker_esquecer(text[]) from public;

@@ -7,7 +7,7 @@ declare
   v_ordem integer;
   v_fechado timestamptz;
 begin
-  update public.xls_conjunto_lote set total = total + 1 where id = p_conjunto_id
+  update public.xls_conjunto set total = total + 1 where id = p_conjunto_id
   returning total, fechado_em into v_ordem, v_fechado;
   if not found then
     raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';

@@ -6,7 +6,7 @@ CREATE OR REPLACE FUNCTION app.xls_fk_aguardando(p_id uuid)
 AS $function$
   select l.id
     from public.xls_processamento p
-    join public.xls_conjunto_lote l on l.id = p.conjunto_id
+    join public.xls_conjunto l on l.id = p.conjunto_id
    where p.id = p_id and p.status = 'ERRO' and p.fk_retentar and l.fechado_em is null;
 $function$
 ;

@@ -10,8 +10,6 @@ begin
   if p_fase = 'inicio' then
     drop table if exists pg_temp.xls_compras_filtradas;
     create temp table xls_compras_filtradas (linha integer, codigo text) on commit drop;
-    drop table if exists pg_temp.xls_compras_fornecedores;
-    create temp table xls_compras_fornecedores (n integer) on commit drop;
   elsif p_fase = 'normalizado' then
     -- only fuels enter: the other rows leave the chunk, counted (they are not errors)
     with f as (
@@ -19,17 +17,6 @@ begin
        where c.codigo_onu is null or c.codigo_onu not in (1170, 1202, 1203, 1223, 1863, 3475)
       returning c.linha, c.onu_texto)
     insert into pg_temp.xls_compras_filtradas select f.linha, f.onu_texto from f;
-    -- the suppliers before the foreign-key check of bi_compra; an empty name keeps the stored one
-    insert into public.bi_fornecedor as t (cnpj, nome)
-    select s.cnpj, s.nome
-      from (select distinct on (c.cnpj_fornecedor) c.cnpj_fornecedor as cnpj, left(c.fornecedor, 150) as nome
-              from pg_temp.xls_chunk_compra c where c.cnpj_fornecedor is not null
-             order by c.cnpj_fornecedor, c.linha desc) s
-     where not exists (select from public.bi_fornecedor t where t.cnpj = s.cnpj and t.nome is not distinct from coalesce(s.nome, t.nome))
-     order by s.cnpj
-    on conflict (cnpj) do update set nome = coalesce(excluded.nome, t.nome);
-    get diagnostics v_n = row_count;
-    insert into pg_temp.xls_compras_fornecedores values (v_n);
   elsif p_fase = 'fim' then
     select count(*), jsonb_agg(jsonb_build_object('aba', 'Compras', 'linha', f.linha, 'valor', f.codigo) order by f.linha)
       into v_n, v_linhas
@@ -38,13 +25,11 @@ begin
       'avisos', case when v_n = 0 then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
         'categoria', 'filtrada', 'quantidade', v_n, 'linhas', v_linhas,
         'motivo', 'código ONU fora dos combustíveis (1170, 1202, 1203, 1223, 1863, 3475): linha não importada')) end,
-      'tabelas', jsonb_build_object(
-        'bi_fornecedor', jsonb_build_object('efetivas', (select coalesce(sum(n), 0) from pg_temp.xls_compras_fornecedores)),
-        'filtradas_onu', jsonb_build_object('linhas', v_n)));
+      'tabelas', jsonb_build_object('filtradas_onu', jsonb_build_object('linhas', v_n)));
   end if;
   return '{}';
 end;
 $function$
 ;
 
-comment on function app.xls_hook_compras(text,text,jsonb) is 'Hook of COMPRAS in the declarative merge. normalizado: rows whose Código ONU is not a fuel (1170, 1202, 1203, 1223, 1863, 3475; an empty code included) leave the chunk and are counted, not rejected; the suppliers of the remaining rows are upserted into bi_fornecedor (an empty name keeps the stored one) before bi_compra''s foreign-key check. fim: a warning of category filtrada listing the rows and their codes, tabelas.filtradas_onu and tabelas.bi_fornecedor.';
+comment on function app.xls_hook_compras(text,text,jsonb) is 'Hook of COMPRAS in the declarative merge. normalizado: rows whose Código ONU is not a fuel (1170, 1202, 1203, 1223, 1863, 3475; an empty code included) leave the chunk and are counted, not rejected. fim: a warning of category filtrada listing the rows and their codes, and tabelas.filtradas_onu. (The suppliers are a description row: app.xls_alvo COMPRAS/fornecedor.)';

@@ -7,10 +7,6 @@ declare
   v_posicao date;
   v_max date;
   v_atual boolean;
-  v_rej jsonb;
-  v_n integer;
-  v_motivo text;
-  v_cc integer;
   v_saiu integer := 0;
   v_soma numeric;
   v_grupo numeric;
@@ -28,32 +24,17 @@ begin
       raise exception 'FLUXO_PAGAR_RECEBER recusado: data de posição ausente ou inválida (%)', coalesce(p_meta ->> 'posicao', 'ausente')
         using errcode = 'XL422';
     end if;
-    -- rule 2: only the newest position is current (read under the merge lock on bi_titulo)
-    select max(t.posicao) into v_max from public.bi_titulo t;
-    drop table if exists pg_temp.xls_fluxo_estado;
-    create temp table xls_fluxo_estado on commit drop as
-    select v_posicao as posicao, (v_max is null or v_posicao >= v_max) as atual, v_max as anterior;
     return '{}';
   elsif p_fase <> 'fim' then
     return '{}';
   end if;
 
-  -- rule 4, total refusal: any invalid row (the reader's, or a row SQL set aside) writes nothing
-  select coalesce(jsonb_agg(e), '[]') into v_rej
-    from (select e from jsonb_array_elements(case when jsonb_typeof(p_meta -> 'linhas_rejeitadas') = 'array' then p_meta -> 'linhas_rejeitadas' else '[]' end) e
-          union all
-          select jsonb_build_object('linha', o.linha, 'campo', o.campo, 'mensagem', format('linha %s: %s '''' inválido', o.linha, o.campo))
-            from pg_temp.xls_ocorrencia o where o.tipo = 'rejeitada') x;
-  if jsonb_array_length(v_rej) > 0 then
-    select count(distinct (e ->> 'linha')::integer),
-           string_agg(coalesce(e ->> 'mensagem', format('linha %s: %s ''%s'' inválido', e ->> 'linha', e ->> 'campo', e ->> 'valor')), '; '
-                      order by (e ->> 'linha')::integer, e ->> 'campo')
-      into v_n, v_motivo
-      from jsonb_array_elements(v_rej) e;
-    raise exception 'FLUXO_PAGAR_RECEBER recusado, nada gravado: % linha(s) inválida(s): %', v_n, v_motivo using errcode = 'XL422';
-  end if;
-
-  select e.posicao, e.atual, e.anterior into v_posicao, v_atual, v_max from pg_temp.xls_fluxo_estado e;
+  -- rule 4, total refusal: app.xls_tipo.recusa_total (the merge raises before this phase)
+  -- rule 2: only the newest position is current (under the merge lock on bi_titulo; the
+  -- description's expression of atual compared with the same table)
+  v_posicao := (p_meta ->> 'posicao')::date;
+  select max(t.posicao) into v_max from public.bi_titulo t where t.posicao <> v_posicao;
+  v_atual := v_max is null or v_posicao >= v_max;
   -- rule 2: a newer position takes the flag from the older ones (the partial index serves this)
   if v_atual and v_max is not null and v_posicao > v_max then
     update public.bi_titulo t set atual = false where t.atual and t.posicao < v_posicao;
@@ -63,17 +44,6 @@ begin
       'motivo', format('posição %s anterior à atual (%s): entra no histórico sem se tornar a atual',
                        to_char(v_posicao, 'DD/MM/YYYY'), to_char(v_max, 'DD/MM/YYYY'))));
   end if;
-
-  -- rule 1: cost centres (never deleted); an empty description keeps the stored one
-  insert into public.bi_centro_custo as c (codigo, descricao)
-  select x.codigo, x.descricao
-    from (select distinct on (left(a.centro_custo, 20)) left(a.centro_custo, 20) as codigo, left(a.descricao_centro_custo, 120) as descricao
-            from pg_temp.xls_aceitas_titulo a where a.centro_custo is not null
-           order by left(a.centro_custo, 20), a.linha desc) x
-   where not exists (select from public.bi_centro_custo t where t.codigo = x.codigo and t.descricao is not distinct from coalesce(x.descricao, t.descricao))
-   order by x.codigo
-  on conflict (codigo) do update set descricao = coalesce(excluded.descricao, c.descricao);
-  get diagnostics v_cc = row_count;
 
   -- rule 5: the receivable sum of Saldo against the Total of tab Grupo
   select coalesce(sum(a.saldo), 0) into v_soma from pg_temp.xls_aceitas_titulo a where a.tipo = 'RECEBER';
@@ -92,10 +62,9 @@ begin
   end if;
 
   return jsonb_build_object('avisos', v_avisos, 'tabelas', jsonb_build_object(
-    'bi_centro_custo', jsonb_build_object('efetivas', v_cc),
     'fluxo', jsonb_build_object('posicao', v_posicao, 'atual', v_atual, 'deixaram_de_ser_atuais', v_saiu, 'soma_saldo_receber', v_soma)));
 end;
 $function$
 ;
 
-comment on function app.xls_hook_fluxo(text,text,jsonb) is 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio (under the merge lock on bi_titulo, which serialises simultaneous imports): the position date of p_meta.posicao (missing or invalid: XL422, nothing written) and whether it is the newest (pg_temp.xls_fluxo_estado, read by the expressions of posicao and atual). fim: total refusal (XL422) when any row is invalid, the reason listing every one as ''linha <n>: <campo> ''''<valor>'''' inválido''; a newer position takes atual from the older ones, an older one enters the history only (warning); cost centres upserted into bi_centro_custo; the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
+comment on function app.xls_hook_fluxo(text,text,jsonb) is 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio: the position date of p_meta.posicao (missing or invalid: XL422, nothing written; the description''s expressions of posicao and atual read p_meta and bi_titulo under the merge lock, which serialises simultaneous imports). fim (after the merge''s total refusal, app.xls_tipo.recusa_total): a newer position takes atual from the older ones, an older one enters the history only (warning); the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';

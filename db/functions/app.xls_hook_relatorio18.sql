@@ -5,18 +5,14 @@ CREATE OR REPLACE FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text,
  SET work_mem TO '64MB'
 AS $function$
 -- What belongs to RELATORIO18 only, around the declarative merge of bi_faturamento (tab 20)
--- and bi_movimento (tab 30): its period check, the vehicle-registry defence and the
--- reference tables (bi_filial, bi_vendedor, bi_cliente, bi_produto, bi_veiculo).
+-- and bi_movimento (tab 30): its period check and the vehicle-registry defence (bi_veiculo).
+-- Its other reference tables (bi_filial, bi_vendedor, bi_cliente, bi_produto) are description rows.
 declare
   v_per record;
   v_data text;
   v_modelo_len integer;
   v_aux jsonb;
   v_avisos jsonb := '[]';
-  v_filial integer;
-  v_vendedor integer;
-  v_cliente integer;
-  v_produto integer;
   v_veiculo integer;
 begin
   if p_fase = 'inicio' then
@@ -28,12 +24,6 @@ begin
     create temp table xls_veiculo_lote (aba text, linha integer, data date, placa_bruta text, placa text, ano_bruto text, modelo text) on commit drop;
     create temp table xls_veiculo_problema (ordem integer, motivo text, aba text, linha integer, valor text) on commit drop;
     create temp table xls_veiculo_cand (placa text, k bigint, k_ano bigint, fab smallint, mod smallint, k_modelo bigint, modelo text) on commit drop;
-    -- reference-table candidates of the accepted rows: per seller its last row and its last
-    -- row with a name, per client and product its last row with a name
-    create temp table xls_ref_filial (codigo text) on commit drop;
-    create temp table xls_ref_vendedor (codigo text, lu integer, filial text, ln integer, nome text) on commit drop;
-    create temp table xls_ref_cliente (codigo text, ln integer, nome text) on commit drop;
-    create temp table xls_ref_produto (codigo text, ln integer, descricao text) on commit drop;
     return '{}';
   end if;
 
@@ -99,12 +89,6 @@ begin
     return '{}';
   end if;
 
-  if p_fase = 'aceito' then
-    -- the chunk's rows that will be written give the reference-table candidates
-    perform app.xls_r18_candidatos(p_staging, format('pg_temp.%I', 'xls_chunk_' || p_staging)::regclass);
-    return '{}';
-  end if;
-
   if p_fase <> 'fim' then
     return '{}';
   end if;
@@ -122,53 +106,7 @@ begin
            group by m.ordem, m.motivo) r;
   v_avisos := v_avisos || v_aux;
 
-  -- a key repeated across chunks was settled: the candidates are rebuilt from the surviving rows
-  if exists (select from pg_temp.xls_merge_estado e where e.refeito) then
-    truncate pg_temp.xls_ref_filial, pg_temp.xls_ref_vendedor, pg_temp.xls_ref_cliente, pg_temp.xls_ref_produto;
-    perform app.xls_r18_candidatos('faturamento', 'pg_temp.xls_aceitas_faturamento');
-    perform app.xls_r18_candidatos('movimento', 'pg_temp.xls_aceitas_movimento');
-  end if;
-
-  -- reference tables: upsert only (never deleted by a spreadsheet), in key order; each value
-  -- comes from the last row of the sheet (highest row number) that has it
-  insert into public.bi_filial (codigo)
-  select x.codigo from (select distinct r.codigo from pg_temp.xls_ref_filial r) x
-   where not exists (select from public.bi_filial t where t.codigo = x.codigo)
-   order by x.codigo
-  on conflict (codigo) do nothing;
-  get diagnostics v_filial = row_count;
-
-  insert into public.bi_vendedor as t (codigo, nome, filial)
-  select u.codigo, n.nome, u.filial
-    from (select distinct on (r.codigo) r.codigo, r.filial from pg_temp.xls_ref_vendedor r order by r.codigo, r.lu desc) u
-    left join (select distinct on (r.codigo) r.codigo, r.nome from pg_temp.xls_ref_vendedor r
-                where r.ln is not null order by r.codigo, r.ln desc) n on n.codigo = u.codigo
-   where not exists (select from public.bi_vendedor t where t.codigo = u.codigo
-                        and t.nome is not distinct from coalesce(n.nome, t.nome)
-                        and t.filial is not distinct from coalesce(u.filial, t.filial))
-   order by u.codigo
-  on conflict (codigo) do update set nome = coalesce(excluded.nome, t.nome), filial = coalesce(excluded.filial, t.filial)
-   where (t.nome, t.filial) is distinct from (coalesce(excluded.nome, t.nome), coalesce(excluded.filial, t.filial));
-  get diagnostics v_vendedor = row_count;
-
-  insert into public.bi_cliente as t (codigo, nome)
-  select s.codigo, s.nome
-    from (select distinct on (r.codigo) r.codigo, r.nome from pg_temp.xls_ref_cliente r order by r.codigo, r.ln desc nulls last) s
-   where not exists (select from public.bi_cliente t where t.codigo = s.codigo and t.nome is not distinct from coalesce(s.nome, t.nome))
-   order by s.codigo
-  on conflict (codigo) do update set nome = coalesce(excluded.nome, t.nome)
-   where t.nome is distinct from coalesce(excluded.nome, t.nome);
-  get diagnostics v_cliente = row_count;
-
-  insert into public.bi_produto as t (codigo, descricao)
-  select s.codigo, s.descricao
-    from (select distinct on (r.codigo) r.codigo, r.descricao from pg_temp.xls_ref_produto r order by r.codigo, r.ln desc nulls last) s
-   where not exists (select from public.bi_produto t where t.codigo = s.codigo and t.descricao is not distinct from coalesce(s.descricao, t.descricao))
-   order by s.codigo
-  on conflict (codigo) do update set descricao = coalesce(excluded.descricao, t.descricao)
-   where t.descricao is distinct from coalesce(excluded.descricao, t.descricao);
-  get diagnostics v_produto = row_count;
-
+  -- the vehicle registry: valid plates; a missing year or model keeps the stored one
   insert into public.bi_veiculo as t (placa, ano_fabricacao, ano_modelo, modelo)
   select s.placa, s.fab, s.mod, s.modelo
     from (select v.placa,
@@ -192,14 +130,10 @@ begin
   return jsonb_build_object(
     'avisos', v_avisos,
     'tabelas', jsonb_build_object(
-      'bi_filial', jsonb_build_object('efetivas', v_filial),
-      'bi_vendedor', jsonb_build_object('efetivas', v_vendedor),
-      'bi_cliente', jsonb_build_object('efetivas', v_cliente),
-      'bi_produto', jsonb_build_object('efetivas', v_produto),
       'bi_veiculo', jsonb_build_object('efetivas', v_veiculo)),
     'resultado', jsonb_build_object('periodo', jsonb_build_object('inicio', v_per.inicio, 'fim', v_per.fim)));
 end;
 $function$
 ;
 
-comment on function app.xls_hook_relatorio18(text,text,jsonb) is 'Hook of RELATORIO18 in the declarative merge (app.xls_tipo.hook; phases in docs/xls-merge.md). inicio: checks the period of p_meta (xls_r18_periodo, XL422) and creates its work tables. normalizado: the vehicle-registry defence of the chunk''s rows with any vehicle column (before rejections), each distinct plate and year classified once, problem rows and per valid plate the latest candidate kept. aceito: the reference-table candidates of the rows about to be written (app.xls_r18_candidatos). fim: the vehicle warnings (avisos categoria veiculo with rows and counts), then upserts bi_filial (codigo only), bi_vendedor, bi_cliente (codigo, nome), bi_produto and bi_veiculo (valid plates; a missing year or model keeps the stored one) from the last row that has each value, candidates rebuilt from the surviving rows when a key repeated across chunks; returns their counts and the period.';
+comment on function app.xls_hook_relatorio18(text,text,jsonb) is 'Hook of RELATORIO18 in the declarative merge (app.xls_tipo.hook; phases in docs/xls-merge.md). inicio: checks the period of p_meta (xls_r18_periodo, XL422) and creates its work tables. normalizado: the vehicle-registry defence of the chunk''s rows with any vehicle column (before rejections), each distinct plate and year classified once, problem rows and per valid plate the latest candidate kept. fim: the vehicle warnings (avisos categoria veiculo with rows and counts), then upserts bi_veiculo (valid plates; a missing year or model keeps the stored one) from the latest row that has each value; returns its count and the period. bi_filial, bi_vendedor, bi_cliente and bi_produto are description rows (app.xls_alvo with fonte).';

@@ -13,11 +13,10 @@ declare
   -- time-ordered ids for new rows: 48-bit ms timestamp, version 7, rand_a 0, variant 10, xls_id_seq
   v_id_prefixo text := lpad(to_hex((extract(epoch from clock_timestamp()) * 1000)::bigint), 12, '0') || '70008';
   e record;
+  r record;
   v_n integer;
   v_total integer := 0;
   v_dif integer;
-  v_fk text;
-  v_falta record;
 begin
   perform app.xls_staging_exigir(p_tipo);
   if to_regclass('pg_temp.xls_merge_estado') is null then
@@ -30,7 +29,7 @@ begin
       (select x.meta from pg_temp.xls_merge_estado x limit 1) using errcode = 'XL409';
   end if;
 
-  for e in select x.* from pg_temp.xls_merge_estado x order by x.ordem loop
+  for e in select x.* from pg_temp.xls_merge_estado x where x.fonte is null order by x.ordem loop
     execute format('truncate pg_temp.%I', 'xls_chunk_' || e.staging);
     execute format('insert into pg_temp.%I %s', 'xls_chunk_' || e.staging, e.sql_select);
     get diagnostics v_n = row_count;
@@ -41,24 +40,15 @@ begin
       execute e.sql_rejeitar using e.aba, e.staging;
     end if;
     execute e.sql_dedup using e.aba, e.staging;
-    foreach v_fk in array e.sql_fk loop
-      execute v_fk into v_falta;
-      if v_falta.n > 0 then
-        raise exception '%', v_falta.rotulo || ': ' || v_falta.faltam || case when v_falta.n > 20 then format(' e mais %s', v_falta.n - 20) else '' end
-          using errcode = 'XL424',
-                hint = 'o cadastro é criado pelo relatório mestre; dentro de um conjunto (zip) o arquivo é refeito depois que o relatório mestre concluir';
-      end if;
-    end loop;
     perform app.xls_merge_hook(p_tipo, 'aceito', e.staging, p_meta);
-    execute format('truncate pg_temp.%I', 'xls_dif_' || e.staging);
-    execute e.sql_dif;
-    get diagnostics v_dif = row_count;
-    if v_dif > 0 then
-      execute e.sql_inserir using v_id_prefixo;
-      if e.sql_atualizar is not null then
-        execute e.sql_atualizar;
-      end if;
-    end if;
+    -- the reference tables the target's foreign keys need, from the chunk's accepted rows
+    for r in select x.* from pg_temp.xls_merge_estado x where x.fonte = e.staging and x.quando = 'chunk' order by x.ordem loop
+      execute format('truncate pg_temp.%I', 'xls_chunk_' || r.staging);
+      execute format('insert into pg_temp.%I %s', 'xls_chunk_' || r.staging, r.sql_select);
+      v_dif := app.xls_merge_gravar(r.staging, v_id_prefixo);
+      update pg_temp.xls_merge_estado x set efetivas = x.efetivas + v_dif, chunks = x.chunks + 1 where x.staging = r.staging;
+    end loop;
+    v_dif := app.xls_merge_gravar(e.staging, v_id_prefixo);
     execute e.sql_aceitar;
     -- the hashes are needed only when another chunk of the target came or may come
     if not p_final or e.chunks > 0 then
@@ -73,4 +63,4 @@ end;
 $function$
 ;
 
-comment on function app.xls_merge_chunk(text,jsonb,boolean) is 'Internal, one chunk of the declarative merge of a type (called by xls_merge_chunk while the edge reads, and by xls_merge for what is left): per target of app.xls_alvo, normalises the staged rows (trimmed, empty -> NULL, expressions, cut to the column length), sets aside rows with an empty NOT NULL column (xls_ocorrencia; a readable key stays protected from deletion), lets the last row of a key repeated in the chunk win, checks the foreign keys (XL424 naming the missing codes and rows), writes the target diff-aware in key order and keeps key, scope column and retained columns of the accepted rows (xls_aceitas_<staging>) for the end; the staging is emptied. The first call of a transaction prepares the merge (app.xls_merge_preparar); every chunk must carry the same parameters (else XL409). Returns the rows taken.';
+comment on function app.xls_merge_chunk(text,jsonb,boolean) is 'Internal, one chunk of the declarative merge of a type (called by xls_merge_chunk while the edge reads, and by xls_merge for what is left): per target of app.xls_alvo, normalises the staged rows (trimmed, empty -> NULL, expressions, cut to the column length), sets aside rows with an empty NOT NULL column or a key longer than its column (xls_ocorrencia; a readable key stays protected from deletion), lets the last row of a key repeated in the chunk win, calls hook aceito, writes the reference tables the target refers to (app.xls_alvo.fonte, quando = chunk) from the accepted rows, checks the foreign keys (XL424 naming the missing codes and rows) and writes the target diff-aware in key order (app.xls_merge_gravar) and keeps key, scope column and retained columns of the accepted rows (xls_aceitas_<staging>) for the end; the staging is emptied. The first call of a transaction prepares the merge (app.xls_merge_preparar); every chunk must carry the same parameters (else XL409). Returns the rows taken.';

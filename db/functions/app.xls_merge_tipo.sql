@@ -24,9 +24,11 @@ begin
   if not exists (select from app.xls_alvo a where a.tipo = v_tipo) then
     raise exception 'o tipo % ainda não tem importação', v_tipo using errcode = 'XL422';
   end if;
+  -- every bi_* row written from here to the commit goes into this processing's change set
+  perform set_config('bi.xls_processamento', p_processamento_id::text, true);
   return v_tipo;
 end;
 $function$
 ;
 
-comment on function app.xls_merge_tipo(uuid,jsonb) is 'Internal, the common entry of public.xls_merge and public.xls_merge_chunk: locks the processing row and returns its tipo once it is PROCESSANDO, typed, described in app.xls_alvo and p_meta is an object. Errors in this order: XL404 unknown processing, XL409 not PROCESSANDO, XL400 p_meta not an object, XL409 no tipo, XL422 type without import.';
+comment on function app.xls_merge_tipo(uuid,jsonb) is 'Internal, the common entry of public.xls_merge and public.xls_merge_chunk: locks the processing row and returns its tipo once it is PROCESSANDO, typed, described in app.xls_alvo and p_meta is an object, and sets the transaction setting bi.xls_processamento to its id (the change-set trigger app.tg__xls_alteracao records every bi_* row written until the commit). Errors in this order: XL404 unknown processing, XL409 not PROCESSANDO, XL400 p_meta not an object, XL409 no tipo, XL422 type without import.';

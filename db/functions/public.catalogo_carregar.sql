@@ -99,4 +99,3 @@ $function$
 ;
 
 comment on function public.catalogo_carregar(jsonb) is 'Loads (upserts) a catalogue: [{codigo_erp, nome, variantes: [{sku, ean, preco_cheio, preco_desconto, estoque}]}]. Products are keyed by codigo_erp, variants by sku; rows whose values are unchanged are not rewritten; nothing is deleted. Missing estoque loads as 0, missing prices as null. Errors: CT400 with the offending element (0-based). Returns {produtos_inseridos, produtos_atualizados, variantes_inseridas, variantes_atualizadas}.';
-revoke execute on function public.catalogo_carregar(jsonb) from public;

@@ -24,4 +24,3 @@ $function$
 ;
 
 comment on function public.configuracao_remover(text,timestamp with time zone) is 'Removes a non-system configuration key and returns the removed row. Errors in this order: CF404 unknown key, CF403 system key, CF409 the row changed since p_versao_esperada (its atualizado_em).';
-revoke execute on function public.configuracao_remover(text,timestamp with time zone) from public;

@@ -16,4 +16,3 @@ $function$
 ;
 
 comment on function public.destinatario_remover(uuid) is 'Removes a recipient of the webhook alert e-mails and returns it. DS404 unknown id. To stop sending without removing, save it with ativo = false.';
-revoke execute on function public.destinatario_remover(uuid) from public;

@@ -41,4 +41,3 @@ $function$
 ;
 
 comment on function public.destinatario_salvar(uuid,text,text,boolean,timestamp with time zone) is 'Adds (p_id null) or edits a recipient of the webhook alert e-mails (/destinatarios). Errors in this order: DS404 unknown id, DS400 invalid e-mail, DS409 the row changed since p_versao_esperada or the e-mail (case-insensitive) is already on the list.';
-revoke execute on function public.destinatario_salvar(uuid,text,text,boolean,timestamp with time zone) from public;

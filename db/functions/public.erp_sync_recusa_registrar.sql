@@ -24,4 +24,3 @@ $function$
 ;
 
 comment on function public.erp_sync_recusa_registrar(integer,text,jsonb,text,boolean) is 'Audits a call of POST /sync/erp refused with 400, 413 or 422 (the edge calls it after answering the refusal, the failed erp_sync() transaction being rolled back): one erp_sync_audit row with recusa_status, recusa_detalhe, the mode, the items received and their SHA-256 when the body had an items list, and the Idempotency-Key when well formed. Returns the row id.';
-revoke execute on function public.erp_sync_recusa_registrar(integer,text,jsonb,text,boolean) from public;

@@ -33,4 +33,3 @@ $function$
 ;
 
 comment on function public.replicacao_assumir(uuid, text, text) is 'Called by the job of a reset on its own connection: takes the execution''s advisory lock (session level, held while the steps run) and marks it taken by p_worker under the restart strategy p_estrategia (hosting | manual). Returns null when another session holds the lock; the row unchanged when it is no longer EM_ANDAMENTO; the row in ERRO (''interrompida após reinício da aplicação'') when it had been taken by a process that died. RR404: unknown id.';
-revoke execute on function public.replicacao_assumir(uuid, text, text) from public;

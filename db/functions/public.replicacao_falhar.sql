@@ -25,11 +25,10 @@ begin
                               else erro_mensagem || '; ' || p_mensagem end
    where id = p_id
   returning * into v_row;
-  perform app.notificar_bot(public.replicacao_texto_bot(v_row));
+  perform app.notificar_bot(app.replicacao_texto_bot(v_row));
   return v_row;
 end;
 $function$
 ;
 
 comment on function public.replicacao_falhar(uuid, text) is 'Ends a reset in ERRO (step_atual kept; step_falho = the first failed step, else the step that was running) and queues the messaging-bot notice, in one transaction. No automatic cleanup: replicacao_instrucoes(step_falho) says what to do by hand. A no-op on an execution already ended. RR404 unknown.';
-revoke execute on function public.replicacao_falhar(uuid, text) from public;

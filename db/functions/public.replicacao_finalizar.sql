@@ -25,11 +25,10 @@ begin
      set status = 'SUCESSO', finalizado_em = now(), ultimo_nuke = v_nuke
    where id = p_id
   returning * into v_row;
-  perform app.notificar_bot(public.replicacao_texto_bot(v_row));
+  perform app.notificar_bot(app.replicacao_texto_bot(v_row));
   return v_row;
 end;
 $function$
 ;
 
 comment on function public.replicacao_finalizar(uuid) is 'Reset step FINALIZAR: advances ultimo_nuke (replicacao_ultimo_nuke_avancar), ends the execution in SUCESSO and queues the messaging-bot notice, in one transaction. RR404 unknown; RR409 already ended or a step failed.';
-revoke execute on function public.replicacao_finalizar(uuid) from public;

@@ -8,4 +8,3 @@ $function$
 ;
 
 comment on function public.replicacao_liberar(uuid) is 'Releases the advisory lock replicacao_assumir took on this session (end of the reset job).';
-revoke execute on function public.replicacao_liberar(uuid) from public;

@@ -54,4 +54,3 @@ $function$
 ;
 
 comment on function public.replicacao_passo(uuid, text, text, text, text) is 'Records a step of a reset: EM_ANDAMENTO starts it (step_atual of the execution), SUCESSO / AVISO (done with a warning) / PULADO / ERRO end it with a message; the first ERRO sets step_falho and erro_mensagem (the execution ends later, by replicacao_falhar). RR400 unknown step or status; RR404 unknown execution; RR409 the execution already ended.';
-revoke execute on function public.replicacao_passo(uuid, text, text, text, text) from public;

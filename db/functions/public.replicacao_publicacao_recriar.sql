@@ -15,4 +15,3 @@ $function$
 ;
 
 comment on function public.replicacao_publicacao_recriar(text) is 'Reset step RECRIAR_PUBLICACAO, also for psql: registers p_nome in app.replicacao_publicacao (so later bi_* tables join it), drops the publication and creates it again with exactly the bi_* tables of public. Returns how many tables it covers. RR400: invalid name.';
-revoke execute on function public.replicacao_publicacao_recriar(text) from public;

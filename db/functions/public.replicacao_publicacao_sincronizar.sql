@@ -34,4 +34,3 @@ $function$
 ;
 
 comment on function public.replicacao_publicacao_sincronizar(text) is 'Sets the publication p_nome (or, with null, every publication of app.replicacao_publicacao) to exactly the bi_* tables of public, creating it when missing. Returns how many tables it covers. Called by the event trigger _200_bi_publicar and by replicacao_publicacao_recriar.';
-revoke execute on function public.replicacao_publicacao_sincronizar(text) from public;

@@ -30,4 +30,3 @@ $function$
 ;
 
 comment on function public.replicacao_recuperar() is 'Orphan rule of the reset, at application startup and every minute (pg_cron job replicacao_recuperar): an execution EM_ANDAMENTO that no live process runs (no session holds its advisory lock, and it was taken, or its job is neither queued nor just claimed) ends in ERRO ''interrompida após reinício da aplicação'' with step_atual kept, which unblocks new resets. Executions run by live replicas are left alone. Returns the executions it ended.';
-revoke execute on function public.replicacao_recuperar() from public;

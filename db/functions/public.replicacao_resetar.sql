@@ -29,4 +29,3 @@ $function$
 ;
 
 comment on function public.replicacao_resetar(text, text) is 'Starts a reset of the replication to the phones: an execution EM_ANDAMENTO in xls_resetar_replicator and its job (replicacao_resetar), which a replica of the service claims and runs step by step. Callable from psql: select * from replicacao_resetar(''motivo''); then follow it in xls_resetar_replicator_passo. RR409 when one is already EM_ANDAMENTO (the detail carries its id); RR400 when motivo has more than 500 characters.';
-revoke execute on function public.replicacao_resetar(text, text) from public;

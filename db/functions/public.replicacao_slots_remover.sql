@@ -29,4 +29,3 @@ $function$
 ;
 
 comment on function public.replicacao_slots_remover(text, uuid) is 'Reset step RESET_SLOT, also for psql: drops every inactive replication slot of this database whose name starts with p_prefixo (two can coexist) and returns their names; records them on the execution p_execucao when given. RR409 when one of them is active (nothing is dropped); RR400 for an empty prefix.';
-revoke execute on function public.replicacao_slots_remover(text, uuid) from public;

@@ -23,4 +23,3 @@ $function$
 ;
 
 comment on function public.replicacao_ultimo_nuke_avancar() is 'Advances bi_configuracao.ultimo_nuke (UTC ISO-8601 instant, never goes back) and so NOTIFYs app_config: clients that see a new value clear their local data and sync from zero. The FINALIZAR step of a reset; callable from psql to finish a reset by hand (docs/replicacao.md). Returns the new value.';
-revoke execute on function public.replicacao_ultimo_nuke_avancar() from public;

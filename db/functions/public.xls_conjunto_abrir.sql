@@ -3,7 +3,7 @@ CREATE OR REPLACE FUNCTION public.xls_conjunto_abrir(p_arquivo text, p_uploader_
  LANGUAGE sql
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
-  insert into public.xls_conjunto_lote (arquivo, uploader_id, uploader_nome)
+  insert into public.xls_conjunto (arquivo, uploader_id, uploader_nome)
   values (nullif(btrim(p_arquivo), ''), p_uploader_id, p_uploader_nome)
   returning id;
 $function$

@@ -9,7 +9,7 @@ declare
   v_ids uuid[] := '{}';
   v_id uuid;
 begin
-  select l.fechado_em into v_fechado_em from public.xls_conjunto_lote l where l.id = p_conjunto_id for update;
+  select l.fechado_em into v_fechado_em from public.xls_conjunto l where l.id = p_conjunto_id for update;
   if not found or v_fechado_em is not null then
     return query select false, '{}'::uuid[];
     return;
@@ -26,7 +26,7 @@ begin
     return query select false, '{}'::uuid[];
     return;
   end if;
-  update public.xls_conjunto_lote set fechado_em = now(), fechamento_motivo = v_motivo where id = p_conjunto_id;
+  update public.xls_conjunto set fechado_em = now(), fechamento_motivo = v_motivo where id = p_conjunto_id;
   for v_id in
     select p.id from public.xls_processamento p
      where p.conjunto_id = p_conjunto_id and p.status = 'ERRO' and p.fk_retentar

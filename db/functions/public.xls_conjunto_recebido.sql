@@ -5,12 +5,12 @@ CREATE OR REPLACE FUNCTION public.xls_conjunto_recebido(p_conjunto_id uuid)
 AS $function$
 #variable_conflict use_column
 begin
-  perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id for update;
+  perform 1 from public.xls_conjunto l where l.id = p_conjunto_id for update;
   if not found then
     raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   -- a batch whose entries generated no processing has nothing to wait for
-  update public.xls_conjunto_lote l
+  update public.xls_conjunto l
      set fechado_em = now(), fechamento_motivo = 'nenhuma entrada gerou processamento'
    where l.id = p_conjunto_id and l.fechado_em is null
      and not exists (select from public.xls_processamento p where p.conjunto_id = l.id);

@@ -23,6 +23,7 @@ begin
   end if;
   update public.xls_processamento p
      set status = 'ERRO', finalizado_em = now(), erro_mensagem = p_motivo, alarmar = true, fk_retentar = false,
+         exclusao_retida = coalesce(p_sqlstate = 'XL428', false),
          fk_falhas = p.fk_falhas + case when v_fk then 1 else 0 end,
          avisos = p.avisos || v_avisos, linhas_rejeitadas = p.linhas_rejeitadas || v_rejeitadas
    where p.id = p_id and p.status = 'PROCESSANDO' and p.worker = p_worker
@@ -36,7 +37,7 @@ begin
   -- file alarms at once.
   if v_fk and v_conjunto is not null and v_falhas = 1 then
     v_alarmar := false;
-    select l.fechado_em into v_fechado_em from public.xls_conjunto_lote l where l.id = v_conjunto for update;
+    select l.fechado_em into v_fechado_em from public.xls_conjunto l where l.id = v_conjunto for update;
     if v_fechado_em is null then
       v_motivo := p_motivo || ' (falha transitória: nova tentativa automática quando o relatório mestre do conjunto for concluído)';
       update public.xls_processamento p set alarmar = false, fk_retentar = true, erro_mensagem = v_motivo where p.id = p_id;

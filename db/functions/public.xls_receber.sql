@@ -31,11 +31,11 @@ begin
   end if;
 
   if p_conjunto_id is not null then
-    perform 1 from public.xls_conjunto_lote l where l.id = p_conjunto_id;
+    perform 1 from public.xls_conjunto l where l.id = p_conjunto_id;
     if not found then
       raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
     end if;
-    if exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id and l.fechado_em is not null) then
+    if exists (select from public.xls_conjunto l where l.id = p_conjunto_id and l.fechado_em is not null) then
       raise exception 'conjunto % já foi fechado; envie os arquivos num novo conjunto (zip)', p_conjunto_id using errcode = 'XL409';
     end if;
   end if;

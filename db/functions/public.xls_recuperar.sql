@@ -15,7 +15,7 @@ begin
   -- replicas are left alone, so one replica's restart never fails another's work.
   for v in
     select p.id, p.worker, p.conjunto_id from public.xls_processamento p
-     where p.status = 'PROCESSANDO' and public.xls_orfao(p.id, p.worker)
+     where p.status = 'PROCESSANDO' and app.xls_orfao(p.id, p.worker)
      order by p.id for update skip locked
   loop
     update public.xls_processamento p
@@ -45,7 +45,7 @@ begin
 
   -- open batches that can close (a safety net: transitions normally close them)
   for v in
-    select l.id from public.xls_conjunto_lote l where l.fechado_em is null order by l.recebido_em for update skip locked
+    select l.id from public.xls_conjunto l where l.fechado_em is null order by l.recebido_em for update skip locked
   loop
     select a.fechado, a.reprocessados into v_fechado, v_ids from public.xls_conjunto_avaliar(v.id) a;
     if v_fechado then v_conjuntos := v_conjuntos || v.id; end if;

@@ -7,7 +7,7 @@ declare
   v_ids uuid[] := '{}';
   v_id uuid;
 begin
-  if not exists (select from public.xls_conjunto_lote l where l.id = p_conjunto_id) then
+  if not exists (select from public.xls_conjunto l where l.id = p_conjunto_id) then
     raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
   for v_id in

@@ -17,7 +17,7 @@ create or replace view public.xls_v_conjunto as
     COALESCE(p.aguardando_fk, (0)::bigint) AS aguardando_fk,
     COALESCE(p.mestre_concluido, false) AS mestre_concluido,
     l.uploader_nome
-   FROM ((public.xls_conjunto_lote l
+   FROM ((public.xls_conjunto l
      LEFT JOIN LATERAL ( SELECT count(*) FILTER (WHERE (x.status = 'ENFILEIRADO'::text)) AS enfileirados,
             count(*) FILTER (WHERE (x.status = 'REPROCESSANDO'::text)) AS reprocessando,
             count(*) FILTER (WHERE (x.status = 'DUPLICADO'::text)) AS duplicados,

@@ -15,7 +15,7 @@ create or replace view public.xls_v_processamento as
     p.conjunto_id,
     p.worker,
         CASE
-            WHEN (p.status = 'PROCESSANDO'::text) THEN public.xls_worker_vivo(p.worker)
+            WHEN (p.status = 'PROCESSANDO'::text) THEN app.xls_worker_vivo(p.worker)
             ELSE NULL::boolean
         END AS worker_vivo,
     p.execucoes,

@@ -28,9 +28,9 @@ export async function copyLines(client: pg.PoolClient, table: string, columns: s
 }
 
 /**
- * COPY text of one lot, outside the JS heap: a growable Buffer reused lot after lot. Rows
+ * COPY text of one chunk, outside the JS heap: a growable Buffer reused chunk after chunk. Rows
  * waiting for their COPY would otherwise be strings that outlive a young-generation GC and
- * get promoted (measured: the service spent ~1.7 s in GC per 220k-row file with lots held
+ * get promoted (measured: the service spent ~1.7 s in GC per 220k-row file with chunks held
  * as strings under a 192 MB heap cap).
  */
 export class CopyBuffer {

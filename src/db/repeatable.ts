@@ -58,6 +58,49 @@ export class RepeatableError extends Error {
 export interface RepeatableResult { aplicados: string[]; inalterados: number }
 
 /**
+ * Before pending migrations: every file of db/functions that can be applied on the schema as
+ * it is (in one transaction, check_function_bodies off, each file in a savepoint; a file that
+ * fails — its argument or return type is a table not created yet, say — is left for the pass
+ * after the migrations). So the functions that migrations need exist when they run: trigger
+ * and event-trigger functions, the functions called by CHECK constraints, seeds and
+ * schedules. Nothing is recorded: the pass after the migrations applies every file again.
+ * The `app` schema is created here when missing (a fresh database): its functions are the
+ * triggers' and the schedules'.
+ */
+export async function applyAvailableFunctions(client: pg.ClientBase, root = definitionsRoot): Promise<string[]> {
+  const files = listRepeatables(root).filter((f) => f.arquivo.startsWith('functions/'));
+  const applied: string[] = [];
+  await client.query('begin');
+  try {
+    await client.query(`set local check_function_bodies = off`);
+    await client.query(`set local lock_timeout = '10s'`);
+    await client.query('create schema if not exists app');
+    let queue = files;
+    for (;;) {
+      const failed: RepeatableFile[] = [];
+      for (const file of queue) {
+        await client.query('savepoint repeatable');
+        try {
+          await client.query(file.sql);
+          await client.query('release savepoint repeatable');
+          applied.push(file.arquivo);
+        } catch {
+          await client.query('rollback to savepoint repeatable');
+          failed.push(file);
+        }
+      }
+      if (failed.length === 0 || failed.length === queue.length) break;
+      queue = failed;
+    }
+    await client.query('commit');
+  } catch (err) {
+    await client.query('rollback').catch(() => undefined);
+    throw err;
+  }
+  return applied;
+}
+
+/**
  * Applies the repeatable definitions on `client` (which must hold the migration lock). With
  * `all`, every file; otherwise only files whose text changed. One transaction.
  */

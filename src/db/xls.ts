@@ -7,7 +7,7 @@ import * as db from 'zapatos/db';
 
 import type { TipoPlanilha } from '../xlsx/types.js';
 
-/** One list of types (formats.md, detection order): the reader's, checked against app.xls_tipo by test/xls-sql/descricao.test.ts. */
+/** One list of types (docs/formatos.md, detection order): the reader's, checked against app.xls_tipo by test/xls-sql/descricao.test.ts. */
 
 export const STATUS_PROCESSAMENTO = ['PENDENTE', 'PROCESSANDO', 'SUCESSO', 'ERRO', 'IGNORADO'] as const;
 export type StatusProcessamento = (typeof STATUS_PROCESSAMENTO)[number];
@@ -85,6 +85,8 @@ export interface ResultadoMerge {
   avisos: Aviso[];
   linhasRejeitadas: LinhaRejeitada[];
   tabelas: Record<string, { enviadas?: number; efetivas: number; removidas?: number }>;
+  /** Tables whose removals the mass-deletion guard held; only a preview (p_meta.simular) ever sees a non-empty list. */
+  retencao: Retencao[];
 }
 
 /** Outcome of a final transition, as SQL decided it. */
@@ -186,12 +188,12 @@ export async function xlsStagingPreparar(q: db.Queryable, tipo: TipoPlanilha): P
 export async function xlsMerge(q: db.Queryable, id: string, meta: Record<string, unknown> = {}): Promise<ResultadoMerge> {
   const [r] = await db.sql<db.SQL, Array<{ r: {
     linhas_enviadas: number; linhas_efetivas: number; linhas_removidas: number; avisos: Aviso[];
-    linhas_rejeitadas: LinhaRejeitada[]; tabelas: ResultadoMerge['tabelas'];
+    linhas_rejeitadas: LinhaRejeitada[]; tabelas: ResultadoMerge['tabelas']; retencao?: Retencao[];
   } }>>`select public.xls_merge(${db.param(id)}::uuid, ${json(meta)}::jsonb) as r`.run(q);
   const m = r!.r;
   return {
     linhasEnviadas: m.linhas_enviadas, linhasEfetivas: m.linhas_efetivas, linhasRemovidas: m.linhas_removidas,
-    avisos: m.avisos, linhasRejeitadas: m.linhas_rejeitadas, tabelas: m.tabelas,
+    avisos: m.avisos, linhasRejeitadas: m.linhas_rejeitadas, tabelas: m.tabelas, retencao: m.retencao ?? [],
   };
 }
 
@@ -245,4 +247,64 @@ export async function xlsRecuperar(q: db.Queryable): Promise<Recuperacao> {
   const [r] = await db.sql<db.SQL, Array<{ orfaos: string[]; reenfileirados: string[]; conjuntos_fechados: string[] }>>`
     select * from public.xls_recuperar()`.run(q);
   return { orfaos: r!.orfaos, reenfileirados: r!.reenfileirados, conjuntosFechados: r!.conjuntos_fechados };
+}
+
+/** A table whose removals the mass-deletion guard held (XL428), or would hold in a preview. */
+export interface Retencao { tabela: string; aba: string | null; remover: number; escopo: number; percentual: number }
+
+/** SQLSTATE of a processing held by the mass-deletion guard. */
+export const XL_EXCLUSAO_RETIDA = 'XL428';
+
+export type Operacao = 'INSERIDA' | 'ALTERADA' | 'REMOVIDA';
+export const OPERACOES: readonly Operacao[] = ['INSERIDA', 'ALTERADA', 'REMOVIDA'];
+export interface Alteracao {
+  seq: number; tabela: string; operacao: Operacao; chave: Record<string, unknown>;
+  antes: Record<string, unknown> | null; depois: Record<string, unknown> | null;
+}
+export interface PaginaAlteracoes {
+  total: number;
+  contagens: Record<string, Partial<Record<Operacao, number>>>;
+  expiradasEm: string | null;
+  itens: Alteracao[];
+}
+
+/** One page of a processing's change set (public.xls_alteracoes). */
+export async function xlsAlteracoes(q: db.Queryable, id: string, f: { tabela?: string | null; operacao?: Operacao | null; limite: number; deslocamento: number }): Promise<PaginaAlteracoes> {
+  const [r] = await db.sql<db.SQL, Array<{ r: PaginaAlteracoes }>>`
+    select public.xls_alteracoes(${db.param(id)}::uuid, ${db.param(f.tabela ?? null)}, ${db.param(f.operacao ?? null)},
+      ${db.param(f.limite)}::int, ${db.param(f.deslocamento)}::int) as r`.run(q);
+  return { ...r!.r, itens: r!.r.itens.map((i) => ({ ...i, seq: Number(i.seq) })) };
+}
+
+export interface Desfeito { id: string; desfeitoEm: string; desfeitoPor: string; tabelas: Record<string, { removidas: number; restauradas: number; reinseridas: number }> }
+
+/** Undo of one processing (public.xls_desfazer); XL409 with detail ja_desfeito / expirado / em_andamento / sem_alteracoes / conflito. */
+export async function xlsDesfazer(q: db.Queryable, id: string, por: string): Promise<Desfeito> {
+  const [r] = await db.sql<db.SQL, Array<{ r: Desfeito }>>`select public.xls_desfazer(${db.param(id)}::uuid, ${db.param(por)}) as r`.run(q);
+  return r!.r;
+}
+
+/** "Aplicar mesmo assim": approves the held removals and reprocesses (public.xls_aprovar_exclusoes). */
+export async function xlsAprovarExclusoes(q: db.Queryable, id: string, por: string): Promise<string[]> {
+  const [r] = await db.sql<db.SQL, Array<{ ids: string[] }>>`select public.xls_aprovar_exclusoes(${db.param(id)}::uuid, ${db.param(por)}) as ids`.run(q);
+  return r!.ids;
+}
+
+export interface ResumoTabela {
+  inseridas: number; alteradas: number; removidas: number;
+  exemplos: Record<Operacao, Array<{ chave: Record<string, unknown>; antes?: Record<string, unknown>; depois?: Record<string, unknown> }>>;
+}
+
+/** Preview: a processing opened inside the caller's transaction, which must roll back (public.xls_simular_abrir). */
+export async function xlsSimularAbrir(q: db.Queryable, o: { arquivo: string; checksum: string; tipo: TipoPlanilha }): Promise<string> {
+  const [r] = await db.sql<db.SQL, Array<{ id: string }>>`
+    select public.xls_simular_abrir(${db.param(o.arquivo)}, ${db.param(o.checksum)}, ${db.param(o.tipo)}) as id`.run(q);
+  return r!.id;
+}
+
+/** Preview: what the processing changed so far in this transaction, per table, with examples. */
+export async function xlsSimularResumo(q: db.Queryable, id: string, exemplos = 20): Promise<Record<string, ResumoTabela>> {
+  const [r] = await db.sql<db.SQL, Array<{ r: Record<string, ResumoTabela> }>>`
+    select public.xls_simular_resumo(${db.param(id)}::uuid, ${db.param(exemplos)}::int) as r`.run(q);
+  return r!.r;
 }

@@ -32,6 +32,19 @@ export function sendProblem(reply: FastifyReply, body: ProblemBody): FastifyRepl
   return reply.code(body.status).type('application/problem+json; charset=utf-8').serializer(JSON.stringify).send(body);
 }
 
+/**
+ * What a SQL refusal adds for scripts: a one-word DETAIL is its reason (`motivo`, e.g. the undo's
+ * ja_desfeito / conflito), and the undo's conflict carries the later processings as JSON in its HINT.
+ */
+function sqlExtensoes(err: { detail?: unknown; hint?: unknown }): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (typeof err.detail === 'string' && /^[a-z_]{1,40}$/.test(err.detail)) out.motivo = err.detail;
+  if (out.motivo === 'conflito' && typeof err.hint === 'string') {
+    try { out.conflitos = JSON.parse(err.hint); } catch { /* not JSON: left out */ }
+  }
+  return out;
+}
+
 function classify(err: FastifyError & { code?: string; validation?: unknown[] }, req: FastifyRequest): ProblemBody {
   if (err instanceof HttpProblem) {
     return problemBody(err.status, req, err.message, {
@@ -45,7 +58,7 @@ function classify(err: FastifyError & { code?: string; validation?: unknown[] },
   }
   const sqlStatus = httpStatusOfSqlState(err.code);
   if (sqlStatus) {
-    return problemBody(sqlStatus, req, err.message, { type: `urn:bi-comercial:problema:${err.code}`, code: err.code });
+    return problemBody(sqlStatus, req, err.message, { type: `urn:bi-comercial:problema:${err.code}`, code: err.code, ...sqlExtensoes(err as { detail?: unknown; hint?: unknown }) });
   }
   if (err.validation) {
     const errors = (err.validation as Array<{ instancePath?: string; message?: string; params?: Record<string, unknown> }>).map((v) => ({

@@ -76,18 +76,18 @@ export async function* chunksCopia(tabelas: readonly StagingTabela[], rows: Asyn
 }
 
 /** COPYs the chunks and merges each after its COPY (see above). Returns the rows copied per table. */
-export async function gravarChunks(client: pg.PoolClient, tabelas: readonly StagingTabela[], lotes: AsyncIterable<ChunkCopia>,
+export async function gravarChunks(client: pg.PoolClient, tabelas: readonly StagingTabela[], chunks: AsyncIterable<ChunkCopia>,
   mergeChunk: () => Promise<unknown>): Promise<Map<string, number>> {
   const byStaging = alvos(tabelas);
   const copied = new Map<string, number>();
   let pending: Promise<unknown> | null = null;
-  for await (const lote of lotes) {
-    const target = byStaging.get(lote.staging);
-    if (!target) throw new Error(`lote para a tabela de staging desconhecida '${lote.staging}'`);
+  for await (const chunk of chunks) {
+    const target = byStaging.get(chunk.staging);
+    if (!target) throw new Error(`chunk para a tabela de staging desconhecida '${chunk.staging}'`);
     if (pending) await pending;
     pending = null;
-    await copyLines(client, target.tabela, target.colunas, lote.bytes);
-    copied.set(target.staging, (copied.get(target.staging) ?? 0) + lote.linhas);
+    await copyLines(client, target.tabela, target.colunas, chunk.bytes);
+    copied.set(target.staging, (copied.get(target.staging) ?? 0) + chunk.linhas);
     const p = mergeChunk();
     p.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
     pending = p;

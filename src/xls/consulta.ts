@@ -1,7 +1,7 @@
 /**
  * Reads of the processing report shared by the API (/api/comercial/processamentos*) and
  * the screens (/processamentos*): the list (fixed order recebido_em desc, id desc; one
- * index per filter combination, see db/migrations/20261124190000_telas_sessoes.sql) and
+ * index per filter combination, `xls_processamento_*_idx` in db/README.md) and
  * the detail. No file bytes anywhere.
  */
 import { readFile } from 'node:fs/promises';
@@ -21,7 +21,8 @@ export const LIST_COLUMNS = [
 
 const DETAIL_COLUMNS = [
   ...LIST_COLUMNS, 'objeto_bucket', 'objeto_chave', 'objeto_tamanho_bytes', 'log_arquivo', 'avisos', 'linhas_rejeitadas',
-  'uploader_id', 'uploader_nome',
+  'uploader_id', 'uploader_nome', 'desfeito_em', 'desfeito_por', 'exclusao_retida', 'exclusoes_aprovadas_em',
+  'exclusoes_aprovadas_por', 'alteracoes_expiradas_em',
 ] satisfies Col[];
 
 const iso = (v: string | Date | null): string | null => (v === null ? null : new Date(v).toISOString());
@@ -83,7 +84,7 @@ export async function detalheProcessamento(q: db.Queryable, id: string) {
   let conjunto = null;
   if (r.conjunto_id) {
     const [lote, itens] = await Promise.all([
-      db.selectOne('xls_conjunto_lote', { id: r.conjunto_id }, { columns: ['id', 'total'] }).run(q),
+      db.selectOne('xls_conjunto', { id: r.conjunto_id }, { columns: ['id', 'total'] }).run(q),
       db.select('xls_conjunto_item', { conjunto_id: r.conjunto_id }, {
         columns: ['arquivo', 'processamento_id', 'status', 'motivo'], order: { by: 'ordem', direction: 'ASC' },
       }).run(q),
@@ -105,6 +106,12 @@ export async function detalheProcessamento(q: db.Queryable, id: string) {
     linhasRejeitadas: r.linhas_rejeitadas,
     uploader: r.uploader_id === null && r.uploader_nome === null ? null : { id: r.uploader_id, nome: r.uploader_nome },
     conjunto,
+    desfeitoEm: iso(r.desfeito_em),
+    desfeitoPor: r.desfeito_por,
+    exclusaoRetida: r.exclusao_retida,
+    exclusoesAprovadasEm: iso(r.exclusoes_aprovadas_em),
+    exclusoesAprovadasPor: r.exclusoes_aprovadas_por,
+    alteracoesExpiradasEm: iso(r.alteracoes_expiradas_em),
   };
 }
 export type ProcessamentoDetalhe = Awaited<ReturnType<typeof detalheProcessamento>>;

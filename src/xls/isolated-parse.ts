@@ -28,7 +28,7 @@ export interface IsolatedParseOptions extends Omit<ParseWorkerData, 'input'> {
 type Outbound =
   | { type: 'tipo'; tipo: TipoPlanilha | null }
   | { type: 'meta'; meta: Record<string, string | null> }
-  | { type: 'lote'; staging: string; linhas: number; bytes: ArrayBuffer }
+  | { type: 'chunk'; staging: string; linhas: number; bytes: ArrayBuffer }
   | { type: 'fim'; erros: RowError[]; rejeitadas: number }
   | { type: 'erro'; mensagem: string; workbook: boolean };
 
@@ -129,7 +129,7 @@ export class IsolatedParse {
   async *chunks(tabelas: StagingTabela[]): AsyncGenerator<ChunkCopia> {
     this.worker.postMessage({ type: 'tabelas', tabelas });
     for (;;) {
-      const m = await this.next('lote', 'fim');
+      const m = await this.next('chunk', 'fim');
       if (m.type === 'fim') {
         this.erros = m.erros;
         this.rejeitadas = m.rejeitadas;

@@ -9,7 +9,7 @@
  *   → { type: 'meta', meta }              the type's parameters
  *   ← { type: 'tabelas', tabelas }        the staging tables, once the job has created them
  *   ← { type: 'credito' }                 one more chunk may be sent (two are granted at start)
- *   → { type: 'lote', staging, linhas, bytes: ArrayBuffer (transferred) }
+ *   → { type: 'chunk', staging, linhas, bytes: ArrayBuffer (transferred) }
  *   → { type: 'fim', erros, rejeitadas }  the rows are over; the invalid rows' fields
  *   → { type: 'erro', mensagem, workbook }  anywhere: the parse failed (workbook: a WorkbookError)
  */
@@ -58,14 +58,14 @@ async function main(data: ParseWorkerData): Promise<void> {
       port.postMessage({ type: 'meta', meta: await reader.meta() });
       const { tabelas } = await receive('tabelas');
       let credits = 2;
-      for await (const lote of chunksCopia(tabelas, reader.rows(), data.chunkLinhas)) {
+      for await (const chunk of chunksCopia(tabelas, reader.rows(), data.chunkLinhas)) {
         while (credits === 0) {
           await receive('credito');
           credits += 1;
         }
         credits -= 1;
-        const ab = lote.bytes.buffer as ArrayBuffer;
-        port.postMessage({ type: 'lote', staging: lote.staging, linhas: lote.linhas, bytes: ab }, [ab]);
+        const ab = chunk.bytes.buffer as ArrayBuffer;
+        port.postMessage({ type: 'chunk', staging: chunk.staging, linhas: chunk.linhas, bytes: ab }, [ab]);
       }
       port.postMessage({ type: 'fim', erros: reader.errors(), rejeitadas: reader.rejectedRows() });
     } finally {

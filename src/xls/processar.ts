@@ -8,10 +8,10 @@ import type { AppContext } from '../context.js';
 import type { JobHandler } from '../jobs/runner.js';
 import {
   xlsConcluir, xlsDefinirTipo, xlsFalhar, xlsIgnorar, xlsIniciar, xlsMerge, xlsMergeChunk, xlsStagingPreparar,
-  type Aviso, type Desfecho, type ProcessamentoIniciado, type StagingTabela,
+  type Aviso, type Desfecho, type ProcessamentoIniciado, type ResultadoMerge, type StagingTabela,
 } from '../db/xls.js';
 import { reportWarning } from '../integrations/errtracker.js';
-import type { StagingRow } from '../xlsx/index.js';
+import type { RowError, StagingRow, TipoPlanilha } from '../xlsx/index.js';
 import { ExecLog } from './execlog.js';
 import { IsolatedParse } from './isolated-parse.js';
 import { gravarChunks, chunksCopia } from './chunks.js';
@@ -34,17 +34,22 @@ function errMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** The parse worker of one original, with the service's limits. */
+export function abrirLeitura(ctx: AppContext, original: Buffer | string, tipo: TipoPlanilha | null): IsolatedParse {
+  return new IsolatedParse(original, {
+    tipo,
+    limits: { ...ctx.config.xls.limits, maxCellChars: ctx.config.xls.maxCellChars },
+    chunkLinhas: ctx.config.xls.chunkLinhas,
+    heapMb: ctx.config.xls.leituraHeapMb,
+  });
+}
+
 /**
  * The original is opened, detected and read in a worker thread (isolated-parse.ts): a file
  * that kills the parse ends this processing in ERRO (WorkbookError), nothing else.
  */
 async function merge(ctx: AppContext, p: ProcessamentoIniciado, workerId: string, log: ExecLog, original: Buffer | string): Promise<Desfecho> {
-  const reader = new IsolatedParse(original, {
-    tipo: p.tipo,
-    limits: { ...ctx.config.xls.limits, maxCellChars: ctx.config.xls.maxCellChars },
-    chunkLinhas: ctx.config.xls.chunkLinhas,
-    heapMb: ctx.config.xls.leituraHeapMb,
-  });
+  const reader = abrirLeitura(ctx, original, p.tipo);
   try {
     return await mergeIsolated(ctx, p, workerId, log, reader);
   } finally {
@@ -55,7 +60,7 @@ async function merge(ctx: AppContext, p: ProcessamentoIniciado, workerId: string
 async function mergeIsolated(ctx: AppContext, p: ProcessamentoIniciado, workerId: string, log: ExecLog, reader: IsolatedParse): Promise<Desfecho> {
   const tipo = await reader.tipo();
   if (!tipo) {
-    log.line('tipo não reconhecido: nenhuma assinatura de formats.md casou');
+    log.line('tipo não reconhecido: nenhuma assinatura de tipo casou (docs/formatos.md)');
     return xlsIgnorar(ctx.pool, p.id, workerId, 'tipo não reconhecido');
   }
   if (!p.tipo) await xlsDefinirTipo(ctx.pool, p.id, workerId, tipo);
@@ -64,22 +69,7 @@ async function mergeIsolated(ctx: AppContext, p: ProcessamentoIniciado, workerId
   const client = await ctx.pool.connect();
   try {
     await client.query('begin');
-    const tabelas = await xlsStagingPreparar(client, tipo);
-    const started = Date.now();
-    let chunks = 0;
-    const copied = await gravarChunks(client, tabelas, reader.chunks(tabelas), () => {
-      chunks += 1;
-      return xlsMergeChunk(client, p.id, meta);
-    });
-    let total = 0;
-    for (const [s, n] of copied) { total += n; log.line(`staging ${s}: ${n} linhas copiadas`); }
-    const errors = reader.errors();
-    log.line(`leitura concluída: ${total} linhas em ${chunks} chunks em ${Date.now() - started} ms (gravação dos chunks incluída); ${errors.length} linhas rejeitadas`);
-    const merged = Date.now();
-    for (const e of errors.slice(0, 50)) log.line(`rejeitada: ${e.mensagem}`);
-    const r = await xlsMerge(client, p.id, { ...meta, linhas_rejeitadas: errors });
-    log.line(`merge: ${r.linhasEnviadas} enviadas, ${r.linhasEfetivas} gravadas, ${r.linhasRemovidas} removidas (fechamento em ${Date.now() - merged} ms)`);
-    for (const a of r.avisos) log.line(`aviso [${a.categoria}] ${a.motivo} (${a.quantidade})`);
+    const { r } = await mergeNaTransacao(client, p.id, tipo, meta, reader, log);
     const d = await xlsConcluir(client, p.id, workerId);
     await client.query('commit');
     reportVehicleDefence(p, r.avisos);
@@ -92,7 +82,33 @@ async function mergeIsolated(ctx: AppContext, p: ProcessamentoIniciado, workerId
   }
 }
 
-/** One warning event per processing with the vehicle-registry reasons (formats.md). */
+/**
+ * The merge of one processing inside the caller's transaction: staging, the reader's chunks
+ * COPYed and merged while it reads the next, then xls_merge. Shared by the job (which
+ * commits) and the preview (POST /api/xls/simular, which rolls back; meta.simular = true).
+ */
+export async function mergeNaTransacao(client: pg.PoolClient, id: string, tipo: TipoPlanilha, meta: Record<string, unknown>,
+  reader: IsolatedParse, log: ExecLog | null): Promise<{ r: ResultadoMerge; linhasLidas: number; errors: RowError[] }> {
+  const tabelas = await xlsStagingPreparar(client, tipo);
+  const started = Date.now();
+  let chunks = 0;
+  const copied = await gravarChunks(client, tabelas, reader.chunks(tabelas), () => {
+    chunks += 1;
+    return xlsMergeChunk(client, id, meta);
+  });
+  let total = 0;
+  for (const [s, n] of copied) { total += n; log?.line(`staging ${s}: ${n} linhas copiadas`); }
+  const errors = reader.errors();
+  log?.line(`leitura concluída: ${total} linhas em ${chunks} chunks em ${Date.now() - started} ms (gravação dos chunks incluída); ${errors.length} linhas rejeitadas`);
+  const merged = Date.now();
+  for (const e of errors.slice(0, 50)) log?.line(`rejeitada: ${e.mensagem}`);
+  const r = await xlsMerge(client, id, { ...meta, linhas_rejeitadas: errors });
+  log?.line(`merge: ${r.linhasEnviadas} enviadas, ${r.linhasEfetivas} gravadas, ${r.linhasRemovidas} removidas (fechamento em ${Date.now() - merged} ms)`);
+  for (const a of r.avisos) log?.line(`aviso [${a.categoria}] ${a.motivo} (${a.quantidade})`);
+  return { r, linhasLidas: total, errors };
+}
+
+/** One warning event per processing with the vehicle-registry reasons (docs/formatos.md, RELATORIO18). */
 function reportVehicleDefence(p: ProcessamentoIniciado, avisos: Aviso[]): void {
   const veiculo = avisos.filter((a) => a.categoria === 'veiculo');
   if (veiculo.length === 0) return;

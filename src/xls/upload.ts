@@ -8,7 +8,7 @@
  *   would inflate beyond the single-file limit (`maxUploadBytes`).
  * - A loose file that is not a zip (legacy .xls, password-protected xlsx, anything else) is
  *   accepted: its processing ends in ERRO with `formato não suportado: …` and its original
- *   is kept (decisions.md). So is such a file inside a batch (named .xlsx or .xls).
+ *   is kept (docs/formatos.md, "Receiving files"). So is such a file inside a batch (named .xlsx or .xls).
  * - A zip holding `[Content_Types].xml` or `xl/workbook.xml` is one xlsx; any other zip is
  *   a batch. Batch entries that are not spreadsheets (PDF, images, `__MACOSX/`, `~$` lock
  *   files, `Thumbs.db`, …) are reported as ignored. Folders are skipped silently.

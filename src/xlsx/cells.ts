@@ -1,7 +1,7 @@
 /**
  * Cells: decoding a cell of the sheet XML into its value (cellDecoder: number, string,
  * boolean, Date, formula with cached result, error, TruncatedText), and parsing values into
- * COPY-ready text, following formats.md:
+ * COPY-ready text, following docs/formatos.md:
  *
  * - text: trimmed, never truncated (SQL truncates); numbers as plain decimal text.
  * - code: text; numeric cell 123 → '123' (never '123.0'); leading zeros in text kept.

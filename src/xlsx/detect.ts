@@ -1,5 +1,5 @@
 /**
- * Type detection (formats.md, "Detection"): checked in order, the first match wins.
+ * Type detection (docs/formatos.md, "Detection"): checked in order, the first match wins.
  * Tab-name signatures cost nothing; header signatures read only rows 1..20 of each sheet
  * (once per sheet, cached on the workbook), and only when no tab-name signature matched.
  */

@@ -1,5 +1,5 @@
 /**
- * Header matching (formats.md): headers match after trimming, collapsing inner white
+ * Header matching (docs/formatos.md): headers match after trimming, collapsing inner white
  * space, and ignoring case and accents; the header row is the first row, within the first
  * 20 rows of the sheet, that contains every required header; column order is free and
  * unknown columns are ignored.

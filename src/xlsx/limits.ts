@@ -1,6 +1,6 @@
 /**
  * Limits applied to every uploaded archive (the batch zip and each xlsx, which is a zip
- * too). Defaults from decisions.md; each is configurable (src/config.ts, XLS_* variables).
+ * too). Defaults from docs/formatos.md ("Receiving files"); each is configurable (src/config.ts, XLS_* variables).
  */
 export interface ArchiveLimits {
   /** Largest upload accepted, in bytes (413 above it). */

@@ -1,6 +1,6 @@
-/** Types shared by the readers and the callers (see the contract of issue 3). */
+/** Types shared by the readers and the callers (docs/xlsx.md, "API"). */
 
-/** Spreadsheet types, in detection order (formats.md). */
+/** Spreadsheet types, in detection order (docs/formatos.md). */
 export const TIPOS_PLANILHA = [
   'FLUXO_PAGAR_RECEBER',
   'COMPRAS',

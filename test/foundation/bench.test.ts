@@ -56,7 +56,7 @@ describe('benchmarks', () => {
       expect({ file: f.name, marked: f.helper !== Boolean(f.tiny) }).toEqual({ file: f.name, marked: true });
       if (f.tiny) expect({ file: f.name, prints: typeof f.prints }).toEqual({ file: f.name, prints: 'string' });
     }
-    expect(benches.map((b) => b.name)).toEqual(expect.arrayContaining(['ingest', 'xls-merge', 'webhook', 'erp-sync', 'upload-large', 'xlsx-read', 'telas-lista', 'chunk-overhead']));
+    expect(benches.map((b) => b.name)).toEqual(expect.arrayContaining(['ingest', 'xls-merge', 'webhook', 'erp-sync', 'upload-large', 'xlsx-read', 'telas-lista', 'chunk-overhead', 'alteracoes']));
   });
 
   it('docs/benchmarks.md lists every benchmark with its command', () => {

@@ -1,5 +1,5 @@
 /**
- * Boot and recovery (issue 13): a PROCESSANDO or a running job of a previous process of
+ * Boot and recovery: a PROCESSANDO or a running job of a previous process of
  * this host is recovered at boot at once, whatever its heartbeat; another replica's
  * orphans within 30 s (heartbeat timeout 20 s, each replica sweeps every 10 s).
  */

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { execFileSync } from 'node:child_process';
+import { findPgBinDir } from '../../src/db/pg-bin.js';
 import { inject } from 'vitest';
 import { adminQuery, urlFor, createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { generateArtifacts } from '../harness/artifacts.js';
-import { dbmate, migrate, projectRoot } from '../../src/db/migrate.js';
-import { listRepeatables } from '../../src/db/repeatable.js';
+import { BASELINE_VERSION, MIGRATION_LOCK_TIMEOUT, dbmate, migrate, migrationVersions, migrationsDir, projectRoot } from '../../src/db/migrate.js';
 
 let db: TestDatabase;
 beforeAll(async () => { db = await createTestDatabase(); });
@@ -38,12 +39,13 @@ describe('migrations', () => {
       for (let i = 0; i < files; i += 1) await dbmate(url, ['rollback']);
       const c = new pg.Client({ connectionString: url });
       await c.connect();
-      // functions that only db/functions defines (no migration created them) are not any
-      // migration's to drop: drop them here, and only them
-      const own = new Set(listRepeatables().map((f) => f.arquivo));
-      const extra = await c.query<{ f: string; sig: string }>(`select format('functions/%s.%s.sql', n.nspname, p.proname) f, p.oid::regprocedure::text sig
-        from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname in ('public', 'app')`);
-      for (const r of extra.rows.filter((r) => own.has(r.f))) await c.query(`drop function ${r.sig}`);
+      // no migration creates a function (db/functions does): what the downs left (the files'
+      // functions of public; a down that moves one back from app) is dropped here
+      const extra = await c.query<{ sig: string }>(`select p.oid::regprocedure::text sig
+        from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+        left join pg_depend d on d.objid = p.oid and d.deptype = 'e'
+        where n.nspname in ('public', 'app') and d.objid is null`);
+      for (const r of extra.rows) await c.query(`drop function ${r.sig}`);
       const left = await c.query(`select count(*)::int n from pg_class c join pg_namespace n on n.oid = c.relnamespace
         where n.nspname in ('public', 'app') and c.relname <> 'schema_migrations' and c.relkind in ('r', 'v', 'm', 'S')`);
       const fns = await c.query(`select count(*)::int n from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname in ('public', 'app')`);
@@ -57,12 +59,105 @@ describe('migrations', () => {
     }
   });
 
+  it('no migration carries a function or procedure body, nor sets lock_timeout itself', () => {
+    const files = readdirSync(migrationsDir).filter((f) => f.endsWith('.sql'));
+    expect(files.length).toBeGreaterThan(0);
+    const bodies = files.filter((f) => /\bcreate\s+(or\s+replace\s+)?(function|procedure)\b/i
+      .test(readFileSync(join(migrationsDir, f), 'utf8')));
+    expect(bodies, 'funções e procedures vivem em db/functions').toEqual([]);
+    const locks = files.filter((f) => /lock_timeout/i.test(readFileSync(join(migrationsDir, f), 'utf8')));
+    expect(locks, 'lock_timeout vem da conexão das migrações').toEqual([]);
+    // the scan itself can fail: a body is seen
+    expect(/\bcreate\s+(or\s+replace\s+)?(function|procedure)\b/i.test('CREATE OR REPLACE\n FUNCTION app.x() returns int')).toBe(true);
+  });
+
+  it('the migration connection carries lock_timeout, so each migration has it without setting it', async () => {
+    const name = `t_lock_${process.pid}`;
+    const dir = mkdtempSync(join(tmpdir(), 'bi-mig-'));
+    writeFileSync(join(dir, '20200101000000_lock.sql'),
+      "-- migrate:up\ncreate table lock_visto as select current_setting('lock_timeout') v;\n-- migrate:down\ndrop table lock_visto;\n");
+    await adminQuery(`create database ${name}`);
+    try {
+      await dbmate(urlFor(name), ['migrate'], dir);
+      const c = new pg.Client({ connectionString: urlFor(name) });
+      await c.connect();
+      const { rows } = await c.query('select v from lock_visto');
+      await c.end();
+      expect(rows).toEqual([{ v: MIGRATION_LOCK_TIMEOUT }]);
+    } finally {
+      await adminQuery(`drop database if exists ${name} with (force)`);
+    }
+  });
+
+  it('the baseline carries the last old version: a database at it takes nothing; an older history is refused', async () => {
+    expect(migrationVersions()[0]).toBe(BASELINE_VERSION);
+    const name = `t_baseline_${process.pid}`;
+    await adminQuery(`create database ${name}`);
+    try {
+      const url = urlFor(name);
+      await migrate(url);
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      // a database migrated by the old files: every old version recorded, the last one the baseline's
+      await c.query(`insert into schema_migrations (version) values ('20261122000100'), ('20261124190000')`);
+      await c.query(`create table public.marca_existente (id int)`);
+      const again = await migrate(url);
+      expect(again.aplicados).toEqual([]);
+      expect((await c.query(`select to_regclass('public.marca_existente') is not null e`)).rows[0].e).toBe(true);
+      expect((await dbmate(url, ['status'])).match(/\[ \]/g)).toBeNull();
+      // stopped at an older migration: the baseline would collide with its tables
+      await c.query(`delete from schema_migrations where version >= $1`, [BASELINE_VERSION]);
+      await c.end();
+      await expect(migrate(url)).rejects.toThrow(/migração 20261124190000, anterior à base 20261124200000: migre-o antes com a versão 2\.2\.0/);
+    } finally {
+      await adminQuery(`drop database if exists ${name} with (force)`);
+    }
+  });
+
+  it('a database at the baseline (as 2.2.0 left it) takes the later migrations and ends as a fresh one', async () => {
+    const velho = `t_velho_${process.pid}`;
+    const novo = `t_novo_${process.pid}`;
+    await adminQuery(`create database ${velho}`);
+    await adminQuery(`create database ${novo}`);
+    try {
+      await migrate(urlFor(velho));
+      // back to the baseline: what a 2.2.0 install is (helpers in public, EXECUTE PUBLIC's,
+      // xls_conjunto_lote), with the old versions recorded
+      const depois = migrationVersions().filter((v) => v > BASELINE_VERSION);
+      expect(depois.length).toBeGreaterThan(0);
+      for (let i = 0; i < depois.length; i += 1) await dbmate(urlFor(velho), ['rollback']);
+      const c = new pg.Client({ connectionString: urlFor(velho) });
+      await c.connect();
+      await c.query(`insert into schema_migrations (version) values ('20261122000100'), ('20261124190000')`);
+      expect((await c.query(`select to_regprocedure('public.tg__touch_atualizado_em()') is not null e`)).rows[0].e).toBe(true);
+      await c.end();
+      await migrate(urlFor(velho));
+      await migrate(urlFor(novo));
+      const dump = (d: string) => execFileSync(join(findPgBinDir(), 'pg_dump'), ['--schema-only', '--no-owner', '-T', 'public.schema_migrations', '--dbname', urlFor(d)],
+        { maxBuffer: 256 * 1024 * 1024 }).toString().replace(/^\\(un)?restrict .*$/gm, '');
+      const a = dump(velho);
+      expect(a).toContain('EXECUTE FUNCTION app.tg__touch_atualizado_em()');
+      expect(a === dump(novo), 'o banco migrado a partir da base difere de um banco novo').toBe(true);
+    } finally {
+      await adminQuery(`drop database if exists ${velho} with (force)`);
+      await adminQuery(`drop database if exists ${novo} with (force)`);
+    }
+  });
+
   it('schedules its pg_cron jobs in the pg_cron database, and nowhere else', async () => {
     const c = new pg.Client({ connectionString: urlFor(inject('cronDb')) });
     await c.connect();
     const { rows } = await c.query(`select jobname, schedule, command, database from cron.job order by jobname`);
     await c.end();
-    expect(rows).toContainEqual({ jobname: 'app_sweep_jobs', schedule: '* * * * *', command: 'select app.sweep_jobs()', database: inject('cronDb') });
+    const cronDb = inject('cronDb');
+    expect(rows).toEqual([
+      { jobname: 'app_sessao_expirar', schedule: '17 * * * *', command: 'select app.sessao_expirar()', database: cronDb },
+      { jobname: 'app_sweep_jobs', schedule: '* * * * *', command: 'select app.sweep_jobs()', database: cronDb },
+      { jobname: 'app_xls_alteracoes_expurgar', schedule: '41 3 * * *', command: 'select app.xls_alteracoes_expurgar()', database: cronDb },
+      { jobname: 'partner_tick', schedule: '* * * * *', command: 'select public.partner_tick(now())', database: cronDb },
+      { jobname: 'replicacao_recuperar', schedule: '* * * * *', command: 'select count(*) from public.replicacao_recuperar()', database: cronDb },
+      { jobname: 'xls_recuperar', schedule: '* * * * *', command: 'select public.xls_recuperar()', database: cronDb },
+    ]);
     const ext = await db.pool.query(`select count(*)::int n from pg_extension where extname = 'pg_cron'`);
     expect(ext.rows[0].n).toBe(0);
     expect((await db.pool.query('select app.cron_available() a')).rows[0].a).toBe(false);
@@ -74,11 +169,18 @@ describe('migrations', () => {
 });
 
 describe('conventions', () => {
-  it('every security definer function pins search_path', async () => {
-    const { rows } = await db.pool.query(`select p.oid::regprocedure::text fn from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+  it('a security definer function that does not pin search_path is caught (there is none today)', async () => {
+    const unpinnedDefiners = `select p.oid::regprocedure::text fn from pg_proc p join pg_namespace n on n.oid = p.pronamespace
       where n.nspname in ('public', 'app') and p.prosecdef
-        and not exists (select from unnest(coalesce(p.proconfig, '{}')) cfg where cfg like 'search_path=%')`);
-    expect(rows.map((r) => r.fn)).toEqual([]);
+        and not exists (select from unnest(coalesce(p.proconfig, '{}')) cfg where cfg like 'search_path=%')`;
+    expect((await db.pool.query(unpinnedDefiners)).rows).toEqual([]);
+    // the probe: a definer without a pinned search_path is what the query reports
+    await db.pool.query(`create function public.t_definer_sonda() returns int language sql security definer as 'select 1'`);
+    try {
+      expect((await db.pool.query(unpinnedDefiners)).rows.map((r) => r.fn)).toEqual(['t_definer_sonda()']);
+    } finally {
+      await db.pool.query('drop function public.t_definer_sonda()');
+    }
   });
 
   it('every function pins search_path (pg_catalog first) and has a comment', async () => {
@@ -90,6 +192,29 @@ describe('conventions', () => {
       where n.nspname in ('public', 'app') and d.objid is null`);
     expect(rows.filter((r) => !r.pinned).map((r) => r.fn)).toEqual([]);
     expect(rows.filter((r) => !r.commented).map((r) => r.fn)).toEqual([]);
+  });
+
+  it('no function of public or app is executable by PUBLIC, nor one created later; the sync read role runs none', async () => {
+    const publicExecute = `select p.oid::regprocedure::text fn from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+      left join pg_depend d on d.objid = p.oid and d.deptype = 'e'
+      where n.nspname in ('public', 'app') and d.objid is null
+        and exists (select from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
+                     where a.grantee = 0 and a.privilege_type = 'EXECUTE')`;
+    expect((await db.pool.query(publicExecute)).rows).toEqual([]);
+    const { rows } = await db.pool.query(`select count(*)::int n, count(*) filter (where has_function_privilege('bi_sync_reader', p.oid, 'execute'))::int sync
+      from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname in ('public', 'app')`);
+    expect(rows[0].n).toBeGreaterThan(100);
+    expect(rows[0].sync).toBe(0);
+    // the default privileges: a function the owner creates later is not PUBLIC's either
+    await db.pool.query(`create function public.t_nova_funcao() returns int language sql set search_path = pg_catalog as 'select 1'`);
+    try {
+      expect((await db.pool.query(publicExecute)).rows).toEqual([]);
+      // and the query sees a PUBLIC grant when there is one
+      await db.pool.query('grant execute on function public.t_nova_funcao() to public');
+      expect((await db.pool.query(publicExecute)).rows.map((r) => r.fn)).toEqual(['t_nova_funcao()']);
+    } finally {
+      await db.pool.query('drop function public.t_nova_funcao()');
+    }
   });
 
   it('every table in public and app has a comment', async () => {
@@ -126,11 +251,14 @@ describe('conventions', () => {
 });
 
 describe('bi_configuracao', () => {
-  it('is seeded with ultimo_nuke (system) and slow_query_timeout_ms', async () => {
-    const { rows } = await db.pool.query('select chave, tipo, sistema from bi_configuracao order by chave');
+  it('is seeded with ultimo_nuke (system), slow_query_timeout_ms and the import keys (retention, mass-deletion guard)', async () => {
+    const { rows } = await db.pool.query('select chave, valor, tipo, sistema from bi_configuracao order by chave');
     expect(rows).toEqual([
-      { chave: 'slow_query_timeout_ms', tipo: 'integer', sistema: false },
-      { chave: 'ultimo_nuke', tipo: 'string', sistema: true },
+      { chave: 'slow_query_timeout_ms', valor: '5000', tipo: 'integer', sistema: false },
+      { chave: 'ultimo_nuke', valor: '1970-01-01T00:00:00.000Z', tipo: 'string', sistema: true },
+      { chave: 'xls_alteracoes_retencao_dias', valor: '180', tipo: 'integer', sistema: false },
+      { chave: 'xls_exclusao_limite_linhas', valor: '100', tipo: 'integer', sistema: false },
+      { chave: 'xls_exclusao_limite_percentual', valor: '30', tipo: 'integer', sistema: false },
     ]);
   });
 

@@ -23,7 +23,7 @@ export function testEnv(db: Pick<TestDatabase, 'url'>, extra: Record<string, str
     GIT_COMMIT: 'testcommit',
     // test databases are clones: pg_cron serves the cluster's bi_cron database only
     PG_CRON_OBRIGATORIO: 'false',
-    // small lots, so that the pipeline tests' files are merged in several lots
+    // small chunks, so that the pipeline tests' files are merged in several chunks
     XLS_MERGE_CHUNK_LINHAS: '64',
     ...extra,
   };

@@ -1,6 +1,6 @@
 /**
  * The IP recorded in partner_webhook comes from X-Forwarded-For only when the request came
- * through a proxy listed in TRUST_PROXY; by default no proxy is trusted (issue 11).
+ * through a proxy listed in TRUST_PROXY; by default no proxy is trusted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';

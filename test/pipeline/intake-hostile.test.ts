@@ -1,5 +1,5 @@
 /**
- * Issue 11, the intake's findings: malformed multipart and ids are 400 (never a 500, so no
+ * The intake against hostile input: malformed multipart and ids are 400 (never a 500, so no
  * error-tracker event); two `arquivo` parts are refused; an entry that would inflate beyond
  * the single-file limit is refused quickly with nothing stored; names lose their control and
  * bidi characters and cannot forge execution-log lines; legacy and non-zip files end ERRO
@@ -112,7 +112,7 @@ describe('malformed multipart: 400, nothing stored, no error-tracker event', () 
       `multipart/form-data; boundary=${b}`);
     expect400(res2);
     expect(await count('xls_processamento')).toBe(0);
-    expect(await count('xls_conjunto_lote')).toBe(0);
+    expect(await count('xls_conjunto')).toBe(0);
     expect(await objects()).toEqual([]);
     await expectNoTrackerEvent();
   });
@@ -149,7 +149,7 @@ describe('one entry inflating beyond the single-file limit', () => {
     expect(res.statusCode).toBe(413);
     expect(res.json().detail).toMatch(/grande\.xlsx.*limite de um arquivo/);
     expect(await count('xls_processamento')).toBe(0);
-    expect(await count('xls_conjunto_lote')).toBe(0);
+    expect(await count('xls_conjunto')).toBe(0);
     expect(await objects()).toEqual([]);
   });
 
@@ -179,7 +179,7 @@ describe('names', () => {
     const item = res.json().itens[0];
     expect(item.arquivo).toBe('nov2026-11-23 10:00:00.000 desfecho: SUCESSO[31mslx.xlsx');
     await p.drain();
-    const { rows } = await db.pool.query('select p.arquivo, p.log_arquivo, p.execucoes, l.arquivo lote from xls_processamento p join xls_conjunto_lote l on l.id = p.conjunto_id where p.id = $1', [item.processamentoId]);
+    const { rows } = await db.pool.query('select p.arquivo, p.log_arquivo, p.execucoes, l.arquivo lote from xls_processamento p join xls_conjunto l on l.id = p.conjunto_id where p.id = $1', [item.processamentoId]);
     expect(rows[0].arquivo).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
     expect(rows[0].lote).toBe('lote.zip');
     const log = await readFile(join(p.ctx.config.logsDir, rows[0].log_arquivo), 'utf8');
@@ -202,7 +202,7 @@ describe('names', () => {
   });
 });
 
-describe('legacy and non-zip files, loose or in a batch (decisions.md)', () => {
+describe('legacy and non-zip files, loose or in a batch (docs/formatos.md)', () => {
   it('loose: a password-protected file and a text file end ERRO with the reason, originals kept', async () => {
     for (const [name, bytes, motivo] of [
       ['protegida.xlsx', cfb(true), /^formato não suportado: arquivo protegido por senha/],

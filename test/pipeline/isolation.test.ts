@@ -1,5 +1,5 @@
 /**
- * Parsing isolated from the service (issue 11): hostile spreadsheets end their processing in
+ * Parsing isolated from the service: hostile spreadsheets end their processing in
  * ERRO with a clear reason while the HTTP server (a real listening socket), the job runner
  * and the order webhook keep answering — every webhook event sent meanwhile gets its 200.
  */

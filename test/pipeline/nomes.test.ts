@@ -1,4 +1,4 @@
-/** Names and execution-log lines (issue 11): controls and bidi controls never reach staff. */
+/** Names and execution-log lines: controls and bidi controls never reach staff. */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

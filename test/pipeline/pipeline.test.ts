@@ -145,7 +145,7 @@ describe('failures', () => {
     expect((await db.pool.query('select execucoes from xls_processamento where id = $1', [id])).rows[0].execucoes).toBe(2);
   });
 
-  it('a legacy .xls is a processing in ERRO (formato não suportado) with its original kept (decisions.md)', async () => {
+  it('a legacy .xls is a processing in ERRO (formato não suportado) with its original kept (docs/formatos.md)', async () => {
     const ole = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(504)]);
     const res = await p.upload('antigo.xls', ole, 'application/vnd.ms-excel');
     expect(res.statusCode).toBe(202);

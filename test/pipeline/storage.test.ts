@@ -55,7 +55,7 @@ describe('storage modes', () => {
     const res = await p.upload('lote.zip', zip);
     expect(res.statusCode).toBe(503);
     expect(res.headers['content-type']).toMatch(/problem\+json/);
-    const counts = await db.pool.query(`select (select count(*) from xls_processamento)::int p, (select count(*) from xls_conjunto_lote)::int c,
+    const counts = await db.pool.query(`select (select count(*) from xls_processamento)::int p, (select count(*) from xls_conjunto)::int c,
       (select count(*) from app.job where kind = 'xls_processar')::int j`);
     expect(counts.rows[0]).toEqual({ p: 0, c: 0, j: 0 });
     await p.close();

@@ -1,5 +1,5 @@
 /**
- * The eight types of issue 12 end to end: upload → job → reader → COPY → SQL merge →
+ * The eight types besides RELATORIO18 and META end to end: upload → job → reader → COPY → SQL merge →
  * outcome, on real Postgres, with fixtures from both writers (exceljs and hand-made XML).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

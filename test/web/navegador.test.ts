@@ -81,7 +81,7 @@ beforeAll(async () => {
     env: {
       OIDC_ISSUER_URL: idp.issuer, OIDC_CLIENT_ID: CLIENT.clientId, OIDC_CLIENT_SECRET: CLIENT.clientSecret,
       OIDC_DOMINIO: DOMINIO, PUBLIC_BASE_URL: base, XLS_IMPORTAR_TOKEN: IMPORTAR_TOKEN, XLS_IMPORTAR_ESPERA_SEGUNDOS: '30',
-      // the reset screens (issue 15): manual restart, the docstore a schema of this database
+      // the reset screens: manual restart, the docstore a schema of this database
       REPLICATOR_CONFIRM_SECRET: RESET_SEGREDO, REPLICATOR_RESTART: 'manual',
       REPLICATOR_DOCSTORE_URL: `${db.url}?schema=powersync`, REPLICATOR_POLL_MS: '100',
     },

@@ -169,7 +169,7 @@ describe('/processamentos', () => {
   });
 
   it('reprocess: ERRO goes back to the queue; anything else is a 409 message on the page', async () => {
-    const { rows: [c] } = await db.pool.query(`insert into xls_conjunto_lote (arquivo, total) values ('lote.zip', 2) returning id`);
+    const { rows: [c] } = await db.pool.query(`insert into xls_conjunto (arquivo, total) values ('lote.zip', 2) returning id`);
     const erro = await processamento('ERRO', 'COMPRAS', c.id);
     const ok = await post(`/processamentos/${erro}/reprocessar`, {});
     expect(ok.statusCode).toBe(303);
@@ -181,8 +181,16 @@ describe('/processamentos', () => {
     expect(again.statusCode).toBe(409);
     expect(again.body).toContain('só um processamento em ERRO pode ser reprocessado');
     expect(again.headers['content-type']).toMatch(/text\/html/);
-    const lote = await post(`/processamentos/${erro}/reprocessar-lote`, { conjuntoId: c.id });
-    expect(lote.statusCode).toBe(409);
+    const conjunto = await post(`/processamentos/${erro}/reprocessar-conjunto`, { conjuntoId: c.id });
+    expect(conjunto.statusCode).toBe(409);
+    expect(conjunto.body).toContain('Nenhum processamento do conjunto está em ERRO');
+    // the former path of the form still answers the same
+    const antigo = await post(`/processamentos/${erro}/reprocessar-lote`, { conjuntoId: c.id });
+    expect(antigo.statusCode).toBe(409);
+    expect(antigo.body).toContain('Nenhum processamento do conjunto está em ERRO');
+    const semConjunto = await post(`/processamentos/${erro}/reprocessar-conjunto`, { conjuntoId: 'x' });
+    expect(semConjunto.statusCode).toBe(400);
+    expect(semConjunto.body).toContain('conjunto (conjuntoId) ausente ou inválido');
     const e2 = await processamento('ERRO', 'META');
     const todos = await post('/processamentos/reprocessar-erros', { tipo: 'META' });
     expect(todos.statusCode).toBe(303);
@@ -248,7 +256,7 @@ describe('/xls/importar refusals (nothing stored)', () => {
     const loc = res.headers.location as string;
     expect(loc).toMatch(/^\/xls\/importar\/lote\/[0-9a-f-]{36}\?k=.*&t=\d+$/);
     const conjuntoId = /\/lote\/([0-9a-f-]{36})/.exec(loc)![1];
-    const { rows } = await db.pool.query(`select p.uploader_id, p.uploader_nome, p.status, c.uploader_id as lote_uploader from xls_processamento p join xls_conjunto_lote c on c.id = p.conjunto_id where c.id = $1 order by p.arquivo`, [conjuntoId]);
+    const { rows } = await db.pool.query(`select p.uploader_id, p.uploader_nome, p.status, c.uploader_id as lote_uploader from xls_processamento p join xls_conjunto c on c.id = p.conjunto_id where c.id = $1 order by p.arquivo`, [conjuntoId]);
     expect(rows).toHaveLength(2);
     expect(rows.every((r) => r.uploader_id === 'ana.souza' && r.uploader_nome === 'Ana Souza' && r.lote_uploader === 'ana.souza')).toBe(true);
     const esperando = await app.inject({ url: loc, headers: HTML });

@@ -1,6 +1,6 @@
 /**
- * xls_merge_chunk: the edge merges each COPYed lot while it reads the next. A file merged in
- * lots must leave the database and the metrics exactly as one xls_merge of every row would.
+ * xls_merge_chunk: the edge merges each COPYed chunk while it reads the next. A file merged in
+ * chunks must leave the database and the metrics exactly as one xls_merge of every row would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
@@ -10,9 +10,9 @@ import type { StagingRow } from '../../src/xlsx/index.js';
 import { completeJobs, copyStaging, fat, iniciar, mov, periodoNov, processarNovo, receberAvulso, type Row } from './helpers.js';
 
 let one: TestDatabase;
-let lots: TestDatabase;
-beforeAll(async () => { [one, lots] = await Promise.all([createTestDatabase(), createTestDatabase()]); });
-afterAll(async () => { await Promise.all([one?.drop(), lots?.drop()]); });
+let chunks: TestDatabase;
+beforeAll(async () => { [one, chunks] = await Promise.all([createTestDatabase(), createTestDatabase()]); });
+afterAll(async () => { await Promise.all([one?.drop(), chunks?.drop()]); });
 
 let n = 0;
 
@@ -33,7 +33,7 @@ async function estado(db: TestDatabase) {
 
 const base = { faturamento: Array.from({ length: 30 }, (_, i) => fat(i)), movimento: Array.from({ length: 12 }, (_, i) => mov(i)) };
 
-/** Changed, identical, new and absent rows; keys repeated inside a lot and across lots; rejected rows; vehicle warnings. */
+/** Changed, identical, new and absent rows; keys repeated inside a chunk and across chunks; rejected rows; vehicle warnings. */
 function arquivo(): { faturamento: Row[]; movimento: Row[] } {
   const faturamento: Row[] = [];
   let linha = 2;
@@ -44,11 +44,11 @@ function arquivo(): { faturamento: Row[]; movimento: Row[] } {
   }
   push(fat(40, { placa: 'abc-1d23', ano_veiculo: '2020/2021', modelo_veiculo: 'Scania' }));
   push(fat(41, { placa: 'XX', ano_veiculo: '20/21' }));
-  push(fat(3, { valor_total: '99', vendedor: 'V9', nome_vendedor: 'Vendedor novo' })); // repeats a key of the first lot
+  push(fat(3, { valor_total: '99', vendedor: 'V9', nome_vendedor: 'Vendedor novo' })); // repeats a key of the first chunk
   push(fat(42, { nota_fiscal: null }));
   push(fat(43));
-  push(fat(43, { valor_total: '43.43' })); // repeats the previous row, same lot
-  push(fat(5, { valor_total: '55' })); // repeats a key of the first lot, again changed
+  push(fat(43, { valor_total: '43.43' })); // repeats the previous row, same chunk
+  push(fat(5, { valor_total: '55' })); // repeats a key of the first chunk, again changed
   push(fat(44, { emissao: null }));
   const movimento: Row[] = [];
   linha = 2;
@@ -59,18 +59,18 @@ function arquivo(): { faturamento: Row[]; movimento: Row[] } {
 }
 
 describe('xls_merge_chunk', () => {
-  it('a file merged in lots leaves the same rows and the same metrics as one merge', async () => {
+  it('a file merged in chunks leaves the same rows and the same metrics as one merge', async () => {
     await processarNovo(one.pool, 'base', 'RELATORIO18', { staging: base, meta: periodoNov });
     const input = arquivo();
     const a = await processarNovo(one.pool, 'arquivo', 'RELATORIO18', { staging: input, meta: periodoNov });
     for (const size of [4, 1, 7]) {
-      // the same two imports into a fresh database, the file in lots of `size` rows
+      // the same two imports into a fresh database, the file in chunks of `size` rows
       const db = await createTestDatabase();
       try {
         await processarNovo(db.pool, 'base', 'RELATORIO18', { staging: base, meta: periodoNov });
         const b = await processarNovo(db.pool, 'arquivo', 'RELATORIO18', { staging: input, meta: periodoNov, chunk: size });
-        expect({ ...b.merge }, `lots of ${size}`).toEqual({ ...a.merge });
-        expect(await estado(db), `lots of ${size}`).toEqual(await estado(one));
+        expect({ ...b.merge }, `chunks of ${size}`).toEqual({ ...a.merge });
+        expect(await estado(db), `chunks of ${size}`).toEqual(await estado(one));
       } finally {
         await db.drop();
       }
@@ -85,18 +85,18 @@ describe('xls_merge_chunk', () => {
     expect(a.merge.avisos.filter((x) => x.categoria === 'veiculo').length).toBeGreaterThan(0);
   });
 
-  it('a key repeated across lots counts once in linhas_efetivas, also when its last row changes nothing; its last row wins', async () => {
+  it('a key repeated across chunks counts once in linhas_efetivas, also when its last row changes nothing; its last row wins', async () => {
     const faturamento = [fat(100), fat(101), fat(102), fat(100, { valor_total: '2' }), fat(101, { valor_total: '3' }), fat(102)].map((r, i) => ({ ...r, linha: i + 2 }));
-    const { merge } = await processarNovo(lots.pool, `rep-${++n}`, 'RELATORIO18', { staging: { faturamento, movimento: [] }, meta: { periodo_inicio: '2026-10-01', periodo_fim: '2026-10-31' }, chunk: 3 });
+    const { merge } = await processarNovo(chunks.pool, `rep-${++n}`, 'RELATORIO18', { staging: { faturamento, movimento: [] }, meta: { periodo_inicio: '2026-10-01', periodo_fim: '2026-10-31' }, chunk: 3 });
     expect(merge.linhasEnviadas).toBe(6);
     expect(merge.linhasEfetivas).toBe(3);
     expect(merge.tabelas.bi_faturamento).toEqual({ enviadas: 6, efetivas: 3, removidas: 0 });
     expect(merge.avisos).toContainEqual(expect.objectContaining({ categoria: 'duplicada', quantidade: 3, linhas: [2, 3, 4].map((linha) => ({ aba: '20', linha, valor: null })) }));
-    const { rows } = await lots.pool.query(`select nota_fiscal, valor_total::text v from bi_faturamento where nota_fiscal in ('1100', '1101', '1102') order by 1`);
+    const { rows } = await chunks.pool.query(`select nota_fiscal, valor_total::text v from bi_faturamento where nota_fiscal in ('1100', '1101', '1102') order by 1`);
     expect(rows).toEqual([{ nota_fiscal: '1100', v: '2' }, { nota_fiscal: '1101', v: '3' }, { nota_fiscal: '1102', v: fat(102).valor_total }]);
   });
 
-  it('a key repeated between a lot and the rows left staged for xls_merge is found too (a DBA merging some lots, then the rest)', async () => {
+  it('a key repeated between a chunk and the rows left staged for xls_merge is found too (a DBA merging some chunks, then the rest)', async () => {
     const faturamento = [fat(300), fat(301)].map((r, i) => ({ ...r, linha: i + 2 }));
     const movimento = [mov(300), mov(301), mov(302), mov(300, { historico: 'repetido no fim' })].map((r, i) => ({ ...r, linha: i + 2 }));
     const meta = { periodo_inicio: '2026-09-01', periodo_fim: '2026-09-30' };
@@ -119,10 +119,10 @@ describe('xls_merge_chunk', () => {
     }
   });
 
-  it('reference tables take each value from the last row that has it, across lots; a row that gave way to a later one gives nothing', async () => {
-    // lots of 3: names only in early lots, later rows without a name, the seller's filial
-    // changing lot to lot, a filial seen only in tab 30; with a repeat (the lots' candidates
-    // are rebuilt from the surviving rows) a row that repeats a key across lots carries the
+  it('reference tables take each value from the last row that has it, across chunks; a row that gave way to a later one gives nothing', async () => {
+    // chunks of 3: names only in early chunks, later rows without a name, the seller's filial
+    // changing chunk to chunk, a filial seen only in tab 30; with a repeat (the chunks' candidates
+    // are rebuilt from the surviving rows) a row that repeats a key across chunks carries the
     // only mention of a seller, client and product
     const linhas = [
       fat(200, { vendedor: 'RV1', nome_vendedor: 'Primeiro nome', filial: '11', cliente: 'RC1', nome_cliente: 'Cliente antigo', produto: 'RP1', descricao_produto: 'Desc antiga' }),
@@ -175,7 +175,7 @@ describe('xls_merge_chunk', () => {
     }
   });
 
-  it('the vehicle registry takes each value from the latest row (date, then tab 20, then the last row), in lots or not', async () => {
+  it('the vehicle registry takes each value from the latest row (date, then tab 20, then the last row), in chunks or not', async () => {
     const P = 'QWE1R23';
     const faturamento = [
       fat(300, { emissao: '2026-09-05', placa: P, ano_veiculo: '2015/2016', modelo_veiculo: 'M1' }),
@@ -185,18 +185,18 @@ describe('xls_merge_chunk', () => {
     ].map((r, i) => ({ ...r, linha: i + 2 }));
     const movimento = [{ ...mov(300, { data: '2026-09-20', placa: P, ano_veiculo: '2021/2022' }), linha: 2 }]; // same date, tab 30: loses to tab 20
     for (const lote of [undefined, 1, 2]) {
-      await lots.pool.query('delete from bi_veiculo where placa = $1', [P]);
-      await processarNovo(lots.pool, `veic-${++n}`, 'RELATORIO18', { staging: { faturamento, movimento }, meta: { periodo_inicio: '2026-09-01', periodo_fim: '2026-09-30' }, chunk: lote });
-      const { rows } = await lots.pool.query('select ano_fabricacao, ano_modelo, modelo from bi_veiculo where placa = $1', [P]);
+      await chunks.pool.query('delete from bi_veiculo where placa = $1', [P]);
+      await processarNovo(chunks.pool, `veic-${++n}`, 'RELATORIO18', { staging: { faturamento, movimento }, meta: { periodo_inicio: '2026-09-01', periodo_fim: '2026-09-30' }, chunk: lote });
+      const { rows } = await chunks.pool.query('select ano_fabricacao, ano_modelo, modelo from bi_veiculo where placa = $1', [P]);
       expect(rows, `lote ${lote}`).toEqual([{ ano_fabricacao: 2017, ano_modelo: 2018, modelo: 'M2' }]);
     }
   });
 
   it('new rows get time-ordered ids (UUID version 7 layout), increasing in the order they were written', async () => {
     const faturamento = [fat(503), fat(501), fat(502), fat(500)].map((r, i) => ({ ...r, linha: i + 2 }));
-    await processarNovo(lots.pool, `ids-${++n}`, 'RELATORIO18', { staging: { faturamento, movimento: [] }, meta: { periodo_inicio: '2026-08-01', periodo_fim: '2026-08-31' }, chunk: 2 });
-    const { rows } = await lots.pool.query(`select id::text, nota_fiscal from bi_faturamento where nota_fiscal in ('1500', '1501', '1502', '1503') order by id`);
-    // lot 1 (1503, 1501) is written in key order, then lot 2 (1502, 1500)
+    await processarNovo(chunks.pool, `ids-${++n}`, 'RELATORIO18', { staging: { faturamento, movimento: [] }, meta: { periodo_inicio: '2026-08-01', periodo_fim: '2026-08-31' }, chunk: 2 });
+    const { rows } = await chunks.pool.query(`select id::text, nota_fiscal from bi_faturamento where nota_fiscal in ('1500', '1501', '1502', '1503') order by id`);
+    // chunk 1 (1503, 1501) is written in key order, then chunk 2 (1502, 1500)
     expect(rows.map((r) => r.nota_fiscal)).toEqual(['1501', '1503', '1500', '1502']);
     for (const r of rows) {
       expect(r.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -205,17 +205,17 @@ describe('xls_merge_chunk', () => {
     }
   });
 
-  it('refusals: unknown XL404, no type or not PROCESSANDO XL409, bad period XL422, another period in a later lot XL409', async () => {
-    await expect(xlsMergeChunk(lots.pool, '00000000-0000-0000-0000-000000000000')).rejects.toMatchObject({ code: 'XL404' });
-    const semTipo = await receberAvulso(lots.pool, `sem-tipo-${++n}`);
-    await expect(xlsMergeChunk(lots.pool, semTipo.processamentoId!)).rejects.toMatchObject({ code: 'XL409' }); // PENDENTE
-    await iniciar(lots.pool, semTipo.processamentoId!, 'w-l', null);
-    await expect(xlsMergeChunk(lots.pool, semTipo.processamentoId!)).rejects.toMatchObject({ code: 'XL409', message: expect.stringMatching(/sem tipo/) });
-    await completeJobs(lots.pool, 'w-l');
+  it('refusals: unknown XL404, no type or not PROCESSANDO XL409, bad period XL422, another period in a later chunk XL409', async () => {
+    await expect(xlsMergeChunk(chunks.pool, '00000000-0000-0000-0000-000000000000')).rejects.toMatchObject({ code: 'XL404' });
+    const semTipo = await receberAvulso(chunks.pool, `sem-tipo-${++n}`);
+    await expect(xlsMergeChunk(chunks.pool, semTipo.processamentoId!)).rejects.toMatchObject({ code: 'XL409' }); // PENDENTE
+    await iniciar(chunks.pool, semTipo.processamentoId!, 'w-l', null);
+    await expect(xlsMergeChunk(chunks.pool, semTipo.processamentoId!)).rejects.toMatchObject({ code: 'XL409', message: expect.stringMatching(/sem tipo/) });
+    await completeJobs(chunks.pool, 'w-l');
 
-    const r = await receberAvulso(lots.pool, `periodo-${++n}`);
-    await iniciar(lots.pool, r.processamentoId!, 'w-l', 'RELATORIO18');
-    const client = await lots.pool.connect();
+    const r = await receberAvulso(chunks.pool, `periodo-${++n}`);
+    await iniciar(chunks.pool, r.processamentoId!, 'w-l', 'RELATORIO18');
+    const client = await chunks.pool.connect();
     try {
       await client.query('begin');
       const [tf] = await xlsStagingPreparar(client, 'RELATORIO18');
@@ -227,7 +227,7 @@ describe('xls_merge_chunk', () => {
       await client.query('savepoint s');
       await expect(xlsMergeChunk(client, r.processamentoId!, { periodo_inicio: '2026-12-01', periodo_fim: '2026-12-31' })).rejects.toMatchObject({ code: 'XL409' });
       await client.query('rollback to savepoint s');
-      // a new merge in the same transaction starts from nothing: the lot above is not counted
+      // a new merge in the same transaction starts from nothing: the chunk above is not counted
       await xlsStagingPreparar(client, 'RELATORIO18');
       await copyStaging(client, tf!.tabela, tf!.colunas, [fat(201), fat(202)]);
       expect(await xlsMergeChunk(client, r.processamentoId!, periodoNov)).toBe(2);
@@ -235,15 +235,15 @@ describe('xls_merge_chunk', () => {
     } finally {
       await client.query('rollback');
       client.release();
-      await completeJobs(lots.pool, 'w-l');
+      await completeJobs(chunks.pool, 'w-l');
     }
   });
 
-  it('META gets chunks from the declarative merge: each lot is written and the staging emptied; the end adds the scope deletes', async () => {
-    await lots.pool.query(`insert into bi_vendedor (codigo) values ('V1') on conflict do nothing`);
-    const r = await receberAvulso(lots.pool, `meta-${++n}`);
-    await iniciar(lots.pool, r.processamentoId!, 'w-l', 'META');
-    const client = await lots.pool.connect();
+  it('META gets chunks from the declarative merge: each chunk is written and the staging emptied; the end adds the scope deletes', async () => {
+    await chunks.pool.query(`insert into bi_vendedor (codigo) values ('V1') on conflict do nothing`);
+    const r = await receberAvulso(chunks.pool, `meta-${++n}`);
+    await iniciar(chunks.pool, r.processamentoId!, 'w-l', 'META');
+    const client = await chunks.pool.connect();
     try {
       await client.query('begin');
       const [tm] = await xlsStagingPreparar(client, 'META');
@@ -259,7 +259,7 @@ describe('xls_merge_chunk', () => {
     } finally {
       await client.query('rollback');
       client.release();
-      await completeJobs(lots.pool, 'w-l');
+      await completeJobs(chunks.pool, 'w-l');
     }
   });
 });
@@ -270,8 +270,8 @@ describe('copyStagingEmChunks (the edge)', () => {
     for (let i = 0; i < 3; i++) yield { staging: 'movimento', linha: i + 2, values: { filial: '01', lancamento: `L${i}` } };
   }
 
-  it('lots of at most N rows (the first a fifth of N), never mixing tables; each lot merged after its COPY, one query at a time', async () => {
-    const client = await lots.pool.connect();
+  it('chunks of at most N rows (the first a fifth of N), never mixing tables; each chunk merged after its COPY, one query at a time', async () => {
+    const client = await chunks.pool.connect();
     try {
       await client.query('begin');
       const tabelas = await xlsStagingPreparar(client, 'RELATORIO18');
@@ -289,8 +289,8 @@ describe('copyStagingEmChunks (the edge)', () => {
     }
   });
 
-  it('values keep tabs, new lines and backslashes; a failing lot merge fails the copy with its error', async () => {
-    const client = await lots.pool.connect();
+  it('values keep tabs, new lines and backslashes; a failing chunk merge fails the copy with its error', async () => {
+    const client = await chunks.pool.connect();
     try {
       await client.query('begin');
       const tabelas = await xlsStagingPreparar(client, 'RELATORIO18');

@@ -18,14 +18,15 @@ afterAll(async () => { await db?.drop(); });
 let n = 0;
 
 describe('one list of types', () => {
-  it('TIPOS_PLANILHA, app.xls_tipo (in detection order) and xls_tipo_valido name the same types', async () => {
+  it('TIPOS_PLANILHA is app.xls_tipo in detection order; xls_tipo_valido and xls_processamento.tipo follow the table', async () => {
     const { rows } = await db.pool.query('select tipo, public.xls_tipo_valido(tipo) as valido from app.xls_tipo order by ordem');
     expect(rows.map((r) => r.tipo)).toEqual([...TIPOS_PLANILHA]);
     expect(rows.every((r) => r.valido)).toBe(true);
     const valido = async (t: string) => (await db.pool.query('select public.xls_tipo_valido($1) as v', [t])).rows[0].v;
     expect(await valido('NOPE')).toBe(false);
-    // a type SQL accepts but the description lacks cannot be added: the CHECK ties the table to the function
-    await expect(db.pool.query(`insert into app.xls_tipo (tipo, ordem, descricao) values ('NOVO', 99, 'x')`)).rejects.toMatchObject({ code: '23514' });
+    // one list: a processing's type must be a row of app.xls_tipo (foreign key)
+    const r = await receberAvulso(db.pool, `tipo-${++n}`);
+    await expect(db.pool.query(`update xls_processamento set tipo = 'NOPE' where id = $1`, [r.processamentoId])).rejects.toMatchObject({ code: '23503' });
     const { rows: [m] } = await db.pool.query(`select array_agg(tipo) as mestres from app.xls_tipo where mestre`);
     expect(m.mestres).toEqual(['RELATORIO18']);
     expect((await db.pool.query(`select public.xls_tipo_mestre('RELATORIO18') a, public.xls_tipo_mestre('META') b, public.xls_tipo_mestre(null) c`)).rows[0])
@@ -60,10 +61,28 @@ describe('reader fields = staging columns, for every type', () => {
   });
 
   it('every described type has staging columns, and xls_staging_preparar creates them typed', async () => {
-    const { rows } = await db.pool.query(`select a.tipo, a.staging, exists (select from app.xls_staging_coluna c where c.tipo = a.tipo and c.staging = a.staging) as tem
-                                            from app.xls_alvo a`);
-    expect(rows.length).toBeGreaterThan(0);
-    for (const r of rows) expect(r.tem, `${r.tipo}/${r.staging}`).toBe(true);
+    const { rows } = await db.pool.query(`select c.tipo, c.staging, array_agg(c.coluna order by c.ordem) as colunas, array_agg(c.tipo_sql order by c.ordem) as tipos
+                                            from app.xls_staging_coluna c group by 1, 2 order by 1, 2`);
+    const { rows: alvos } = await db.pool.query(`select tipo, staging from app.xls_alvo where fonte is null`);
+    expect(alvos.length).toBeGreaterThan(0);
+    for (const a of alvos) expect(rows.some((r) => r.tipo === a.tipo && r.staging === a.staging), `${a.tipo}/${a.staging}`).toBe(true);
+    for (const tipo of [...new Set(rows.map((r) => r.tipo as string))]) {
+      const client = await db.pool.connect();
+      try {
+        await client.query('begin');
+        const tabelas = await xlsStagingPreparar(client, tipo as TipoPlanilha);
+        for (const r of rows.filter((x) => x.tipo === tipo)) {
+          expect(tabelas.map((t) => t.staging), tipo).toContain(r.staging);
+          const { rows: cols } = await client.query(`select a.attname::text c, format_type(a.atttypid, a.atttypmod) t from pg_attribute a
+              where a.attrelid = to_regclass('pg_temp.xls_stg_' || $1) and a.attnum > 0 and not a.attisdropped order by a.attnum`, [r.staging]);
+          expect(cols.map((c) => c.c), `${tipo}/${r.staging}`).toEqual(r.colunas);
+          expect(cols.map((c) => c.t), `${tipo}/${r.staging}`).toEqual(r.tipos);
+        }
+      } finally {
+        await client.query('rollback');
+        client.release();
+      }
+    }
   });
 });
 
@@ -114,7 +133,7 @@ describe('description rows agree with the catalog', () => {
     }
   });
 
-  it('a type described by rows only (no hook) merges: cut to varchar(n), required column, scope tudo, diff-aware', async () => {
+  it('a type described by rows only (no hook) merges: cut to varchar(n), a key over its length or empty rejected, scope tudo, diff-aware', async () => {
     // bi_filial as a whole-table target of a scratch description, inside one transaction
     const r = await receberAvulso(db.pool, `desc-${++n}`);
     await iniciar(db.pool, r.processamentoId!, 'w-d', 'POSTOS');
@@ -128,16 +147,18 @@ describe('description rows agree with the catalog', () => {
       await xlsStagingPreparar(client, 'POSTOS');
       await client.query(`insert into pg_temp.xls_stg_teste_f values (2, ' F1 ', 'rn'), (3, '', 'pb'), (4, 'F2', 'paraiba'), (5, 'F${'x'.repeat(30)}', null)`);
       const { rows: [{ m }] } = await client.query(`select xls_merge($1, '{}') as m`, [r.processamentoId]);
-      expect(m.linhas_rejeitadas).toEqual([{ aba: null, linha: 3, campo: 'codigo', valor: '', mensagem: "linha 3: codigo '' inválido" }]);
-      // a rejected row without key suspends the deletes of its target: F-OLD stays
-      expect(m.tabelas.bi_filial).toEqual({ enviadas: 4, efetivas: 3, removidas: 0 });
-      expect(m.avisos).toContainEqual(expect.objectContaining({ categoria: 'remocao', motivo: expect.stringMatching(/sem chave legível .*linha 3.*bi_filial suspensas/) }));
+      expect(m.linhas_rejeitadas).toEqual([
+        { aba: null, linha: 3, campo: 'codigo', valor: '', mensagem: "linha 3: codigo '' inválido" },
+        { aba: null, linha: 5, campo: 'codigo', valor: 'F' + 'x'.repeat(30), mensagem: `linha 5: codigo 'F${'x'.repeat(30)}' longo demais` },
+      ]);
+      // a rejected row without (readable) key suspends the deletes of its target: F-OLD stays
+      expect(m.tabelas.bi_filial).toEqual({ enviadas: 4, efetivas: 2, removidas: 0 });
+      expect(m.avisos).toContainEqual(expect.objectContaining({ categoria: 'remocao', motivo: expect.stringMatching(/sem chave legível .*linhas 3, 5.*bi_filial suspensas/) }));
       const { rows } = await client.query(`select codigo, municipio, uf from bi_filial order by codigo`);
       expect(rows).toEqual([
         { codigo: 'F-OLD', municipio: 'Recife', uf: null },
         { codigo: 'F1', municipio: 'Natal', uf: 'RN' },
         { codigo: 'F2', municipio: null, uf: 'PA' },
-        { codigo: 'F' + 'x'.repeat(19), municipio: null, uf: null },
       ]);
     } finally {
       await client.query('rollback');

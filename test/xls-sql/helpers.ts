@@ -126,3 +126,11 @@ export const mov = (i: number, o: Row = {}): Row => ({
 });
 
 export const periodoNov = { periodo_inicio: '2026-11-01', periodo_fim: '2026-11-30' };
+
+/**
+ * Lifts the mass-deletion guard in this test database: for tests that remove most of a table on
+ * purpose while testing something else (the guard has its own tests in alteracoes.test.ts).
+ */
+export async function semTravaDeExclusao(q: pg.Pool): Promise<void> {
+  await q.query(`update bi_configuracao set valor = '100' where chave = 'xls_exclusao_limite_percentual'`);
+}

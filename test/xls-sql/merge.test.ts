@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { xlsDefinirTipo, xlsMerge, xlsStagingPreparar } from '../../src/db/xls.js';
 import type { TipoPlanilha } from '../../src/xlsx/types.js';
-import { completeJobs, fat, importar, iniciar, mov, periodoNov, processarNovo, receberAvulso, type Row } from './helpers.js';
+import { completeJobs, fat, importar, iniciar, mov, periodoNov, processarNovo, receberAvulso, semTravaDeExclusao, type Row } from './helpers.js';
 import { backendPid, waitUntilBlocked } from '../harness/wait.js';
 
 let db: TestDatabase;
-beforeAll(async () => { db = await createTestDatabase(); });
+beforeAll(async () => { db = await createTestDatabase(); await semTravaDeExclusao(db.pool); });
 afterAll(async () => { await db?.drop(); });
 
 let n = 0;
@@ -50,7 +50,7 @@ describe('staging', () => {
     await end();
   });
 
-  it('refusals: unknown type XL400 (every type of formats.md has its staging now)', async () => {
+  it('refusals: unknown type XL400 (every type of docs/formatos.md has its staging now)', async () => {
     await expect(xlsStagingPreparar(db.pool, 'NOPE' as TipoPlanilha)).rejects.toMatchObject({ code: 'XL400' });
   });
 
@@ -185,30 +185,38 @@ describe('RELATORIO18: diff-aware merge', () => {
   });
 });
 
-describe('truncation to the column maximum', () => {
-  it('every string column written from a sheet is cut to its varchar(n), the key included', async () => {
+describe('the length policy: text cut to its varchar(n), a key over its length a row error', () => {
+  it('every string column outside a key written from a sheet is cut to its varchar(n)', async () => {
     const longo = (p: string) => p + 'x'.repeat(400);
     const { merge } = await r18([fat(1, {
-      filial: longo('F'), nota_fiscal: longo('N'), serie: longo('S'), item: longo('I'), cliente: longo('C'), nome_cliente: longo('nc'),
-      vendedor: longo('V'), nome_vendedor: longo('nv'), produto: longo('P'), descricao_produto: longo('dp'),
+      nota_fiscal: '77001', nome_cliente: longo('nc'), nome_vendedor: longo('nv'), descricao_produto: longo('dp'),
       placa: 'ABC1D23', modelo_veiculo: longo('modelo'),
-    })], [mov(1, { filial: longo('F'), lancamento: longo('L'), conta: longo('K'), descricao_conta: longo('dc'), historico: longo('h') })]);
+    })], [mov(1, { lancamento: '77001', descricao_conta: longo('dc'), historico: longo('h') })]);
+    expect(merge.linhasRejeitadas).toEqual([]);
     expect(merge.linhasEfetivas).toBe(2);
-    const { rows: cols } = await db.pool.query(`select table_name t, column_name c, character_maximum_length m from information_schema.columns
-      where table_schema = 'public' and table_name in ('bi_faturamento', 'bi_movimento', 'bi_cliente', 'bi_vendedor', 'bi_produto', 'bi_filial', 'bi_veiculo')
-        and data_type = 'character varying' and column_name not in ('municipio', 'uf', 'cnpj_cpf', 'classe', 'placa')`);
-    expect(cols.length).toBeGreaterThan(15);
-    for (const { t, c, m } of cols) {
+    const cols: Array<[string, string]> = [['bi_cliente', 'nome'], ['bi_vendedor', 'nome'], ['bi_produto', 'descricao'], ['bi_veiculo', 'modelo'],
+      ['bi_movimento', 'descricao_conta'], ['bi_movimento', 'historico']];
+    for (const [t, c] of cols) {
+      const { rows: [{ m }] } = await db.pool.query(`select character_maximum_length m from information_schema.columns where table_name = $1 and column_name = $2`, [t, c]);
       const len = (await db.pool.query(`select max(length(${c}))::int l from ${t}`)).rows[0].l;
       expect(len, `${t}.${c}`).toBe(m);
     }
   });
 
-  it('codes that collide after truncation count as a repeated key, not as an error', async () => {
+  it('a key (of the target or of a reference table it feeds) longer than its column is a row error, never cut into another code', async () => {
     const a = 'Z'.repeat(20);
-    const { merge } = await r18([fat(1, { nota_fiscal: a + '1' }), fat(2, { nota_fiscal: a + '2' })], []);
+    const { merge } = await r18([
+      fat(1, { nota_fiscal: a + '1' }), fat(2, { nota_fiscal: a + '2' }), fat(3, { nota_fiscal: '88003', cliente: 'C'.repeat(21) }), fat(4, { nota_fiscal: '88004' }),
+    ], [mov(1, { lancamento: '88001', conta: 'K'.repeat(41) })]);
     expect(merge.tabelas.bi_faturamento!.efetivas).toBe(1);
-    expect(merge.avisos).toContainEqual(expect.objectContaining({ categoria: 'duplicada', quantidade: 1 }));
+    expect(merge.linhasRejeitadas).toEqual([
+      { aba: '20', linha: 3, campo: 'nota_fiscal', valor: a + '1', mensagem: `linha 3: nota_fiscal '${a}1' longo demais` },
+      { aba: '20', linha: 4, campo: 'nota_fiscal', valor: a + '2', mensagem: `linha 4: nota_fiscal '${a}2' longo demais` },
+      { aba: '20', linha: 5, campo: 'cliente', valor: 'C'.repeat(21), mensagem: `linha 5: cliente '${'C'.repeat(21)}' longo demais` },
+      { aba: '30', linha: 3, campo: 'conta', valor: 'K'.repeat(41), mensagem: `linha 3: conta '${'K'.repeat(41)}' longo demais` },
+    ]);
+    expect(merge.avisos.filter((x) => x.categoria === 'duplicada')).toEqual([]);
+    expect((await db.pool.query(`select count(*)::int n from bi_cliente where codigo like 'CCCCCCCCCCCCCCCCCCCC%'`)).rows[0].n).toBe(0);
   });
 });
 
@@ -278,8 +286,9 @@ describe('META', () => {
     expect(await count(`select count(*)::int n from bi_meta where competencia = '2026-11-01'`)).toBe(27);
   });
 
-  it('competência is stored as the first day of the month', async () => {
-    await metaImport([meta(1, { competencia: '2026-12-15' })]);
+  it('competência is stored as staged: the month is normalised once, by the reader (cells.ts competencia)', async () => {
+    expect(await count(`select count(*)::int n from app.xls_alvo where expressoes ? 'competencia'`)).toBe(0);
+    await metaImport([meta(1, { competencia: '2026-12-01' })]);
     expect(await count(`select count(*)::int n from bi_meta where competencia = '2026-12-01'`)).toBe(1);
   });
 });

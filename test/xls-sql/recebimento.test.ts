@@ -149,7 +149,7 @@ describe('batches', () => {
       { arquivo: 'a-copia.xlsx', processamentoId: null, status: 'DUPLICADO', motivo: expect.stringContaining(e1.processamentoId!) },
     ]);
     expect((await status(db.pool, e1.processamentoId!)).conjunto_id).toBe(conjunto);
-    const { rows: [l] } = await db.pool.query('select total, fechado_em, arquivo, uploader_nome from xls_conjunto_lote where id = $1', [conjunto]);
+    const { rows: [l] } = await db.pool.query('select total, fechado_em, arquivo, uploader_nome from xls_conjunto where id = $1', [conjunto]);
     expect(l).toMatchObject({ total: 4, fechado_em: null, arquivo: 'ciclo.zip', uploader_nome: 'Ana' });
   });
 
@@ -158,7 +158,7 @@ describe('batches', () => {
     await xlsReceberIgnorado(db.pool, conjunto, '__MACOSX/._a.xlsx', 'metadados do macOS');
     const recibo = await xlsConjuntoRecebido(db.pool, conjunto);
     expect(recibo).toMatchObject({ total: 1, enfileirados: 0 });
-    const { rows: [l] } = await db.pool.query('select fechado_em, fechamento_motivo from xls_conjunto_lote where id = $1', [conjunto]);
+    const { rows: [l] } = await db.pool.query('select fechado_em, fechamento_motivo from xls_conjunto where id = $1', [conjunto]);
     expect(l.fechado_em).not.toBeNull();
   });
 

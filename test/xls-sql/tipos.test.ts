@@ -1,5 +1,5 @@
 /**
- * The merges of the eight types of issue 12 at the SQL level: rows go straight to staging
+ * The merges of the eight types besides RELATORIO18 and META at the SQL level: rows go straight to staging
  * (as the reader would COPY them), xls_merge runs, the bi_* tables are checked by value.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -200,7 +200,7 @@ describe('FLUXO_PAGAR_RECEBER', () => {
     ]);
     expect(await rows(`select codigo, descricao from bi_centro_custo`)).toEqual([{ codigo: 'CC1', descricao: 'Vendas' }]);
     // a newer position becomes current; the older stays as history
-    const b = await fluxo('2026-11-22', [tit(2, { saldo: '60' }), tit(5, { tipo: 'P', documento: 'X', vencimento: '2026-11-21', saldo: '10' })]);
+    const b = await fluxo('2026-11-22', [tit(2, { saldo: '60' }), tit(5, { tipo: 'PAGAR', documento: 'X', vencimento: '2026-11-21', saldo: '10' })]);
     expect(b.merge.tabelas).toMatchObject({ fluxo: { posicao: '2026-11-22', atual: true, deixaram_de_ser_atuais: 3 } });
     expect(b.merge.avisos.map((x) => x.motivo)).toEqual(['aba Grupo sem a linha Total: o total a receber não foi conferido']);
     // re-import of 15/11 replaces that position and leaves it out of the current one

@@ -207,11 +207,14 @@ describe('batch close and the transient-FK retry', () => {
     expect(await jobsPendentes(meta)).toEqual([{ unique_key: null }]);
     await completeJobs(db.pool, 'w1');
     await completeJobs(db.pool, 'w2');
-    const { rows: [l] } = await db.pool.query('select fechamento_motivo from xls_conjunto_lote where id = $1', [conjunto]);
+    const { rows: [l] } = await db.pool.query('select fechamento_motivo from xls_conjunto where id = $1', [conjunto]);
     expect(l.fechamento_motivo).toContain(r18);
     // the retry succeeds now that the seller exists
     const retry = await rodarMeta(meta, 'w1', 'VX1');
     expect(retry).toMatchObject({ status: 'SUCESSO' });
+    // the bot's message names the zip batch as staff call it
+    const { rows: [m] } = await db.pool.query('select app.xls_mensagem_bot($1) t', [meta]);
+    expect(m.t.split('\n')).toContain(`Conjunto: ${conjunto}`);
     await completeJobs(db.pool, 'w1');
 
     // a seller truly absent: silent once, then the alarm

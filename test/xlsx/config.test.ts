@@ -5,7 +5,7 @@ import { DEFAULT_ARCHIVE_LIMITS } from '../../src/xlsx/index.js';
 const base = { DATABASE_URL: 'postgres://u@127.0.0.1:1/x', BI_COMERCIAL_XLS_API_TOKEN: 'tok', S3_FILE_STORAGE: 'PSQL' };
 
 describe('XLS_* upload limits', () => {
-  it('default to decisions.md: 256 MiB, 500 entries, 1 GiB, 200:1', () => {
+  it('default to docs/formatos.md: 256 MiB, 500 entries, 1 GiB, 200:1', () => {
     expect(loadConfig(base).config.xls.limits).toEqual(DEFAULT_ARCHIVE_LIMITS);
     expect(DEFAULT_ARCHIVE_LIMITS).toEqual({ maxUploadBytes: 268435456, maxEntries: 500, maxTotalUncompressedBytes: 1073741824, maxRatio: 200 });
   });

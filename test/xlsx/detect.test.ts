@@ -13,7 +13,7 @@ async function detect(sheets: SheetSpec[]): Promise<TipoPlanilha | null> {
   return detectType(await openWorkbook(await buildWorkbook(sheets)));
 }
 
-describe('detectType: the ten types of formats.md', () => {
+describe('detectType: the ten types of docs/formatos.md', () => {
   const cases: Array<[TipoPlanilha, SheetSpec[]]> = [
     ['FLUXO_PAGAR_RECEBER', [{ name: 'Fluxo Pagar-Receber', rows: [['Posição em 15/11/2026']] }, { name: 'SemQuebras', rows: [] }]],
     ['COMPRAS', [{ name: 'Compras', rows: [['Data', 'CNPJ Fornecedor']] }]],

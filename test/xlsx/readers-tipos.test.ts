@@ -1,5 +1,5 @@
 /**
- * The readers of the eight types of issue 12, each fixture written by two writers (exceljs,
+ * The readers of the eight types besides RELATORIO18 and META, each fixture written by two writers (exceljs,
  * and our hand-made XML with inline strings, no cell references, formulas with cached
  * values and 1904 dates): detection, then the staged values, row by row.
  */

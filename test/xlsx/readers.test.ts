@@ -252,7 +252,7 @@ describe('META', () => {
   });
 });
 
-describe('every type of formats.md has a reader', () => {
+describe('every type of docs/formatos.md has a reader', () => {
   it('hasReader is true for each; readRows refuses an unknown type with a pt-BR WorkbookError', async () => {
     const wb = await openWorkbook(await buildMeta({ rows: 1 }));
     for (const t of TIPOS_PLANILHA) expect(hasReader(t)).toBe(true);

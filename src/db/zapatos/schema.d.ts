@@ -10179,6 +10179,309 @@ declare module 'zapatos/schema' {
   }
 
   /**
+   * **xls_conjunto**
+   * - Table in database
+   */
+  export namespace xls_conjunto {
+    export type Table = 'xls_conjunto';
+    export interface Selectable {
+      /**
+      * **xls_conjunto.arquivo**
+      *
+      * Name of the .zip as uploaded.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo: string | null;
+      /**
+      * **xls_conjunto.fechado_em**
+      *
+      * When the batch closed; null while open.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em: Date | null;
+      /**
+      * **xls_conjunto.fechamento_motivo**
+      *
+      * Why it closed: master report committed, or every processing ended.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      fechamento_motivo: string | null;
+      /**
+      * **xls_conjunto.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **xls_conjunto.recebido_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recebido_em: Date;
+      /**
+      * **xls_conjunto.total**
+      *
+      * Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      total: number;
+      /**
+      * **xls_conjunto.uploader_id**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id: string | null;
+      /**
+      * **xls_conjunto.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome: string | null;
+    }
+    export interface JSONSelectable {
+      /**
+      * **xls_conjunto.arquivo**
+      *
+      * Name of the .zip as uploaded.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo: string | null;
+      /**
+      * **xls_conjunto.fechado_em**
+      *
+      * When the batch closed; null while open.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em: db.TimestampTzString | null;
+      /**
+      * **xls_conjunto.fechamento_motivo**
+      *
+      * Why it closed: master report committed, or every processing ended.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      fechamento_motivo: string | null;
+      /**
+      * **xls_conjunto.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id: string;
+      /**
+      * **xls_conjunto.recebido_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recebido_em: db.TimestampTzString;
+      /**
+      * **xls_conjunto.total**
+      *
+      * Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      total: number;
+      /**
+      * **xls_conjunto.uploader_id**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id: string | null;
+      /**
+      * **xls_conjunto.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome: string | null;
+    }
+    export interface Whereable {
+      /**
+      * **xls_conjunto.arquivo**
+      *
+      * Name of the .zip as uploaded.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto.fechado_em**
+      *
+      * When the batch closed; null while open.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto.fechamento_motivo**
+      *
+      * Why it closed: master report committed, or every processing ended.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      fechamento_motivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto.recebido_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto.total**
+      *
+      * Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      total?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto.uploader_id**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_conjunto.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **xls_conjunto.arquivo**
+      *
+      * Name of the .zip as uploaded.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_conjunto.fechado_em**
+      *
+      * When the batch closed; null while open.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_conjunto.fechamento_motivo**
+      *
+      * Why it closed: master report committed, or every processing ended.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      fechamento_motivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_conjunto.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_conjunto.recebido_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_conjunto.total**
+      *
+      * Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      total?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_conjunto.uploader_id**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_conjunto.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **xls_conjunto.arquivo**
+      *
+      * Name of the .zip as uploaded.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      arquivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_conjunto.fechado_em**
+      *
+      * When the batch closed; null while open.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      fechado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_conjunto.fechamento_motivo**
+      *
+      * Why it closed: master report committed, or every processing ended.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      fechamento_motivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_conjunto.id**
+      * - `uuid` in database
+      * - `NOT NULL`, default: `gen_random_uuid()`
+      */
+      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_conjunto.recebido_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, default: `now()`
+      */
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_conjunto.total**
+      *
+      * Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      total?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_conjunto.uploader_id**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_conjunto.uploader_nome**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      uploader_nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'xls_conjunto_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
    * **xls_conjunto_item**
    * - Table in database
    */
@@ -10393,31 +10696,25 @@ declare module 'zapatos/schema' {
 
   /**
    * **xls_conjunto_lote**
-   * - Table in database
+   * - View in database
    */
   export namespace xls_conjunto_lote {
     export type Table = 'xls_conjunto_lote';
     export interface Selectable {
       /**
       * **xls_conjunto_lote.arquivo**
-      *
-      * Name of the .zip as uploaded.
       * - `text` in database
       * - Nullable, no default
       */
       arquivo: string | null;
       /**
       * **xls_conjunto_lote.fechado_em**
-      *
-      * When the batch closed; null while open.
       * - `timestamptz` in database
       * - Nullable, no default
       */
       fechado_em: Date | null;
       /**
       * **xls_conjunto_lote.fechamento_motivo**
-      *
-      * Why it closed: master report committed, or every processing ended.
       * - `text` in database
       * - Nullable, no default
       */
@@ -10425,23 +10722,21 @@ declare module 'zapatos/schema' {
       /**
       * **xls_conjunto_lote.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - Nullable, no default
       */
-      id: string;
+      id: string | null;
       /**
       * **xls_conjunto_lote.recebido_em**
       * - `timestamptz` in database
-      * - `NOT NULL`, default: `now()`
+      * - Nullable, no default
       */
-      recebido_em: Date;
+      recebido_em: Date | null;
       /**
       * **xls_conjunto_lote.total**
-      *
-      * Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.
       * - `int4` in database
-      * - `NOT NULL`, default: `0`
+      * - Nullable, no default
       */
-      total: number;
+      total: number | null;
       /**
       * **xls_conjunto_lote.uploader_id**
       * - `text` in database
@@ -10458,24 +10753,18 @@ declare module 'zapatos/schema' {
     export interface JSONSelectable {
       /**
       * **xls_conjunto_lote.arquivo**
-      *
-      * Name of the .zip as uploaded.
       * - `text` in database
       * - Nullable, no default
       */
       arquivo: string | null;
       /**
       * **xls_conjunto_lote.fechado_em**
-      *
-      * When the batch closed; null while open.
       * - `timestamptz` in database
       * - Nullable, no default
       */
       fechado_em: db.TimestampTzString | null;
       /**
       * **xls_conjunto_lote.fechamento_motivo**
-      *
-      * Why it closed: master report committed, or every processing ended.
       * - `text` in database
       * - Nullable, no default
       */
@@ -10483,23 +10772,21 @@ declare module 'zapatos/schema' {
       /**
       * **xls_conjunto_lote.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - Nullable, no default
       */
-      id: string;
+      id: string | null;
       /**
       * **xls_conjunto_lote.recebido_em**
       * - `timestamptz` in database
-      * - `NOT NULL`, default: `now()`
+      * - Nullable, no default
       */
-      recebido_em: db.TimestampTzString;
+      recebido_em: db.TimestampTzString | null;
       /**
       * **xls_conjunto_lote.total**
-      *
-      * Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.
       * - `int4` in database
-      * - `NOT NULL`, default: `0`
+      * - Nullable, no default
       */
-      total: number;
+      total: number | null;
       /**
       * **xls_conjunto_lote.uploader_id**
       * - `text` in database
@@ -10516,24 +10803,18 @@ declare module 'zapatos/schema' {
     export interface Whereable {
       /**
       * **xls_conjunto_lote.arquivo**
-      *
-      * Name of the .zip as uploaded.
       * - `text` in database
       * - Nullable, no default
       */
       arquivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
       * **xls_conjunto_lote.fechado_em**
-      *
-      * When the batch closed; null while open.
       * - `timestamptz` in database
       * - Nullable, no default
       */
       fechado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
       /**
       * **xls_conjunto_lote.fechamento_motivo**
-      *
-      * Why it closed: master report committed, or every processing ended.
       * - `text` in database
       * - Nullable, no default
       */
@@ -10541,21 +10822,19 @@ declare module 'zapatos/schema' {
       /**
       * **xls_conjunto_lote.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - Nullable, no default
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
       * **xls_conjunto_lote.recebido_em**
       * - `timestamptz` in database
-      * - `NOT NULL`, default: `now()`
+      * - Nullable, no default
       */
       recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
       /**
       * **xls_conjunto_lote.total**
-      *
-      * Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.
       * - `int4` in database
-      * - `NOT NULL`, default: `0`
+      * - Nullable, no default
       */
       total?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -10574,24 +10853,18 @@ declare module 'zapatos/schema' {
     export interface Insertable {
       /**
       * **xls_conjunto_lote.arquivo**
-      *
-      * Name of the .zip as uploaded.
       * - `text` in database
       * - Nullable, no default
       */
       arquivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
       /**
       * **xls_conjunto_lote.fechado_em**
-      *
-      * When the batch closed; null while open.
       * - `timestamptz` in database
       * - Nullable, no default
       */
       fechado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
       /**
       * **xls_conjunto_lote.fechamento_motivo**
-      *
-      * Why it closed: master report committed, or every processing ended.
       * - `text` in database
       * - Nullable, no default
       */
@@ -10599,23 +10872,21 @@ declare module 'zapatos/schema' {
       /**
       * **xls_conjunto_lote.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - Nullable, no default
       */
-      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
       /**
       * **xls_conjunto_lote.recebido_em**
       * - `timestamptz` in database
-      * - `NOT NULL`, default: `now()`
+      * - Nullable, no default
       */
-      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
       /**
       * **xls_conjunto_lote.total**
-      *
-      * Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.
       * - `int4` in database
-      * - `NOT NULL`, default: `0`
+      * - Nullable, no default
       */
-      total?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      total?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
       /**
       * **xls_conjunto_lote.uploader_id**
       * - `text` in database
@@ -10632,24 +10903,18 @@ declare module 'zapatos/schema' {
     export interface Updatable {
       /**
       * **xls_conjunto_lote.arquivo**
-      *
-      * Name of the .zip as uploaded.
       * - `text` in database
       * - Nullable, no default
       */
       arquivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
       /**
       * **xls_conjunto_lote.fechado_em**
-      *
-      * When the batch closed; null while open.
       * - `timestamptz` in database
       * - Nullable, no default
       */
       fechado_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
       /**
       * **xls_conjunto_lote.fechamento_motivo**
-      *
-      * Why it closed: master report committed, or every processing ended.
       * - `text` in database
       * - Nullable, no default
       */
@@ -10657,23 +10922,21 @@ declare module 'zapatos/schema' {
       /**
       * **xls_conjunto_lote.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - Nullable, no default
       */
-      id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
       /**
       * **xls_conjunto_lote.recebido_em**
       * - `timestamptz` in database
-      * - `NOT NULL`, default: `now()`
+      * - Nullable, no default
       */
-      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+      recebido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
       /**
       * **xls_conjunto_lote.total**
-      *
-      * Number of entries of the zip (every entry: .xlsx or ignored), kept by the receipt functions.
       * - `int4` in database
-      * - `NOT NULL`, default: `0`
+      * - Nullable, no default
       */
-      total?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+      total?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
       /**
       * **xls_conjunto_lote.uploader_id**
       * - `text` in database
@@ -10687,7 +10950,7 @@ declare module 'zapatos/schema' {
       */
       uploader_nome?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
     }
-    export type UniqueIndex = 'xls_conjunto_lote_pkey';
+    export type UniqueIndex = never;
     export type Column = keyof Selectable;
     export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
     export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
@@ -10709,6 +10972,14 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `false`
       */
       alarmar: boolean;
+      /**
+      * **xls_processamento.alteracoes_expiradas_em**
+      *
+      * When the change set of this processing was purged by the retention (xls_alteracoes_retencao_dias): it can no longer be undone.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      alteracoes_expiradas_em: Date | null;
       /**
       * **xls_processamento.arquivo**
       *
@@ -10756,6 +11027,22 @@ declare module 'zapatos/schema' {
       */
       conjunto_id: string | null;
       /**
+      * **xls_processamento.desfeito_em**
+      *
+      * When this processing was undone (public.xls_desfazer): every row it changed is back as it was; the status stays.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      desfeito_em: Date | null;
+      /**
+      * **xls_processamento.desfeito_por**
+      *
+      * Who undid it: the staff member's e-mail, "api" (Bearer) or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      desfeito_por: string | null;
+      /**
       * **xls_processamento.erro_mensagem**
       *
       * Reason of ERRO (or IGNORADO), in pt-BR for staff.
@@ -10763,6 +11050,30 @@ declare module 'zapatos/schema' {
       * - Nullable, no default
       */
       erro_mensagem: string | null;
+      /**
+      * **xls_processamento.exclusao_retida**
+      *
+      * The last run ended ERRO because the mass-deletion guard held it (XL428): it would remove more than xls_exclusao_limite_percentual % (and at least xls_exclusao_limite_linhas rows) of a table's scope. public.xls_aprovar_exclusoes reprocesses it with the guard lifted.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      exclusao_retida: boolean;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_em**
+      *
+      * When a person approved the removals the mass-deletion guard held (reprocess with aprovarExclusoes / "Aplicar mesmo assim"); the next run of this processing is not held.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_em: Date | null;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_por**
+      *
+      * Who approved the held removals: e-mail, "api" or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_por: string | null;
       /**
       * **xls_processamento.execucoes**
       *
@@ -10938,6 +11249,14 @@ declare module 'zapatos/schema' {
       */
       alarmar: boolean;
       /**
+      * **xls_processamento.alteracoes_expiradas_em**
+      *
+      * When the change set of this processing was purged by the retention (xls_alteracoes_retencao_dias): it can no longer be undone.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      alteracoes_expiradas_em: db.TimestampTzString | null;
+      /**
       * **xls_processamento.arquivo**
       *
       * File name as uploaded (the entry name inside the zip), of the latest send.
@@ -10984,6 +11303,22 @@ declare module 'zapatos/schema' {
       */
       conjunto_id: string | null;
       /**
+      * **xls_processamento.desfeito_em**
+      *
+      * When this processing was undone (public.xls_desfazer): every row it changed is back as it was; the status stays.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      desfeito_em: db.TimestampTzString | null;
+      /**
+      * **xls_processamento.desfeito_por**
+      *
+      * Who undid it: the staff member's e-mail, "api" (Bearer) or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      desfeito_por: string | null;
+      /**
       * **xls_processamento.erro_mensagem**
       *
       * Reason of ERRO (or IGNORADO), in pt-BR for staff.
@@ -10991,6 +11326,30 @@ declare module 'zapatos/schema' {
       * - Nullable, no default
       */
       erro_mensagem: string | null;
+      /**
+      * **xls_processamento.exclusao_retida**
+      *
+      * The last run ended ERRO because the mass-deletion guard held it (XL428): it would remove more than xls_exclusao_limite_percentual % (and at least xls_exclusao_limite_linhas rows) of a table's scope. public.xls_aprovar_exclusoes reprocesses it with the guard lifted.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      exclusao_retida: boolean;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_em**
+      *
+      * When a person approved the removals the mass-deletion guard held (reprocess with aprovarExclusoes / "Aplicar mesmo assim"); the next run of this processing is not held.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_em: db.TimestampTzString | null;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_por**
+      *
+      * Who approved the held removals: e-mail, "api" or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_por: string | null;
       /**
       * **xls_processamento.execucoes**
       *
@@ -11166,6 +11525,14 @@ declare module 'zapatos/schema' {
       */
       alarmar?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
       /**
+      * **xls_processamento.alteracoes_expiradas_em**
+      *
+      * When the change set of this processing was purged by the retention (xls_alteracoes_retencao_dias): it can no longer be undone.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      alteracoes_expiradas_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
       * **xls_processamento.arquivo**
       *
       * File name as uploaded (the entry name inside the zip), of the latest send.
@@ -11212,6 +11579,22 @@ declare module 'zapatos/schema' {
       */
       conjunto_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
+      * **xls_processamento.desfeito_em**
+      *
+      * When this processing was undone (public.xls_desfazer): every row it changed is back as it was; the status stays.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      desfeito_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.desfeito_por**
+      *
+      * Who undid it: the staff member's e-mail, "api" (Bearer) or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      desfeito_por?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
       * **xls_processamento.erro_mensagem**
       *
       * Reason of ERRO (or IGNORADO), in pt-BR for staff.
@@ -11219,6 +11602,30 @@ declare module 'zapatos/schema' {
       * - Nullable, no default
       */
       erro_mensagem?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.exclusao_retida**
+      *
+      * The last run ended ERRO because the mass-deletion guard held it (XL428): it would remove more than xls_exclusao_limite_percentual % (and at least xls_exclusao_limite_linhas rows) of a table's scope. public.xls_aprovar_exclusoes reprocesses it with the guard lifted.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      exclusao_retida?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_em**
+      *
+      * When a person approved the removals the mass-deletion guard held (reprocess with aprovarExclusoes / "Aplicar mesmo assim"); the next run of this processing is not held.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_por**
+      *
+      * Who approved the held removals: e-mail, "api" or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_por?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
       * **xls_processamento.execucoes**
       *
@@ -11394,6 +11801,14 @@ declare module 'zapatos/schema' {
       */
       alarmar?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
       /**
+      * **xls_processamento.alteracoes_expiradas_em**
+      *
+      * When the change set of this processing was purged by the retention (xls_alteracoes_retencao_dias): it can no longer be undone.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      alteracoes_expiradas_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
       * **xls_processamento.arquivo**
       *
       * File name as uploaded (the entry name inside the zip), of the latest send.
@@ -11440,6 +11855,22 @@ declare module 'zapatos/schema' {
       */
       conjunto_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
       /**
+      * **xls_processamento.desfeito_em**
+      *
+      * When this processing was undone (public.xls_desfazer): every row it changed is back as it was; the status stays.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      desfeito_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.desfeito_por**
+      *
+      * Who undid it: the staff member's e-mail, "api" (Bearer) or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      desfeito_por?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
       * **xls_processamento.erro_mensagem**
       *
       * Reason of ERRO (or IGNORADO), in pt-BR for staff.
@@ -11447,6 +11878,30 @@ declare module 'zapatos/schema' {
       * - Nullable, no default
       */
       erro_mensagem?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.exclusao_retida**
+      *
+      * The last run ended ERRO because the mass-deletion guard held it (XL428): it would remove more than xls_exclusao_limite_percentual % (and at least xls_exclusao_limite_linhas rows) of a table's scope. public.xls_aprovar_exclusoes reprocesses it with the guard lifted.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      exclusao_retida?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_em**
+      *
+      * When a person approved the removals the mass-deletion guard held (reprocess with aprovarExclusoes / "Aplicar mesmo assim"); the next run of this processing is not held.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_por**
+      *
+      * Who approved the held removals: e-mail, "api" or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_por?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
       /**
       * **xls_processamento.execucoes**
       *
@@ -11622,6 +12077,14 @@ declare module 'zapatos/schema' {
       */
       alarmar?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
       /**
+      * **xls_processamento.alteracoes_expiradas_em**
+      *
+      * When the change set of this processing was purged by the retention (xls_alteracoes_retencao_dias): it can no longer be undone.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      alteracoes_expiradas_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
       * **xls_processamento.arquivo**
       *
       * File name as uploaded (the entry name inside the zip), of the latest send.
@@ -11668,6 +12131,22 @@ declare module 'zapatos/schema' {
       */
       conjunto_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
       /**
+      * **xls_processamento.desfeito_em**
+      *
+      * When this processing was undone (public.xls_desfazer): every row it changed is back as it was; the status stays.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      desfeito_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.desfeito_por**
+      *
+      * Who undid it: the staff member's e-mail, "api" (Bearer) or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      desfeito_por?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
       * **xls_processamento.erro_mensagem**
       *
       * Reason of ERRO (or IGNORADO), in pt-BR for staff.
@@ -11675,6 +12154,30 @@ declare module 'zapatos/schema' {
       * - Nullable, no default
       */
       erro_mensagem?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.exclusao_retida**
+      *
+      * The last run ended ERRO because the mass-deletion guard held it (XL428): it would remove more than xls_exclusao_limite_percentual % (and at least xls_exclusao_limite_linhas rows) of a table's scope. public.xls_aprovar_exclusoes reprocesses it with the guard lifted.
+      * - `bool` in database
+      * - `NOT NULL`, default: `false`
+      */
+      exclusao_retida?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_em**
+      *
+      * When a person approved the removals the mass-deletion guard held (reprocess with aprovarExclusoes / "Aplicar mesmo assim"); the next run of this processing is not held.
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_processamento.exclusoes_aprovadas_por**
+      *
+      * Who approved the held removals: e-mail, "api" or the DBA's text.
+      * - `text` in database
+      * - Nullable, no default
+      */
+      exclusoes_aprovadas_por?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
       /**
       * **xls_processamento.execucoes**
       *
@@ -13963,20 +14466,20 @@ declare module 'zapatos/schema' {
   /* --- aggregate types --- */
 
   export namespace public {  
-    export type Table = bi_centro_custo.Table | bi_cliente.Table | bi_compra.Table | bi_configuracao.Table | bi_cota_fornecedor.Table | bi_faturamento.Table | bi_filial.Table | bi_fornecedor.Table | bi_margem_consolidada.Table | bi_margem_dia.Table | bi_meta.Table | bi_meta_carteira.Table | bi_movimento.Table | bi_posto.Table | bi_produto.Table | bi_titulo.Table | bi_trr.Table | bi_veiculo.Table | bi_vendedor.Table | destinatario.Table | erp_sync_audit.Table | erp_sync_audit_variante.Table | feriado.Table | partner_aviso.Table | partner_aviso_envio.Table | partner_configuracao.Table | partner_contingencia.Table | partner_episodio.Table | partner_pedido.Table | partner_pedido_transicao.Table | partner_puxada.Table | partner_webhook.Table | produto.Table | variante.Table | xls_conjunto_item.Table | xls_conjunto_lote.Table | xls_processamento.Table | xls_resetar_replicator.Table | xls_resetar_replicator_passo.Table | xls_v_conjunto.Table | xls_v_processamento.Table | xls_v_resumo_diario.Table;
-    export type Selectable = bi_centro_custo.Selectable | bi_cliente.Selectable | bi_compra.Selectable | bi_configuracao.Selectable | bi_cota_fornecedor.Selectable | bi_faturamento.Selectable | bi_filial.Selectable | bi_fornecedor.Selectable | bi_margem_consolidada.Selectable | bi_margem_dia.Selectable | bi_meta.Selectable | bi_meta_carteira.Selectable | bi_movimento.Selectable | bi_posto.Selectable | bi_produto.Selectable | bi_titulo.Selectable | bi_trr.Selectable | bi_veiculo.Selectable | bi_vendedor.Selectable | destinatario.Selectable | erp_sync_audit.Selectable | erp_sync_audit_variante.Selectable | feriado.Selectable | partner_aviso.Selectable | partner_aviso_envio.Selectable | partner_configuracao.Selectable | partner_contingencia.Selectable | partner_episodio.Selectable | partner_pedido.Selectable | partner_pedido_transicao.Selectable | partner_puxada.Selectable | partner_webhook.Selectable | produto.Selectable | variante.Selectable | xls_conjunto_item.Selectable | xls_conjunto_lote.Selectable | xls_processamento.Selectable | xls_resetar_replicator.Selectable | xls_resetar_replicator_passo.Selectable | xls_v_conjunto.Selectable | xls_v_processamento.Selectable | xls_v_resumo_diario.Selectable;
-    export type JSONSelectable = bi_centro_custo.JSONSelectable | bi_cliente.JSONSelectable | bi_compra.JSONSelectable | bi_configuracao.JSONSelectable | bi_cota_fornecedor.JSONSelectable | bi_faturamento.JSONSelectable | bi_filial.JSONSelectable | bi_fornecedor.JSONSelectable | bi_margem_consolidada.JSONSelectable | bi_margem_dia.JSONSelectable | bi_meta.JSONSelectable | bi_meta_carteira.JSONSelectable | bi_movimento.JSONSelectable | bi_posto.JSONSelectable | bi_produto.JSONSelectable | bi_titulo.JSONSelectable | bi_trr.JSONSelectable | bi_veiculo.JSONSelectable | bi_vendedor.JSONSelectable | destinatario.JSONSelectable | erp_sync_audit.JSONSelectable | erp_sync_audit_variante.JSONSelectable | feriado.JSONSelectable | partner_aviso.JSONSelectable | partner_aviso_envio.JSONSelectable | partner_configuracao.JSONSelectable | partner_contingencia.JSONSelectable | partner_episodio.JSONSelectable | partner_pedido.JSONSelectable | partner_pedido_transicao.JSONSelectable | partner_puxada.JSONSelectable | partner_webhook.JSONSelectable | produto.JSONSelectable | variante.JSONSelectable | xls_conjunto_item.JSONSelectable | xls_conjunto_lote.JSONSelectable | xls_processamento.JSONSelectable | xls_resetar_replicator.JSONSelectable | xls_resetar_replicator_passo.JSONSelectable | xls_v_conjunto.JSONSelectable | xls_v_processamento.JSONSelectable | xls_v_resumo_diario.JSONSelectable;
-    export type Whereable = bi_centro_custo.Whereable | bi_cliente.Whereable | bi_compra.Whereable | bi_configuracao.Whereable | bi_cota_fornecedor.Whereable | bi_faturamento.Whereable | bi_filial.Whereable | bi_fornecedor.Whereable | bi_margem_consolidada.Whereable | bi_margem_dia.Whereable | bi_meta.Whereable | bi_meta_carteira.Whereable | bi_movimento.Whereable | bi_posto.Whereable | bi_produto.Whereable | bi_titulo.Whereable | bi_trr.Whereable | bi_veiculo.Whereable | bi_vendedor.Whereable | destinatario.Whereable | erp_sync_audit.Whereable | erp_sync_audit_variante.Whereable | feriado.Whereable | partner_aviso.Whereable | partner_aviso_envio.Whereable | partner_configuracao.Whereable | partner_contingencia.Whereable | partner_episodio.Whereable | partner_pedido.Whereable | partner_pedido_transicao.Whereable | partner_puxada.Whereable | partner_webhook.Whereable | produto.Whereable | variante.Whereable | xls_conjunto_item.Whereable | xls_conjunto_lote.Whereable | xls_processamento.Whereable | xls_resetar_replicator.Whereable | xls_resetar_replicator_passo.Whereable | xls_v_conjunto.Whereable | xls_v_processamento.Whereable | xls_v_resumo_diario.Whereable;
-    export type Insertable = bi_centro_custo.Insertable | bi_cliente.Insertable | bi_compra.Insertable | bi_configuracao.Insertable | bi_cota_fornecedor.Insertable | bi_faturamento.Insertable | bi_filial.Insertable | bi_fornecedor.Insertable | bi_margem_consolidada.Insertable | bi_margem_dia.Insertable | bi_meta.Insertable | bi_meta_carteira.Insertable | bi_movimento.Insertable | bi_posto.Insertable | bi_produto.Insertable | bi_titulo.Insertable | bi_trr.Insertable | bi_veiculo.Insertable | bi_vendedor.Insertable | destinatario.Insertable | erp_sync_audit.Insertable | erp_sync_audit_variante.Insertable | feriado.Insertable | partner_aviso.Insertable | partner_aviso_envio.Insertable | partner_configuracao.Insertable | partner_contingencia.Insertable | partner_episodio.Insertable | partner_pedido.Insertable | partner_pedido_transicao.Insertable | partner_puxada.Insertable | partner_webhook.Insertable | produto.Insertable | variante.Insertable | xls_conjunto_item.Insertable | xls_conjunto_lote.Insertable | xls_processamento.Insertable | xls_resetar_replicator.Insertable | xls_resetar_replicator_passo.Insertable | xls_v_conjunto.Insertable | xls_v_processamento.Insertable | xls_v_resumo_diario.Insertable;
-    export type Updatable = bi_centro_custo.Updatable | bi_cliente.Updatable | bi_compra.Updatable | bi_configuracao.Updatable | bi_cota_fornecedor.Updatable | bi_faturamento.Updatable | bi_filial.Updatable | bi_fornecedor.Updatable | bi_margem_consolidada.Updatable | bi_margem_dia.Updatable | bi_meta.Updatable | bi_meta_carteira.Updatable | bi_movimento.Updatable | bi_posto.Updatable | bi_produto.Updatable | bi_titulo.Updatable | bi_trr.Updatable | bi_veiculo.Updatable | bi_vendedor.Updatable | destinatario.Updatable | erp_sync_audit.Updatable | erp_sync_audit_variante.Updatable | feriado.Updatable | partner_aviso.Updatable | partner_aviso_envio.Updatable | partner_configuracao.Updatable | partner_contingencia.Updatable | partner_episodio.Updatable | partner_pedido.Updatable | partner_pedido_transicao.Updatable | partner_puxada.Updatable | partner_webhook.Updatable | produto.Updatable | variante.Updatable | xls_conjunto_item.Updatable | xls_conjunto_lote.Updatable | xls_processamento.Updatable | xls_resetar_replicator.Updatable | xls_resetar_replicator_passo.Updatable | xls_v_conjunto.Updatable | xls_v_processamento.Updatable | xls_v_resumo_diario.Updatable;
-    export type UniqueIndex = bi_centro_custo.UniqueIndex | bi_cliente.UniqueIndex | bi_compra.UniqueIndex | bi_configuracao.UniqueIndex | bi_cota_fornecedor.UniqueIndex | bi_faturamento.UniqueIndex | bi_filial.UniqueIndex | bi_fornecedor.UniqueIndex | bi_margem_consolidada.UniqueIndex | bi_margem_dia.UniqueIndex | bi_meta.UniqueIndex | bi_meta_carteira.UniqueIndex | bi_movimento.UniqueIndex | bi_posto.UniqueIndex | bi_produto.UniqueIndex | bi_titulo.UniqueIndex | bi_trr.UniqueIndex | bi_veiculo.UniqueIndex | bi_vendedor.UniqueIndex | destinatario.UniqueIndex | erp_sync_audit.UniqueIndex | erp_sync_audit_variante.UniqueIndex | feriado.UniqueIndex | partner_aviso.UniqueIndex | partner_aviso_envio.UniqueIndex | partner_configuracao.UniqueIndex | partner_contingencia.UniqueIndex | partner_episodio.UniqueIndex | partner_pedido.UniqueIndex | partner_pedido_transicao.UniqueIndex | partner_puxada.UniqueIndex | partner_webhook.UniqueIndex | produto.UniqueIndex | variante.UniqueIndex | xls_conjunto_item.UniqueIndex | xls_conjunto_lote.UniqueIndex | xls_processamento.UniqueIndex | xls_resetar_replicator.UniqueIndex | xls_resetar_replicator_passo.UniqueIndex | xls_v_conjunto.UniqueIndex | xls_v_processamento.UniqueIndex | xls_v_resumo_diario.UniqueIndex;
-    export type Column = bi_centro_custo.Column | bi_cliente.Column | bi_compra.Column | bi_configuracao.Column | bi_cota_fornecedor.Column | bi_faturamento.Column | bi_filial.Column | bi_fornecedor.Column | bi_margem_consolidada.Column | bi_margem_dia.Column | bi_meta.Column | bi_meta_carteira.Column | bi_movimento.Column | bi_posto.Column | bi_produto.Column | bi_titulo.Column | bi_trr.Column | bi_veiculo.Column | bi_vendedor.Column | destinatario.Column | erp_sync_audit.Column | erp_sync_audit_variante.Column | feriado.Column | partner_aviso.Column | partner_aviso_envio.Column | partner_configuracao.Column | partner_contingencia.Column | partner_episodio.Column | partner_pedido.Column | partner_pedido_transicao.Column | partner_puxada.Column | partner_webhook.Column | produto.Column | variante.Column | xls_conjunto_item.Column | xls_conjunto_lote.Column | xls_processamento.Column | xls_resetar_replicator.Column | xls_resetar_replicator_passo.Column | xls_v_conjunto.Column | xls_v_processamento.Column | xls_v_resumo_diario.Column;
+    export type Table = bi_centro_custo.Table | bi_cliente.Table | bi_compra.Table | bi_configuracao.Table | bi_cota_fornecedor.Table | bi_faturamento.Table | bi_filial.Table | bi_fornecedor.Table | bi_margem_consolidada.Table | bi_margem_dia.Table | bi_meta.Table | bi_meta_carteira.Table | bi_movimento.Table | bi_posto.Table | bi_produto.Table | bi_titulo.Table | bi_trr.Table | bi_veiculo.Table | bi_vendedor.Table | destinatario.Table | erp_sync_audit.Table | erp_sync_audit_variante.Table | feriado.Table | partner_aviso.Table | partner_aviso_envio.Table | partner_configuracao.Table | partner_contingencia.Table | partner_episodio.Table | partner_pedido.Table | partner_pedido_transicao.Table | partner_puxada.Table | partner_webhook.Table | produto.Table | variante.Table | xls_conjunto.Table | xls_conjunto_item.Table | xls_conjunto_lote.Table | xls_processamento.Table | xls_resetar_replicator.Table | xls_resetar_replicator_passo.Table | xls_v_conjunto.Table | xls_v_processamento.Table | xls_v_resumo_diario.Table;
+    export type Selectable = bi_centro_custo.Selectable | bi_cliente.Selectable | bi_compra.Selectable | bi_configuracao.Selectable | bi_cota_fornecedor.Selectable | bi_faturamento.Selectable | bi_filial.Selectable | bi_fornecedor.Selectable | bi_margem_consolidada.Selectable | bi_margem_dia.Selectable | bi_meta.Selectable | bi_meta_carteira.Selectable | bi_movimento.Selectable | bi_posto.Selectable | bi_produto.Selectable | bi_titulo.Selectable | bi_trr.Selectable | bi_veiculo.Selectable | bi_vendedor.Selectable | destinatario.Selectable | erp_sync_audit.Selectable | erp_sync_audit_variante.Selectable | feriado.Selectable | partner_aviso.Selectable | partner_aviso_envio.Selectable | partner_configuracao.Selectable | partner_contingencia.Selectable | partner_episodio.Selectable | partner_pedido.Selectable | partner_pedido_transicao.Selectable | partner_puxada.Selectable | partner_webhook.Selectable | produto.Selectable | variante.Selectable | xls_conjunto.Selectable | xls_conjunto_item.Selectable | xls_conjunto_lote.Selectable | xls_processamento.Selectable | xls_resetar_replicator.Selectable | xls_resetar_replicator_passo.Selectable | xls_v_conjunto.Selectable | xls_v_processamento.Selectable | xls_v_resumo_diario.Selectable;
+    export type JSONSelectable = bi_centro_custo.JSONSelectable | bi_cliente.JSONSelectable | bi_compra.JSONSelectable | bi_configuracao.JSONSelectable | bi_cota_fornecedor.JSONSelectable | bi_faturamento.JSONSelectable | bi_filial.JSONSelectable | bi_fornecedor.JSONSelectable | bi_margem_consolidada.JSONSelectable | bi_margem_dia.JSONSelectable | bi_meta.JSONSelectable | bi_meta_carteira.JSONSelectable | bi_movimento.JSONSelectable | bi_posto.JSONSelectable | bi_produto.JSONSelectable | bi_titulo.JSONSelectable | bi_trr.JSONSelectable | bi_veiculo.JSONSelectable | bi_vendedor.JSONSelectable | destinatario.JSONSelectable | erp_sync_audit.JSONSelectable | erp_sync_audit_variante.JSONSelectable | feriado.JSONSelectable | partner_aviso.JSONSelectable | partner_aviso_envio.JSONSelectable | partner_configuracao.JSONSelectable | partner_contingencia.JSONSelectable | partner_episodio.JSONSelectable | partner_pedido.JSONSelectable | partner_pedido_transicao.JSONSelectable | partner_puxada.JSONSelectable | partner_webhook.JSONSelectable | produto.JSONSelectable | variante.JSONSelectable | xls_conjunto.JSONSelectable | xls_conjunto_item.JSONSelectable | xls_conjunto_lote.JSONSelectable | xls_processamento.JSONSelectable | xls_resetar_replicator.JSONSelectable | xls_resetar_replicator_passo.JSONSelectable | xls_v_conjunto.JSONSelectable | xls_v_processamento.JSONSelectable | xls_v_resumo_diario.JSONSelectable;
+    export type Whereable = bi_centro_custo.Whereable | bi_cliente.Whereable | bi_compra.Whereable | bi_configuracao.Whereable | bi_cota_fornecedor.Whereable | bi_faturamento.Whereable | bi_filial.Whereable | bi_fornecedor.Whereable | bi_margem_consolidada.Whereable | bi_margem_dia.Whereable | bi_meta.Whereable | bi_meta_carteira.Whereable | bi_movimento.Whereable | bi_posto.Whereable | bi_produto.Whereable | bi_titulo.Whereable | bi_trr.Whereable | bi_veiculo.Whereable | bi_vendedor.Whereable | destinatario.Whereable | erp_sync_audit.Whereable | erp_sync_audit_variante.Whereable | feriado.Whereable | partner_aviso.Whereable | partner_aviso_envio.Whereable | partner_configuracao.Whereable | partner_contingencia.Whereable | partner_episodio.Whereable | partner_pedido.Whereable | partner_pedido_transicao.Whereable | partner_puxada.Whereable | partner_webhook.Whereable | produto.Whereable | variante.Whereable | xls_conjunto.Whereable | xls_conjunto_item.Whereable | xls_conjunto_lote.Whereable | xls_processamento.Whereable | xls_resetar_replicator.Whereable | xls_resetar_replicator_passo.Whereable | xls_v_conjunto.Whereable | xls_v_processamento.Whereable | xls_v_resumo_diario.Whereable;
+    export type Insertable = bi_centro_custo.Insertable | bi_cliente.Insertable | bi_compra.Insertable | bi_configuracao.Insertable | bi_cota_fornecedor.Insertable | bi_faturamento.Insertable | bi_filial.Insertable | bi_fornecedor.Insertable | bi_margem_consolidada.Insertable | bi_margem_dia.Insertable | bi_meta.Insertable | bi_meta_carteira.Insertable | bi_movimento.Insertable | bi_posto.Insertable | bi_produto.Insertable | bi_titulo.Insertable | bi_trr.Insertable | bi_veiculo.Insertable | bi_vendedor.Insertable | destinatario.Insertable | erp_sync_audit.Insertable | erp_sync_audit_variante.Insertable | feriado.Insertable | partner_aviso.Insertable | partner_aviso_envio.Insertable | partner_configuracao.Insertable | partner_contingencia.Insertable | partner_episodio.Insertable | partner_pedido.Insertable | partner_pedido_transicao.Insertable | partner_puxada.Insertable | partner_webhook.Insertable | produto.Insertable | variante.Insertable | xls_conjunto.Insertable | xls_conjunto_item.Insertable | xls_conjunto_lote.Insertable | xls_processamento.Insertable | xls_resetar_replicator.Insertable | xls_resetar_replicator_passo.Insertable | xls_v_conjunto.Insertable | xls_v_processamento.Insertable | xls_v_resumo_diario.Insertable;
+    export type Updatable = bi_centro_custo.Updatable | bi_cliente.Updatable | bi_compra.Updatable | bi_configuracao.Updatable | bi_cota_fornecedor.Updatable | bi_faturamento.Updatable | bi_filial.Updatable | bi_fornecedor.Updatable | bi_margem_consolidada.Updatable | bi_margem_dia.Updatable | bi_meta.Updatable | bi_meta_carteira.Updatable | bi_movimento.Updatable | bi_posto.Updatable | bi_produto.Updatable | bi_titulo.Updatable | bi_trr.Updatable | bi_veiculo.Updatable | bi_vendedor.Updatable | destinatario.Updatable | erp_sync_audit.Updatable | erp_sync_audit_variante.Updatable | feriado.Updatable | partner_aviso.Updatable | partner_aviso_envio.Updatable | partner_configuracao.Updatable | partner_contingencia.Updatable | partner_episodio.Updatable | partner_pedido.Updatable | partner_pedido_transicao.Updatable | partner_puxada.Updatable | partner_webhook.Updatable | produto.Updatable | variante.Updatable | xls_conjunto.Updatable | xls_conjunto_item.Updatable | xls_conjunto_lote.Updatable | xls_processamento.Updatable | xls_resetar_replicator.Updatable | xls_resetar_replicator_passo.Updatable | xls_v_conjunto.Updatable | xls_v_processamento.Updatable | xls_v_resumo_diario.Updatable;
+    export type UniqueIndex = bi_centro_custo.UniqueIndex | bi_cliente.UniqueIndex | bi_compra.UniqueIndex | bi_configuracao.UniqueIndex | bi_cota_fornecedor.UniqueIndex | bi_faturamento.UniqueIndex | bi_filial.UniqueIndex | bi_fornecedor.UniqueIndex | bi_margem_consolidada.UniqueIndex | bi_margem_dia.UniqueIndex | bi_meta.UniqueIndex | bi_meta_carteira.UniqueIndex | bi_movimento.UniqueIndex | bi_posto.UniqueIndex | bi_produto.UniqueIndex | bi_titulo.UniqueIndex | bi_trr.UniqueIndex | bi_veiculo.UniqueIndex | bi_vendedor.UniqueIndex | destinatario.UniqueIndex | erp_sync_audit.UniqueIndex | erp_sync_audit_variante.UniqueIndex | feriado.UniqueIndex | partner_aviso.UniqueIndex | partner_aviso_envio.UniqueIndex | partner_configuracao.UniqueIndex | partner_contingencia.UniqueIndex | partner_episodio.UniqueIndex | partner_pedido.UniqueIndex | partner_pedido_transicao.UniqueIndex | partner_puxada.UniqueIndex | partner_webhook.UniqueIndex | produto.UniqueIndex | variante.UniqueIndex | xls_conjunto.UniqueIndex | xls_conjunto_item.UniqueIndex | xls_conjunto_lote.UniqueIndex | xls_processamento.UniqueIndex | xls_resetar_replicator.UniqueIndex | xls_resetar_replicator_passo.UniqueIndex | xls_v_conjunto.UniqueIndex | xls_v_processamento.UniqueIndex | xls_v_resumo_diario.UniqueIndex;
+    export type Column = bi_centro_custo.Column | bi_cliente.Column | bi_compra.Column | bi_configuracao.Column | bi_cota_fornecedor.Column | bi_faturamento.Column | bi_filial.Column | bi_fornecedor.Column | bi_margem_consolidada.Column | bi_margem_dia.Column | bi_meta.Column | bi_meta_carteira.Column | bi_movimento.Column | bi_posto.Column | bi_produto.Column | bi_titulo.Column | bi_trr.Column | bi_veiculo.Column | bi_vendedor.Column | destinatario.Column | erp_sync_audit.Column | erp_sync_audit_variante.Column | feriado.Column | partner_aviso.Column | partner_aviso_envio.Column | partner_configuracao.Column | partner_contingencia.Column | partner_episodio.Column | partner_pedido.Column | partner_pedido_transicao.Column | partner_puxada.Column | partner_webhook.Column | produto.Column | variante.Column | xls_conjunto.Column | xls_conjunto_item.Column | xls_conjunto_lote.Column | xls_processamento.Column | xls_resetar_replicator.Column | xls_resetar_replicator_passo.Column | xls_v_conjunto.Column | xls_v_processamento.Column | xls_v_resumo_diario.Column;
   
-    export type AllBaseTables = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table];
+    export type AllBaseTables = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto.Table, xls_conjunto_item.Table, xls_processamento.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table];
     export type AllForeignTables = [];
-    export type AllViews = [xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
+    export type AllViews = [xls_conjunto_lote.Table, xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table, xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
+    export type AllTablesAndViews = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table, xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
   }
 
 
@@ -15327,6 +15830,263 @@ declare module 'zapatos/schema' {
     }
   
     /**
+     * **app.xls_alteracao**
+     * - Table in database
+     */
+    export namespace xls_alteracao {
+      export type Table = 'app.xls_alteracao';
+      export interface Selectable {
+        /**
+        * **app.xls_alteracao.antes**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        antes: db.JSONValue | null;
+        /**
+        * **app.xls_alteracao.chave**
+        * - `jsonb` in database
+        * - `NOT NULL`, no default
+        */
+        chave: db.JSONValue;
+        /**
+        * **app.xls_alteracao.depois**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        depois: db.JSONValue | null;
+        /**
+        * **app.xls_alteracao.linha_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        linha_id: string;
+        /**
+        * **app.xls_alteracao.operacao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        operacao: string;
+        /**
+        * **app.xls_alteracao.processamento_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        processamento_id: string;
+        /**
+        * **app.xls_alteracao.seq**
+        *
+        * Order of the writes (a later processing has a larger seq): the undo restores the earliest antes of each row and refuses when a later processing touched the same key.
+        * - `int8` in database
+        * - Generated column
+        */
+        seq: db.Int8String;
+        /**
+        * **app.xls_alteracao.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela: string;
+      }
+      export interface JSONSelectable {
+        /**
+        * **app.xls_alteracao.antes**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        antes: db.JSONValue | null;
+        /**
+        * **app.xls_alteracao.chave**
+        * - `jsonb` in database
+        * - `NOT NULL`, no default
+        */
+        chave: db.JSONValue;
+        /**
+        * **app.xls_alteracao.depois**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        depois: db.JSONValue | null;
+        /**
+        * **app.xls_alteracao.linha_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        linha_id: string;
+        /**
+        * **app.xls_alteracao.operacao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        operacao: string;
+        /**
+        * **app.xls_alteracao.processamento_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        processamento_id: string;
+        /**
+        * **app.xls_alteracao.seq**
+        *
+        * Order of the writes (a later processing has a larger seq): the undo restores the earliest antes of each row and refuses when a later processing touched the same key.
+        * - `int8` in database
+        * - Generated column
+        */
+        seq: number;
+        /**
+        * **app.xls_alteracao.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela: string;
+      }
+      export interface Whereable {
+        /**
+        * **app.xls_alteracao.antes**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        antes?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alteracao.chave**
+        * - `jsonb` in database
+        * - `NOT NULL`, no default
+        */
+        chave?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alteracao.depois**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        depois?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alteracao.linha_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        linha_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alteracao.operacao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        operacao?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alteracao.processamento_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        processamento_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alteracao.seq**
+        *
+        * Order of the writes (a later processing has a larger seq): the undo restores the earliest antes of each row and refuses when a later processing touched the same key.
+        * - `int8` in database
+        * - Generated column
+        */
+        seq?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alteracao.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      }
+      export interface Insertable {
+        /**
+        * **app.xls_alteracao.antes**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        antes?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alteracao.chave**
+        * - `jsonb` in database
+        * - `NOT NULL`, no default
+        */
+        chave: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment;
+        /**
+        * **app.xls_alteracao.depois**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        depois?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alteracao.linha_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        linha_id: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_alteracao.operacao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        operacao: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_alteracao.processamento_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        processamento_id: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.xls_alteracao.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela: string | db.Parameter<string> | db.SQLFragment;
+      }
+      export interface Updatable {
+        /**
+        * **app.xls_alteracao.antes**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        antes?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alteracao.chave**
+        * - `jsonb` in database
+        * - `NOT NULL`, no default
+        */
+        chave?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment>;
+        /**
+        * **app.xls_alteracao.depois**
+        * - `jsonb` in database
+        * - Nullable, no default
+        */
+        depois?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alteracao.linha_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        linha_id?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_alteracao.operacao**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        operacao?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_alteracao.processamento_id**
+        * - `uuid` in database
+        * - `NOT NULL`, no default
+        */
+        processamento_id?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.xls_alteracao.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      }
+      export type UniqueIndex = 'xls_alteracao_pkey';
+      export type Column = keyof Selectable;
+      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+      export type SQL = SQLExpression | SQLExpression[];
+    }
+  
+    /**
      * **app.xls_alvo**
      * - Table in database
      */
@@ -15363,6 +16123,30 @@ declare module 'zapatos/schema' {
         * - `NOT NULL`, default: `'{}'::jsonb`
         */
         expressoes: db.JSONValue;
+        /**
+        * **app.xls_alvo.fonte**
+        *
+        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        fonte: string | null;
+        /**
+        * **app.xls_alvo.manter**
+        *
+        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL).
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        manter: string[];
+        /**
+        * **app.xls_alvo.manter_ultimo_valor**
+        *
+        * For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key's last row.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        manter_ultimo_valor: boolean;
         /**
         * **app.xls_alvo.ordem**
         *
@@ -15428,6 +16212,30 @@ declare module 'zapatos/schema' {
         */
         expressoes: db.JSONValue;
         /**
+        * **app.xls_alvo.fonte**
+        *
+        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        fonte: string | null;
+        /**
+        * **app.xls_alvo.manter**
+        *
+        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL).
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        manter: string[];
+        /**
+        * **app.xls_alvo.manter_ultimo_valor**
+        *
+        * For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key's last row.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        manter_ultimo_valor: boolean;
+        /**
         * **app.xls_alvo.ordem**
         *
         * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
@@ -15491,6 +16299,30 @@ declare module 'zapatos/schema' {
         * - `NOT NULL`, default: `'{}'::jsonb`
         */
         expressoes?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.fonte**
+        *
+        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        fonte?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.manter**
+        *
+        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL).
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        manter?: string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alvo.manter_ultimo_valor**
+        *
+        * For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key's last row.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        manter_ultimo_valor?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
         /**
         * **app.xls_alvo.ordem**
         *
@@ -15556,6 +16388,30 @@ declare module 'zapatos/schema' {
         */
         expressoes?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment;
         /**
+        * **app.xls_alvo.fonte**
+        *
+        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        fonte?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alvo.manter**
+        *
+        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL).
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        manter?: string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alvo.manter_ultimo_valor**
+        *
+        * For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key's last row.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        manter_ultimo_valor?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
+        /**
         * **app.xls_alvo.ordem**
         *
         * Order of the targets of one type: chunks, deletes and metrics follow it (a target another one references comes first).
@@ -15619,6 +16475,30 @@ declare module 'zapatos/schema' {
         * - `NOT NULL`, default: `'{}'::jsonb`
         */
         expressoes?: db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.fonte**
+        *
+        * A reference table: the staging of the target whose accepted rows feed it (one row per key; rows without key name nothing). Written chunk by chunk when that target's table has a foreign key to it, else at the end from the surviving rows (pg_temp.xls_aceitas_<fonte>, where the merge keeps for it the columns its expressions name and the columns named like its own). Requires escopo nenhum.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        fonte?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.manter**
+        *
+        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL).
+        * - `_text` in database
+        * - `NOT NULL`, default: `'{}'::text[]`
+        */
+        manter?: string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alvo.manter_ultimo_valor**
+        *
+        * For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key's last row.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        manter_ultimo_valor?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
         /**
         * **app.xls_alvo.ordem**
         *
@@ -15864,6 +16744,14 @@ declare module 'zapatos/schema' {
         */
         ordem: number;
         /**
+        * **app.xls_tipo.recusa_total**
+        *
+        * Any invalid row (the reader's or SQL's) refuses the whole file: XL422 '<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>', nothing written.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        recusa_total: boolean;
+        /**
         * **app.xls_tipo.tipo**
         * - `text` in database
         * - `NOT NULL`, no default
@@ -15895,6 +16783,14 @@ declare module 'zapatos/schema' {
         * - `NOT NULL`, no default
         */
         ordem: number;
+        /**
+        * **app.xls_tipo.recusa_total**
+        *
+        * Any invalid row (the reader's or SQL's) refuses the whole file: XL422 '<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>', nothing written.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        recusa_total: boolean;
         /**
         * **app.xls_tipo.tipo**
         * - `text` in database
@@ -15928,6 +16824,14 @@ declare module 'zapatos/schema' {
         */
         ordem?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
         /**
+        * **app.xls_tipo.recusa_total**
+        *
+        * Any invalid row (the reader's or SQL's) refuses the whole file: XL422 '<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>', nothing written.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        recusa_total?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+        /**
         * **app.xls_tipo.tipo**
         * - `text` in database
         * - `NOT NULL`, no default
@@ -15959,6 +16863,14 @@ declare module 'zapatos/schema' {
         * - `NOT NULL`, no default
         */
         ordem: number | db.Parameter<number> | db.SQLFragment;
+        /**
+        * **app.xls_tipo.recusa_total**
+        *
+        * Any invalid row (the reader's or SQL's) refuses the whole file: XL422 '<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>', nothing written.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        recusa_total?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
         /**
         * **app.xls_tipo.tipo**
         * - `text` in database
@@ -15992,6 +16904,14 @@ declare module 'zapatos/schema' {
         */
         ordem?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
         /**
+        * **app.xls_tipo.recusa_total**
+        *
+        * Any invalid row (the reader's or SQL's) refuses the whole file: XL422 '<tipo> recusado, nada gravado: <n> linha(s) inválida(s): <every message>', nothing written.
+        * - `bool` in database
+        * - `NOT NULL`, default: `false`
+        */
+        recusa_total?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
+        /**
         * **app.xls_tipo.tipo**
         * - `text` in database
         * - `NOT NULL`, no default
@@ -16007,20 +16927,20 @@ declare module 'zapatos/schema' {
   
     /* --- aggregate types --- */
   
-    export type Table = job.Table | login_tentativa.Table | repeatable_file.Table | replicacao_publicacao.Table | sessao.Table | worker.Table | xls_alvo.Table | xls_staging_coluna.Table | xls_tipo.Table;
-    export type Selectable = job.Selectable | login_tentativa.Selectable | repeatable_file.Selectable | replicacao_publicacao.Selectable | sessao.Selectable | worker.Selectable | xls_alvo.Selectable | xls_staging_coluna.Selectable | xls_tipo.Selectable;
-    export type JSONSelectable = job.JSONSelectable | login_tentativa.JSONSelectable | repeatable_file.JSONSelectable | replicacao_publicacao.JSONSelectable | sessao.JSONSelectable | worker.JSONSelectable | xls_alvo.JSONSelectable | xls_staging_coluna.JSONSelectable | xls_tipo.JSONSelectable;
-    export type Whereable = job.Whereable | login_tentativa.Whereable | repeatable_file.Whereable | replicacao_publicacao.Whereable | sessao.Whereable | worker.Whereable | xls_alvo.Whereable | xls_staging_coluna.Whereable | xls_tipo.Whereable;
-    export type Insertable = job.Insertable | login_tentativa.Insertable | repeatable_file.Insertable | replicacao_publicacao.Insertable | sessao.Insertable | worker.Insertable | xls_alvo.Insertable | xls_staging_coluna.Insertable | xls_tipo.Insertable;
-    export type Updatable = job.Updatable | login_tentativa.Updatable | repeatable_file.Updatable | replicacao_publicacao.Updatable | sessao.Updatable | worker.Updatable | xls_alvo.Updatable | xls_staging_coluna.Updatable | xls_tipo.Updatable;
-    export type UniqueIndex = job.UniqueIndex | login_tentativa.UniqueIndex | repeatable_file.UniqueIndex | replicacao_publicacao.UniqueIndex | sessao.UniqueIndex | worker.UniqueIndex | xls_alvo.UniqueIndex | xls_staging_coluna.UniqueIndex | xls_tipo.UniqueIndex;
-    export type Column = job.Column | login_tentativa.Column | repeatable_file.Column | replicacao_publicacao.Column | sessao.Column | worker.Column | xls_alvo.Column | xls_staging_coluna.Column | xls_tipo.Column;
+    export type Table = job.Table | login_tentativa.Table | repeatable_file.Table | replicacao_publicacao.Table | sessao.Table | worker.Table | xls_alteracao.Table | xls_alvo.Table | xls_staging_coluna.Table | xls_tipo.Table;
+    export type Selectable = job.Selectable | login_tentativa.Selectable | repeatable_file.Selectable | replicacao_publicacao.Selectable | sessao.Selectable | worker.Selectable | xls_alteracao.Selectable | xls_alvo.Selectable | xls_staging_coluna.Selectable | xls_tipo.Selectable;
+    export type JSONSelectable = job.JSONSelectable | login_tentativa.JSONSelectable | repeatable_file.JSONSelectable | replicacao_publicacao.JSONSelectable | sessao.JSONSelectable | worker.JSONSelectable | xls_alteracao.JSONSelectable | xls_alvo.JSONSelectable | xls_staging_coluna.JSONSelectable | xls_tipo.JSONSelectable;
+    export type Whereable = job.Whereable | login_tentativa.Whereable | repeatable_file.Whereable | replicacao_publicacao.Whereable | sessao.Whereable | worker.Whereable | xls_alteracao.Whereable | xls_alvo.Whereable | xls_staging_coluna.Whereable | xls_tipo.Whereable;
+    export type Insertable = job.Insertable | login_tentativa.Insertable | repeatable_file.Insertable | replicacao_publicacao.Insertable | sessao.Insertable | worker.Insertable | xls_alteracao.Insertable | xls_alvo.Insertable | xls_staging_coluna.Insertable | xls_tipo.Insertable;
+    export type Updatable = job.Updatable | login_tentativa.Updatable | repeatable_file.Updatable | replicacao_publicacao.Updatable | sessao.Updatable | worker.Updatable | xls_alteracao.Updatable | xls_alvo.Updatable | xls_staging_coluna.Updatable | xls_tipo.Updatable;
+    export type UniqueIndex = job.UniqueIndex | login_tentativa.UniqueIndex | repeatable_file.UniqueIndex | replicacao_publicacao.UniqueIndex | sessao.UniqueIndex | worker.UniqueIndex | xls_alteracao.UniqueIndex | xls_alvo.UniqueIndex | xls_staging_coluna.UniqueIndex | xls_tipo.UniqueIndex;
+    export type Column = job.Column | login_tentativa.Column | repeatable_file.Column | replicacao_publicacao.Column | sessao.Column | worker.Column | xls_alteracao.Column | xls_alvo.Column | xls_staging_coluna.Column | xls_tipo.Column;
   
-    export type AllBaseTables = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
+    export type AllBaseTables = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alteracao.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
     export type AllForeignTables = [];
     export type AllViews = [];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
+    export type AllTablesAndViews = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alteracao.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
   }
 
 
@@ -16081,6 +17001,7 @@ declare module 'zapatos/schema' {
     "partner_webhook": partner_webhook.Selectable;
     "produto": produto.Selectable;
     "variante": variante.Selectable;
+    "xls_conjunto": xls_conjunto.Selectable;
     "xls_conjunto_item": xls_conjunto_item.Selectable;
     "xls_conjunto_lote": xls_conjunto_lote.Selectable;
     "xls_processamento": xls_processamento.Selectable;
@@ -16095,6 +17016,7 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.Selectable;
     "app.sessao": app.sessao.Selectable;
     "app.worker": app.worker.Selectable;
+    "app.xls_alteracao": app.xls_alteracao.Selectable;
     "app.xls_alvo": app.xls_alvo.Selectable;
     "app.xls_staging_coluna": app.xls_staging_coluna.Selectable;
     "app.xls_tipo": app.xls_tipo.Selectable;
@@ -16135,6 +17057,7 @@ declare module 'zapatos/schema' {
     "partner_webhook": partner_webhook.JSONSelectable;
     "produto": produto.JSONSelectable;
     "variante": variante.JSONSelectable;
+    "xls_conjunto": xls_conjunto.JSONSelectable;
     "xls_conjunto_item": xls_conjunto_item.JSONSelectable;
     "xls_conjunto_lote": xls_conjunto_lote.JSONSelectable;
     "xls_processamento": xls_processamento.JSONSelectable;
@@ -16149,6 +17072,7 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.JSONSelectable;
     "app.sessao": app.sessao.JSONSelectable;
     "app.worker": app.worker.JSONSelectable;
+    "app.xls_alteracao": app.xls_alteracao.JSONSelectable;
     "app.xls_alvo": app.xls_alvo.JSONSelectable;
     "app.xls_staging_coluna": app.xls_staging_coluna.JSONSelectable;
     "app.xls_tipo": app.xls_tipo.JSONSelectable;
@@ -16189,6 +17113,7 @@ declare module 'zapatos/schema' {
     "partner_webhook": partner_webhook.Whereable;
     "produto": produto.Whereable;
     "variante": variante.Whereable;
+    "xls_conjunto": xls_conjunto.Whereable;
     "xls_conjunto_item": xls_conjunto_item.Whereable;
     "xls_conjunto_lote": xls_conjunto_lote.Whereable;
     "xls_processamento": xls_processamento.Whereable;
@@ -16203,6 +17128,7 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.Whereable;
     "app.sessao": app.sessao.Whereable;
     "app.worker": app.worker.Whereable;
+    "app.xls_alteracao": app.xls_alteracao.Whereable;
     "app.xls_alvo": app.xls_alvo.Whereable;
     "app.xls_staging_coluna": app.xls_staging_coluna.Whereable;
     "app.xls_tipo": app.xls_tipo.Whereable;
@@ -16243,6 +17169,7 @@ declare module 'zapatos/schema' {
     "partner_webhook": partner_webhook.Insertable;
     "produto": produto.Insertable;
     "variante": variante.Insertable;
+    "xls_conjunto": xls_conjunto.Insertable;
     "xls_conjunto_item": xls_conjunto_item.Insertable;
     "xls_conjunto_lote": xls_conjunto_lote.Insertable;
     "xls_processamento": xls_processamento.Insertable;
@@ -16257,6 +17184,7 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.Insertable;
     "app.sessao": app.sessao.Insertable;
     "app.worker": app.worker.Insertable;
+    "app.xls_alteracao": app.xls_alteracao.Insertable;
     "app.xls_alvo": app.xls_alvo.Insertable;
     "app.xls_staging_coluna": app.xls_staging_coluna.Insertable;
     "app.xls_tipo": app.xls_tipo.Insertable;
@@ -16297,6 +17225,7 @@ declare module 'zapatos/schema' {
     "partner_webhook": partner_webhook.Updatable;
     "produto": produto.Updatable;
     "variante": variante.Updatable;
+    "xls_conjunto": xls_conjunto.Updatable;
     "xls_conjunto_item": xls_conjunto_item.Updatable;
     "xls_conjunto_lote": xls_conjunto_lote.Updatable;
     "xls_processamento": xls_processamento.Updatable;
@@ -16311,6 +17240,7 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.Updatable;
     "app.sessao": app.sessao.Updatable;
     "app.worker": app.worker.Updatable;
+    "app.xls_alteracao": app.xls_alteracao.Updatable;
     "app.xls_alvo": app.xls_alvo.Updatable;
     "app.xls_staging_coluna": app.xls_staging_coluna.Updatable;
     "app.xls_tipo": app.xls_tipo.Updatable;
@@ -16351,6 +17281,7 @@ declare module 'zapatos/schema' {
     "partner_webhook": partner_webhook.UniqueIndex;
     "produto": produto.UniqueIndex;
     "variante": variante.UniqueIndex;
+    "xls_conjunto": xls_conjunto.UniqueIndex;
     "xls_conjunto_item": xls_conjunto_item.UniqueIndex;
     "xls_conjunto_lote": xls_conjunto_lote.UniqueIndex;
     "xls_processamento": xls_processamento.UniqueIndex;
@@ -16365,6 +17296,7 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.UniqueIndex;
     "app.sessao": app.sessao.UniqueIndex;
     "app.worker": app.worker.UniqueIndex;
+    "app.xls_alteracao": app.xls_alteracao.UniqueIndex;
     "app.xls_alvo": app.xls_alvo.UniqueIndex;
     "app.xls_staging_coluna": app.xls_staging_coluna.UniqueIndex;
     "app.xls_tipo": app.xls_tipo.UniqueIndex;
@@ -16405,6 +17337,7 @@ declare module 'zapatos/schema' {
     "partner_webhook": partner_webhook.Column;
     "produto": produto.Column;
     "variante": variante.Column;
+    "xls_conjunto": xls_conjunto.Column;
     "xls_conjunto_item": xls_conjunto_item.Column;
     "xls_conjunto_lote": xls_conjunto_lote.Column;
     "xls_processamento": xls_processamento.Column;
@@ -16419,6 +17352,7 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.Column;
     "app.sessao": app.sessao.Column;
     "app.worker": app.worker.Column;
+    "app.xls_alteracao": app.xls_alteracao.Column;
     "app.xls_alvo": app.xls_alvo.Column;
     "app.xls_staging_coluna": app.xls_staging_coluna.Column;
     "app.xls_tipo": app.xls_tipo.Column;
@@ -16459,6 +17393,7 @@ declare module 'zapatos/schema' {
     "partner_webhook": partner_webhook.SQL;
     "produto": produto.SQL;
     "variante": variante.SQL;
+    "xls_conjunto": xls_conjunto.SQL;
     "xls_conjunto_item": xls_conjunto_item.SQL;
     "xls_conjunto_lote": xls_conjunto_lote.SQL;
     "xls_processamento": xls_processamento.SQL;
@@ -16473,6 +17408,7 @@ declare module 'zapatos/schema' {
     "app.replicacao_publicacao": app.replicacao_publicacao.SQL;
     "app.sessao": app.sessao.SQL;
     "app.worker": app.worker.SQL;
+    "app.xls_alteracao": app.xls_alteracao.SQL;
     "app.xls_alvo": app.xls_alvo.SQL;
     "app.xls_staging_coluna": app.xls_staging_coluna.SQL;
     "app.xls_tipo": app.xls_tipo.SQL;

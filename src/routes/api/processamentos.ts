@@ -8,11 +8,12 @@ import { consultaMedida } from '../../db/lenta.js';
 import { detalheProcessamento, lerLog, listarProcessamentos, naoEncontrado } from '../../xls/consulta.js';
 import { HttpProblem } from '../../errors.js';
 import { pageQueryProperties, pageSchema, parsePageRequest, toPage } from '../../plugins/page.js';
-import { arr, dateTime, int, nullable, obj, str, uuid } from '../../schemas.js';
+import { anyObject, arr, bool, dateTime, int, nullable, obj, str, uuid } from '../../schemas.js';
 import {
-  STATUS_PROCESSAMENTO, type StatusProcessamento,
-  xlsReprocessar, xlsReprocessarConjunto, xlsReprocessarErros,
+  OPERACOES, STATUS_PROCESSAMENTO, type Operacao, type StatusProcessamento,
+  xlsAlteracoes, xlsAprovarExclusoes, xlsReprocessar, xlsReprocessarConjunto, xlsReprocessarErros,
 } from '../../db/xls.js';
+import { desfazerRegistrando } from '../../xls/desfazer.js';
 import { TIPOS_PLANILHA, type TipoPlanilha } from '../../xlsx/types.js';
 
 const itemProperties = {
@@ -49,6 +50,20 @@ const detailSchema = obj({
   })),
   uploader: nullable(obj({ id: nullable(str()), nome: nullable(str()) })),
   conjunto: nullable(obj({ id: uuid(), total: int(), itens: arr(reciboItemSchema) })),
+  desfeitoEm: nullable(dateTime()),
+  desfeitoPor: nullable(str()),
+  exclusaoRetida: bool(),
+  exclusoesAprovadasEm: nullable(dateTime()),
+  exclusoesAprovadasPor: nullable(str()),
+  alteracoesExpiradasEm: nullable(dateTime()),
+});
+
+const alteracaoSchema = obj({
+  seq: int(), tabela: str(), operacao: str({ enum: [...OPERACOES] }), chave: anyObject(), antes: nullable(anyObject()), depois: nullable(anyObject()),
+});
+const desfeitoSchema = obj({
+  id: uuid(), desfeitoEm: dateTime(), desfeitoPor: str(),
+  tabelas: { type: 'object', additionalProperties: obj({ removidas: int(), restauradas: int(), reinseridas: int() }) },
 });
 
 const reprocessadosSchema = obj({ reprocessados: arr(uuid()) });
@@ -86,12 +101,40 @@ export default async function processamentosRoutes(app: FastifyInstance) {
     return reply.type('text/plain; charset=utf-8').send(text);
   });
 
-  app.post<{ Params: { id: string } }>('/comercial/processamentos/:id/reprocessar', {
-    schema: { params: idParams, response: { 202: reprocessadosSchema } },
+  // body optional: {"aprovarExclusoes": true} approves the removals the mass-deletion guard held
+  app.post<{ Params: { id: string }; Body: { aprovarExclusoes?: boolean } | undefined }>('/comercial/processamentos/:id/reprocessar', {
+    schema: {
+      params: idParams,
+      body: { anyOf: [{ type: 'null' }, { type: 'object', properties: { aprovarExclusoes: { type: 'boolean' } }, additionalProperties: false }] },
+      response: { 202: reprocessadosSchema },
+    },
   }, async (req, reply) => {
-    const ids = await xlsReprocessar(pool(), req.params.id);
+    const ids = req.body?.aprovarExclusoes === true
+      ? await xlsAprovarExclusoes(pool(), req.params.id, 'api')
+      : await xlsReprocessar(pool(), req.params.id);
     return reply.code(202).send({ reprocessados: ids });
   });
+
+  app.get<{ Params: { id: string }; Querystring: { tabela?: string; operacao?: Operacao } & Record<string, unknown> }>('/comercial/processamentos/:id/alteracoes', {
+    schema: {
+      params: idParams,
+      querystring: {
+        type: 'object',
+        properties: { ...pageQueryProperties, tabela: { type: 'string', pattern: '^(|bi_[a-z0-9_]{1,60})$' }, operacao: { type: 'string', enum: ['', ...OPERACOES] } },
+      },
+      response: { 200: pageSchema(alteracaoSchema) },
+    },
+  }, async (req) => {
+    const page = parsePageRequest(req.query);
+    const r = await xlsAlteracoes(pool(), req.params.id, {
+      tabela: req.query.tabela || null, operacao: req.query.operacao || null, limite: page.size, deslocamento: page.offset,
+    });
+    return toPage(page, r.itens, r.total, { property: 'seq', direction: 'ASC' });
+  });
+
+  app.post<{ Params: { id: string } }>('/comercial/processamentos/:id/desfazer', {
+    schema: { params: idParams, response: { 200: desfeitoSchema } },
+  }, async (req) => desfazerRegistrando(app.ctx, req.params.id, 'api'));
 
   app.post<{ Params: { id: string } }>('/comercial/conjuntos/:id/reprocessar-erros', {
     schema: { params: idParams, response: { 202: reprocessadosSchema } },
@@ -110,3 +153,4 @@ export default async function processamentosRoutes(app: FastifyInstance) {
     return reply.code(202).send({ reprocessados: ids });
   });
 }
+

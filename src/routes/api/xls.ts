@@ -7,8 +7,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { HttpProblem } from '../../errors.js';
-import { arr, nullable, obj, str, uuid, int } from '../../schemas.js';
+import { anyObject, arr, nullable, num, obj, str, uuid, int } from '../../schemas.js';
 import { receberUpload } from '../../xls/intake.js';
+import { simularUpload } from '../../xls/simular.js';
 import { type Spooled, SpoolSourceError, SpoolTooLarge, TempDir, spool } from '../../xls/spool.js';
 import { limparNome } from '../../xls/nomes.js';
 import { formatBytes } from '../../xlsx/limits.js';
@@ -17,6 +18,22 @@ export const reciboSchema = obj({
   conjuntoId: nullable(uuid()),
   total: int(),
   itens: arr(obj({ arquivo: str(), processamentoId: nullable(uuid()), status: str(), motivo: nullable(str()) })),
+});
+
+const linhaRejeitadaSchema = obj({ aba: nullable(str()), linha: int(), campo: nullable(str()), valor: nullable(str()), mensagem: str() });
+export const simulacaoSchema = obj({
+  total: int(),
+  arquivos: arr(obj({
+    arquivo: str(), status: str({ enum: ['SIMULADO', 'RETIDO', 'ERRO', 'IGNORADO'] }), tipo: nullable(str()),
+    periodoInicio: nullable(str()), periodoFim: nullable(str()), posicao: nullable(str()),
+    linhasLidas: int(), linhasRejeitadas: arr(linhaRejeitadaSchema),
+    tabelas: { type: 'object', additionalProperties: obj({
+      inseridas: int(), alteradas: int(), removidas: int(),
+      exemplos: obj({ INSERIDA: arr(anyObject()), ALTERADA: arr(anyObject()), REMOVIDA: arr(anyObject()) }),
+    }) },
+    retencao: arr(obj({ tabela: str(), aba: nullable(str()), remover: int(), escopo: int(), percentual: num() })),
+    motivo: nullable(str()),
+  })),
 });
 
 const malformado = (motivo: string) =>
@@ -87,7 +104,8 @@ export default async function xlsRoutes(app: FastifyInstance) {
   // files: 2, so that a second file reaches the route and gets the 400 of its rule
   await app.register(multipart, { limits: { fileSize: maxBytes, files: 2, fields: 5, parts: 7, headerPairs: 20 } });
 
-  app.post('/xls/processar', { schema: { response: { 200: reciboSchema, 202: reciboSchema } } }, async (req, reply) => {
+  /** The one `arquivo` part of the form spooled to a temporary directory, for `fn`; the directory goes after. */
+  async function comUpload<T>(req: FastifyRequest, fn: (filename: string, file: Spooled, dir: TempDir) => Promise<T>): Promise<T> {
     if (!req.isMultipart()) {
       throw new HttpProblem(415, 'Tipo de conteúdo não suportado', 'envie multipart/form-data com o arquivo no campo "arquivo" (.zip ou .xlsx)');
     }
@@ -95,11 +113,20 @@ export default async function xlsRoutes(app: FastifyInstance) {
     try {
       const { filename, file } = await spoolArquivo(req, dir, maxBytes);
       if (file.size === 0) throw new HttpProblem(400, 'Requisição inválida', 'o arquivo enviado está vazio', undefined, { campo: 'arquivo' });
-      const { recibo, enfileirados } = await receberUpload(app.ctx, filename, file, { limits: app.ctx.config.xls.limits, tmp: dir });
-      req.log.info({ conjuntoId: recibo.conjuntoId, total: recibo.total, enfileirados }, 'upload recebido');
-      return reply.code(enfileirados > 0 ? 202 : 200).send(recibo);
+      return await fn(filename, file, dir);
     } finally {
       await dir.remove();
     }
-  });
+  }
+
+  app.post('/xls/processar', { schema: { response: { 200: reciboSchema, 202: reciboSchema } } }, async (req, reply) =>
+    comUpload(req, async (filename, file, dir) => {
+      const { recibo, enfileirados } = await receberUpload(app.ctx, filename, file, { limits: app.ctx.config.xls.limits, tmp: dir });
+      req.log.info({ conjuntoId: recibo.conjuntoId, total: recibo.total, enfileirados }, 'upload recebido');
+      return reply.code(enfileirados > 0 ? 202 : 200).send(recibo);
+    }));
+
+  // the preview: same input, limits and refusals; stores nothing (src/xls/simular.ts)
+  app.post('/xls/simular', { schema: { response: { 200: simulacaoSchema } } }, async (req) =>
+    comUpload(req, (filename, file, dir) => simularUpload(app.ctx, filename, file, { limits: app.ctx.config.xls.limits, tmp: dir })));
 }

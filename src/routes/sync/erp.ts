@@ -40,7 +40,7 @@ export const erpSyncResponseSchema = obj({
 const invalid = (campo: string, detail: string) =>
   new HttpProblem(400, 'Requisição inválida', detail, undefined, { campo });
 
-/** The envelope rules of decisions.md (A); the items themselves are judged in SQL. */
+/** The envelope rules (docs/erp-sync.md, "HTTP contract"); the items themselves are judged in SQL. */
 export function checkEnvelope(body: unknown): Record<string, unknown>[] {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw invalid('corpo', 'o corpo deve ser um objeto JSON {"items": [...]}');

@@ -18,6 +18,8 @@ import { renderPagina } from './render.js';
 import { detectType, openWorkbook, WorkbookError, ArchiveError } from '../../xlsx/index.js';
 import { zipArmazenado } from '../../xls/zip-escrever.js';
 import { receberUpload } from '../../xls/intake.js';
+import { simularUpload } from '../../xls/simular.js';
+import { TempDir, spool } from '../../xls/spool.js';
 import type { TipoPlanilha } from '../../xlsx/types.js';
 import { viewErrorHandler } from './index.js';
 
@@ -111,6 +113,23 @@ export default async function importarRoutes(app: FastifyInstance) {
       titulo: 'Importar planilhas', status, semNavegacao: true, aviso: erro ? { tipo: 'erro', texto: erro } : null,
     }, { acao: `${base(req)}?k=${encodeURIComponent(req.query.k ?? '')}`, v, tipos: TIPOS_IMPORTAVEIS });
 
+  /** "Pré-visualizar": what the send would change (src/xls/simular.ts), nothing stored; the form again below. */
+  async function previa(req: Req, reply: FastifyReply, v: Record<string, string>, zip: Buffer) {
+    const dir = await TempDir.create('bi-previa-');
+    try {
+      const upload = await spool((async function* () { yield zip; })(), dir.file('.upload'));
+      const sim = await simularUpload(app.ctx, 'previa.zip', upload, { limits, tmp: dir });
+      return renderPagina(req, reply, 'importar/previa', { titulo: 'Pré-visualização da importação', semNavegacao: true }, {
+        sim, acao: `${base(req)}?k=${encodeURIComponent(req.query.k ?? '')}`, v, tipos: TIPOS_IMPORTAVEIS,
+      });
+    } catch (err) {
+      if (err instanceof HttpProblem && err.status < 500) return formulario(req, reply, v, `Nada foi gravado: ${err.message}`, err.status);
+      throw err;
+    } finally {
+      await dir.remove();
+    }
+  }
+
   for (const path of ['/xls/importar', '/compras/importar'] as const) {
     app.get<{ Querystring: { k?: string } }>(path, async (req, reply) => exigirToken(req, reply) ?? formulario(req, reply, {}, null));
 
@@ -171,6 +190,7 @@ export default async function importarRoutes(app: FastifyInstance) {
         return { nome: n === 1 ? a.nome.replace(/[\\/]/g, '_') : a.nome.replace(/[\\/]/g, '_').replace(/\.xlsx$/i, ` (${n}).xlsx`), bytes: a.bytes };
       });
       const zip = zipArmazenado(entradas);
+      if (campos.acao === 'previa') return previa(req, reply, v, zip);
       let recibo;
       try {
         ({ recibo } = await receberUpload(app.ctx, `importacao-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.zip`, zip,
@@ -188,7 +208,7 @@ export default async function importarRoutes(app: FastifyInstance) {
       const recusa = exigirToken(req, reply);
       if (recusa) return recusa;
       if (!UUID.test(req.params.id)) throw new HttpProblem(404, 'Não encontrado', 'importação não encontrada');
-      const lote = await db.selectOne('xls_conjunto_lote', { id: req.params.id }, { columns: ['id', 'uploader_id', 'uploader_nome', 'recebido_em'] }).run(app.ctx.pool);
+      const lote = await db.selectOne('xls_conjunto', { id: req.params.id }, { columns: ['id', 'uploader_id', 'uploader_nome', 'recebido_em'] }).run(app.ctx.pool);
       if (!lote) throw new HttpProblem(404, 'Não encontrado', 'importação não encontrada');
       const res = await resultados(app, lote.id);
       const pendentes = res.filter((r) => r.p && (r.p.status === 'PENDENTE' || r.p.status === 'PROCESSANDO')).length;

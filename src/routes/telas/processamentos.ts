@@ -8,8 +8,10 @@ import { HttpProblem } from '../../errors.js';
 import { PAGE_MAX_SIZE, parsePageRequest } from '../../plugins/page.js';
 import {
   STATUS_PROCESSAMENTO, type Aviso, type StatusProcessamento,
+  OPERACOES, type Operacao, xlsAlteracoes, xlsAprovarExclusoes,
   xlsReprocessar, xlsReprocessarConjunto, xlsReprocessarErros,
 } from '../../db/xls.js';
+import { desfazerRegistrando } from '../../xls/desfazer.js';
 import { TIPOS_PLANILHA, type TipoPlanilha } from '../../xlsx/types.js';
 import { detalheProcessamento, lerLog, listarProcessamentos } from '../../xls/consulta.js';
 import { renderPagina } from './render.js';
@@ -31,7 +33,22 @@ function idDe(req: FastifyRequest<{ Params: { id: string } }>): string {
 
 const AVISOS_OK: Record<string, string> = {
   um: 'Reprocessamento solicitado: o processamento voltou para a fila.',
+  aprovado: 'Exclusões aprovadas: a importação voltou para a fila e será aplicada mesmo removendo as linhas que o arquivo não traz.',
+  desfeito: 'Importação desfeita: as linhas que ela inseriu, alterou ou removeu voltaram a ser como eram antes dela.',
 };
+
+/** Who acts on a screen: the session's e-mail (or the development mode's name). */
+const quem = (req: FastifyRequest) => req.usuario?.email ?? 'desenvolvimento';
+
+/** The change-set section of the detail: one page, filters by table and operation. */
+async function alteracoesDaPagina(app: FastifyInstance, id: string, q: Record<string, string>) {
+  const operacao = (OPERACOES as readonly string[]).includes(q.aoperacao ?? '') ? q.aoperacao as Operacao : null;
+  const tabela = /^bi_[a-z0-9_]{1,60}$/.test(q.atabela ?? '') ? q.atabela! : null;
+  const pagina = /^\d{1,6}$/.test(q.apagina ?? '') ? Number(q.apagina) : 0;
+  const tamanho = 20;
+  const r = await xlsAlteracoes(app.ctx.pool, id, { tabela, operacao, limite: tamanho, deslocamento: pagina * tamanho });
+  return { ...r, tabela, operacao, pagina, paginas: Math.max(1, Math.ceil(r.total / tamanho)), operacoes: OPERACOES };
+}
 
 async function detalhe(app: FastifyInstance, req: FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string> }>, reply: FastifyReply,
   aviso: { tipo: 'ok' | 'erro' | 'info'; texto: string } | null = null, status = 200) {
@@ -39,11 +56,14 @@ async function detalhe(app: FastifyInstance, req: FastifyRequest<{ Params: { id:
   const p = await consultaMedida(app.ctx, req.log, 'detalhe de processamento', () => detalheProcessamento(app.ctx.pool, id));
   const log = await lerLog(app.ctx.config.logsDir, id, p.logArquivo).catch(() => null);
   const rodando = p.status === 'PENDENTE' || p.status === 'PROCESSANDO';
-  const okMsg = req.query.ok ? (req.query.ok === 'lote' ? `Reprocessamento solicitado: ${req.query.n ?? 0} processamento(s) em ERRO do lote voltaram para a fila.` : AVISOS_OK[req.query.ok] ?? null) : null;
+  const okMsg = req.query.ok ? (req.query.ok === 'conjunto' ? `Reprocessamento solicitado: ${req.query.n ?? 0} processamento(s) em ERRO do conjunto voltaram para a fila.` : AVISOS_OK[req.query.ok] ?? null) : null;
   return renderPagina(req, reply, 'processamentos/detalhe', {
     titulo: `Processamento ${p.arquivo}`, status, refresh: rodando ? 3 : undefined,
     aviso: aviso ?? (okMsg ? { tipo: 'ok', texto: okMsg } : rodando ? { tipo: 'info', texto: 'Ainda processando: esta página se atualiza sozinha.' } : null),
-  }, { p, log, veiculos: ((p.avisos ?? []) as unknown as Aviso[]).filter((a) => /ve[ií]culo/i.test(`${a.categoria} ${a.motivo}`)) });
+  }, {
+    p, log, veiculos: ((p.avisos ?? []) as unknown as Aviso[]).filter((a) => /ve[ií]culo/i.test(`${a.categoria} ${a.motivo}`)),
+    alt: await alteracoesDaPagina(app, id, req.query),
+  });
 }
 
 export default async function processamentosScreens(app: FastifyInstance) {
@@ -79,16 +99,51 @@ export default async function processamentosScreens(app: FastifyInstance) {
     return reply.redirect(`/processamentos/${id}?ok=um`, 303);
   });
 
-  app.post<{ Params: { id: string }; Body: { conjuntoId?: string }; Querystring: Record<string, string> }>('/processamentos/:id/reprocessar-lote', async (req, reply) => {
+  // "Aplicar mesmo assim": a person approves the removals the mass-deletion guard held
+  app.post<{ Params: { id: string }; Querystring: Record<string, string> }>('/processamentos/:id/aprovar-exclusoes', async (req, reply) => {
     const id = idDe(req);
-    const conjuntoId = req.body?.conjuntoId;
-    if (typeof conjuntoId !== 'string' || !UUID.test(conjuntoId)) throw new HttpProblem(400, 'Requisição inválida', 'lote (conjuntoId) ausente ou inválido');
-    const ids = await xlsReprocessarConjunto(app.ctx.pool, conjuntoId);
-    if (ids.length === 0) {
-      return detalhe(app, req, reply, { tipo: 'erro', texto: 'Nenhum processamento do lote está em ERRO: nada foi reprocessado.' }, 409);
+    try {
+      await xlsAprovarExclusoes(app.ctx.pool, id, quem(req));
+    } catch (err) {
+      if ((err as { code?: string }).code === 'XL409') {
+        return detalhe(app, req, reply, { tipo: 'erro', texto: 'Nada a aprovar: esta importação não está retida pela trava de exclusão em massa.' }, 409);
+      }
+      throw err;
     }
-    return reply.redirect(`/processamentos/${id}?ok=lote&n=${ids.length}`, 303);
+    return reply.redirect(`/processamentos/${id}?ok=aprovado`, 303);
   });
+
+  // "Desfazer esta importação", after the confirmation box is ticked
+  app.post<{ Params: { id: string }; Body: { confirmar?: unknown }; Querystring: Record<string, string> }>('/processamentos/:id/desfazer', async (req, reply) => {
+    const id = idDe(req);
+    if (req.body?.confirmar !== 'sim') {
+      return detalhe(app, req, reply, { tipo: 'erro', texto: 'Nada foi desfeito: marque a confirmação "Sim, desfazer esta importação" antes de enviar.' }, 400);
+    }
+    try {
+      await desfazerRegistrando(app.ctx, id, quem(req));
+    } catch (err) {
+      if ((err as { code?: string }).code === 'XL409') {
+        return detalhe(app, req, reply, { tipo: 'erro', texto: `Não foi desfeita: ${(err as Error).message}.` }, 409);
+      }
+      throw err;
+    }
+    return reply.redirect(`/processamentos/${id}?ok=desfeito`, 303);
+  });
+
+  // the errors of the processing's conjunto (the zip batch) back to the queue; reprocessar-lote is
+  // the path of forms rendered before the rename
+  for (const path of ['/processamentos/:id/reprocessar-conjunto', '/processamentos/:id/reprocessar-lote']) {
+    app.post<{ Params: { id: string }; Body: { conjuntoId?: string }; Querystring: Record<string, string> }>(path, async (req, reply) => {
+      const id = idDe(req);
+      const conjuntoId = req.body?.conjuntoId;
+      if (typeof conjuntoId !== 'string' || !UUID.test(conjuntoId)) throw new HttpProblem(400, 'Requisição inválida', 'conjunto (conjuntoId) ausente ou inválido');
+      const ids = await xlsReprocessarConjunto(app.ctx.pool, conjuntoId);
+      if (ids.length === 0) {
+        return detalhe(app, req, reply, { tipo: 'erro', texto: 'Nenhum processamento do conjunto está em ERRO: nada foi reprocessado.' }, 409);
+      }
+      return reply.redirect(`/processamentos/${id}?ok=conjunto&n=${ids.length}`, 303);
+    });
+  }
 
   app.post<{ Body: { tipo?: string } }>('/processamentos/reprocessar-erros', async (req, reply) => {
     const tipo = filtro<TipoPlanilha>('tipo', req.body?.tipo, TIPOS_PLANILHA);

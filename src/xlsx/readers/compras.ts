@@ -1,5 +1,5 @@
 /**
- * COMPRAS — purchases, tab `Compras` (formats.md). Every row is staged with its ONU code;
+ * COMPRAS — purchases, tab `Compras` (docs/formatos.md). Every row is staged with its ONU code;
  * the SQL merge keeps the fuels and counts the others (they are not errors).
  */
 import { cnpjCpf, code, date, number, text } from '../cells.js';

@@ -1,5 +1,5 @@
 /**
- * COTA_FORNECEDOR — the supplier quota matrix (formats.md): one tab per year named by four
+ * COTA_FORNECEDOR — the supplier quota matrix (docs/formatos.md): one tab per year named by four
  * digits (other tabs ignored), header POLO, PRODUTO and the months `JAN`…`DEZ` or `01`…`12`;
  * stored unpivoted, one staging row per non-empty month cell (aba = the year, mes = 1..12).
  */

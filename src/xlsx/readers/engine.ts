@@ -11,7 +11,7 @@ import { MAX_ROW_ERRORS, type RowError, type StagingRow, type TipoPlanilha, type
 import type { SheetInfo, SheetPass, SheetRow, Workbook } from '../workbook.js';
 
 export interface ColumnSpec {
-  /** Header text as formats.md writes it. */
+  /** Header text as docs/formatos.md writes it. */
   header: string;
   /** Other accepted header texts (`01` for `JAN`); matched like the header. */
   aliases?: string[];
@@ -22,12 +22,6 @@ export interface ColumnSpec {
   required?: boolean;
   /** The header may be absent from the sheet (the field is then null). */
   optional?: boolean;
-  /**
-   * Most characters the value may have (the width of its column in the database). A longer
-   * value is a row error instead of a value the database would cut (a cut key or code
-   * names another record). Leave it out for free text (descriptions, names).
-   */
-  maxLength?: number;
 }
 
 export interface TableSpec {
@@ -75,7 +69,7 @@ export interface TypeSpec {
   sheetFilter?: (name: string) => boolean;
 }
 
-interface CompiledColumn { field: string; header: string; parse: CellParser; required: boolean; optional: boolean; norms: string[]; maxLength: number }
+interface CompiledColumn { field: string; header: string; parse: CellParser; required: boolean; optional: boolean; norms: string[] }
 
 function compile(table: TableSpec): CompiledColumn[] {
   return table.columns.map((c) => ({
@@ -85,7 +79,6 @@ function compile(table: TableSpec): CompiledColumn[] {
     required: c.required ?? false,
     optional: c.optional ?? false,
     norms: [c.header, ...(c.aliases ?? [])].map(normalizeHeader),
-    maxLength: c.maxLength ?? Infinity,
   }));
 }
 
@@ -106,7 +99,7 @@ function locateColumns(texts: readonly string[], columns: readonly CompiledColum
   });
 }
 
-/** The required headers as formats.md writes them, for messages. */
+/** The required headers as docs/formatos.md writes them, for messages. */
 function requiredLabels(table: TableSpec, texts?: readonly string[]): string[] {
   const cols = compile(table);
   const out = cols.filter((c) => !c.optional && !(texts && c.norms.some((n) => texts.includes(n)))).map((c) => c.header);
@@ -387,7 +380,7 @@ class TableReader {
         const at = cols[i];
         const raw = at === undefined ? undefined : cells[at - 1];
         const p = col.parse(raw, ctx);
-        if (p === INVALID || (p === null && col.required) || (p !== null && p.length > col.maxLength)) {
+        if (p === INVALID || (p === null && col.required)) {
           const e = this.sink.fail(row.number, col.field, displayValue(raw), !bad, this.sheet.name, staging);
           if (!bad) first = e;
           bad = true;

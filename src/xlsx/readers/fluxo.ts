@@ -1,5 +1,5 @@
 /**
- * FLUXO_PAGAR_RECEBER — open payables and receivables (formats.md, service-spec rules 1–5).
+ * FLUXO_PAGAR_RECEBER — open payables and receivables (docs/formatos.md, rules 1–5).
  *
  * - Position date: in tab `Fluxo Pagar-Receber`, within its first 10 rows, the first cell
  *   whose text contains `Posição` (accent optional) followed by a date in the same cell

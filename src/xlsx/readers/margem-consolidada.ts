@@ -1,4 +1,4 @@
-/** MARGEM_CONSOLIDADA — margin per month, branch and product (formats.md); any tab whose header matches. */
+/** MARGEM_CONSOLIDADA — margin per month, branch and product (docs/formatos.md); any tab whose header matches. */
 import { code, competencia, number } from '../cells.js';
 import type { TypeSpec } from './engine.js';
 

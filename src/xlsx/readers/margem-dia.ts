@@ -1,5 +1,5 @@
 /**
- * MARGEM_DIA — daily margin per branch, customer and product (formats.md). The customer's
+ * MARGEM_DIA — daily margin per branch, customer and product (docs/formatos.md). The customer's
  * CNPJ/CPF, Classe, Município, UF and the Prazo are optional columns: an absent column or an
  * empty cell is NULL (SQL keeps the stored customer data; Prazo stays NULL, never 0).
  */

@@ -1,4 +1,4 @@
-/** META_CARTEIRA — goals per customer and product (formats.md); any tab whose header matches. */
+/** META_CARTEIRA — goals per customer and product (docs/formatos.md); any tab whose header matches. */
 import { code, competencia, number } from '../cells.js';
 import type { TypeSpec } from './engine.js';
 

@@ -1,4 +1,4 @@
-/** META — goals per seller and product (formats.md); any tab whose header matches. */
+/** META — goals per seller and product (docs/formatos.md); any tab whose header matches. */
 import { code, competencia, number } from '../cells.js';
 import type { TypeSpec } from './engine.js';
 
@@ -8,8 +8,8 @@ export const META: TypeSpec = {
     staging: 'meta',
     columns: [
       { header: 'Competência', parse: competencia, required: true },
-      { header: 'Vendedor', parse: code, required: true, maxLength: 20 },
-      { header: 'Produto', parse: code, required: true, maxLength: 20 },
+      { header: 'Vendedor', parse: code, required: true },
+      { header: 'Produto', parse: code, required: true },
       { header: 'Meta Volume', parse: number },
       { header: 'Meta Margem', parse: number },
     ],

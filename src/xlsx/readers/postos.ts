@@ -1,4 +1,4 @@
-/** POSTOS — the fuel stations registry (formats.md): the file is the whole registry. */
+/** POSTOS — the fuel stations registry (docs/formatos.md): the file is the whole registry. */
 import { cnpjCpf, text } from '../cells.js';
 import type { TypeSpec } from './engine.js';
 import { cep, uf } from './parsers.js';

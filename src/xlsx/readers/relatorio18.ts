@@ -1,6 +1,5 @@
 /**
  * RELATORIO18 — the monthly master report (formats.md): period in tab 10, billing in 20, movement in 30.
- * maxLength: the width of the code's column (bi_relatorio18_meta.sql): a longer code is a row error, not a cut one.
  */
 import { code, date, number, text } from '../cells.js';
 import type { TypeSpec } from './engine.js';
@@ -21,16 +20,16 @@ export const RELATORIO18: TypeSpec = {
       sheet: '20',
       staging: 'faturamento',
       columns: [
-        { header: 'Filial', parse: code, required: true, maxLength: 20 },
-        { header: 'Nota Fiscal', parse: code, required: true, maxLength: 20 },
-        { header: 'Série', parse: code, required: true, maxLength: 5 },
-        { header: 'Item', parse: code, required: true, maxLength: 10 },
+        { header: 'Filial', parse: code, required: true },
+        { header: 'Nota Fiscal', parse: code, required: true },
+        { header: 'Série', parse: code, required: true },
+        { header: 'Item', parse: code, required: true },
         { header: 'Emissão', parse: date, required: true },
-        { header: 'Cliente', parse: code, maxLength: 20 },
+        { header: 'Cliente', parse: code },
         { header: 'Nome Cliente', parse: text },
-        { header: 'Vendedor', parse: code, maxLength: 20 },
+        { header: 'Vendedor', parse: code },
         { header: 'Nome Vendedor', parse: text },
-        { header: 'Produto', parse: code, maxLength: 20 },
+        { header: 'Produto', parse: code },
         { header: 'Descrição Produto', parse: text },
         { header: 'Quantidade', parse: number },
         { header: 'Valor Unitário', parse: number },
@@ -44,10 +43,10 @@ export const RELATORIO18: TypeSpec = {
       sheet: '30',
       staging: 'movimento',
       columns: [
-        { header: 'Filial', parse: code, required: true, maxLength: 20 },
+        { header: 'Filial', parse: code, required: true },
         { header: 'Data', parse: date, required: true },
-        { header: 'Lançamento', parse: code, required: true, maxLength: 20 },
-        { header: 'Conta', parse: code, required: true, maxLength: 40 },
+        { header: 'Lançamento', parse: code, required: true },
+        { header: 'Conta', parse: code, required: true },
         { header: 'Descrição Conta', parse: text },
         { header: 'Histórico', parse: text },
         { header: 'Débito', parse: number },

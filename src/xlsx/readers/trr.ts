@@ -1,4 +1,4 @@
-/** TRR — the retail-wholesale resellers registry (formats.md): either of its two type headers is enough. */
+/** TRR — the retail-wholesale resellers registry (docs/formatos.md): either of its two type headers is enough. */
 import { cnpjCpf, number, text } from '../cells.js';
 import type { TypeSpec } from './engine.js';
 import { uf } from './parsers.js';

@@ -1,0 +1,15 @@
+CREATE OR REPLACE FUNCTION public.xls_linhagem(p_tabela text, p_chave jsonb)
+ RETURNS TABLE(seq bigint, processamento_id uuid, arquivo text, tipo text, operacao text, finalizado_em timestamptz, desfeito_em timestamptz, antes jsonb, depois jsonb)
+ LANGUAGE sql
+ STABLE
+ SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+AS $function$
+  select a.seq, a.processamento_id, p.arquivo, p.tipo, a.operacao, p.finalizado_em, p.desfeito_em, a.antes, a.depois
+    from app.xls_alteracao a
+    join public.xls_processamento p on p.id = a.processamento_id
+   where a.tabela = p_tabela and a.chave = p_chave
+   order by a.seq desc;
+$function$
+;
+
+comment on function public.xls_linhagem(text,jsonb) is 'Row history for DBAs: which spreadsheet processings inserted (INSERIDA), changed (ALTERADA) or removed (REMOVIDA) the row of p_tabela whose natural key is p_chave (a JSON object of the key columns, e.g. ''{"codigo": "V001"}''), newest first, with the file, its type, when it finished, whether it was undone, and the row before / after. Example: select * from xls_linhagem(''bi_vendedor'', ''{"codigo": "V001"}''). Only what the change sets still hold (xls_alteracoes_retencao_dias).';

@@ -1,0 +1,206 @@
+/**
+ * Change sets of the merges (app.xls_alteracao), the undo (public.xls_desfazer), the row
+ * history (public.xls_linhagem) and the retention purge: values asserted, tables compared by
+ * ordered dumps before and after.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../harness/db.js';
+import { completeJobs, fat, importar, iniciar, mov, periodoNov, processarNovo, receberAvulso, type Row } from './helpers.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  // these tests remove many rows on purpose: the mass-deletion guard has its own tests
+  await db.pool.query(`update bi_configuracao set valor = '100' where chave = 'xls_exclusao_limite_percentual'`);
+});
+afterAll(async () => { await db?.drop(); });
+
+let n = 0;
+const rows = async (sql: string, params: unknown[] = []) => (await db.pool.query(sql, params)).rows;
+/** Every column of every row, ordered by id: what "exactly as before" means. */
+const dump = async (tabela: string) => rows(`select to_jsonb(t) j from public.${tabela} t order by t.id`).then((r) => r.map((x) => x.j));
+const R18_TABELAS = ['bi_faturamento', 'bi_movimento', 'bi_filial', 'bi_cliente', 'bi_vendedor', 'bi_produto', 'bi_veiculo'];
+const dumpAll = async (tabelas: string[]) => Object.fromEntries(await Promise.all(tabelas.map(async (t) => [t, await dump(t)])));
+const r18 = (fats: Row[], movs: Row[] = [mov(0)]) =>
+  processarNovo(db.pool, `r18-alt-${++n}`, 'RELATORIO18', { staging: { faturamento: fats, movimento: movs }, meta: periodoNov, chunk: 40 });
+const desfazer = (id: string, por = 'ana@empresa.com.br') => db.pool.query('select public.xls_desfazer($1, $2) r', [id, por]).then((r) => r.rows[0].r);
+const contagens = async (id: string) => (await rows('select public.xls_alteracoes($1, null, null, 1, 0) r', [id]))[0].r.contagens;
+
+describe('change set of a processing', () => {
+  it('a first import records every row it inserted; a 1 % change the rows before and after; an identical re-import nothing', async () => {
+    const base = Array.from({ length: 100 }, (_, i) => fat(i));
+    const a = await r18(base);
+    expect(a.desfecho.status).toBe('SUCESSO');
+    expect(await contagens(a.id)).toEqual({
+      bi_faturamento: { INSERIDA: 100 }, bi_movimento: { INSERIDA: 1 },
+      bi_filial: { INSERIDA: 1 }, bi_cliente: { INSERIDA: 50 }, bi_vendedor: { INSERIDA: 5 }, bi_produto: { INSERIDA: 7 },
+    });
+    const [ins] = await rows(`select chave, antes, depois from app.xls_alteracao where processamento_id = $1 and tabela = 'bi_faturamento' order by seq limit 1`, [a.id]);
+    expect(ins.chave).toEqual({ filial: '01', nota_fiscal: '1000', serie: '1', item: '1' });
+    expect(ins.antes).toBeNull();
+    expect(ins.depois).toMatchObject({ nota_fiscal: '1000', cliente: 'C0', valor_total: 62.9 });
+
+    const um = await r18(base.map((r, i) => (i === 7 ? { ...r, valor_total: '999.99' } : r)));
+    expect(await contagens(um.id)).toEqual({ bi_faturamento: { ALTERADA: 1 } });
+    const [alt] = await rows(`select chave, antes ->> 'valor_total' a, depois ->> 'valor_total' d from app.xls_alteracao where processamento_id = $1`, [um.id]);
+    expect(alt).toEqual({ chave: { filial: '01', nota_fiscal: '1007', serie: '1', item: '1' }, a: '69.9', d: '999.99' });
+
+    const igual = await r18(base.map((r, i) => (i === 7 ? { ...r, valor_total: '999.99' } : r)));
+    expect(igual.merge.linhasEfetivas).toBe(0);
+    expect(await contagens(igual.id)).toEqual({});
+    await expect(desfazer(igual.id)).rejects.toMatchObject({ code: 'XL409', message: expect.stringContaining('não alterou nenhuma linha') });
+  });
+
+  it('the API page: filters by table and operation, Page limits, 404 and 400', async () => {
+    const a = await r18([fat(500), fat(501)], [mov(500)]);
+    const pagina = async (tabela: string | null, op: string | null, limite = 20, desloc = 0) =>
+      (await rows('select public.xls_alteracoes($1, $2, $3, $4, $5) r', [a.id, tabela, op, limite, desloc]))[0].r;
+    const p = await pagina('bi_faturamento', 'INSERIDA', 1, 1);
+    expect(p.total).toBe(2);
+    expect(p.itens).toHaveLength(1);
+    expect(p.itens[0]).toMatchObject({ tabela: 'bi_faturamento', operacao: 'INSERIDA', chave: { nota_fiscal: '1501' } });
+    // the period now holds only this file's rows: the previous test's 100 invoices and its movement were removed
+    expect((await pagina('bi_faturamento', 'REMOVIDA')).total).toBe(100);
+    expect((await pagina(null, 'REMOVIDA')).total).toBe(101);
+    expect((await pagina('bi_vendedor', 'REMOVIDA')).total).toBe(0);
+    await expect(pagina(null, 'APAGADA')).rejects.toMatchObject({ code: 'XL400' });
+    await expect(pagina(null, null, 101)).rejects.toMatchObject({ code: 'XL400' });
+    await expect(db.pool.query('select public.xls_alteracoes($1)', ['00000000-0000-0000-0000-000000000000'])).rejects.toMatchObject({ code: 'XL404' });
+  });
+});
+
+describe('undo', () => {
+  it('of a first import, then of a 1 % change with removals: every table exactly as before (ordered dumps)', async () => {
+    await db.pool.query(`delete from bi_faturamento; delete from bi_movimento;`);
+    const antes = await dumpAll(R18_TABELAS);
+    const base = Array.from({ length: 60 }, (_, i) => fat(1000 + i, { cliente: `CU${i % 6}`, vendedor: `VU${i % 3}` }));
+    const a = await r18(base);
+    const depoisA = await dumpAll(R18_TABELAS);
+    expect(depoisA.bi_faturamento).toHaveLength(60);
+    // a 1 % change: one value changed, two rows removed (the file no longer carries them), one seller renamed
+    const b = await r18(base.slice(2).map((r, i) => (i === 0 ? { ...r, valor_total: '1.23', nome_vendedor: 'Vendedora Nova' } : r)));
+    expect(b.merge).toMatchObject({ linhasRemovidas: 2 });
+    expect((await contagens(b.id)).bi_faturamento).toEqual({ ALTERADA: 1, REMOVIDA: 2 });
+
+    // the older one cannot be undone while the later one stands
+    const conflito = await desfazer(a.id).catch((e) => e);
+    expect(conflito).toMatchObject({ code: 'XL409', detail: 'conflito' });
+    expect(conflito.message).toContain(`r18-alt-${n}.xlsx`);
+    expect(JSON.parse(conflito.hint)).toEqual([expect.objectContaining({ id: b.id })]);
+
+    const rb = await desfazer(b.id);
+    expect(rb.tabelas.bi_faturamento).toEqual({ removidas: 0, restauradas: 1, reinseridas: 2 });
+    expect(await dumpAll(R18_TABELAS)).toEqual(depoisA);
+    await expect(desfazer(b.id)).rejects.toMatchObject({ code: 'XL409', detail: 'ja_desfeito' });
+
+    // now the first one can go
+    const ra = await desfazer(a.id, 'api');
+    expect(ra.tabelas.bi_faturamento).toMatchObject({ removidas: 60 });
+    expect(await dumpAll(R18_TABELAS)).toEqual(antes);
+    expect(await rows('select desfeito_por, desfeito_em is not null d, status from xls_processamento where id = $1', [a.id]))
+      .toEqual([{ desfeito_por: 'api', d: true, status: 'SUCESSO' }]);
+  });
+
+  it('of a FLUXO position: the older position is atual again, exactly as before', async () => {
+    const tit = (linha: number, o: Row = {}): Row => ({
+      linha, tipo: 'RECEBER', documento: `U${linha}`, parcela: '1', pessoa: 'Cliente', cnpj_cpf: '12345678000190', emissao: '2026-10-01',
+      vencimento: '2026-11-20', valor: '100', saldo: '100', centro_custo: 'CCU', descricao_centro_custo: 'Vendas', ...o,
+    });
+    const fluxo = (posicao: string, titulo: Row[]) => processarNovo(db.pool, `fluxo-alt-${++n}`, 'FLUXO_PAGAR_RECEBER',
+      { staging: { titulo }, meta: { posicao, total_receber_grupo: null, grupo_problema: 'aba Grupo sem a linha Total' } });
+    await fluxo('2026-10-01', [tit(2), tit(3, { saldo: '50' })]);
+    const antes = await dumpAll(['bi_titulo', 'bi_centro_custo']);
+    const novo = await fluxo('2026-10-08', [tit(2, { saldo: '70' }), tit(4)]);
+    expect(novo.merge.tabelas).toMatchObject({ fluxo: { atual: true, deixaram_de_ser_atuais: 2 } });
+    expect(await contagens(novo.id)).toMatchObject({ bi_titulo: { INSERIDA: 2, ALTERADA: 2 } });
+    await desfazer(novo.id);
+    expect(await dumpAll(['bi_titulo', 'bi_centro_custo'])).toEqual(antes);
+    expect(await rows(`select to_char(posicao, 'YYYY-MM-DD') p, count(*)::int n from bi_titulo where atual and documento like 'U%' group by 1`))
+      .toEqual([{ p: '2026-10-01', n: 2 }]);
+  });
+
+  it('refusals: unknown id, empty author, a processing that wrote nothing', async () => {
+    await expect(desfazer('00000000-0000-0000-0000-000000000000')).rejects.toMatchObject({ code: 'XL404' });
+    const a = await r18([fat(2000)]);
+    await expect(desfazer(a.id, ' ')).rejects.toMatchObject({ code: 'XL400' });
+  });
+});
+
+describe('row history and retention', () => {
+  it('xls_linhagem lists the processings that inserted, changed and removed a row, newest first', async () => {
+    const a = await r18([fat(3000), fat(3001)]);
+    const b = await r18([fat(3000, { valor_total: '5' })]);
+    const chave = { filial: '01', nota_fiscal: '4001', serie: '1', item: '1' };
+    const h = await rows(`select processamento_id, operacao, arquivo from xls_linhagem('bi_faturamento', $1)`, [JSON.stringify(chave)]);
+    expect(h).toEqual([
+      { processamento_id: b.id, operacao: 'REMOVIDA', arquivo: `r18-alt-${n}.xlsx` },
+      { processamento_id: a.id, operacao: 'INSERIDA', arquivo: `r18-alt-${n - 1}.xlsx` },
+    ]);
+    const h0 = await rows(`select operacao from xls_linhagem('bi_faturamento', $1)`, [JSON.stringify({ ...chave, nota_fiscal: '4000' })]);
+    expect(h0.map((x) => x.operacao)).toEqual(['ALTERADA', 'INSERIDA']);
+  });
+
+  it('the purge deletes change sets older than xls_alteracoes_retencao_dias and the undo then says why', async () => {
+    const velho = await r18([fat(5000)]);
+    const novo = await r18([fat(5000), fat(5001)]);
+    await db.pool.query(`update bi_configuracao set valor = '30' where chave = 'xls_alteracoes_retencao_dias'`);
+    await db.pool.query(`update xls_processamento set finalizado_em = now() - interval '31 days' where id = $1`, [velho.id]);
+    const apagadas = (await rows('select app.xls_alteracoes_expurgar() n'))[0].n;
+    expect(apagadas).toBeGreaterThan(0);
+    expect((await rows('select count(*)::int n from app.xls_alteracao where processamento_id = $1', [velho.id]))[0].n).toBe(0);
+    expect((await rows('select count(*)::int n from app.xls_alteracao where processamento_id = $1', [novo.id]))[0].n).toBeGreaterThan(0);
+    await expect(desfazer(velho.id)).rejects.toMatchObject({ code: 'XL409', detail: 'expirado', message: expect.stringContaining('retenção de 30 dias') });
+    expect((await rows('select app.xls_alteracoes_expurgar() n'))[0].n).toBe(0);
+  });
+});
+
+describe('mass-deletion guard', () => {
+  const limites = (pct: number, linhas: number) => db.pool.query(
+    `update bi_configuracao set valor = case chave when 'xls_exclusao_limite_percentual' then $1 else $2 end
+      where chave in ('xls_exclusao_limite_percentual', 'xls_exclusao_limite_linhas')`, [String(pct), String(linhas)]);
+
+  it('a truncated RELATORIO18 (13 of 600 rows) is held with nothing written; approving it applies it', async () => {
+    await limites(100, 100);
+    await db.pool.query(`delete from bi_faturamento; delete from bi_movimento;`);
+    const completo = Array.from({ length: 600 }, (_, i) => fat(7000 + i));
+    await r18(completo);
+    await limites(30, 100);
+    const antes = await dumpAll(R18_TABELAS);
+
+    const recebido = await receberAvulso(db.pool, `r18-truncado-${++n}`);
+    const id = recebido.processamentoId!;
+    await iniciar(db.pool, id, 'w-guarda', 'RELATORIO18');
+    const err = await importar(db.pool, id, 'w-guarda', 'RELATORIO18', { staging: { faturamento: completo.slice(0, 13), movimento: [mov(0)] }, meta: periodoNov })
+      .then(() => null, (e) => e);
+    expect(err).toMatchObject({ code: 'XL428' });
+    expect(err.message).toContain('removeria 587 de 600 linhas de bi_faturamento');
+    expect(JSON.parse(err.detail)).toEqual([expect.objectContaining({ tabela: 'bi_faturamento', remover: 587, escopo: 600, percentual: 97.8 })]);
+    expect(await dumpAll(R18_TABELAS)).toEqual(antes);
+    await db.pool.query(`select * from public.xls_falhar($1, 'w-guarda', $2, 'XL428')`, [id, err.message]);
+    expect(await rows('select status, exclusao_retida from xls_processamento where id = $1', [id])).toEqual([{ status: 'ERRO', exclusao_retida: true }]);
+    await completeJobs(db.pool, 'w-guarda');
+
+    // approval of something the guard did not hold is a 409
+    const outro = await r18(completo);
+    await expect(db.pool.query('select public.xls_aprovar_exclusoes($1, $2)', [outro.id, 'ana@empresa.com.br'])).rejects.toMatchObject({ code: 'XL409' });
+
+    const ids = (await rows('select public.xls_aprovar_exclusoes($1, $2) ids', [id, 'ana@empresa.com.br']))[0].ids;
+    expect(ids).toEqual([id]);
+    await iniciar(db.pool, id, 'w-guarda-2', 'RELATORIO18');
+    const ok = await importar(db.pool, id, 'w-guarda-2', 'RELATORIO18', { staging: { faturamento: completo.slice(0, 13), movimento: [mov(0)] }, meta: periodoNov });
+    expect(ok.desfecho.status).toBe('SUCESSO');
+    expect(ok.merge.linhasRemovidas).toBe(587);
+    expect(await rows('select exclusoes_aprovadas_por, exclusoes_aprovadas_em is not null a from xls_processamento where id = $1', [id]))
+      .toEqual([{ exclusoes_aprovadas_por: 'ana@empresa.com.br', a: true }]);
+    expect((await rows(`select count(*)::int n from bi_faturamento`))[0].n).toBe(13);
+  });
+
+  it('below either limit nothing is held: 30 % of a small table, or few rows of a large one', async () => {
+    await limites(30, 100);
+    await db.pool.query(`delete from bi_faturamento; delete from bi_movimento;`);
+    const base = Array.from({ length: 50 }, (_, i) => fat(9000 + i));
+    await r18(base);
+    const a = await r18(base.slice(0, 5)); // removes 45 of 50 (90 %), fewer than 100 rows
+    expect(a.merge.linhasRemovidas).toBe(45);
+  });
+});
