@@ -103,7 +103,7 @@ async function main(): Promise<void> {
       const form = new FormData();
       form.append('arquivo', new Blob([bytes]), `${name}.xlsx`);
       const res = await fetch(`${svc.base}/api/xls/processar`, { method: 'POST', body: form, headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
-      if (res.status !== 202) throw new Error(`upload ${name}: ${res.status} ${await res.text()}`);
+      if (res.status !== 202) throw new Error(`upload ${name}: ${res.status} ${await res.text()}\n--- saída do serviço:\n${svc.output().slice(-3000)}`);
       const accepted = Number(process.hrtime.bigint() - started) / 1e9;
       const id = ((await res.json()) as { itens: Array<{ processamentoId: string }> }).itens[0]!.processamentoId;
       let row: { status: string; linhas_enviadas: number; linhas_efetivas: number; linhas_removidas: number; erro_mensagem: string | null };
