@@ -1,5 +1,7 @@
+// @bench-tiny 200 --vezes 1
+// @bench-prints median with change sets
 /**
- * `bench alteracoes [rows] [--vezes N]`: the cost of recording change sets (app.xls_alteracao,
+ * `npm run bench -- alteracoes [rows] [--vezes N]`: the cost of recording change sets (app.xls_alteracao,
  * the statement triggers of every bi_* table) on a RELATORIO18 first import, and the time to
  * undo it. Each round imports the same generated rows (bench/xls-merge-tipos.ts) into two fresh
  * databases, in turn: one with the change-set triggers, one with them disabled; COPY in chunks

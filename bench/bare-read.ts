@@ -1,3 +1,4 @@
+// @bench-helper
 /**
  * The reference of bench/ingest: a bare exceljs streaming read of a file, in a process of
  * its own that loads nothing else (measured: importing the embedded object store into the

@@ -1,5 +1,7 @@
+// @bench-tiny 3
+// @bench-prints per chunk call
 /**
- * `npx tsx bench/chunk-overhead.ts [chunks]`: the fixed cost of one chunk of the merge, the
+ * `npm run bench -- chunk-overhead [chunks]`: the fixed cost of one chunk of the merge, the
  * figure that decides between SQL generated per transaction (EXECUTE, planned at every call)
  * and static functions generated from the description. Merges one RELATORIO18 and one META
  * file in chunks of a single row (default 300 chunks) and prints the mean time per chunk call

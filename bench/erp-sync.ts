@@ -1,5 +1,7 @@
+// @bench-tiny BENCH_VARIANTS=200 BENCH_DURATION=0.5 BENCH_CONNECTIONS=2
+// @bench-prints POST /sync/erp real, 200 itens
 /**
- * Benchmark of POST /sync/erp: `npx tsx bench/erp-sync.ts`.
+ * Benchmark of POST /sync/erp: `npm run bench -- erp-sync`.
  *
  * Starts a throwaway Postgres (test/harness/cluster.ts, or TEST_DATABASE_URL), migrates a
  * database, loads a 100,000-variant catalogue through catalogo_carregar(), then runs the
@@ -82,7 +84,7 @@ async function run(url: string, cenario: string, connections: number, itens: num
     : { method: 'POST' as const, path: '/sync/erp', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
         setupRequest: (req: autocannon.Request) => ({ ...req, body: makeBody(itens) }) };
   const opts = { url, connections, pipelining: 1, requests: [request] };
-  await autocannon({ ...opts, duration: 2 }); // warm-up
+  await autocannon({ ...opts, duration: Math.min(2, DURATION) }); // warm-up
   const r = await autocannon({ ...opts, duration: DURATION });
   return {
     cenario, conexoes: connections, reqs: r.requests.total, rps: r.requests.average,

@@ -1,3 +1,5 @@
+// @bench-tiny --rows 300 --movimento 30
+// @bench-prints serviço ponta a ponta
 /**
  * bench/ingest: end-to-end spreadsheet ingest against a running service (a child process on
  * a throwaway Postgres + an embedded S3 store, storage mode OBJSTORE so the file bytes stay
@@ -7,17 +9,23 @@
  *   2. the service end to end, upload -> SUCESSO (rows/s, peak RSS of the service);
  *   3. a re-import of the same rows in a file with another checksum (must write 0 rows; WAL);
  *   4. a re-import with 1% of the billing rows changed.
- * Usage: npx tsx bench/ingest.ts [--rows 200000] [--movimento 20000] [--heap 192] [--lote 25000]
+ * --profile DIR: also the profile of each import (bench/profile.ts): Postgres' CPU per process
+ * kind, pg_stat_statements of every statement (nested ones too) into DIR/pgss-*.txt, the service's
+ * --cpu-prof profiles summed into DIR/cpu-summary.txt; --explain adds auto_explain (EXPLAIN
+ * ANALYZE, BUFFERS of every statement of 20 ms or more) into DIR/postgres.log. Profiling costs
+ * time: compare shares, rows and buffers, not the wall times of a profiled run.
+ * Usage: npm run bench -- ingest [--rows 200000] [--movimento 20000] [--heap 192] [--chunk 25000] [--profile DIR [--explain]]
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startEmbeddedObjectStore } from '../src/embedded/objstore.js';
 import { BENCH_TOKEN, benchDatabase, benchRelatorio18, fmt, startBenchService } from './lib.js';
+import { cpuProfileSummary, formatCpu, pgssDump, postgresCpu, postmasterPid, processCpu, profileSettings } from './profile.js';
 
 function arg(name: string, def: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -30,6 +38,8 @@ const M = arg('movimento', Math.round(N / 10));
 const HEAP = arg('heap', 192);
 /** Rows per merge lot (XLS_MERGE_CHUNK_LINHAS of the service; 0 = the service's default). */
 const LOTE = arg(process.argv.includes("--lote") ? "lote" : "chunk", 0); // --lote: the legacy name
+const PROFILE = process.argv.includes('--profile') ? resolve(process.argv[process.argv.indexOf('--profile') + 1]!) : null;
+const EXPLAIN = process.argv.includes('--explain');
 
 function relatorio18(variant: 'base' | 'outro-checksum' | 'um-porcento'): Promise<Buffer> {
   // the title cell differs between variants: same rows, another checksum
@@ -37,22 +47,6 @@ function relatorio18(variant: 'base' | 'outro-checksum' | 'um-porcento'): Promis
     alterada: variant === 'um-porcento' ? (i) => i % 100 === 0 : undefined });
 }
 
-/** CPU seconds (user + system) used so far by the processes whose command name is `comm` (or by `pid`). */
-function cpuSeconds(match: { comm?: string; pid?: number }): number {
-  const tick = 100; // USER_HZ on Linux
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || (match.pid !== undefined && Number(entry) !== match.pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (match.comm !== undefined && comm !== match.comm) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) / tick; // utime, stime
-    } catch { /* the process ended */ }
-  }
-  return total;
-}
 
 /**
  * The reference, measured fairly: each bare read runs in a fresh Node process that loads only
@@ -79,7 +73,8 @@ async function main(): Promise<void> {
     outro: await relatorio18('outro-checksum'),
     umPct: await relatorio18('um-porcento'),
   };
-  const { cluster, url } = await benchDatabase();
+  if (PROFILE) mkdirSync(join(PROFILE, 'cpu'), { recursive: true });
+  const { cluster, url } = await benchDatabase('bi_bench', PROFILE ? profileSettings(EXPLAIN) : undefined);
   const s3dir = mkdtempSync(join(tmpdir(), 'bi-bench-s3-'));
   chmodSync(s3dir, 0o755);
   const s3 = await startEmbeddedObjectStore({ directory: s3dir });
@@ -88,9 +83,12 @@ async function main(): Promise<void> {
     S3_ACCESS_KEY_ID: s3.accessKeyId, S3_SECRET_ACCESS_KEY: s3.secretAccessKey, JOBS_CONCURRENCY: '1',
     ...(HEAP > 0 ? { NODE_OPTIONS: `--max-old-space-size=${HEAP}` } : {}),
     ...(LOTE > 0 ? { XLS_MERGE_CHUNK_LINHAS: String(LOTE) } : {}),
-  });
+  }, PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE, 'cpu')}`] : []);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  if (PROFILE) await client.query('create extension if not exists pg_stat_statements');
+  // the CPU of this bench's server only (its postmaster and children), not of other clusters on the machine
+  const postmaster = await postmasterPid(client);
   try {
     const bare = bareReads(files.base);
     const sheetRows = N + M + 3; // data rows + headers + the period row
@@ -98,12 +96,14 @@ async function main(): Promise<void> {
 
     async function ingest(name: string, bytes: Buffer) {
       const lsn0 = (await client.query('select pg_current_wal_lsn() l')).rows[0].l;
-      const cpu0 = { service: cpuSeconds({ pid: svc.child.pid! }), postgres: cpuSeconds({ comm: 'postgres' }) };
+      if (PROFILE) await client.query('select pg_stat_statements_reset()');
+      const pgCpu = postgresCpu(postmaster);
+      const cpu0 = processCpu(svc.child.pid!);
       const started = process.hrtime.bigint();
       const form = new FormData();
       form.append('arquivo', new Blob([bytes]), `${name}.xlsx`);
       const res = await fetch(`${svc.base}/api/xls/processar`, { method: 'POST', body: form, headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
-      if (res.status !== 202) throw new Error(`upload ${name}: ${res.status} ${await res.text()}`);
+      if (res.status !== 202) throw new Error(`upload ${name}: ${res.status} ${await res.text()}\n--- saída do serviço:\n${svc.output().slice(-3000)}`);
       const accepted = Number(process.hrtime.bigint() - started) / 1e9;
       const id = ((await res.json()) as { itens: Array<{ processamentoId: string }> }).itens[0]!.processamentoId;
       let row: { status: string; linhas_enviadas: number; linhas_efetivas: number; linhas_removidas: number; erro_mensagem: string | null };
@@ -115,7 +115,13 @@ async function main(): Promise<void> {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       if (row.status !== 'SUCESSO') throw new Error(`${name}: ${row.status} ${row.erro_mensagem}`);
       const wal = (await client.query('select pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::bigint b', [lsn0])).rows[0].b as number;
-      const cpu = { service: cpuSeconds({ pid: svc.child.pid! }) - cpu0.service, postgres: cpuSeconds({ comm: 'postgres' }) - cpu0.postgres };
+      const pgPorTipo = pgCpu.take();
+      const cpu = { service: processCpu(svc.child.pid!) - cpu0, postgres: Object.values(pgPorTipo).reduce((a, b) => a + b, 0) };
+      if (PROFILE) {
+        const pgss = await pgssDump(client, PROFILE, name);
+        process.stderr.write(`\n${name}: CPU do Postgres por processo: ${formatCpu(pgPorTipo)}\n${pgss.split('\n').slice(0, 14).join('\n')}\n`);
+        writeFileSync(join(PROFILE, `pg-cpu-${name}.txt`), `${formatCpu(pgPorTipo)}\n`);
+      }
       return { seconds, accepted, cpu, rate: sheetRows / seconds, wal, ...row };
     }
 
@@ -130,7 +136,7 @@ async function main(): Promise<void> {
     line('referência: leitura exceljs pura (streaming), mediana de 3', `${fmt(bareRate, 0)} linhas/s (${fmt(bare.seconds, 2)} s; ${bare.all.map((x) => fmt(x, 2)).join(' / ')} s; ${bare.rows} linhas)`);
     line('serviço ponta a ponta (upload -> SUCESSO)', `${fmt(first.rate, 0)} linhas/s (${fmt(first.seconds, 2)} s) = ${fmt(first.rate / bareRate, 2)}× a referência`);
     line('  upload aceito (202) em', `${fmt(first.accepted, 2)} s`);
-    line('  CPU do serviço (Node) / do Postgres', `${fmt(first.cpu.service, 2)} s / ${fmt(first.cpu.postgres, 2)} s (${cpus().length} núcleos)`);
+    line('  CPU do serviço (Node) / do Postgres (deste cluster)', `${fmt(first.cpu.service, 2)} s / ${fmt(first.cpu.postgres, 2)} s (${cpus().length} núcleos)`);
     line('  gravadas / removidas / WAL', `${first.linhas_efetivas} / ${first.linhas_removidas} / ${mb(first.wal)} MB`);
     line('reimportação, mesmas linhas, outro checksum', `${fmt(same.seconds, 2)} s = ${fmt((100 * same.seconds) / first.seconds, 0)}% da primeira; gravadas ${same.linhas_efetivas}; WAL ${mb(same.wal)} MB`);
     line('  CPU do serviço (Node) / do Postgres', `${fmt(same.cpu.service, 2)} s / ${fmt(same.cpu.postgres, 2)} s`);
@@ -139,6 +145,11 @@ async function main(): Promise<void> {
   } finally {
     await client.end();
     await svc.stop();
+    if (PROFILE) {
+      process.stderr.write(cpuProfileSummary(join(PROFILE, 'cpu'), join(PROFILE, 'cpu-summary.txt')));
+      if (cluster.logFile) copyFileSync(cluster.logFile, join(PROFILE, 'postgres.log'));
+      process.stderr.write(`perfil em ${PROFILE}\n`);
+    }
     await s3.stop();
     await cluster.stop();
     rmSync(s3dir, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+// @bench-helper
 /** What the two webhook benches share: an order event's body and one POST /webhook/partner. */
 import http from 'node:http';
 

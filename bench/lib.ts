@@ -1,3 +1,4 @@
+// @bench-helper
 /**
  * Shared pieces of the benchmarks: a throwaway database server, the service as a child
  * process (so its peak RSS can be read and it can be killed), and small statistics helpers.
@@ -15,8 +16,9 @@ import { buildWorkbook, generatedFaturamento, generatedMovimento, FATURAMENTO_HE
 
 export const BENCH_TOKEN = 'bench-api-token';
 
-export async function benchDatabase(name = 'bi_bench'): Promise<{ cluster: TestCluster; url: string }> {
-  const cluster = await startTestCluster();
+/** A throwaway cluster and a migrated database `name`; `settings`: server settings of a profile (bench/profile.ts). */
+export async function benchDatabase(name = 'bi_bench', settings?: Record<string, string>): Promise<{ cluster: TestCluster; url: string }> {
+  const cluster = await startTestCluster({ settings });
   await recreateDatabase(cluster.adminUrl, name);
   const url = cluster.urlFor(name);
   await migrate(url);
@@ -33,19 +35,22 @@ export interface BenchService {
 
 let built = false;
 
-/** Compiles src/ to dist/ once per run, as the Docker image does (`npm run build`). */
+/**
+ * Compiles src/ to dist/ once per run, as the Docker image does (`npm run build`);
+ * BENCH_DIST_PRONTO=1: dist/ was just built by the caller (the test running every bench).
+ */
 function buildOnce(): void {
-  if (built) return;
+  if (built || process.env.BENCH_DIST_PRONTO === '1') return;
   execFileSync(join(projectRoot, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: projectRoot, stdio: 'inherit' });
   built = true;
 }
 
 /** Starts the compiled service (`node dist/src/main.js`, as in production) in its own process. */
-export async function startBenchService(env: Record<string, string>): Promise<BenchService> {
+export async function startBenchService(env: Record<string, string>, extraNodeArgs: string[] = []): Promise<BenchService> {
   buildOnce();
   const port = await freePort();
   // BENCH_NODE_ARGS: extra node flags for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), ...extraNodeArgs];
   const child = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], {
     cwd: projectRoot,
     env: {

@@ -1,10 +1,12 @@
+// @bench-tiny --linhas 300 --n 2
+// @bench-prints status=ERRO&tipo=META
 /**
  * The processing list on 100,000 processings, as staff and scripts see it: latency of
  * `GET /processamentos` (screen, with a session) and `GET /api/comercial/processamentos`
  * (Bearer) for every filter combination, first page and a deep page (page 100), against
  * the compiled service in its own process. Prints the median and p95 of N requests each.
  *
- *   npx tsx bench/telas-lista.ts [--linhas 100000] [--n 40]
+ *   npm run bench -- telas-lista [--linhas 100000] [--n 40]
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -20,6 +22,7 @@ const N = arg('n', 40);
 async function main() {
   const { cluster, url } = await benchDatabase('bi_bench_telas');
   const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on('error', () => undefined); // idle connections closed when the cluster stops
   try {
     await pool.query(`
       insert into xls_processamento (status, tipo, arquivo, checksum, recebido_em, log_arquivo, finalizado_em, arquivo_bytes)

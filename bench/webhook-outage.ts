@@ -1,5 +1,7 @@
+// @bench-tiny 1
+// @bench-prints bodies stored twice
 /**
- * The order webhook across a database outage: `npx tsx bench/webhook-outage.ts [seconds]`
+ * The order webhook across a database outage: `npm run bench -- webhook-outage [seconds]`
  * (the outage's length, default 60).
  *
  * Starts a durable embedded Postgres 15 and the real service (dist/src/main.js) as a child

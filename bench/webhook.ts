@@ -1,5 +1,7 @@
+// @bench-tiny BENCH_SECONDS=1 BENCH_CONCURRENCY=4 BENCH_KILL_AFTER_MS=500
+// @bench-prints every 200 stored in partner_webhook: YES
 /**
- * Benchmark of POST /webhook/partner: `npx tsx bench/webhook.ts [seconds]` (default 10)
+ * Benchmark of POST /webhook/partner: `npm run bench -- webhook [seconds]` (default 10)
  *
  * Starts a durable embedded Postgres 15 (pg_cron on, fsync on) and the real service
  * (dist/src/main.js) as a child process, then:

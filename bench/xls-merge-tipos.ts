@@ -1,5 +1,6 @@
+// @bench-helper
 /**
- * The row generators of `npm run bench:xls-merge`, one per spreadsheet type. Adding a type to
+ * The row generators of `npm run bench -- xls-merge`, one per spreadsheet type. Adding a type to
  * the benchmark is adding its entry here: per staging table, a function giving row `i` as
  * {column: COPY text or null} (the bench COPYs them in the order xls_staging_preparar gives,
  * so a missing or misspelt column fails loudly), and `alterada` = true for the rows of the

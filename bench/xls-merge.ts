@@ -1,11 +1,15 @@
+// @bench-tiny 200 --chunk 64
+// @bench-prints baseline: bare ON CONFLICT
 /**
- * `npm run bench:xls-merge [-- <rows>] [--tipo T[,T…]] [--chunk N]`: times the declarative merge
+ * `npm run bench -- xls-merge [-- <rows>] [--tipo T[,T…]] [--chunk N]`: times the declarative merge
  * (xls_merge) of every spreadsheet type that has a generator in bench/xls-merge-tipos.ts, on a
  * throwaway Postgres, and prints per type: first import, identical re-import (with its WAL),
  * 1% changed; for RELATORIO18 also a scope delete and — for comparison — a bare `INSERT … ON
  * CONFLICT DO UPDATE WHERE … IS DISTINCT FROM` of the same identical rows. WAL = bytes of WAL the
  * import generated. --chunk N: COPY in chunks of N rows, each followed by xls_merge_chunk, as the
- * service does (without the reader alongside); --lote is the legacy name.
+ * service does (without the reader alongside); --lote is the legacy name. CPU pg = CPU seconds of
+ * the merging backend (less sensitive to the machine's load than the wall times). Variants of the
+ * staging side: --freeze (COPY … WITH (FREEZE)), --temp-buffers 64MB (the session's temp_buffers).
  */
 import { createHash } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
@@ -15,6 +19,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { startTestCluster, prepareDatabases, recreateDatabase, TEMPLATE_DB } from '../test/harness/cluster.js';
 import { xlsConcluir, xlsDefinirTipo, xlsIniciar, xlsMerge, xlsMergeChunk, xlsReceber, xlsStagingPreparar } from '../src/db/xls.js';
 import { GERADORES, type GeradorTipo } from './xls-merge-tipos.js';
+import { processCpu } from './profile.js';
 
 const ROWS = /^\d+$/.test(process.argv[2] ?? '') ? Number(process.argv[2]) : 200_000;
 function opt(name: string): string | undefined {
@@ -22,6 +27,10 @@ function opt(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 const CHUNK = Number(opt('chunk') ?? opt('lote') ?? 0);
+/** --freeze: COPY … WITH (FREEZE) into staging (created or emptied in the same transaction). */
+const FREEZE = process.argv.includes('--freeze');
+/** --temp-buffers 64MB: the session's temp_buffers (the staging and work tables are temporary). */
+const TEMP_BUFFERS = opt('temp-buffers');
 const TIPOS = opt('tipo')?.split(',');
 const WORKER = 'bench';
 
@@ -40,7 +49,7 @@ function linhas(g: GeradorTipo, staging: string, colunas: string[], n: number, a
 }
 
 async function copy(c: pg.PoolClient, tabela: string, colunas: string[], lines: string[][]): Promise<void> {
-  const sql = `copy ${tabela.split('.').map((p) => `"${p}"`).join('.')} (${colunas.map((x) => `"${x}"`).join(', ')}) from stdin`;
+  const sql = `copy ${tabela.split('.').map((p) => `"${p}"`).join('.')} (${colunas.map((x) => `"${x}"`).join(', ')}) from stdin${FREEZE ? ' with (freeze)' : ''}`;
   async function* gen() {
     let buf = '';
     for (const l of lines) { buf += l.join('\t') + '\n'; if (buf.length > 1 << 16) { yield buf; buf = ''; } }
@@ -58,6 +67,13 @@ async function walSince(c: pg.PoolClient, from: string): Promise<number> {
 
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;
 
+/** CPU seconds (user + system) of the backend serving `c` (the server runs on this machine). */
+async function backendCpu(c: pg.PoolClient): Promise<() => number> {
+  const pid = (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+  const t0 = processCpu(pid);
+  return () => processCpu(pid) - t0;
+}
+
 interface Cenario { alterada?: (i: number) => boolean; manter?: (i: number) => boolean }
 
 async function importar(pool: pg.Pool, g: GeradorTipo, label: string, n: number, cenario: Cenario = {}) {
@@ -71,6 +87,7 @@ async function importar(pool: pg.Pool, g: GeradorTipo, label: string, n: number,
     const tabelas = await xlsStagingPreparar(c, g.tipo);
     const porStaging = g.linhas(n);
     const dados = tabelas.map((t) => [t, linhas(g, t.staging, t.colunas, porStaging[t.staging] ?? 0, cenario.alterada ?? (() => false), cenario.manter ?? (() => true))] as const);
+    const cpu = await backendCpu(c);
     const t0 = performance.now();
     const lsn = await walNow(c);
     for (const [t, rows] of dados) {
@@ -85,9 +102,10 @@ async function importar(pool: pg.Pool, g: GeradorTipo, label: string, n: number,
     const m = await xlsMerge(c, r.processamentoId!, g.meta);
     const tMerge = performance.now() - t1;
     const wal = await walSince(c, lsn);
+    const cpuS = cpu();
     await xlsConcluir(c, r.processamentoId!, WORKER);
     await c.query('commit');
-    console.log(`${(g.tipo + ' ' + label).padEnd(48)} COPY${CHUNK ? '+chunks' : ''} ${(tCopy / 1000).toFixed(2)} s   merge ${(tMerge / 1000).toFixed(2)} s   WAL ${mb(wal).padStart(8)}   `
+    console.log(`${(g.tipo + ' ' + label).padEnd(48)} COPY${CHUNK ? '+chunks' : ''} ${(tCopy / 1000).toFixed(2)} s   merge ${(tMerge / 1000).toFixed(2)} s   CPU pg ${cpuS.toFixed(2)} s   WAL ${mb(wal).padStart(8)}   `
       + `enviadas ${m.linhasEnviadas}  efetivas ${m.linhasEfetivas}  removidas ${m.linhasRemovidas}`);
   } finally {
     c.release();
@@ -126,7 +144,7 @@ async function main() {
     for (const g of GERADORES.filter((x) => !TIPOS || TIPOS.includes(x.tipo))) {
       const banco = `bench_xls_${g.tipo.toLowerCase()}`;
       await recreateDatabase(cluster.adminUrl, banco, TEMPLATE_DB);
-      const pool = new pg.Pool({ connectionString: cluster.urlFor(banco), max: 4 });
+      const pool = new pg.Pool({ connectionString: cluster.urlFor(banco), max: 4, ...(TEMP_BUFFERS ? { options: `-c temp_buffers=${TEMP_BUFFERS}` } : {}) });
       pool.on('error', () => undefined); // idle connections closed when the cluster stops
       await pool.query(`insert into app.worker (id, hostname, pid) values ($1, 'bench', 0)`, [WORKER]);
       await g.preparar?.(pool, ROWS);

@@ -1,3 +1,5 @@
+// @bench-tiny 300 1
+// @bench-prints ours / bare throughput
 /**
  * Benchmark of the xlsx reader alone: a generated RELATORIO18 (exceljs' writer) read
  *   (a) bare: exceljs' WorkbookReader (4.4.0 as published) on the file, every row's values touched;
@@ -9,7 +11,7 @@
  *       else by SheetJS's writer (@e965/xlsx); each opened by path, as the parse worker does.
  * Each run is a child process, so its peak RSS (VmHWM) is its own.
  *
- *   npx tsx bench/xlsx-read.ts [rows=200000] [runs=1]
+ *   npm run bench -- xlsx-read [rows=200000] [runs=1]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

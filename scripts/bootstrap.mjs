@@ -1,18 +1,29 @@
 #!/usr/bin/env node
 // Quick-start bootstrap: plain Node, no dependencies, so it runs on a fresh clone.
-// `npm start` / `npm test` call it; it installs what is missing, then hands over.
-//   node scripts/bootstrap.mjs start   -> tsx src/embedded/start.ts
-//   node scripts/bootstrap.mjs test    -> vitest run
+// `npm start` / `npm test` / `npm run bench` call it; it installs what is missing, then hands over.
+//   node scripts/bootstrap.mjs start             -> tsx src/embedded/start.ts
+//   node scripts/bootstrap.mjs test              -> vitest run
+//   node scripts/bootstrap.mjs bench <name> ...  -> bench/<name>.ts (docs/benchmarks.md)
 import { existsSync, statSync } from 'node:fs';
 import { execFileSync, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchNames } from './bench-names.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const mode = process.argv[2] ?? 'start';
 const extra = process.argv.slice(3);
 
 function log(msg) { process.stderr.write(`[bootstrap] ${msg}\n`); }
+
+if (mode === 'bench') {
+  const names = benchNames();
+  if (!names.includes(extra[0] ?? '')) {
+    process.stderr.write(`${extra[0] ? `unknown benchmark '${extra[0]}'. ` : ''}Usage: npm run bench -- <name> [args]\n`
+      + `benchmarks (docs/benchmarks.md): ${names.join(', ')}\n`);
+    process.exit(2);
+  }
+}
 
 function run(cmd, args, opts = {}) {
   execFileSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
@@ -39,7 +50,8 @@ if (!existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSyn
 
 // 2. Debian packages, only when we start our own cluster.
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-const needsOwnCluster = mode === 'test' ? !process.env.TEST_DATABASE_URL : !process.env.DATABASE_URL;
+// the benchmarks start their clusters as the tests do (test/harness/cluster.ts)
+const needsOwnCluster = mode === 'start' ? !process.env.DATABASE_URL : !process.env.TEST_DATABASE_URL;
 const missing = [];
 if (needsOwnCluster) {
   let pkglib = '/usr/lib/postgresql/15/lib';
@@ -73,12 +85,18 @@ if (missing.length > 0) {
 // Signals go to the child; its exit code is ours.
 const nodeBin = join(root, 'node_modules', '.bin', 'node');
 const node = existsSync(nodeBin) ? nodeBin : process.execPath;
-const major = Number(execFileSync(node, ['-p', 'process.versions.node.split(".")[0]']).toString().trim());
+const version = execFileSync(node, ['-p', 'process.versions.node']).toString().trim();
+const major = Number(version.split('.')[0]);
+if (mode === 'bench') log(`bench ${extra[0]} on Node ${version}`);
 if (major < 24) log(`aviso: Node ${major} em uso; o projeto requer Node 24 (devDependency "node")`);
 const entry = (pkg, file) => join(root, 'node_modules', pkg, file);
 const [cmd, args] = mode === 'test'
   ? [node, [entry('vitest', 'vitest.mjs'), 'run', ...extra]]
-  : [node, [entry('tsx', 'dist/cli.mjs'), 'src/embedded/start.ts', ...extra]];
+  : mode === 'bench'
+    // tsx as a loader (not its CLI): a bench's child processes started with
+    // process.execPath + process.execArgv run on the same Node with the same loader
+    ? [node, ['--import', 'tsx', join('bench', `${extra[0]}.ts`), ...extra.slice(1)]]
+    : [node, [entry('tsx', 'dist/cli.mjs'), 'src/embedded/start.ts', ...extra]];
 // PATH: node_modules/.bin first, so that whatever the child spawns by name (node, tsc,
 // dbmate) is the project's
 const PATH = `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`;

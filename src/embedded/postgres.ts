@@ -18,11 +18,15 @@ export interface EmbeddedPostgresOptions {
   cronDatabase: string;
   /** throwaway clusters trade durability for speed */
   durable?: boolean;
+  /** more server settings (postgresql.conf syntax for values), over the defaults: a bench's profile */
+  settings?: Record<string, string>;
   log?: (msg: string) => void;
 }
 
 export interface EmbeddedPostgres {
   port: number;
+  /** the server's log */
+  logFile: string;
   /** the guardian process (its own session), which stops Postgres when this process ends */
   pid: number;
   url(database: string): string;
@@ -110,6 +114,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     fsync: durable ? 'on' : 'off',
     synchronous_commit: durable ? 'on' : 'off',
     full_page_writes: durable ? 'on' : 'off',
+    ...opts.settings,
   };
   writeFileSync(join(pgdata, 'postgresql.auto.conf'),
     Object.entries(settings).map(([k, v]) => `${k} = ${v}`).join('\n') + '\n');
@@ -137,6 +142,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
 
   return {
     port,
+    logFile,
     pid: child.pid!,
     url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}`,
     stop: () => new Promise<void>((resolve) => {

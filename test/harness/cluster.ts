@@ -17,6 +17,8 @@ export const CRON_DB = 'bi_cron';
 
 export interface TestCluster {
   adminUrl: string;
+  /** the server's log, when the cluster is embedded */
+  logFile?: string;
   urlFor(database: string): string;
   stop(): Promise<void>;
 }
@@ -53,16 +55,23 @@ async function startContainerCluster(): Promise<TestCluster> {
   return { adminUrl, urlFor: (d) => withDatabase(adminUrl, d), stop: async () => { await container.stop(); } };
 }
 
-export async function startTestCluster(): Promise<TestCluster> {
+/**
+ * `settings` (a bench's profile: more preloaded libraries, …) need a server of our own: with
+ * them the cluster is always embedded, never TEST_DATABASE_URL's nor a container.
+ */
+export async function startTestCluster(opts: { settings?: Record<string, string> } = {}): Promise<TestCluster> {
   const external = process.env.TEST_DATABASE_URL;
-  if (external) {
-    return { adminUrl: external, urlFor: (d) => withDatabase(external, d), stop: async () => undefined };
+  if (!opts.settings) {
+    if (external) {
+      return { adminUrl: external, urlFor: (d) => withDatabase(external, d), stop: async () => undefined };
+    }
+    if (dockerEngineAnswers()) return startContainerCluster();
   }
-  if (dockerEngineAnswers()) return startContainerCluster();
   const dir = mkdtempSync(join(tmpdir(), 'bi-test-pg-'));
-  const server = await startEmbeddedPostgres({ dataDir: dir, cronDatabase: CRON_DB, durable: false });
+  const server = await startEmbeddedPostgres({ dataDir: dir, cronDatabase: CRON_DB, durable: false, settings: opts.settings });
   return {
     adminUrl: server.url('postgres'),
+    logFile: server.logFile,
     urlFor: (d) => server.url(d),
     stop: async () => {
       await server.stop();
