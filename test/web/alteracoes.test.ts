@@ -34,7 +34,7 @@ describe('Alterações on the detail screen', () => {
     const page = await get(`/processamentos/${b.id}`);
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<h2 id="alteracoes">Alterações</h2>');
-    expect(page.body).toMatch(/data-rotulo="Tabela">bi_faturamento<\/td><td class="num" data-rotulo="Inseridas">0<\/td><td class="num" data-rotulo="Alteradas">1<\/td>/);
+    expect(page.body).toMatch(/data-rotulo="Tabela">Faturamento <small>\(bi_faturamento\)<\/small><\/td><td class="num" data-rotulo="Inseridas">0<\/td><td class="num" data-rotulo="Alteradas">1<\/td>/);
     expect(page.body).toContain('valor_total: 65.9');
     expect(page.body).toContain('valor_total: 1234.5');
     expect(page.body).toContain('Desfazer esta importação');
@@ -117,7 +117,7 @@ describe('"Pré-visualizar" on the import page', () => {
     expect(previa.body).toContain('Nada foi gravado ainda.');
     expect(previa.body).toContain('cota-8.xlsx');
     expect(previa.body).toContain('seria importado');
-    expect(previa.body).toMatch(/data-rotulo="Tabela">bi_cota_fornecedor<\/td><td class="num" data-rotulo="Inseriria">\d+<\/td>/);
+    expect(previa.body).toMatch(/data-rotulo="Tabela">Cota fornecedor<\/td><td class="num" data-rotulo="Inseriria">\d+<\/td>/);
     expect(previa.body).toContain('value="enviar"');
     expect((await db.pool.query('select count(*)::int n from xls_processamento')).rows[0].n).toBe(antes);
   });
