@@ -7185,7 +7185,7 @@ CREATE TABLE app.xls_tipo (
 -- Name: TABLE xls_tipo; Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON TABLE app.xls_tipo IS 'The spreadsheet types of formats.md, in detection order (ordem). mestre: the batch''s master report (its success closes the batch). hook: optional function app.<name>(p_fase text, p_staging text, p_meta jsonb) returns jsonb, called by the generic merge at its phases (docs/xls-merge.md) for what belongs to one type only. Checked against TIPOS_PLANILHA (TypeScript) and public.xls_tipo_valido by the tests.';
+COMMENT ON TABLE app.xls_tipo IS 'The spreadsheet types (docs/formatos.md), in detection order (ordem): the one list of types; xls_processamento.tipo references it and public.xls_tipo_valido reads it. mestre: the batch''s master report (its success closes the batch). hook: optional function app.<name>(p_fase text, p_staging text, p_meta jsonb) returns jsonb, called by the generic merge at its phases (docs/xls-merge.md) for what belongs to one type only. Checked once against TIPOS_PLANILHA (TypeScript) by the tests.';
 
 
 --
@@ -10798,5 +10798,6 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261125500000'),
     ('20261125500100'),
     ('20261125700000'),
+    ('20261125700100'),
     ('20261125900000'),
     ('20261125900100');

@@ -1,5 +1,5 @@
 /**
- * RELATORIO18 — the monthly master report (formats.md): period in tab 10, billing in 20, movement in 30.
+ * RELATORIO18 — the monthly master report (docs/formatos.md): period in tab 10, billing in 20, movement in 30.
  */
 import { code, date, number, text } from '../cells.js';
 import type { TypeSpec } from './engine.js';
