@@ -318,7 +318,7 @@ CREATE TABLE app.xls_tipo (
     CONSTRAINT xls_tipo_ordem_check CHECK ((ordem > 0))
 );
 
-COMMENT ON TABLE app.xls_tipo IS 'The spreadsheet types of formats.md, in detection order (ordem). mestre: the batch''s master report (its success closes the batch). hook: optional function app.<name>(p_fase text, p_staging text, p_meta jsonb) returns jsonb, called by the generic merge at its phases (docs/xls-merge.md) for what belongs to one type only. Checked against TIPOS_PLANILHA (TypeScript) and public.xls_tipo_valido by the tests.';
+COMMENT ON TABLE app.xls_tipo IS 'The spreadsheet types, in detection order (ordem). mestre: the batch''s master report (its success closes the batch). hook: optional function app.<name>(p_fase text, p_staging text, p_meta jsonb) returns jsonb, called by the generic merge at its phases (docs/xls-merge.md) for what belongs to one type only. Checked against TIPOS_PLANILHA (TypeScript) and public.xls_tipo_valido by the tests.';
 
 CREATE TABLE public.bi_centro_custo (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
