@@ -1252,6 +1252,11 @@ begin
   if v_chave is null then
     return null;
   end if;
+  -- what a foreign key would check row by row, once per statement (the merge's entry holds the
+  -- processing locked FOR UPDATE until the commit, so it cannot go away meanwhile)
+  if not exists (select from public.xls_processamento p where p.id = v_pid) then
+    raise exception 'bi.xls_processamento = %: processamento inexistente', v_pid using errcode = 'foreign_key_violation';
+  end if;
   if tg_op = 'INSERT' then
     execute format($q$
       insert into app.xls_alteracao (processamento_id, tabela, operacao, linha_id, chave, depois)
@@ -1278,7 +1283,31 @@ $_$;
 -- Name: FUNCTION tg__xls_alteracao(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.tg__xls_alteracao() IS 'Statement-level AFTER INSERT / UPDATE / DELETE trigger (transition tables novas, velhas) installed on every bi_* table but bi_configuracao by app.xls_alteracao_instalar: while the transaction setting bi.xls_processamento holds a processing id (set by the merge''s entry, app.xls_merge_tipo), records each row written into that processing''s change set (app.xls_alteracao); otherwise does nothing. Captures the hooks'' writes too (reference tables, FLUXO''s atual flag).';
+COMMENT ON FUNCTION app.tg__xls_alteracao() IS 'Statement-level AFTER INSERT / UPDATE / DELETE trigger (transition tables novas, velhas) installed on every bi_* table but bi_configuracao by app.xls_alteracao_instalar: while the transaction setting bi.xls_processamento holds a processing id (set by the merge''s entry, app.xls_merge_tipo), records each row written into that processing''s change set (app.xls_alteracao), after checking once per statement that the processing exists (foreign_key_violation otherwise: the table has no per-row foreign key); otherwise does nothing. Captures the hooks'' writes too (reference tables, FLUXO''s atual flag).';
+
+
+--
+-- Name: tg__xls_processamento__alteracoes_apagar(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.tg__xls_processamento__alteracoes_apagar() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+-- Statement-level AFTER DELETE on xls_processamento (transition table velhos): the change sets
+-- of the deleted processings go with them, as a cascading foreign key would do.
+begin
+  delete from app.xls_alteracao a using velhos v where a.processamento_id = v.id;
+  return null;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION tg__xls_processamento__alteracoes_apagar(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.tg__xls_processamento__alteracoes_apagar() IS 'Trigger _100_xls_alteracao_apagar (AFTER DELETE FOR EACH STATEMENT on public.xls_processamento): deletes the change sets (app.xls_alteracao) of the deleted processings. Stands for the cascade of a foreign key, which app.xls_alteracao does not have (its per-row check was the costliest part of recording a change set).';
 
 
 --
@@ -2590,7 +2619,7 @@ begin
     end if;
 
     execute format('create temp table %I on commit drop as %s limit 0', 'xls_chunk_' || a.staging, v_select);
-    execute format('create temp table %I on commit drop as select %s, true as novo from %s limit 0', 'xls_dif_' || a.staging,
+    execute format('create temp table %I on commit drop as select linha, %s, true as novo from %s limit 0', 'xls_dif_' || a.staging,
                    app.xls_sql_lista('%I', ', ', v_written), v_chunk);
     if a.fonte is null then
       execute format('create temp table %I on commit drop as select linha, %s, true as gravada from %s limit 0', 'xls_aceitas_' || a.staging,
@@ -2707,7 +2736,7 @@ begin
       -- column compares as the stored value when the sheet's is empty
       format($q$
         insert into %1$s
-        select %2$s, t.id is null
+        select s.linha, %2$s, t.id is null
           from %3$s s
           left join lateral (select t.id%4$s from %5$s t where %6$s limit 1) t on true
          where t.id is null%7$s$q$,
@@ -2737,12 +2766,13 @@ begin
         app.xls_sql_lista('t.%I', ', ', coalesce(nullif(v_comparar, '{}'), v_naochave)),
         app.xls_sql_lista('%s', ', ', (select array_agg(case when w = any(v_manter) then format('coalesce(excluded.%1$I, t.%1$I)', w) else format('excluded.%I', w) end order by o)
                                          from unnest(coalesce(nullif(v_comparar, '{}'), v_naochave)) with ordinality x (w, o)))) end,
-      -- what the end needs of every accepted row: key, scope column, retained columns, written or not
+      -- what the end needs of every accepted row: key, scope column, retained columns, written or
+      -- not (the diff carries the chunk's line, unique in the chunk: an integer join, not one on the key)
       case when a.fonte is null then format($q$
         insert into %1$s (linha, %2$s, gravada)
-        select c.linha, %3$s, d.novo is not null from %4$s c left join %5$s d on %6$s$q$,
+        select c.linha, %3$s, d.linha is not null from %4$s c left join %5$s d on d.linha = c.linha$q$,
         v_aceitas, app.xls_sql_lista('%I', ', ', v_guardar), app.xls_sql_lista('c.%I', ', ', v_guardar),
-        v_chunk, v_dif, format(v_on_key, 'd', 'c')) end,
+        v_chunk, v_dif) end,
       -- the hash of each accepted key: a key repeated across chunks is looked for only when a hash repeats
       case when a.fonte is null then format($q$insert into %1$s select hashtextextended(concat_ws(chr(31), %2$s), 0) from %3$s c$q$,
         format('pg_temp.%I', 'xls_hash_' || a.staging), app.xls_sql_lista('c.%I::text', ', ', v_chave), v_chunk) end,
@@ -5661,7 +5691,7 @@ begin
     into v_conflitos
     from (select p2.id, p2.arquivo, p2.tipo, p2.finalizado_em, count(distinct (b.tabela, b.chave)) as n, min(b.seq) as primeira
             from app.xls_alteracao a
-            join app.xls_alteracao b on b.tabela = a.tabela and b.chave = a.chave and b.seq > a.seq and b.processamento_id <> a.processamento_id
+            join app.xls_alteracao b on jsonb_hash_extended(b.chave, 0) = jsonb_hash_extended(a.chave, 0) and b.tabela = a.tabela and b.chave = a.chave and b.seq > a.seq and b.processamento_id <> a.processamento_id
             join public.xls_processamento p2 on p2.id = b.processamento_id and p2.desfeito_em is null
            where a.processamento_id = p_id
            group by p2.id, p2.arquivo, p2.tipo, p2.finalizado_em) c;
@@ -5923,7 +5953,7 @@ CREATE FUNCTION public.xls_linhagem(p_tabela text, p_chave jsonb) RETURNS TABLE(
   select a.seq, a.processamento_id, p.arquivo, p.tipo, a.operacao, p.finalizado_em, p.desfeito_em, a.antes, a.depois
     from app.xls_alteracao a
     join public.xls_processamento p on p.id = a.processamento_id
-   where a.tabela = p_tabela and a.chave = p_chave
+   where jsonb_hash_extended(a.chave, 0) = jsonb_hash_extended(p_chave, 0) and a.tabela = p_tabela and a.chave = p_chave
    order by a.seq desc;
 $$;
 
@@ -6630,6 +6660,13 @@ COMMENT ON TABLE app.xls_alteracao IS 'Change set of every spreadsheet processin
 --
 
 COMMENT ON COLUMN app.xls_alteracao.seq IS 'Order of the writes (a later processing has a larger seq): the undo restores the earliest antes of each row and refuses when a later processing touched the same key.';
+
+
+--
+-- Name: COLUMN xls_alteracao.processamento_id; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alteracao.processamento_id IS 'The processing that wrote this change (public.xls_processamento.id). Not a foreign key (one referential check per row cost more than the rest of the capture): the change-set trigger checks the processing once per statement, and deleting a processing deletes its change set (trigger _100_xls_alteracao_apagar).';
 
 
 --
@@ -9055,7 +9092,14 @@ CREATE UNIQUE INDEX sessao_token_hash_key ON app.sessao USING btree (token_hash)
 -- Name: xls_alteracao_chave_idx; Type: INDEX; Schema: app; Owner: -
 --
 
-CREATE INDEX xls_alteracao_chave_idx ON app.xls_alteracao USING btree (tabela, chave, seq);
+CREATE INDEX xls_alteracao_chave_idx ON app.xls_alteracao USING btree (jsonb_hash_extended(chave, (0)::bigint), tabela);
+
+
+--
+-- Name: INDEX xls_alteracao_chave_idx; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON INDEX app.xls_alteracao_chave_idx IS 'Finds the change-set rows of one natural key (the undo''s conflict check, xls_linhagem): 64-bit hash of chave, then tabela; the queries compare chave itself after the probe.';
 
 
 --
@@ -9472,6 +9516,13 @@ CREATE TRIGGER _100_touch BEFORE UPDATE ON public.xls_processamento FOR EACH ROW
 
 
 --
+-- Name: xls_processamento _100_xls_alteracao_apagar; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_xls_alteracao_apagar AFTER DELETE ON public.xls_processamento REFERENCING OLD TABLE AS velhos FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_processamento__alteracoes_apagar();
+
+
+--
 -- Name: xls_processamento _900_notificar_bot; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -9864,14 +9915,6 @@ CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_vendedor REFEREN
 
 
 --
--- Name: xls_alteracao xls_alteracao_processamento_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
---
-
-ALTER TABLE ONLY app.xls_alteracao
-    ADD CONSTRAINT xls_alteracao_processamento_id_fkey FOREIGN KEY (processamento_id) REFERENCES public.xls_processamento(id) ON DELETE CASCADE;
-
-
---
 -- Name: xls_alvo xls_alvo_fonte_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -10206,4 +10249,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261125110000'),
     ('20261125110100'),
     ('20261125110200'),
-    ('20261125700000');
+    ('20261125700000'),
+    ('20261125800000');

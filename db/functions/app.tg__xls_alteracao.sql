@@ -17,6 +17,11 @@ begin
   if v_chave is null then
     return null;
   end if;
+  -- what a foreign key would check row by row, once per statement (the merge's entry holds the
+  -- processing locked FOR UPDATE until the commit, so it cannot go away meanwhile)
+  if not exists (select from public.xls_processamento p where p.id = v_pid) then
+    raise exception 'bi.xls_processamento = %: processamento inexistente', v_pid using errcode = 'foreign_key_violation';
+  end if;
   if tg_op = 'INSERT' then
     execute format($q$
       insert into app.xls_alteracao (processamento_id, tabela, operacao, linha_id, chave, depois)
@@ -39,4 +44,4 @@ end;
 $function$
 ;
 
-comment on function app.tg__xls_alteracao() is 'Statement-level AFTER INSERT / UPDATE / DELETE trigger (transition tables novas, velhas) installed on every bi_* table but bi_configuracao by app.xls_alteracao_instalar: while the transaction setting bi.xls_processamento holds a processing id (set by the merge''s entry, app.xls_merge_tipo), records each row written into that processing''s change set (app.xls_alteracao); otherwise does nothing. Captures the hooks'' writes too (reference tables, FLUXO''s atual flag).';
+comment on function app.tg__xls_alteracao() is 'Statement-level AFTER INSERT / UPDATE / DELETE trigger (transition tables novas, velhas) installed on every bi_* table but bi_configuracao by app.xls_alteracao_instalar: while the transaction setting bi.xls_processamento holds a processing id (set by the merge''s entry, app.xls_merge_tipo), records each row written into that processing''s change set (app.xls_alteracao), after checking once per statement that the processing exists (foreign_key_violation otherwise: the table has no per-row foreign key); otherwise does nothing. Captures the hooks'' writes too (reference tables, FLUXO''s atual flag).';

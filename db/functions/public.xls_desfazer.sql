@@ -55,7 +55,7 @@ begin
     into v_conflitos
     from (select p2.id, p2.arquivo, p2.tipo, p2.finalizado_em, count(distinct (b.tabela, b.chave)) as n, min(b.seq) as primeira
             from app.xls_alteracao a
-            join app.xls_alteracao b on b.tabela = a.tabela and b.chave = a.chave and b.seq > a.seq and b.processamento_id <> a.processamento_id
+            join app.xls_alteracao b on jsonb_hash_extended(b.chave, 0) = jsonb_hash_extended(a.chave, 0) and b.tabela = a.tabela and b.chave = a.chave and b.seq > a.seq and b.processamento_id <> a.processamento_id
             join public.xls_processamento p2 on p2.id = b.processamento_id and p2.desfeito_em is null
            where a.processamento_id = p_id
            group by p2.id, p2.arquivo, p2.tipo, p2.finalizado_em) c;

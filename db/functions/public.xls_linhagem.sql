@@ -7,7 +7,7 @@ AS $function$
   select a.seq, a.processamento_id, p.arquivo, p.tipo, a.operacao, p.finalizado_em, p.desfeito_em, a.antes, a.depois
     from app.xls_alteracao a
     join public.xls_processamento p on p.id = a.processamento_id
-   where a.tabela = p_tabela and a.chave = p_chave
+   where jsonb_hash_extended(a.chave, 0) = jsonb_hash_extended(p_chave, 0) and a.tabela = p_tabela and a.chave = p_chave
    order by a.seq desc;
 $function$
 ;

@@ -154,6 +154,29 @@ describe('row history and retention', () => {
   });
 });
 
+describe('the change set belongs to its processing (no per-row foreign key)', () => {
+  it('deleting a processing deletes its change set only; a write under a processing id that does not exist is refused, nothing written', async () => {
+    const a = await r18([fat(6000), fat(6001)]);
+    const b = await r18([fat(6000), fat(6001), fat(6002)]);
+    const conta = async (id: string) => (await rows('select count(*)::int n from app.xls_alteracao where processamento_id = $1', [id]))[0].n;
+    expect(await conta(a.id)).toBeGreaterThan(0);
+    expect(await conta(b.id)).toBe(1);
+    await db.pool.query('delete from xls_processamento where id = $1', [a.id]);
+    expect(await conta(a.id)).toBe(0);
+    expect(await conta(b.id)).toBe(1);
+
+    const c = await db.pool.connect();
+    try {
+      await c.query('begin');
+      await c.query(`select set_config('bi.xls_processamento', '00000000-0000-7000-8000-000000000001', true)`);
+      await expect(c.query(`insert into bi_vendedor (codigo, nome) values ('V-FANTASMA', 'x')`))
+        .rejects.toMatchObject({ code: '23503', message: expect.stringContaining('processamento inexistente') });
+      await c.query('rollback');
+    } finally { c.release(); }
+    expect((await rows(`select count(*)::int n from bi_vendedor where codigo = 'V-FANTASMA'`))[0].n).toBe(0);
+  });
+});
+
 describe('mass-deletion guard', () => {
   const limites = (pct: number, linhas: number) => db.pool.query(
     `update bi_configuracao set valor = case chave when 'xls_exclusao_limite_percentual' then $1 else $2 end

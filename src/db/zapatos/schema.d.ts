@@ -15868,6 +15868,8 @@ declare module 'zapatos/schema' {
         operacao: string;
         /**
         * **app.xls_alteracao.processamento_id**
+        *
+        * The processing that wrote this change (public.xls_processamento.id). Not a foreign key (one referential check per row cost more than the rest of the capture): the change-set trigger checks the processing once per statement, and deleting a processing deletes its change set (trigger _100_xls_alteracao_apagar).
         * - `uuid` in database
         * - `NOT NULL`, no default
         */
@@ -15920,6 +15922,8 @@ declare module 'zapatos/schema' {
         operacao: string;
         /**
         * **app.xls_alteracao.processamento_id**
+        *
+        * The processing that wrote this change (public.xls_processamento.id). Not a foreign key (one referential check per row cost more than the rest of the capture): the change-set trigger checks the processing once per statement, and deleting a processing deletes its change set (trigger _100_xls_alteracao_apagar).
         * - `uuid` in database
         * - `NOT NULL`, no default
         */
@@ -15972,6 +15976,8 @@ declare module 'zapatos/schema' {
         operacao?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
         /**
         * **app.xls_alteracao.processamento_id**
+        *
+        * The processing that wrote this change (public.xls_processamento.id). Not a foreign key (one referential check per row cost more than the rest of the capture): the change-set trigger checks the processing once per statement, and deleting a processing deletes its change set (trigger _100_xls_alteracao_apagar).
         * - `uuid` in database
         * - `NOT NULL`, no default
         */
@@ -16024,6 +16030,8 @@ declare module 'zapatos/schema' {
         operacao: string | db.Parameter<string> | db.SQLFragment;
         /**
         * **app.xls_alteracao.processamento_id**
+        *
+        * The processing that wrote this change (public.xls_processamento.id). Not a foreign key (one referential check per row cost more than the rest of the capture): the change-set trigger checks the processing once per statement, and deleting a processing deletes its change set (trigger _100_xls_alteracao_apagar).
         * - `uuid` in database
         * - `NOT NULL`, no default
         */
@@ -16068,6 +16076,8 @@ declare module 'zapatos/schema' {
         operacao?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
         /**
         * **app.xls_alteracao.processamento_id**
+        *
+        * The processing that wrote this change (public.xls_processamento.id). Not a foreign key (one referential check per row cost more than the rest of the capture): the change-set trigger checks the processing once per statement, and deleting a processing deletes its change set (trigger _100_xls_alteracao_apagar).
         * - `uuid` in database
         * - `NOT NULL`, no default
         */
