@@ -1240,7 +1240,8 @@ CREATE FUNCTION app.tg__xls_alteracao() RETURNS trigger
     AS $_$
 -- Statement-level AFTER trigger with transition tables (novas / velhas) on the bi_* tables:
 -- while a merge runs (the transaction setting bi.xls_processamento holds its id), every row
--- the statement inserted, rewrote or removed goes into app.xls_alteracao, set-based.
+-- the statement inserted, rewrote or removed goes into app.xls_alteracao, set-based. An
+-- inserted row is recorded by its id and key only (app.xls_alteracao_depois finds it again).
 declare
   v_pid uuid := nullif(current_setting('bi.xls_processamento', true), '')::uuid;
   v_chave text;
@@ -1259,8 +1260,8 @@ begin
   end if;
   if tg_op = 'INSERT' then
     execute format($q$
-      insert into app.xls_alteracao (processamento_id, tabela, operacao, linha_id, chave, depois)
-      select $1, $2, 'INSERIDA', x.id, %s, to_jsonb(x) from novas x$q$, v_chave)
+      insert into app.xls_alteracao (processamento_id, tabela, operacao, linha_id, chave)
+      select $1, $2, 'INSERIDA', x.id, %s from novas x$q$, v_chave)
       using v_pid, tg_table_name;
   elsif tg_op = 'UPDATE' then
     execute format($q$
@@ -1283,7 +1284,7 @@ $_$;
 -- Name: FUNCTION tg__xls_alteracao(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.tg__xls_alteracao() IS 'Statement-level AFTER INSERT / UPDATE / DELETE trigger (transition tables novas, velhas) installed on every bi_* table but bi_configuracao by app.xls_alteracao_instalar: while the transaction setting bi.xls_processamento holds a processing id (set by the merge''s entry, app.xls_merge_tipo), records each row written into that processing''s change set (app.xls_alteracao), after checking once per statement that the processing exists (foreign_key_violation otherwise: the table has no per-row foreign key); otherwise does nothing. Captures the hooks'' writes too (reference tables, FLUXO''s atual flag).';
+COMMENT ON FUNCTION app.tg__xls_alteracao() IS 'Statement-level AFTER INSERT / UPDATE / DELETE trigger (transition tables novas, velhas) installed on every bi_* table but bi_configuracao by app.xls_alteracao_instalar: while the transaction setting bi.xls_processamento holds a processing id (set by the merge''s entry, app.xls_merge_tipo), records each row written into that processing''s change set (app.xls_alteracao: an inserted row by id and key only, its values read later through app.xls_alteracao_depois), after checking once per statement that the processing exists (foreign_key_violation otherwise: the table has no per-row foreign key); otherwise does nothing. Captures the hooks'' writes too (reference tables, FLUXO''s atual flag).';
 
 
 --
@@ -1447,6 +1448,44 @@ CREATE FUNCTION app.worker_timeout() RETURNS interval
 --
 
 COMMENT ON FUNCTION app.worker_timeout() IS 'How long a worker may go without a heartbeat before it counts as dead: 20 s (workers heartbeat every 5 s, JOBS_HEARTBEAT_MS). With app.sweep_jobs and xls_recuperar run every 10 s by each live replica (pg_cron 1.4 schedules by the minute only), the jobs and PROCESSANDO of a replica that died silently are recovered within 30 s.';
+
+
+--
+-- Name: xls_alteracao_depois(text, uuid, jsonb, bigint); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_alteracao_depois(p_tabela text, p_linha_id uuid, p_chave jsonb, p_seq bigint) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+-- The row an INSERIDA change (seq p_seq) inserted, which the change set does not store (it would
+-- double what a first import writes): the bi_* tables are written only by merges, whose every
+-- write is recorded, and by the undo, which fills this value in before it removes the row. So
+-- the row as inserted is the "antes" of the next change of the same row, or, when nothing
+-- changed it since, the row as it is stored now.
+declare
+  v jsonb;
+begin
+  select b.antes into v
+    from app.xls_alteracao b
+   where jsonb_hash_extended(b.chave, 0) = jsonb_hash_extended(p_chave, 0) and b.tabela = p_tabela
+     and b.linha_id = p_linha_id and b.seq > p_seq
+   order by b.seq
+   limit 1;
+  if found then
+    return v;
+  end if;
+  execute format('select to_jsonb(t) from public.%I t where t.id = $1', p_tabela) into v using p_linha_id;
+  return v;
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_alteracao_depois(p_tabela text, p_linha_id uuid, p_chave jsonb, p_seq bigint); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_alteracao_depois(p_tabela text, p_linha_id uuid, p_chave jsonb, p_seq bigint) IS 'Internal: the "depois" of an INSERIDA change-set row (app.xls_alteracao stores it only after an undo): the antes of the next change of the same row (tabela, linha_id, found through the key index), else the row as stored now. Exact because the bi_* tables are written only by merges (every write recorded) and by public.xls_desfazer (which fills depois in before removing inserted rows). Read by public.xls_alteracoes, public.xls_simular_resumo and public.xls_linhagem.';
 
 
 --
@@ -5356,7 +5395,10 @@ begin
                      group by x.tabela) c),
     'expiradasEm', v_p.alteracoes_expiradas_em,
     'itens', (select coalesce(jsonb_agg(jsonb_build_object('seq', a.seq, 'tabela', a.tabela, 'operacao', a.operacao, 'chave', a.chave,
-                                                           'antes', a.antes, 'depois', a.depois) order by a.seq), '[]')
+                                                           'antes', a.antes,
+                                                           'depois', case when a.operacao = 'INSERIDA' and a.depois is null
+                                                                          then app.xls_alteracao_depois(a.tabela, a.linha_id, a.chave, a.seq)
+                                                                          else a.depois end) order by a.seq), '[]')
                 from (select * from app.xls_alteracao a
                        where a.processamento_id = p_id and (p_tabela is null or a.tabela = p_tabela) and (p_operacao is null or a.operacao = p_operacao)
                        order by a.seq limit p_limite offset p_deslocamento) a));
@@ -5712,6 +5754,17 @@ begin
 
   -- removals child tables first, then restorations and puts back parents first (foreign keys)
   for t in select x.tabela, x.nivel from app.xls_tabelas_nivel(v_tabelas) x order by x.nivel desc, x.tabela loop
+    -- the change set keeps only id and key of an inserted row: its values are stored now, before
+    -- the row goes (the next change's antes, else the row as stored, as app.xls_alteracao_depois reads)
+    execute format($q$
+      update app.xls_alteracao a
+         set depois = coalesce((select b.antes from app.xls_alteracao b
+                                 where jsonb_hash_extended(b.chave, 0) = jsonb_hash_extended(a.chave, 0) and b.tabela = a.tabela
+                                   and b.linha_id = a.linha_id and b.seq > a.seq
+                                 order by b.seq limit 1), to_jsonb(t))
+        from public.%I t
+       where a.processamento_id = $1 and a.tabela = %L and a.operacao = 'INSERIDA' and a.depois is null and t.id = a.linha_id$q$, t.tabela, t.tabela)
+      using p_id;
     execute format('delete from public.%I t using pg_temp.xls_desfazer_linha d where d.tabela = %L and d.operacao = ''INSERIDA'' and t.id = d.linha_id', t.tabela, t.tabela);
     get diagnostics v_rem = row_count;
     v_res := v_res || jsonb_build_object(t.tabela, jsonb_build_object('removidas', v_rem));
@@ -5950,7 +6003,8 @@ CREATE FUNCTION public.xls_linhagem(p_tabela text, p_chave jsonb) RETURNS TABLE(
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-  select a.seq, a.processamento_id, p.arquivo, p.tipo, a.operacao, p.finalizado_em, p.desfeito_em, a.antes, a.depois
+  select a.seq, a.processamento_id, p.arquivo, p.tipo, a.operacao, p.finalizado_em, p.desfeito_em, a.antes,
+         case when a.operacao = 'INSERIDA' and a.depois is null then app.xls_alteracao_depois(a.tabela, a.linha_id, a.chave, a.seq) else a.depois end
     from app.xls_alteracao a
     join public.xls_processamento p on p.id = a.processamento_id
    where jsonb_hash_extended(a.chave, 0) = jsonb_hash_extended(p_chave, 0) and a.tabela = p_tabela and a.chave = p_chave
@@ -6430,7 +6484,7 @@ CREATE FUNCTION public.xls_simular_resumo(p_id uuid, p_exemplos integer DEFAULT 
                    'alteradas', count(*) filter (where a.operacao = 'ALTERADA'),
                    'removidas', count(*) filter (where a.operacao = 'REMOVIDA'),
                    'exemplos', jsonb_build_object(
-                     'INSERIDA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'depois', a.depois) order by a.seq)
+                     'INSERIDA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'depois', coalesce(a.depois, app.xls_alteracao_depois(a.tabela, a.linha_id, a.chave, a.seq))) order by a.seq)
                                             filter (where a.operacao = 'INSERIDA' and a.n <= p_exemplos), '[]'),
                      'ALTERADA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'antes', a.antes, 'depois', a.depois) order by a.seq)
                                             filter (where a.operacao = 'ALTERADA' and a.n <= p_exemplos), '[]'),
@@ -6643,7 +6697,7 @@ CREATE TABLE app.xls_alteracao (
     antes jsonb,
     depois jsonb,
     CONSTRAINT xls_alteracao_check CHECK (((operacao = 'INSERIDA'::text) = (antes IS NULL))),
-    CONSTRAINT xls_alteracao_check1 CHECK (((operacao = 'REMOVIDA'::text) = (depois IS NULL))),
+    CONSTRAINT xls_alteracao_depois CHECK (((operacao = 'INSERIDA'::text) OR ((operacao = 'REMOVIDA'::text) = (depois IS NULL)))),
     CONSTRAINT xls_alteracao_operacao_check CHECK ((operacao = ANY (ARRAY['INSERIDA'::text, 'ALTERADA'::text, 'REMOVIDA'::text])))
 );
 
@@ -6667,6 +6721,13 @@ COMMENT ON COLUMN app.xls_alteracao.seq IS 'Order of the writes (a later process
 --
 
 COMMENT ON COLUMN app.xls_alteracao.processamento_id IS 'The processing that wrote this change (public.xls_processamento.id). Not a foreign key (one referential check per row cost more than the rest of the capture): the change-set trigger checks the processing once per statement, and deleting a processing deletes its change set (trigger _100_xls_alteracao_apagar).';
+
+
+--
+-- Name: COLUMN xls_alteracao.depois; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alteracao.depois IS 'ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change''s antes, else the stored row); public.xls_desfazer fills it in before removing the row.';
 
 
 --
@@ -10250,4 +10311,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261125110100'),
     ('20261125110200'),
     ('20261125700000'),
-    ('20261125800000');
+    ('20261125800000'),
+    ('20261125800100');

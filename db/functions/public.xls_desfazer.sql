@@ -76,6 +76,17 @@ begin
 
   -- removals child tables first, then restorations and puts back parents first (foreign keys)
   for t in select x.tabela, x.nivel from app.xls_tabelas_nivel(v_tabelas) x order by x.nivel desc, x.tabela loop
+    -- the change set keeps only id and key of an inserted row: its values are stored now, before
+    -- the row goes (the next change's antes, else the row as stored, as app.xls_alteracao_depois reads)
+    execute format($q$
+      update app.xls_alteracao a
+         set depois = coalesce((select b.antes from app.xls_alteracao b
+                                 where jsonb_hash_extended(b.chave, 0) = jsonb_hash_extended(a.chave, 0) and b.tabela = a.tabela
+                                   and b.linha_id = a.linha_id and b.seq > a.seq
+                                 order by b.seq limit 1), to_jsonb(t))
+        from public.%I t
+       where a.processamento_id = $1 and a.tabela = %L and a.operacao = 'INSERIDA' and a.depois is null and t.id = a.linha_id$q$, t.tabela, t.tabela)
+      using p_id;
     execute format('delete from public.%I t using pg_temp.xls_desfazer_linha d where d.tabela = %L and d.operacao = ''INSERIDA'' and t.id = d.linha_id', t.tabela, t.tabela);
     get diagnostics v_rem = row_count;
     v_res := v_res || jsonb_build_object(t.tabela, jsonb_build_object('removidas', v_rem));

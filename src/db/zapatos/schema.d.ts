@@ -15850,6 +15850,8 @@ declare module 'zapatos/schema' {
         chave: db.JSONValue;
         /**
         * **app.xls_alteracao.depois**
+        *
+        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change's antes, else the stored row); public.xls_desfazer fills it in before removing the row.
         * - `jsonb` in database
         * - Nullable, no default
         */
@@ -15904,6 +15906,8 @@ declare module 'zapatos/schema' {
         chave: db.JSONValue;
         /**
         * **app.xls_alteracao.depois**
+        *
+        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change's antes, else the stored row); public.xls_desfazer fills it in before removing the row.
         * - `jsonb` in database
         * - Nullable, no default
         */
@@ -15958,6 +15962,8 @@ declare module 'zapatos/schema' {
         chave?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
         /**
         * **app.xls_alteracao.depois**
+        *
+        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change's antes, else the stored row); public.xls_desfazer fills it in before removing the row.
         * - `jsonb` in database
         * - Nullable, no default
         */
@@ -16012,6 +16018,8 @@ declare module 'zapatos/schema' {
         chave: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment;
         /**
         * **app.xls_alteracao.depois**
+        *
+        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change's antes, else the stored row); public.xls_desfazer fills it in before removing the row.
         * - `jsonb` in database
         * - Nullable, no default
         */
@@ -16058,6 +16066,8 @@ declare module 'zapatos/schema' {
         chave?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment>;
         /**
         * **app.xls_alteracao.depois**
+        *
+        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change's antes, else the stored row); public.xls_desfazer fills it in before removing the row.
         * - `jsonb` in database
         * - Nullable, no default
         */
