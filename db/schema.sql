@@ -9167,7 +9167,14 @@ COMMENT ON INDEX app.xls_alteracao_chave_idx IS 'Finds the change-set rows of on
 -- Name: xls_alteracao_processamento_idx; Type: INDEX; Schema: app; Owner: -
 --
 
-CREATE INDEX xls_alteracao_processamento_idx ON app.xls_alteracao USING btree (processamento_id, tabela, operacao, seq);
+CREATE INDEX xls_alteracao_processamento_idx ON app.xls_alteracao USING btree (processamento_id, seq);
+
+
+--
+-- Name: INDEX xls_alteracao_processamento_idx; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON INDEX app.xls_alteracao_processamento_idx IS 'One processing''s change set in the order written (public.xls_alteracoes, xls_simular_resumo, xls_desfazer, app.xls_alteracoes_expurgar).';
 
 
 --
@@ -10312,4 +10319,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261125110200'),
     ('20261125700000'),
     ('20261125800000'),
-    ('20261125800100');
+    ('20261125800100'),
+    ('20261125800200');
