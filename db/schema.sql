@@ -8537,7 +8537,7 @@ ALTER TABLE ONLY app.worker
 --
 
 ALTER TABLE ONLY app.xls_alteracao
-    ADD CONSTRAINT xls_alteracao_pkey PRIMARY KEY (seq);
+    ADD CONSTRAINT xls_alteracao_pkey PRIMARY KEY (processamento_id, seq);
 
 
 --
@@ -9164,17 +9164,10 @@ COMMENT ON INDEX app.xls_alteracao_chave_idx IS 'Finds the change-set rows of on
 
 
 --
--- Name: xls_alteracao_processamento_idx; Type: INDEX; Schema: app; Owner: -
+-- Name: INDEX xls_alteracao_pkey; Type: COMMENT; Schema: app; Owner: -
 --
 
-CREATE INDEX xls_alteracao_processamento_idx ON app.xls_alteracao USING btree (processamento_id, seq);
-
-
---
--- Name: INDEX xls_alteracao_processamento_idx; Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON INDEX app.xls_alteracao_processamento_idx IS 'One processing''s change set in the order written (public.xls_alteracoes, xls_simular_resumo, xls_desfazer, app.xls_alteracoes_expurgar).';
+COMMENT ON INDEX app.xls_alteracao_pkey IS 'One processing''s change set in the order written (public.xls_alteracoes, xls_simular_resumo, xls_desfazer, app.xls_alteracoes_expurgar); seq alone is unique too (identity).';
 
 
 --
@@ -10320,4 +10313,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261125700000'),
     ('20261125800000'),
     ('20261125800100'),
-    ('20261125800200');
+    ('20261125800200'),
+    ('20261125800300');
