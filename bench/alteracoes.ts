@@ -94,6 +94,8 @@ async function main() {
         await pool.query(`insert into app.worker (id, hostname, pid) values ($1, 'bench', 0)`, [WORKER]);
         if (!gravar) {
           const { rows } = await pool.query(`select tgrelid::regclass::text t, tgname from pg_trigger where tgname like '!_900!_xls!_alteracao!_%' escape '!'`);
+          // the event trigger _300_bi_alteracoes must not touch them while this throwaway database is altered
+          await pool.query('alter event trigger _300_bi_alteracoes disable');
           for (const x of rows) await pool.query(`alter table ${x.t} disable trigger ${x.tgname}`);
         }
         await pool.query('checkpoint');

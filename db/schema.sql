@@ -1273,7 +1273,8 @@ CREATE FUNCTION app.tg__xls_alteracao() RETURNS trigger
     AS $_$
 -- Statement-level AFTER trigger with transition tables (novas / velhas) on the bi_* tables:
 -- while a merge runs (the transaction setting bi.xls_processamento holds its id), every row
--- the statement inserted, rewrote or removed goes into app.xls_alteracao, set-based.
+-- the statement inserted, rewrote or removed goes into app.xls_alteracao, set-based. An
+-- inserted row is recorded by its id and key only (app.xls_alteracao_depois finds it again).
 declare
   v_pid uuid := nullif(current_setting('bi.xls_processamento', true), '')::uuid;
   v_chave text;
@@ -1285,10 +1286,15 @@ begin
   if v_chave is null then
     return null;
   end if;
+  -- what a foreign key would check row by row, once per statement (the merge's entry holds the
+  -- processing locked FOR UPDATE until the commit, so it cannot go away meanwhile)
+  if not exists (select from public.xls_processamento p where p.id = v_pid) then
+    raise exception 'bi.xls_processamento = %: processamento inexistente', v_pid using errcode = 'foreign_key_violation';
+  end if;
   if tg_op = 'INSERT' then
     execute format($q$
-      insert into app.xls_alteracao (processamento_id, tabela, operacao, linha_id, chave, depois)
-      select $1, $2, 'INSERIDA', x.id, %s, to_jsonb(x) from novas x$q$, v_chave)
+      insert into app.xls_alteracao (processamento_id, tabela, operacao, linha_id, chave)
+      select $1, $2, 'INSERIDA', x.id, %s from novas x$q$, v_chave)
       using v_pid, tg_table_name;
   elsif tg_op = 'UPDATE' then
     execute format($q$
@@ -1311,7 +1317,31 @@ $_$;
 -- Name: FUNCTION tg__xls_alteracao(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.tg__xls_alteracao() IS 'Statement-level AFTER INSERT / UPDATE / DELETE trigger (transition tables novas, velhas) installed on every bi_* table but bi_configuracao by app.xls_alteracao_instalar: while the transaction setting bi.xls_processamento holds a processing id (set by the merge''s entry, app.xls_merge_tipo), records each row written into that processing''s change set (app.xls_alteracao); otherwise does nothing. Captures the hooks'' writes too (reference tables, FLUXO''s atual flag).';
+COMMENT ON FUNCTION app.tg__xls_alteracao() IS 'Statement-level AFTER INSERT / UPDATE / DELETE trigger (transition tables novas, velhas) installed on every bi_* table but bi_configuracao by app.xls_alteracao_instalar: while the transaction setting bi.xls_processamento holds a processing id (set by the merge''s entry, app.xls_merge_tipo), records each row written into that processing''s change set (app.xls_alteracao: an inserted row by id and key only, its values read later through app.xls_alteracao_depois), after checking once per statement that the processing exists (foreign_key_violation otherwise: the table has no per-row foreign key); otherwise does nothing. Captures the hooks'' writes too (reference tables, FLUXO''s atual flag).';
+
+
+--
+-- Name: tg__xls_processamento__alteracoes_apagar(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.tg__xls_processamento__alteracoes_apagar() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+-- Statement-level AFTER DELETE on xls_processamento (transition table velhos): the change sets
+-- of the deleted processings go with them, as a cascading foreign key would do.
+begin
+  delete from app.xls_alteracao a using velhos v where a.processamento_id = v.id;
+  return null;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION tg__xls_processamento__alteracoes_apagar(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.tg__xls_processamento__alteracoes_apagar() IS 'Trigger _100_xls_alteracao_apagar (AFTER DELETE FOR EACH STATEMENT on public.xls_processamento): deletes the change sets (app.xls_alteracao) of the deleted processings. Stands for the cascade of a foreign key, which app.xls_alteracao does not have (its per-row check was the costliest part of recording a change set).';
 
 
 --
@@ -1451,6 +1481,44 @@ CREATE FUNCTION app.worker_timeout() RETURNS interval
 --
 
 COMMENT ON FUNCTION app.worker_timeout() IS 'How long a worker may go without a heartbeat before it counts as dead: 20 s (workers heartbeat every 5 s, JOBS_HEARTBEAT_MS). With app.sweep_jobs and xls_recuperar run every 10 s by each live replica (pg_cron 1.4 schedules by the minute only), the jobs and PROCESSANDO of a replica that died silently are recovered within 30 s.';
+
+
+--
+-- Name: xls_alteracao_depois(text, uuid, jsonb, bigint); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_alteracao_depois(p_tabela text, p_linha_id uuid, p_chave jsonb, p_seq bigint) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+-- The row an INSERIDA change (seq p_seq) inserted, which the change set does not store (it would
+-- double what a first import writes): the bi_* tables are written only by merges, whose every
+-- write is recorded, and by the undo, which fills this value in before it removes the row. So
+-- the row as inserted is the "antes" of the next change of the same row, or, when nothing
+-- changed it since, the row as it is stored now.
+declare
+  v jsonb;
+begin
+  select b.antes into v
+    from app.xls_alteracao b
+   where jsonb_hash_extended(b.chave, 0) = jsonb_hash_extended(p_chave, 0) and b.tabela = p_tabela
+     and b.linha_id = p_linha_id and b.seq > p_seq
+   order by b.seq
+   limit 1;
+  if found then
+    return v;
+  end if;
+  execute format('select to_jsonb(t) from public.%I t where t.id = $1', p_tabela) into v using p_linha_id;
+  return v;
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_alteracao_depois(p_tabela text, p_linha_id uuid, p_chave jsonb, p_seq bigint); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_alteracao_depois(p_tabela text, p_linha_id uuid, p_chave jsonb, p_seq bigint) IS 'Internal: the "depois" of an INSERIDA change-set row (app.xls_alteracao stores it only after an undo): the antes of the next change of the same row (tabela, linha_id, found through the key index), else the row as stored now. Exact because the bi_* tables are written only by merges (every write recorded) and by public.xls_desfazer (which fills depois in before removing inserted rows). Read by public.xls_alteracoes, public.xls_simular_resumo and public.xls_linhagem.';
 
 
 --
@@ -2700,7 +2768,7 @@ begin
     end if;
 
     execute format('create temp table %I on commit drop as %s limit 0', 'xls_chunk_' || a.staging, v_select);
-    execute format('create temp table %I on commit drop as select %s, true as novo from %s limit 0', 'xls_dif_' || a.staging,
+    execute format('create temp table %I on commit drop as select linha, %s, true as novo from %s limit 0', 'xls_dif_' || a.staging,
                    app.xls_sql_lista('%I', ', ', v_written), v_chunk);
     if a.fonte is null then
       execute format('create temp table %I on commit drop as select linha, %s, true as gravada from %s limit 0', 'xls_aceitas_' || a.staging,
@@ -2817,7 +2885,7 @@ begin
       -- column compares as the stored value when the sheet's is empty
       format($q$
         insert into %1$s
-        select %2$s, t.id is null
+        select s.linha, %2$s, t.id is null
           from %3$s s
           left join lateral (select t.id%4$s from %5$s t where %6$s limit 1) t on true
          where t.id is null%7$s$q$,
@@ -2847,12 +2915,13 @@ begin
         app.xls_sql_lista('t.%I', ', ', coalesce(nullif(v_comparar, '{}'), v_naochave)),
         app.xls_sql_lista('%s', ', ', (select array_agg(case when w = any(v_manter) then format('coalesce(excluded.%1$I, t.%1$I)', w) else format('excluded.%I', w) end order by o)
                                          from unnest(coalesce(nullif(v_comparar, '{}'), v_naochave)) with ordinality x (w, o)))) end,
-      -- what the end needs of every accepted row: key, scope column, retained columns, written or not
+      -- what the end needs of every accepted row: key, scope column, retained columns, written or
+      -- not (the diff carries the chunk's line, unique in the chunk: an integer join, not one on the key)
       case when a.fonte is null then format($q$
         insert into %1$s (linha, %2$s, gravada)
-        select c.linha, %3$s, d.novo is not null from %4$s c left join %5$s d on %6$s$q$,
+        select c.linha, %3$s, d.linha is not null from %4$s c left join %5$s d on d.linha = c.linha$q$,
         v_aceitas, app.xls_sql_lista('%I', ', ', v_guardar), app.xls_sql_lista('c.%I', ', ', v_guardar),
-        v_chunk, v_dif, format(v_on_key, 'd', 'c')) end,
+        v_chunk, v_dif) end,
       -- the hash of each accepted key: a key repeated across chunks is looked for only when a hash repeats
       case when a.fonte is null then format($q$insert into %1$s select hashtextextended(concat_ws(chr(31), %2$s), 0) from %3$s c$q$,
         format('pg_temp.%I', 'xls_hash_' || a.staging), app.xls_sql_lista('c.%I::text', ', ', v_chave), v_chunk) end,
@@ -5553,7 +5622,10 @@ begin
                      group by x.tabela) c),
     'expiradasEm', v_p.alteracoes_expiradas_em,
     'itens', (select coalesce(jsonb_agg(jsonb_build_object('seq', a.seq, 'tabela', a.tabela, 'operacao', a.operacao, 'chave', a.chave,
-                                                           'antes', a.antes, 'depois', a.depois) order by a.seq), '[]')
+                                                           'antes', a.antes,
+                                                           'depois', case when a.operacao = 'INSERIDA' and a.depois is null
+                                                                          then app.xls_alteracao_depois(a.tabela, a.linha_id, a.chave, a.seq)
+                                                                          else a.depois end) order by a.seq), '[]')
                 from (select * from app.xls_alteracao a
                        where a.processamento_id = p_id and (p_tabela is null or a.tabela = p_tabela) and (p_operacao is null or a.operacao = p_operacao)
                        order by a.seq limit p_limite offset p_deslocamento) a));
@@ -5889,10 +5961,11 @@ begin
                    order by c.primeira)
     into v_conflitos
     from (select p2.id, p2.arquivo, p2.tipo, p2.finalizado_em, count(distinct (a.tabela, a.chave)) as n, min(b.seq) as primeira
-            -- each key this processing touched, probed once in the (tabela, chave, seq) index
+            -- each key this processing touched, probed once in the key-hash index
             from (select x.tabela, x.chave, min(x.seq) as seq from app.xls_alteracao x where x.processamento_id = p_id group by x.tabela, x.chave) a
             cross join lateral (select y.processamento_id, y.seq from app.xls_alteracao y
-                                 where y.tabela = a.tabela and y.chave = a.chave and y.seq > a.seq and y.processamento_id <> p_id) b
+                                 where jsonb_hash_extended(y.chave, 0) = jsonb_hash_extended(a.chave, 0) and y.tabela = a.tabela and y.chave = a.chave
+                                   and y.seq > a.seq and y.processamento_id <> p_id) b
             join public.xls_processamento p2 on p2.id = b.processamento_id and p2.desfeito_em is null
            group by p2.id, p2.arquivo, p2.tipo, p2.finalizado_em) c;
   if v_conflitos is not null then
@@ -5914,6 +5987,17 @@ begin
 
   -- removals child tables first, then restorations and puts back parents first (foreign keys)
   for t in select x.tabela, x.nivel from app.xls_tabelas_nivel(v_tabelas) x order by x.nivel desc, x.tabela loop
+    -- the change set keeps only id and key of an inserted row: its values are stored now, before
+    -- the row goes (the next change's antes, else the row as stored, as app.xls_alteracao_depois reads)
+    execute format($q$
+      update app.xls_alteracao a
+         set depois = coalesce((select b.antes from app.xls_alteracao b
+                                 where jsonb_hash_extended(b.chave, 0) = jsonb_hash_extended(a.chave, 0) and b.tabela = a.tabela
+                                   and b.linha_id = a.linha_id and b.seq > a.seq
+                                 order by b.seq limit 1), to_jsonb(t))
+        from public.%I t
+       where a.processamento_id = $1 and a.tabela = %L and a.operacao = 'INSERIDA' and a.depois is null and t.id = a.linha_id$q$, t.tabela, t.tabela)
+      using p_id;
     execute format('delete from public.%I t using pg_temp.xls_desfazer_linha d where d.tabela = %L and d.operacao = ''INSERIDA'' and t.id = d.linha_id', t.tabela, t.tabela);
     get diagnostics v_rem = row_count;
     v_res := v_res || jsonb_build_object(t.tabela, jsonb_build_object('removidas', v_rem));
@@ -6264,10 +6348,11 @@ CREATE FUNCTION public.xls_linhagem(p_tabela text, p_chave jsonb) RETURNS TABLE(
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-  select a.seq, a.processamento_id, p.arquivo, p.tipo, a.operacao, p.finalizado_em, p.desfeito_em, a.antes, a.depois
+  select a.seq, a.processamento_id, p.arquivo, p.tipo, a.operacao, p.finalizado_em, p.desfeito_em, a.antes,
+         case when a.operacao = 'INSERIDA' and a.depois is null then app.xls_alteracao_depois(a.tabela, a.linha_id, a.chave, a.seq) else a.depois end
     from app.xls_alteracao a
     join public.xls_processamento p on p.id = a.processamento_id
-   where a.tabela = p_tabela and a.chave = p_chave
+   where jsonb_hash_extended(a.chave, 0) = jsonb_hash_extended(p_chave, 0) and a.tabela = p_tabela and a.chave = p_chave
    order by a.seq desc;
 $$;
 
@@ -6793,7 +6878,7 @@ CREATE FUNCTION public.xls_simular_resumo(p_id uuid, p_exemplos integer DEFAULT 
                    'alteradas', count(*) filter (where a.operacao = 'ALTERADA'),
                    'removidas', count(*) filter (where a.operacao = 'REMOVIDA'),
                    'exemplos', jsonb_build_object(
-                     'INSERIDA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'depois', a.depois) order by a.seq)
+                     'INSERIDA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'depois', coalesce(a.depois, app.xls_alteracao_depois(a.tabela, a.linha_id, a.chave, a.seq))) order by a.seq)
                                             filter (where a.operacao = 'INSERIDA' and a.n <= p_exemplos), '[]'),
                      'ALTERADA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'antes', a.antes, 'depois', a.depois) order by a.seq)
                                             filter (where a.operacao = 'ALTERADA' and a.n <= p_exemplos), '[]'),
@@ -7046,7 +7131,7 @@ CREATE TABLE app.xls_alteracao (
     antes jsonb,
     depois jsonb,
     CONSTRAINT xls_alteracao_check CHECK (((operacao = 'INSERIDA'::text) = (antes IS NULL))),
-    CONSTRAINT xls_alteracao_check1 CHECK (((operacao = 'REMOVIDA'::text) = (depois IS NULL))),
+    CONSTRAINT xls_alteracao_depois CHECK (((operacao = 'INSERIDA'::text) OR ((operacao = 'REMOVIDA'::text) = (depois IS NULL)))),
     CONSTRAINT xls_alteracao_operacao_check CHECK ((operacao = ANY (ARRAY['INSERIDA'::text, 'ALTERADA'::text, 'REMOVIDA'::text])))
 );
 
@@ -7063,6 +7148,20 @@ COMMENT ON TABLE app.xls_alteracao IS 'Change set of every spreadsheet processin
 --
 
 COMMENT ON COLUMN app.xls_alteracao.seq IS 'Order of the writes (a later processing has a larger seq): the undo restores the earliest antes of each row and refuses when a later processing touched the same key.';
+
+
+--
+-- Name: COLUMN xls_alteracao.processamento_id; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alteracao.processamento_id IS 'The processing that wrote this change (public.xls_processamento.id). Not a foreign key (one referential check per row cost more than the rest of the capture): the change-set trigger checks the processing once per statement, and deleting a processing deletes its change set (trigger _100_xls_alteracao_apagar).';
+
+
+--
+-- Name: COLUMN xls_alteracao.depois; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alteracao.depois IS 'ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change''s antes, else the stored row); public.xls_desfazer fills it in before removing the row.';
 
 
 --
@@ -9007,7 +9106,7 @@ ALTER TABLE ONLY app.worker
 --
 
 ALTER TABLE ONLY app.xls_alteracao
-    ADD CONSTRAINT xls_alteracao_pkey PRIMARY KEY (seq);
+    ADD CONSTRAINT xls_alteracao_pkey PRIMARY KEY (processamento_id, seq);
 
 
 --
@@ -9623,14 +9722,21 @@ CREATE UNIQUE INDEX sessao_token_hash_key ON app.sessao USING btree (token_hash)
 -- Name: xls_alteracao_chave_idx; Type: INDEX; Schema: app; Owner: -
 --
 
-CREATE INDEX xls_alteracao_chave_idx ON app.xls_alteracao USING btree (tabela, chave, seq);
+CREATE INDEX xls_alteracao_chave_idx ON app.xls_alteracao USING btree (jsonb_hash_extended(chave, (0)::bigint), tabela);
 
 
 --
--- Name: xls_alteracao_processamento_idx; Type: INDEX; Schema: app; Owner: -
+-- Name: INDEX xls_alteracao_chave_idx; Type: COMMENT; Schema: app; Owner: -
 --
 
-CREATE INDEX xls_alteracao_processamento_idx ON app.xls_alteracao USING btree (processamento_id, tabela, operacao, seq);
+COMMENT ON INDEX app.xls_alteracao_chave_idx IS 'Finds the change-set rows of one natural key (the undo''s conflict check, xls_linhagem): 64-bit hash of chave, then tabela; the queries compare chave itself after the probe.';
+
+
+--
+-- Name: INDEX xls_alteracao_pkey; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON INDEX app.xls_alteracao_pkey IS 'One processing''s change set in the order written (public.xls_alteracoes, xls_simular_resumo, xls_desfazer, app.xls_alteracoes_expurgar); seq alone is unique too (identity).';
 
 
 --
@@ -10068,6 +10174,13 @@ CREATE TRIGGER _100_touch BEFORE UPDATE ON public.xls_processamento FOR EACH ROW
 
 
 --
+-- Name: xls_processamento _100_xls_alteracao_apagar; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER _100_xls_alteracao_apagar AFTER DELETE ON public.xls_processamento REFERENCING OLD TABLE AS velhos FOR EACH STATEMENT EXECUTE FUNCTION app.tg__xls_processamento__alteracoes_apagar();
+
+
+--
 -- Name: xls_processamento _900_notificar_bot; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -10460,14 +10573,6 @@ CREATE TRIGGER _900_xls_alteracao_upd AFTER UPDATE ON public.bi_vendedor REFEREN
 
 
 --
--- Name: xls_alteracao xls_alteracao_processamento_id_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
---
-
-ALTER TABLE ONLY app.xls_alteracao
-    ADD CONSTRAINT xls_alteracao_processamento_id_fkey FOREIGN KEY (processamento_id) REFERENCES public.xls_processamento(id) ON DELETE CASCADE;
-
-
---
 -- Name: xls_alvo xls_alvo_fonte_fkey; Type: FK CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -10799,5 +10904,9 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261125500100'),
     ('20261125700000'),
     ('20261125700100'),
+    ('20261125800000'),
+    ('20261125800100'),
+    ('20261125800200'),
+    ('20261125800300'),
     ('20261125900000'),
     ('20261125900100');

@@ -5,7 +5,8 @@ CREATE OR REPLACE FUNCTION app.tg__xls_alteracao()
 AS $function$
 -- Statement-level AFTER trigger with transition tables (novas / velhas) on the bi_* tables:
 -- while a merge runs (the transaction setting bi.xls_processamento holds its id), every row
--- the statement inserted, rewrote or removed goes into app.xls_alteracao, set-based.
+-- the statement inserted, rewrote or removed goes into app.xls_alteracao, set-based. An
+-- inserted row is recorded by its id and key only (app.xls_alteracao_depois finds it again).
 declare
   v_pid uuid := nullif(current_setting('bi.xls_processamento', true), '')::uuid;
   v_chave text;
@@ -17,10 +18,15 @@ begin
   if v_chave is null then
     return null;
   end if;
+  -- what a foreign key would check row by row, once per statement (the merge's entry holds the
+  -- processing locked FOR UPDATE until the commit, so it cannot go away meanwhile)
+  if not exists (select from public.xls_processamento p where p.id = v_pid) then
+    raise exception 'bi.xls_processamento = %: processamento inexistente', v_pid using errcode = 'foreign_key_violation';
+  end if;
   if tg_op = 'INSERT' then
     execute format($q$
-      insert into app.xls_alteracao (processamento_id, tabela, operacao, linha_id, chave, depois)
-      select $1, $2, 'INSERIDA', x.id, %s, to_jsonb(x) from novas x$q$, v_chave)
+      insert into app.xls_alteracao (processamento_id, tabela, operacao, linha_id, chave)
+      select $1, $2, 'INSERIDA', x.id, %s from novas x$q$, v_chave)
       using v_pid, tg_table_name;
   elsif tg_op = 'UPDATE' then
     execute format($q$
@@ -39,4 +45,4 @@ end;
 $function$
 ;
 
-comment on function app.tg__xls_alteracao() is 'Statement-level AFTER INSERT / UPDATE / DELETE trigger (transition tables novas, velhas) installed on every bi_* table but bi_configuracao by app.xls_alteracao_instalar: while the transaction setting bi.xls_processamento holds a processing id (set by the merge''s entry, app.xls_merge_tipo), records each row written into that processing''s change set (app.xls_alteracao); otherwise does nothing. Captures the hooks'' writes too (reference tables, FLUXO''s atual flag).';
+comment on function app.tg__xls_alteracao() is 'Statement-level AFTER INSERT / UPDATE / DELETE trigger (transition tables novas, velhas) installed on every bi_* table but bi_configuracao by app.xls_alteracao_instalar: while the transaction setting bi.xls_processamento holds a processing id (set by the merge''s entry, app.xls_merge_tipo), records each row written into that processing''s change set (app.xls_alteracao: an inserted row by id and key only, its values read later through app.xls_alteracao_depois), after checking once per statement that the processing exists (foreign_key_violation otherwise: the table has no per-row foreign key); otherwise does nothing. Captures the hooks'' writes too (reference tables, FLUXO''s atual flag).';

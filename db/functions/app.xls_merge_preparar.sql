@@ -218,7 +218,7 @@ begin
     end if;
 
     execute format('create temp table %I on commit drop as %s limit 0', 'xls_chunk_' || a.staging, v_select);
-    execute format('create temp table %I on commit drop as select %s, true as novo from %s limit 0', 'xls_dif_' || a.staging,
+    execute format('create temp table %I on commit drop as select linha, %s, true as novo from %s limit 0', 'xls_dif_' || a.staging,
                    app.xls_sql_lista('%I', ', ', v_written), v_chunk);
     if a.fonte is null then
       execute format('create temp table %I on commit drop as select linha, %s, true as gravada from %s limit 0', 'xls_aceitas_' || a.staging,
@@ -335,7 +335,7 @@ begin
       -- column compares as the stored value when the sheet's is empty
       format($q$
         insert into %1$s
-        select %2$s, t.id is null
+        select s.linha, %2$s, t.id is null
           from %3$s s
           left join lateral (select t.id%4$s from %5$s t where %6$s limit 1) t on true
          where t.id is null%7$s$q$,
@@ -365,12 +365,13 @@ begin
         app.xls_sql_lista('t.%I', ', ', coalesce(nullif(v_comparar, '{}'), v_naochave)),
         app.xls_sql_lista('%s', ', ', (select array_agg(case when w = any(v_manter) then format('coalesce(excluded.%1$I, t.%1$I)', w) else format('excluded.%I', w) end order by o)
                                          from unnest(coalesce(nullif(v_comparar, '{}'), v_naochave)) with ordinality x (w, o)))) end,
-      -- what the end needs of every accepted row: key, scope column, retained columns, written or not
+      -- what the end needs of every accepted row: key, scope column, retained columns, written or
+      -- not (the diff carries the chunk's line, unique in the chunk: an integer join, not one on the key)
       case when a.fonte is null then format($q$
         insert into %1$s (linha, %2$s, gravada)
-        select c.linha, %3$s, d.novo is not null from %4$s c left join %5$s d on %6$s$q$,
+        select c.linha, %3$s, d.linha is not null from %4$s c left join %5$s d on d.linha = c.linha$q$,
         v_aceitas, app.xls_sql_lista('%I', ', ', v_guardar), app.xls_sql_lista('c.%I', ', ', v_guardar),
-        v_chunk, v_dif, format(v_on_key, 'd', 'c')) end,
+        v_chunk, v_dif) end,
       -- the hash of each accepted key: a key repeated across chunks is looked for only when a hash repeats
       case when a.fonte is null then format($q$insert into %1$s select hashtextextended(concat_ws(chr(31), %2$s), 0) from %3$s c$q$,
         format('pg_temp.%I', 'xls_hash_' || a.staging), app.xls_sql_lista('c.%I::text', ', ', v_chave), v_chunk) end,

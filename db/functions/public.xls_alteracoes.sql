@@ -26,7 +26,10 @@ begin
                      group by x.tabela) c),
     'expiradasEm', v_p.alteracoes_expiradas_em,
     'itens', (select coalesce(jsonb_agg(jsonb_build_object('seq', a.seq, 'tabela', a.tabela, 'operacao', a.operacao, 'chave', a.chave,
-                                                           'antes', a.antes, 'depois', a.depois) order by a.seq), '[]')
+                                                           'antes', a.antes,
+                                                           'depois', case when a.operacao = 'INSERIDA' and a.depois is null
+                                                                          then app.xls_alteracao_depois(a.tabela, a.linha_id, a.chave, a.seq)
+                                                                          else a.depois end) order by a.seq), '[]')
                 from (select * from app.xls_alteracao a
                        where a.processamento_id = p_id and (p_tabela is null or a.tabela = p_tabela) and (p_operacao is null or a.operacao = p_operacao)
                        order by a.seq limit p_limite offset p_deslocamento) a));

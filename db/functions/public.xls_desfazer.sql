@@ -54,10 +54,11 @@ begin
                    order by c.primeira)
     into v_conflitos
     from (select p2.id, p2.arquivo, p2.tipo, p2.finalizado_em, count(distinct (a.tabela, a.chave)) as n, min(b.seq) as primeira
-            -- each key this processing touched, probed once in the (tabela, chave, seq) index
+            -- each key this processing touched, probed once in the key-hash index
             from (select x.tabela, x.chave, min(x.seq) as seq from app.xls_alteracao x where x.processamento_id = p_id group by x.tabela, x.chave) a
             cross join lateral (select y.processamento_id, y.seq from app.xls_alteracao y
-                                 where y.tabela = a.tabela and y.chave = a.chave and y.seq > a.seq and y.processamento_id <> p_id) b
+                                 where jsonb_hash_extended(y.chave, 0) = jsonb_hash_extended(a.chave, 0) and y.tabela = a.tabela and y.chave = a.chave
+                                   and y.seq > a.seq and y.processamento_id <> p_id) b
             join public.xls_processamento p2 on p2.id = b.processamento_id and p2.desfeito_em is null
            group by p2.id, p2.arquivo, p2.tipo, p2.finalizado_em) c;
   if v_conflitos is not null then
@@ -79,6 +80,17 @@ begin
 
   -- removals child tables first, then restorations and puts back parents first (foreign keys)
   for t in select x.tabela, x.nivel from app.xls_tabelas_nivel(v_tabelas) x order by x.nivel desc, x.tabela loop
+    -- the change set keeps only id and key of an inserted row: its values are stored now, before
+    -- the row goes (the next change's antes, else the row as stored, as app.xls_alteracao_depois reads)
+    execute format($q$
+      update app.xls_alteracao a
+         set depois = coalesce((select b.antes from app.xls_alteracao b
+                                 where jsonb_hash_extended(b.chave, 0) = jsonb_hash_extended(a.chave, 0) and b.tabela = a.tabela
+                                   and b.linha_id = a.linha_id and b.seq > a.seq
+                                 order by b.seq limit 1), to_jsonb(t))
+        from public.%I t
+       where a.processamento_id = $1 and a.tabela = %L and a.operacao = 'INSERIDA' and a.depois is null and t.id = a.linha_id$q$, t.tabela, t.tabela)
+      using p_id;
     execute format('delete from public.%I t using pg_temp.xls_desfazer_linha d where d.tabela = %L and d.operacao = ''INSERIDA'' and t.id = d.linha_id', t.tabela, t.tabela);
     get diagnostics v_rem = row_count;
     v_res := v_res || jsonb_build_object(t.tabela, jsonb_build_object('removidas', v_rem));

@@ -4,10 +4,11 @@ CREATE OR REPLACE FUNCTION public.xls_linhagem(p_tabela text, p_chave jsonb)
  STABLE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
-  select a.seq, a.processamento_id, p.arquivo, p.tipo, a.operacao, p.finalizado_em, p.desfeito_em, a.antes, a.depois
+  select a.seq, a.processamento_id, p.arquivo, p.tipo, a.operacao, p.finalizado_em, p.desfeito_em, a.antes,
+         case when a.operacao = 'INSERIDA' and a.depois is null then app.xls_alteracao_depois(a.tabela, a.linha_id, a.chave, a.seq) else a.depois end
     from app.xls_alteracao a
     join public.xls_processamento p on p.id = a.processamento_id
-   where a.tabela = p_tabela and a.chave = p_chave
+   where jsonb_hash_extended(a.chave, 0) = jsonb_hash_extended(p_chave, 0) and a.tabela = p_tabela and a.chave = p_chave
    order by a.seq desc;
 $function$
 ;

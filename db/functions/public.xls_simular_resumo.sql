@@ -11,7 +11,7 @@ AS $function$
                    'alteradas', count(*) filter (where a.operacao = 'ALTERADA'),
                    'removidas', count(*) filter (where a.operacao = 'REMOVIDA'),
                    'exemplos', jsonb_build_object(
-                     'INSERIDA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'depois', a.depois) order by a.seq)
+                     'INSERIDA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'depois', coalesce(a.depois, app.xls_alteracao_depois(a.tabela, a.linha_id, a.chave, a.seq))) order by a.seq)
                                             filter (where a.operacao = 'INSERIDA' and a.n <= p_exemplos), '[]'),
                      'ALTERADA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'antes', a.antes, 'depois', a.depois) order by a.seq)
                                             filter (where a.operacao = 'ALTERADA' and a.n <= p_exemplos), '[]'),

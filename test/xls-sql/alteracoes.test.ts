@@ -35,15 +35,25 @@ describe('change set of a processing', () => {
       bi_faturamento: { INSERIDA: 100 }, bi_movimento: { INSERIDA: 1 },
       bi_filial: { INSERIDA: 1 }, bi_cliente: { INSERIDA: 50 }, bi_vendedor: { INSERIDA: 5 }, bi_produto: { INSERIDA: 7 },
     });
-    const [ins] = await rows(`select chave, antes, depois from app.xls_alteracao where processamento_id = $1 and tabela = 'bi_faturamento' order by seq limit 1`, [a.id]);
+    const inserida = async (id: string, i: number) =>
+      (await rows(`select public.xls_alteracoes($1, 'bi_faturamento', 'INSERIDA', 1, $2) r`, [id, i]))[0].r.itens[0];
+    const ins = await inserida(a.id, 0);
     expect(ins.chave).toEqual({ filial: '01', nota_fiscal: '1000', serie: '1', item: '1' });
     expect(ins.antes).toBeNull();
     expect(ins.depois).toMatchObject({ nota_fiscal: '1000', cliente: 'C0', valor_total: 62.9 });
+    // the change set stores only id and key of an inserted row; the values are read back
+    const [guardada] = await rows(`select depois from app.xls_alteracao where processamento_id = $1 and operacao = 'INSERIDA' limit 1`, [a.id]);
+    expect(guardada.depois).toBeNull();
 
     const um = await r18(base.map((r, i) => (i === 7 ? { ...r, valor_total: '999.99' } : r)));
     expect(await contagens(um.id)).toEqual({ bi_faturamento: { ALTERADA: 1 } });
     const [alt] = await rows(`select chave, antes ->> 'valor_total' a, depois ->> 'valor_total' d from app.xls_alteracao where processamento_id = $1`, [um.id]);
     expect(alt).toEqual({ chave: { filial: '01', nota_fiscal: '1007', serie: '1', item: '1' }, a: '69.9', d: '999.99' });
+    // the first import's INSERIDA still shows the row as it inserted it, not as stored now
+    const ins7 = await inserida(a.id, 7);
+    expect(ins7.chave).toEqual({ filial: '01', nota_fiscal: '1007', serie: '1', item: '1' });
+    expect(ins7.depois).toMatchObject({ nota_fiscal: '1007', valor_total: 69.9 });
+    expect((await inserida(a.id, 8)).depois).toMatchObject({ nota_fiscal: '1008', valor_total: 70.9 });
 
     const igual = await r18(base.map((r, i) => (i === 7 ? { ...r, valor_total: '999.99' } : r)));
     expect(igual.merge.linhasEfetivas).toBe(0);
@@ -97,6 +107,10 @@ describe('undo', () => {
     const ra = await desfazer(a.id, 'api');
     expect(ra.tabelas.bi_faturamento).toMatchObject({ removidas: 60 });
     expect(await dumpAll(R18_TABELAS)).toEqual(antes);
+    // the rows it inserted are gone, and its change set still shows each exactly as it was inserted
+    const inseridas = (await rows(`select public.xls_alteracoes($1, 'bi_faturamento', 'INSERIDA', 100, 0) r`, [a.id]))[0].r.itens;
+    const porId = (x: { id: string }, y: { id: string }) => (x.id < y.id ? -1 : 1);
+    expect(inseridas.map((x: { depois: { id: string } }) => x.depois).sort(porId)).toEqual(depoisA.bi_faturamento);
     expect(await rows('select desfeito_por, desfeito_em is not null d, status from xls_processamento where id = $1', [a.id]))
       .toEqual([{ desfeito_por: 'api', d: true, status: 'SUCESSO' }]);
   });
@@ -151,6 +165,29 @@ describe('row history and retention', () => {
     expect((await rows('select count(*)::int n from app.xls_alteracao where processamento_id = $1', [novo.id]))[0].n).toBeGreaterThan(0);
     await expect(desfazer(velho.id)).rejects.toMatchObject({ code: 'XL409', detail: 'expirado', message: expect.stringContaining('retenção de 30 dias') });
     expect((await rows('select app.xls_alteracoes_expurgar() n'))[0].n).toBe(0);
+  });
+});
+
+describe('the change set belongs to its processing (no per-row foreign key)', () => {
+  it('deleting a processing deletes its change set only; a write under a processing id that does not exist is refused, nothing written', async () => {
+    const a = await r18([fat(6000), fat(6001)]);
+    const b = await r18([fat(6000), fat(6001), fat(6002)]);
+    const conta = async (id: string) => (await rows('select count(*)::int n from app.xls_alteracao where processamento_id = $1', [id]))[0].n;
+    expect(await conta(a.id)).toBeGreaterThan(0);
+    expect(await conta(b.id)).toBe(1);
+    await db.pool.query('delete from xls_processamento where id = $1', [a.id]);
+    expect(await conta(a.id)).toBe(0);
+    expect(await conta(b.id)).toBe(1);
+
+    const c = await db.pool.connect();
+    try {
+      await c.query('begin');
+      await c.query(`select set_config('bi.xls_processamento', '00000000-0000-7000-8000-000000000001', true)`);
+      await expect(c.query(`insert into bi_vendedor (codigo, nome) values ('V-FANTASMA', 'x')`))
+        .rejects.toMatchObject({ code: '23503', message: expect.stringContaining('processamento inexistente') });
+      await c.query('rollback');
+    } finally { c.release(); }
+    expect((await rows(`select count(*)::int n from bi_vendedor where codigo = 'V-FANTASMA'`))[0].n).toBe(0);
   });
 });
 

@@ -16616,6 +16616,8 @@ declare module 'zapatos/schema' {
         chave: db.JSONValue;
         /**
         * **app.xls_alteracao.depois**
+        *
+        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change's antes, else the stored row); public.xls_desfazer fills it in before removing the row.
         * - `jsonb` in database
         * - Nullable, no default
         */
@@ -16634,6 +16636,8 @@ declare module 'zapatos/schema' {
         operacao: string;
         /**
         * **app.xls_alteracao.processamento_id**
+        *
+        * The processing that wrote this change (public.xls_processamento.id). Not a foreign key (one referential check per row cost more than the rest of the capture): the change-set trigger checks the processing once per statement, and deleting a processing deletes its change set (trigger _100_xls_alteracao_apagar).
         * - `uuid` in database
         * - `NOT NULL`, no default
         */
@@ -16668,6 +16672,8 @@ declare module 'zapatos/schema' {
         chave: db.JSONValue;
         /**
         * **app.xls_alteracao.depois**
+        *
+        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change's antes, else the stored row); public.xls_desfazer fills it in before removing the row.
         * - `jsonb` in database
         * - Nullable, no default
         */
@@ -16686,6 +16692,8 @@ declare module 'zapatos/schema' {
         operacao: string;
         /**
         * **app.xls_alteracao.processamento_id**
+        *
+        * The processing that wrote this change (public.xls_processamento.id). Not a foreign key (one referential check per row cost more than the rest of the capture): the change-set trigger checks the processing once per statement, and deleting a processing deletes its change set (trigger _100_xls_alteracao_apagar).
         * - `uuid` in database
         * - `NOT NULL`, no default
         */
@@ -16720,6 +16728,8 @@ declare module 'zapatos/schema' {
         chave?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
         /**
         * **app.xls_alteracao.depois**
+        *
+        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change's antes, else the stored row); public.xls_desfazer fills it in before removing the row.
         * - `jsonb` in database
         * - Nullable, no default
         */
@@ -16738,6 +16748,8 @@ declare module 'zapatos/schema' {
         operacao?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
         /**
         * **app.xls_alteracao.processamento_id**
+        *
+        * The processing that wrote this change (public.xls_processamento.id). Not a foreign key (one referential check per row cost more than the rest of the capture): the change-set trigger checks the processing once per statement, and deleting a processing deletes its change set (trigger _100_xls_alteracao_apagar).
         * - `uuid` in database
         * - `NOT NULL`, no default
         */
@@ -16772,6 +16784,8 @@ declare module 'zapatos/schema' {
         chave: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment;
         /**
         * **app.xls_alteracao.depois**
+        *
+        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change's antes, else the stored row); public.xls_desfazer fills it in before removing the row.
         * - `jsonb` in database
         * - Nullable, no default
         */
@@ -16790,6 +16804,8 @@ declare module 'zapatos/schema' {
         operacao: string | db.Parameter<string> | db.SQLFragment;
         /**
         * **app.xls_alteracao.processamento_id**
+        *
+        * The processing that wrote this change (public.xls_processamento.id). Not a foreign key (one referential check per row cost more than the rest of the capture): the change-set trigger checks the processing once per statement, and deleting a processing deletes its change set (trigger _100_xls_alteracao_apagar).
         * - `uuid` in database
         * - `NOT NULL`, no default
         */
@@ -16816,6 +16832,8 @@ declare module 'zapatos/schema' {
         chave?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment>;
         /**
         * **app.xls_alteracao.depois**
+        *
+        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change's antes, else the stored row); public.xls_desfazer fills it in before removing the row.
         * - `jsonb` in database
         * - Nullable, no default
         */
@@ -16834,6 +16852,8 @@ declare module 'zapatos/schema' {
         operacao?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
         /**
         * **app.xls_alteracao.processamento_id**
+        *
+        * The processing that wrote this change (public.xls_processamento.id). Not a foreign key (one referential check per row cost more than the rest of the capture): the change-set trigger checks the processing once per statement, and deleting a processing deletes its change set (trigger _100_xls_alteracao_apagar).
         * - `uuid` in database
         * - `NOT NULL`, no default
         */
