@@ -101,11 +101,14 @@ begin
       if v_origem is null then
         raise exception 'descrição de %: fonte % de % não é um alvo do tipo', p_tipo, a.fonte, a.tabela using errcode = 'XL500';
       end if;
-      -- written chunk by chunk from the fonte's accepted chunk, while the edge reads the next one
-      -- (a foreign key of the fonte's table needs it first; the others gain the overlap: the end
-      -- of the merge cannot overlap with reading). Kept columns take the stored value when the
-      -- chunk's is empty, so the last value the file gives a key wins, chunk after chunk.
-      v_origem := format('pg_temp.%I', 'xls_chunk_' || a.fonte);
+      -- written chunk by chunk when the fonte's table refers to it (its foreign-key check needs it), else at the end
+      if exists (select from pg_catalog.pg_constraint con where con.conrelid = to_regclass('public.' || quote_ident(v_origem))
+                    and con.contype = 'f' and con.confrelid = v_tabela) then
+        v_origem := format('pg_temp.%I', 'xls_chunk_' || a.fonte);
+      else
+        v_quando := 'fim';
+        v_origem := format('pg_temp.%I', 'xls_aceitas_' || a.fonte);
+      end if;
       select array_agg(t.attname::text order by t.attnum) into v_colunas
         from pg_catalog.pg_attribute t where t.attrelid = v_origem::regclass and t.attnum > 0 and not t.attisdropped and t.attname <> 'linha';
     end if;
