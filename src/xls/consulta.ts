@@ -141,15 +141,15 @@ export async function detalheProcessamento(q: db.Queryable, id: string) {
   if (!r) throw naoEncontrado(id);
   let conjunto = null;
   if (r.conjunto_id) {
-    const [lote, itens] = await Promise.all([
+    const [linha, itens] = await Promise.all([
       db.selectOne('xls_conjunto', { id: r.conjunto_id }, { columns: ['id', 'total'] }).run(q),
       db.select('xls_conjunto_item', { conjunto_id: r.conjunto_id }, {
         columns: ['arquivo', 'processamento_id', 'status', 'motivo'], order: { by: 'ordem', direction: 'ASC' },
       }).run(q),
     ]);
-    if (lote) {
+    if (linha) {
       conjunto = {
-        id: lote.id, total: lote.total,
+        id: linha.id, total: linha.total,
         itens: itens.map((i) => ({ arquivo: i.arquivo, processamentoId: i.processamento_id, status: i.status, motivo: i.motivo })),
       };
     }
@@ -217,10 +217,10 @@ export interface EntradaConjunto {
 
 /** A batch (zip or import) with each entry's outcome. */
 export async function conjuntoTela(q: db.Queryable, conjuntoId: string) {
-  const lote = await db.selectOne('xls_conjunto_lote', { id: conjuntoId }, {
+  const c = await db.selectOne('xls_conjunto', { id: conjuntoId }, {
     columns: ['id', 'arquivo', 'total', 'recebido_em', 'fechado_em', 'fechamento_motivo', 'uploader_id', 'uploader_nome'],
   }).run(q);
-  if (!lote) return null;
+  if (!c) return null;
   const itens = await db.sql<db.SQL, Array<{ ordem: number; arquivo: string; entrada: string; motivo: string | null; processamento_id: string | null;
     status: string | null; tipo_nome: string | null; avisos_n: number | null; aguarda_mestre: boolean | null; falha: Falha | null }>>`
     select i.ordem, i.arquivo, i.status as entrada, i.motivo, p.id as processamento_id, p.status, public.xls_tipo_nome(p.tipo) as tipo_nome,
@@ -233,8 +233,8 @@ export async function conjuntoTela(q: db.Queryable, conjuntoId: string) {
      where i.conjunto_id = ${db.param(conjuntoId)}::uuid
      order by i.ordem`.run(q);
   return {
-    id: lote.id, arquivo: lote.arquivo, total: lote.total, recebidoEm: iso(lote.recebido_em)!, fechadoEm: iso(lote.fechado_em),
-    fechamentoMotivo: lote.fechamento_motivo, uploader: lote.uploader_id === null && lote.uploader_nome === null ? null : { id: lote.uploader_id, nome: lote.uploader_nome },
+    id: c.id, arquivo: c.arquivo, total: c.total, recebidoEm: iso(c.recebido_em)!, fechadoEm: iso(c.fechado_em),
+    fechamentoMotivo: c.fechamento_motivo, uploader: c.uploader_id === null && c.uploader_nome === null ? null : { id: c.uploader_id, nome: c.uploader_nome },
     itens: itens.map((i): EntradaConjunto => ({
       ordem: i.ordem, arquivo: i.arquivo, entrada: i.entrada, motivo: i.motivo, processamentoId: i.processamento_id, status: i.status,
       tipoNome: i.tipo_nome, avisosN: i.avisos_n ?? 0, aguardaMestre: Boolean(i.aguarda_mestre), falha: i.falha,

@@ -74,7 +74,7 @@ function telasDoServico(): Tela[] {
     { nome: 'lote-retido', url: `/processamentos/conjuntos/${telas.loteRetido}` },
     { nome: 'lote-importacao', url: `/processamentos/conjuntos/${telas.loteImportacao}` },
     { nome: 'importar', url: `/xls/importar?${k}`, anonimo: true },
-    { nome: 'importar-resultado', url: `/xls/importar/lote/${telas.loteImportacao}?${k}`, anonimo: true },
+    { nome: 'importar-resultado', url: `/xls/importar/conjunto/${telas.loteImportacao}?${k}`, anonimo: true },
     { nome: 'pedidos', url: '/pedidos' },
     { nome: 'pedidos-enfileirados', url: '/pedidos?estado=ENFILEIRADO' },
     { nome: 'pedidos-revisar', url: '/pedidos/revisar' },

@@ -183,7 +183,7 @@ describe('/processamentos/conjuntos/{id}', () => {
 describe('/xls/importar result page', () => {
   const k = 'k=importar-segredo-0123456789';
   it('a data refusal is "Arquivo recusado" with its next step and refused rows, never "Falha técnica"; a summary line', async () => {
-    const res = await app.inject({ url: `/xls/importar/lote/${d.loteImportacao}?${k}&t=0`, headers: { accept: 'text/html' } });
+    const res = await app.inject({ url: `/xls/importar/conjunto/${d.loteImportacao}?${k}&t=0`, headers: { accept: 'text/html' } });
     expect(res.statusCode).toBe(200);
     const h = texto(res.body);
     expect(h).toContain('2 concluídos, 1 com erro, 1 ignorado.');
@@ -195,7 +195,7 @@ describe('/xls/importar result page', () => {
     expect(h).not.toContain('FLUXO_PAGAR_RECEBER');
   });
   it('while waiting it names the file still running and its rows read; results wait for the end', async () => {
-    const res = await app.inject({ url: `/xls/importar/lote/${d.loteRetido}?${k}&t=${Date.now()}`, headers: { accept: 'text/html' } });
+    const res = await app.inject({ url: `/xls/importar/conjunto/${d.loteRetido}?${k}&t=${Date.now()}`, headers: { accept: 'text/html' } });
     const h = texto(res.body);
     expect(h).toContain('Processando: 3 de 4 arquivo(s) concluído(s)');
     expect(h).toContain('Ainda processando: relatorio18-novembro-2026.xlsx — 12.000 linhas lidas até agora');

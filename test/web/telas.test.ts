@@ -310,7 +310,7 @@ describe('/xls/importar refusals (nothing stored)', () => {
     ];
     const res = await app.inject({ method: 'POST', url, ...multipart({ uploaderId: 'bia', uploaderNome: 'Bia' }, files) });
     expect(res.statusCode).toBe(303);
-    const conjuntoId = /\/lote\/([0-9a-f-]{36})/.exec(res.headers.location as string)![1];
+    const conjuntoId = /\/conjunto\/([0-9a-f-]{36})/.exec(res.headers.location as string)![1];
     const { rows } = await db.pool.query(`select arquivo, objeto_tamanho_bytes::int n from xls_processamento where conjunto_id = $1 order by arquivo`, [conjuntoId]);
     expect(rows).toEqual([{ arquivo: 'compras.xls', n: files[0]!.data.length }, { arquivo: 'cota.ods', n: files[1]!.data.length }]);
     const txt = await app.inject({ method: 'POST', url, ...multipart({ uploaderId: 'bia', uploaderNome: 'Bia' }, [{ name: 'notas.txt', data: Buffer.from('x') }]) });
@@ -324,11 +324,15 @@ describe('/xls/importar refusals (nothing stored)', () => {
     const res = await app.inject({ method: 'POST', url, ...multipart({ uploaderId: 'ana.souza', uploaderNome: 'Ana Souza' }, files) });
     expect(res.statusCode).toBe(303);
     const loc = res.headers.location as string;
-    expect(loc).toMatch(/^\/xls\/importar\/lote\/[0-9a-f-]{36}\?k=.*&t=\d+$/);
-    const conjuntoId = /\/lote\/([0-9a-f-]{36})/.exec(loc)![1];
-    const { rows } = await db.pool.query(`select p.uploader_id, p.uploader_nome, p.status, c.uploader_id as lote_uploader from xls_processamento p join xls_conjunto c on c.id = p.conjunto_id where c.id = $1 order by p.arquivo`, [conjuntoId]);
+    expect(loc).toMatch(/^\/xls\/importar\/conjunto\/[0-9a-f-]{36}\?k=.*&t=\d+$/);
+    const conjuntoId = /\/conjunto\/([0-9a-f-]{36})/.exec(loc)![1];
+    // the address of pages sent before the rename answers the same page
+    const antigo = await app.inject({ url: loc.replace('/conjunto/', '/lote/').replace(/t=\d+/, 't=0'), headers: HTML });
+    expect(antigo.statusCode).toBe(200);
+    expect(antigo.body).toContain('Ana Souza');
+    const { rows } = await db.pool.query(`select p.uploader_id, p.uploader_nome, p.status, c.uploader_id as conjunto_uploader from xls_processamento p join xls_conjunto c on c.id = p.conjunto_id where c.id = $1 order by p.arquivo`, [conjuntoId]);
     expect(rows).toHaveLength(2);
-    expect(rows.every((r) => r.uploader_id === 'ana.souza' && r.uploader_nome === 'Ana Souza' && r.lote_uploader === 'ana.souza')).toBe(true);
+    expect(rows.every((r) => r.uploader_id === 'ana.souza' && r.uploader_nome === 'Ana Souza' && r.conjunto_uploader === 'ana.souza')).toBe(true);
     const esperando = await app.inject({ url: loc, headers: HTML });
     expect(esperando.statusCode).toBe(200);
     expect(esperando.body).toContain('<progress');

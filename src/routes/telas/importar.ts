@@ -274,19 +274,20 @@ export default async function importarRoutes(app: FastifyInstance) {
           throw err;
         }
         req.log.info({ conjuntoId: recibo.conjuntoId, uploaderId, arquivos: entradas.length }, 'importação manual recebida');
-        return reply.redirect(`${base(req)}/lote/${recibo.conjuntoId}?k=${encodeURIComponent(req.query.k ?? '')}&t=${Date.now()}`, 303);
+        return reply.redirect(`${base(req)}/conjunto/${recibo.conjuntoId}?k=${encodeURIComponent(req.query.k ?? '')}&t=${Date.now()}`, 303);
       } finally {
         await dir.remove();
       }
     });
 
-    app.get<{ Params: { id: string }; Querystring: { k?: string; t?: string } }>(`${path}/lote/:id`, async (req, reply) => {
+    // the result of one import (a conjunto); /lote/ is the address of pages sent before the rename
+    const resultado = async (req: FastifyRequest<{ Params: { id: string }; Querystring: { k?: string; t?: string } }>, reply: FastifyReply) => {
       const recusa = exigirToken(req, reply);
       if (recusa) return recusa;
       if (!UUID_EXATO.test(req.params.id)) throw new HttpProblem(404, 'Não encontrado', 'importação não encontrada');
-      const lote = await db.selectOne('xls_conjunto', { id: req.params.id }, { columns: ['id', 'uploader_id', 'uploader_nome', 'recebido_em'] }).run(app.ctx.pool);
-      if (!lote) throw new HttpProblem(404, 'Não encontrado', 'importação não encontrada');
-      const res = await resultados(app, lote.id);
+      const conjunto = await db.selectOne('xls_conjunto', { id: req.params.id }, { columns: ['id', 'uploader_id', 'uploader_nome', 'recebido_em'] }).run(app.ctx.pool);
+      if (!conjunto) throw new HttpProblem(404, 'Não encontrado', 'importação não encontrada');
+      const res = await resultados(app, conjunto.id);
       const pendentes = res.filter((r) => r.p && (r.p.status === 'PENDENTE' || r.p.status === 'PROCESSANDO')).length;
       const inicio = Number(req.query.t);
       const decorrido = Number.isFinite(inicio) ? (Date.now() - inicio) / 1000 : Number.POSITIVE_INFINITY;
@@ -295,11 +296,13 @@ export default async function importarRoutes(app: FastifyInstance) {
         titulo: esperando ? 'Importando…' : pendentes > 0 ? 'Importação: ainda processando' : 'Resultado da importação',
         semNavegacao: true, refresh: esperando ? 1 : pendentes > 0 ? 5 : undefined,
       }, {
-        lote, res, pendentes, esperando, total: res.length, concluidos: res.length - pendentes, w: palavras,
+        conjunto, res, pendentes, esperando, total: res.length, concluidos: res.length - pendentes, w: palavras,
         rodando: res.filter((r) => r.p && (r.p.status === 'PENDENTE' || r.p.status === 'PROCESSANDO')),
         resumo: palavras.resumoConjunto(res.map((r) => ({ entrada: r.entrada, status: r.p?.status ?? null }))),
         novo: `${base(req)}?k=${encodeURIComponent(req.query.k ?? '')}`,
       });
-    });
+    };
+    app.get(`${path}/conjunto/:id`, resultado);
+    app.get(`${path}/lote/:id`, resultado);
   }
 }
