@@ -160,7 +160,7 @@ describe('every screen and form', () => {
     const bytes = await fluxoXlsx();
     await imp.getByLabel('Planilhas (.xlsx, .xls ou .ods; uma ou mais)').setInputFiles([{ name: 'fluxo-15-11.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', buffer: bytes }]);
     await imp.getByRole('button', { name: 'Importar' }).click();
-    await imp.waitForURL(/\/xls\/importar\/lote\//);
+    await imp.waitForURL(/\/xls\/importar\/conjunto\//);
     await imp.locator('section.resultado').first().waitFor({ timeout: 40_000 });
     await foto(imp, '11-importar-resultado');
     const texto = await imp.locator('section.resultado').first().textContent();
@@ -205,7 +205,7 @@ describe('every screen and form', () => {
     ]) }], 'exceljs');
     await imp.getByLabel('Planilhas (.xlsx, .xls ou .ods; uma ou mais)').setInputFiles([{ name: 'compras-novembro.xlsx', mimeType: 'application/octet-stream', buffer: compras }]);
     await imp.getByRole('button', { name: 'Importar' }).click();
-    await imp.waitForURL(/\/compras\/importar\/lote\//);
+    await imp.waitForURL(/\/compras\/importar\/conjunto\//);
     await expect(imp.locator('h1').textContent()).resolves.toBe('Importando…');
     await expect(imp.locator('progress').getAttribute('value')).resolves.toBe('0');
     await expect(imp.locator('ul.em-andamento').textContent()).resolves.toContain('Ainda na fila: compras-novembro.xlsx');
