@@ -27,6 +27,10 @@ export const formatos = {
   moeda: (v: unknown): string => (v === null || v === undefined ? '—' : moeda.format(Number(v))),
   numero: (v: unknown): string => (v === null || v === undefined ? '—' : numero.format(Number(v))),
   texto: (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : String(v)),
+  /** a bi_* table for staff: bi_cota_fornecedor -> "Cota fornecedor" */
+  tabela: (t: string): string => { const n = t.replace(/^bi_/, '').replace(/_/g, ' '); return n.charAt(0).toUpperCase() + n.slice(1); },
+  /** a natural key (JSON object) by column: "filial 01 · nota_fiscal 1003" */
+  chave: (o: Record<string, unknown>): string => Object.entries(o).map(([k, v]) => `${k} ${v === null ? '—' : String(v)}`).join(' · '),
   url: (path: string, q: Record<string, unknown>): string => {
     const sp = new URLSearchParams();
     for (const [k, v] of Object.entries(q)) if (v !== undefined && v !== null && v !== '') sp.set(k, String(v));
