@@ -1531,6 +1531,7 @@ CREATE FUNCTION app.xls_alteracao_instalar() RETURNS integer
     AS $$
 declare
   t record;
+  g record;
   v_n integer := 0;
 begin
   for t in select c.relname from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
@@ -1539,15 +1540,14 @@ begin
               and exists (select from pg_catalog.pg_attribute a where a.attrelid = c.oid and a.attname = 'id' and not a.attisdropped)
             order by c.relname loop
     -- only the missing ones: a trigger a DBA disabled stays disabled
-    if not exists (select from pg_catalog.pg_trigger g where g.tgrelid = format('public.%I', t.relname)::regclass and g.tgname = '_900_xls_alteracao_ins') then
-      execute format('create trigger _900_xls_alteracao_ins after insert on public.%I referencing new table as novas for each statement execute function app.tg__xls_alteracao()', t.relname);
-    end if;
-    if not exists (select from pg_catalog.pg_trigger g where g.tgrelid = format('public.%I', t.relname)::regclass and g.tgname = '_900_xls_alteracao_upd') then
-      execute format('create trigger _900_xls_alteracao_upd after update on public.%I referencing old table as velhas new table as novas for each statement execute function app.tg__xls_alteracao()', t.relname);
-    end if;
-    if not exists (select from pg_catalog.pg_trigger g where g.tgrelid = format('public.%I', t.relname)::regclass and g.tgname = '_900_xls_alteracao_del') then
-      execute format('create trigger _900_xls_alteracao_del after delete on public.%I referencing old table as velhas for each statement execute function app.tg__xls_alteracao()', t.relname);
-    end if;
+    for g in select * from (values ('ins', 'insert', 'new table as novas'), ('upd', 'update', 'old table as velhas new table as novas'),
+                                   ('del', 'delete', 'old table as velhas')) x (sufixo, evento, tabelas) loop
+      if not exists (select from pg_catalog.pg_trigger tg where tg.tgrelid = format('public.%I', t.relname)::regclass
+                        and tg.tgname = '_900_xls_alteracao_' || g.sufixo) then
+        execute format('create trigger %I after %s on public.%I referencing %s for each statement execute function app.tg__xls_alteracao()',
+                       '_900_xls_alteracao_' || g.sufixo, g.evento, t.relname, g.tabelas);
+      end if;
+    end loop;
     v_n := v_n + 1;
   end loop;
   return v_n;

@@ -133,8 +133,10 @@ describe('undo', () => {
       .toEqual([{ p: '2026-10-01', n: 2 }]);
   });
 
-  it('refusals: unknown id, empty author, a processing that wrote nothing', async () => {
+  it('refusals: unknown id, empty author, a processing still waiting, a processing that wrote nothing', async () => {
     await expect(desfazer('00000000-0000-0000-0000-000000000000')).rejects.toMatchObject({ code: 'XL404' });
+    const pendente = await receberAvulso(db.pool, `ainda-pendente-${++n}`);
+    await expect(desfazer(pendente.processamentoId!)).rejects.toMatchObject({ code: 'XL409', detail: 'em_andamento' });
     const a = await r18([fat(2000)]);
     await expect(desfazer(a.id, ' ')).rejects.toMatchObject({ code: 'XL400' });
   });
@@ -239,5 +241,20 @@ describe('mass-deletion guard', () => {
     await r18(base);
     const a = await r18(base.slice(0, 5)); // removes 45 of 50 (90 %), fewer than 100 rows
     expect(a.merge.linhasRemovidas).toBe(45);
+  });
+});
+
+describe('change-set triggers', () => {
+  it('the installer creates only the missing triggers: one a DBA disabled stays disabled', async () => {
+    await db.pool.query('alter table public.bi_posto disable trigger _900_xls_alteracao_upd');
+    await db.pool.query('drop trigger _900_xls_alteracao_del on public.bi_posto');
+    await db.pool.query('select app.xls_alteracao_instalar()');
+    const { rows } = await db.pool.query(`select tgname, tgenabled from pg_trigger where tgrelid = 'public.bi_posto'::regclass and tgname like '!_900!_xls!_alteracao%' escape '!' order by tgname`);
+    expect(rows).toEqual([
+      { tgname: '_900_xls_alteracao_del', tgenabled: 'O' },
+      { tgname: '_900_xls_alteracao_ins', tgenabled: 'O' },
+      { tgname: '_900_xls_alteracao_upd', tgenabled: 'D' },
+    ]);
+    await db.pool.query('alter table public.bi_posto enable trigger _900_xls_alteracao_upd');
   });
 });
