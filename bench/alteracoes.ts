@@ -113,8 +113,8 @@ async function main() {
           const removidas = Object.values(d.tabelas as Record<string, { removidas: number }>).reduce((n, x) => n + x.removidas, 0);
           extra = `   undo ${s.toFixed(2)} s (${removidas} rows removed)`;
         }
-        const registradas = (await pool.query('select count(*)::int n from app.xls_alteracao where processamento_id = $1', [r.id])).rows[0].n;
-        console.log(`round ${v + 1} ${gravar ? 'with change sets   ' : 'without change sets'}  ${r.s.toFixed(2)} s   WAL ${mb(r.wal).padStart(9)}   change-set rows ${registradas}${extra}`);
+        const { linhas, itens } = (await pool.query('select count(*)::int linhas, coalesce(sum(coalesce(cardinality(linha_ids), 1)), 0)::int itens from app.xls_alteracao where processamento_id = $1', [r.id])).rows[0];
+        console.log(`round ${v + 1} ${gravar ? 'with change sets   ' : 'without change sets'}  ${r.s.toFixed(2)} s   WAL ${mb(r.wal).padStart(9)}   change-set rows ${linhas} (${itens} rows changed)${extra}`);
         await pool.end();
       }
     }

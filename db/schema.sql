@@ -1273,8 +1273,8 @@ CREATE FUNCTION app.tg__xls_alteracao() RETURNS trigger
     AS $_$
 -- Statement-level AFTER trigger with transition tables (novas / velhas) on the bi_* tables:
 -- while a merge runs (the transaction setting bi.xls_processamento holds its id), every row
--- the statement inserted, rewrote or removed goes into app.xls_alteracao, set-based. An
--- inserted row is recorded by its id and key only (app.xls_alteracao_depois finds it again).
+-- the statement inserted, rewrote or removed goes into app.xls_alteracao, set-based. The rows
+-- a statement inserted are one INSERIDA row with their ids (app.xls_alteracao_itens expands it).
 declare
   v_pid uuid := nullif(current_setting('bi.xls_processamento', true), '')::uuid;
   v_chave text;
@@ -1292,10 +1292,8 @@ begin
     raise exception 'bi.xls_processamento = %: processamento inexistente', v_pid using errcode = 'foreign_key_violation';
   end if;
   if tg_op = 'INSERT' then
-    execute format($q$
-      insert into app.xls_alteracao (processamento_id, tabela, operacao, linha_id, chave)
-      select $1, $2, 'INSERIDA', x.id, %s from novas x$q$, v_chave)
-      using v_pid, tg_table_name;
+    insert into app.xls_alteracao (processamento_id, tabela, operacao, linha_ids)
+    select v_pid, tg_table_name, 'INSERIDA', array_agg(x.id) from novas x having count(*) > 0;
   elsif tg_op = 'UPDATE' then
     execute format($q$
       insert into app.xls_alteracao (processamento_id, tabela, operacao, linha_id, chave, antes, depois)
@@ -1317,7 +1315,7 @@ $_$;
 -- Name: FUNCTION tg__xls_alteracao(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.tg__xls_alteracao() IS 'Statement-level AFTER INSERT / UPDATE / DELETE trigger (transition tables novas, velhas) installed on every bi_* table but bi_configuracao by app.xls_alteracao_instalar: while the transaction setting bi.xls_processamento holds a processing id (set by the merge''s entry, app.xls_merge_tipo), records each row written into that processing''s change set (app.xls_alteracao: an inserted row by id and key only, its values read later through app.xls_alteracao_depois), after checking once per statement that the processing exists (foreign_key_violation otherwise: the table has no per-row foreign key); otherwise does nothing. Captures the hooks'' writes too (reference tables, FLUXO''s atual flag).';
+COMMENT ON FUNCTION app.tg__xls_alteracao() IS 'Statement-level AFTER INSERT / UPDATE / DELETE trigger (transition tables novas, velhas) installed on every bi_* table but bi_configuracao by app.xls_alteracao_instalar: while the transaction setting bi.xls_processamento holds a processing id (set by the merge''s entry, app.xls_merge_tipo), records what the statement wrote into that processing''s change set (app.xls_alteracao: the rows it inserted as one INSERIDA row with their ids, their keys and values read later through app.xls_alteracao_itens; each rewritten or removed row with its key and the row before), after checking once per statement that the processing exists (foreign_key_violation otherwise: the table has no per-row foreign key); otherwise does nothing. Captures the hooks'' writes too (reference tables, FLUXO''s atual flag).';
 
 
 --
@@ -1484,25 +1482,24 @@ COMMENT ON FUNCTION app.worker_timeout() IS 'How long a worker may go without a 
 
 
 --
--- Name: xls_alteracao_depois(text, uuid, jsonb, bigint); Type: FUNCTION; Schema: app; Owner: -
+-- Name: xls_alteracao_depois(text, uuid, bigint); Type: FUNCTION; Schema: app; Owner: -
 --
 
-CREATE FUNCTION app.xls_alteracao_depois(p_tabela text, p_linha_id uuid, p_chave jsonb, p_seq bigint) RETURNS jsonb
+CREATE FUNCTION app.xls_alteracao_depois(p_tabela text, p_linha_id uuid, p_seq bigint) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $_$
--- The row an INSERIDA change (seq p_seq) inserted, which the change set does not store (it would
--- double what a first import writes): the bi_* tables are written only by merges, whose every
--- write is recorded, and by the undo, which fills this value in before it removes the row. So
--- the row as inserted is the "antes" of the next change of the same row, or, when nothing
+-- A row an INSERIDA change (seq p_seq) inserted, as inserted, which the change set does not store
+-- (it would double what a first import writes): the bi_* tables are written only by merges, whose
+-- every write is recorded, and by the undo, which stores the values before it removes the rows.
+-- So the row as inserted is the "antes" of the next change of the same id, or, when nothing
 -- changed it since, the row as it is stored now.
 declare
   v jsonb;
 begin
   select b.antes into v
     from app.xls_alteracao b
-   where jsonb_hash_extended(b.chave, 0) = jsonb_hash_extended(p_chave, 0) and b.tabela = p_tabela
-     and b.linha_id = p_linha_id and b.seq > p_seq
+   where b.linha_id = p_linha_id and b.tabela = p_tabela and b.seq > p_seq
    order by b.seq
    limit 1;
   if found then
@@ -1515,10 +1512,10 @@ $_$;
 
 
 --
--- Name: FUNCTION xls_alteracao_depois(p_tabela text, p_linha_id uuid, p_chave jsonb, p_seq bigint); Type: COMMENT; Schema: app; Owner: -
+-- Name: FUNCTION xls_alteracao_depois(p_tabela text, p_linha_id uuid, p_seq bigint); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_alteracao_depois(p_tabela text, p_linha_id uuid, p_chave jsonb, p_seq bigint) IS 'Internal: the "depois" of an INSERIDA change-set row (app.xls_alteracao stores it only after an undo): the antes of the next change of the same row (tabela, linha_id, found through the key index), else the row as stored now. Exact because the bi_* tables are written only by merges (every write recorded) and by public.xls_desfazer (which fills depois in before removing inserted rows). Read by public.xls_alteracoes, public.xls_simular_resumo and public.xls_linhagem.';
+COMMENT ON FUNCTION app.xls_alteracao_depois(p_tabela text, p_linha_id uuid, p_seq bigint) IS 'Internal: a row of an INSERIDA change-set row (seq p_seq) as inserted, which app.xls_alteracao does not store until an undo: the antes of the next change of the same row (tabela, linha_id, through the id index), else the row as stored now; null when neither exists. Exact because the bi_* tables are written only by merges (every write recorded) and by public.xls_desfazer (which stores the values before removing inserted rows). Read by app.xls_alteracao_itens and public.xls_linhagem.';
 
 
 --
@@ -1560,6 +1557,55 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_alteracao_instalar() IS 'Installs the missing change-set triggers (an existing one is left as it is, enabled or disabled by a DBA) _900_xls_alteracao_ins/_upd/_del (app.tg__xls_alteracao) on every bi_* table of public that has an id and a UNIQUE natural key, bi_configuracao excepted. Called by the migration that created app.xls_alteracao and by the event trigger _300_bi_alteracoes for tables created later. Returns the number of tables.';
+
+
+--
+-- Name: xls_alteracao_itens(uuid, text, text, integer, integer); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_alteracao_itens(p_id uuid, p_tabela text DEFAULT NULL::text, p_operacao text DEFAULT NULL::text, p_limite integer DEFAULT NULL::integer, p_deslocamento integer DEFAULT 0) RETURNS TABLE(seq bigint, tabela text, operacao text, linha_id uuid, chave jsonb, antes jsonb, depois jsonb)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+-- The change set of one processing row by row, in the order written: an INSERIDA row (one per
+-- statement) becomes one item per id, in the order inserted, with its key and values read back
+-- (app.xls_alteracao_depois) unless the undo stored them. Only the page asked for is read back.
+#variable_conflict use_column
+declare
+  r record;
+begin
+  for r in
+    select a.seq, a.tabela, a.operacao, coalesce(u.id, a.linha_id) as linha_id, a.chave, a.antes,
+           case when a.operacao = 'INSERIDA' then a.depois -> (u.n::integer - 1) else a.depois end as depois
+      from app.xls_alteracao a
+      left join lateral unnest(a.linha_ids) with ordinality u (id, n) on true
+     where a.processamento_id = p_id and (p_tabela is null or a.tabela = p_tabela) and (p_operacao is null or a.operacao = p_operacao)
+     order by a.seq, u.n
+     limit p_limite offset p_deslocamento
+  loop
+    seq := r.seq; tabela := r.tabela; operacao := r.operacao; linha_id := r.linha_id; antes := r.antes;
+    chave := r.chave; depois := r.depois;
+    if r.operacao = 'INSERIDA' then
+      depois := coalesce(depois, app.xls_alteracao_depois(r.tabela, r.linha_id, r.seq));
+      if depois is null then
+        chave := jsonb_build_object('id', r.linha_id);
+      else
+        execute format('select %s from jsonb_populate_record(null::public.%I, $1) x',
+                       app.xls_chave_sql(format('public.%I', r.tabela)::regclass, 'x'), r.tabela)
+          into chave using depois;
+      end if;
+    end if;
+    return next;
+  end loop;
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_alteracao_itens(p_id uuid, p_tabela text, p_operacao text, p_limite integer, p_deslocamento integer); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_alteracao_itens(p_id uuid, p_tabela text, p_operacao text, p_limite integer, p_deslocamento integer) IS 'Internal: the change set of processing p_id one item per row changed, in the order written (seq, then the order inserted): the INSERIDA rows (one per statement in app.xls_alteracao) expanded into one item per id with its natural key and its values as inserted (app.xls_alteracao_depois, or the values the undo stored). Filters p_tabela, p_operacao; p_limite / p_deslocamento page it (null limit: all), and only that page is read back. Read by public.xls_alteracoes and public.xls_simular_resumo.';
 
 
 --
@@ -1733,6 +1779,29 @@ $$;
 --
 
 COMMENT ON FUNCTION app.xls_brl(p_valor numeric) IS 'A value in Brazilian form for messages: 1234567.891 → ''1.234.567,89''.';
+
+
+--
+-- Name: xls_chave_igual_sql(regclass, text, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_chave_igual_sql(p_tabela regclass, p_a text, p_b text) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+  -- a.col = b.col and ... over the columns of the table's UNIQUE constraint
+  select string_agg(format('%1$I.%3$I = %2$I.%3$I', p_a, p_b, a.attname), ' and ' order by u.ord)
+    from (select c.conkey from pg_catalog.pg_constraint c where c.conrelid = p_tabela and c.contype = 'u' order by c.oid limit 1) k
+   cross join lateral unnest(k.conkey) with ordinality u (attnum, ord)
+    join pg_catalog.pg_attribute a on a.attrelid = p_tabela and a.attnum = u.attnum;
+$_$;
+
+
+--
+-- Name: FUNCTION xls_chave_igual_sql(p_tabela regclass, p_a text, p_b text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_chave_igual_sql(p_tabela regclass, p_a text, p_b text) IS 'Internal: the SQL condition that two rows aliased p_a and p_b have the same natural key (the table''s UNIQUE constraint), e.g. t.codigo = r.codigo, so that a key given as JSON (jsonb_populate_record) finds its row through the natural-key index. NULL for a table without a UNIQUE constraint. Used by public.xls_linhagem and public.xls_desfazer.';
 
 
 --
@@ -2420,7 +2489,7 @@ begin
           e.tabela, e.sql_escopo_t, 'xls_aceitas_' || e.staging, e.sql_on_key_t, 'xls_protegidas_' || e.staging, e.sql_key_list);
         get diagnostics v_rm_t = row_count;
         -- the mass-deletion guard: the scope as it was before this processing (its own inserts left out)
-        v_escopo_antes := v_escopo_n - coalesce((select count(*) from app.xls_alteracao a
+        v_escopo_antes := v_escopo_n - coalesce((select sum(cardinality(a.linha_ids)) from app.xls_alteracao a
                                                   where a.processamento_id = v_pid and a.tabela = e.tabela and a.operacao = 'INSERIDA'), 0);
         if not v_aprovado and v_rm_t >= v_lim_linhas and v_rm_t * 100 > v_lim_pct * greatest(v_escopo_antes, 1) then
           v_retidas := v_retidas || jsonb_build_array(jsonb_build_object('tabela', e.tabela, 'aba', e.aba, 'remover', v_rm_t, 'escopo', v_escopo_antes,
@@ -5614,21 +5683,17 @@ begin
     raise exception 'processamento % não existe', p_id using errcode = 'XL404';
   end if;
   return jsonb_build_object(
-    'total', (select count(*) from app.xls_alteracao a
+    'total', (select coalesce(sum(coalesce(cardinality(a.linha_ids), 1)), 0) from app.xls_alteracao a
                where a.processamento_id = p_id and (p_tabela is null or a.tabela = p_tabela) and (p_operacao is null or a.operacao = p_operacao)),
     'contagens', (select coalesce(jsonb_object_agg(c.tabela, c.ops), '{}') from (
                     select x.tabela, jsonb_object_agg(x.operacao, x.n) as ops
-                      from (select a.tabela, a.operacao, count(*) as n from app.xls_alteracao a where a.processamento_id = p_id group by 1, 2) x
+                      from (select a.tabela, a.operacao, sum(coalesce(cardinality(a.linha_ids), 1)) as n from app.xls_alteracao a where a.processamento_id = p_id group by 1, 2) x
                      group by x.tabela) c),
     'expiradasEm', v_p.alteracoes_expiradas_em,
     'itens', (select coalesce(jsonb_agg(jsonb_build_object('seq', a.seq, 'tabela', a.tabela, 'operacao', a.operacao, 'chave', a.chave,
-                                                           'antes', a.antes,
-                                                           'depois', case when a.operacao = 'INSERIDA' and a.depois is null
-                                                                          then app.xls_alteracao_depois(a.tabela, a.linha_id, a.chave, a.seq)
-                                                                          else a.depois end) order by a.seq), '[]')
-                from (select * from app.xls_alteracao a
-                       where a.processamento_id = p_id and (p_tabela is null or a.tabela = p_tabela) and (p_operacao is null or a.operacao = p_operacao)
-                       order by a.seq limit p_limite offset p_deslocamento) a));
+                                                           'antes', a.antes, 'depois', a.depois) order by a.o), '[]')
+                from app.xls_alteracao_itens(p_id, p_tabela, p_operacao, p_limite, p_deslocamento)
+                     with ordinality a (seq, tabela, operacao, linha_id, chave, antes, depois, o)));
 end;
 $$;
 
@@ -5960,14 +6025,46 @@ begin
   select jsonb_agg(jsonb_build_object('id', c.id, 'arquivo', c.arquivo, 'tipo', c.tipo, 'finalizadoEm', c.finalizado_em, 'linhas', c.n)
                    order by c.primeira)
     into v_conflitos
-    from (select p2.id, p2.arquivo, p2.tipo, p2.finalizado_em, count(distinct (a.tabela, a.chave)) as n, min(b.seq) as primeira
-            -- each key this processing touched, probed once in the key-hash index
-            from (select x.tabela, x.chave, min(x.seq) as seq from app.xls_alteracao x where x.processamento_id = p_id group by x.tabela, x.chave) a
-            cross join lateral (select y.processamento_id, y.seq from app.xls_alteracao y
-                                 where jsonb_hash_extended(y.chave, 0) = jsonb_hash_extended(a.chave, 0) and y.tabela = a.tabela and y.chave = a.chave
-                                   and y.seq > a.seq and y.processamento_id <> p_id) b
+    from (select p2.id, p2.arquivo, p2.tipo, p2.finalizado_em, count(distinct (b.tabela, b.linha)) as n, min(b.seq) as primeira
+            from (-- each key this processing changed or removed, probed once in the key-hash index
+                  select y.processamento_id, y.seq, a.tabela, a.chave::text as linha
+                    from (select x.tabela, x.chave, min(x.seq) as seq from app.xls_alteracao x
+                           where x.processamento_id = p_id and x.chave is not null group by x.tabela, x.chave) a
+                   cross join lateral (select y.processamento_id, y.seq from app.xls_alteracao y
+                                        where jsonb_hash_extended(y.chave, 0) = jsonb_hash_extended(a.chave, 0) and y.tabela = a.tabela and y.chave = a.chave
+                                          and y.seq > a.seq and y.processamento_id <> p_id) y
+                  union all
+                  -- each row this processing inserted, probed once in the id index
+                  select y.processamento_id, y.seq, a.tabela, u.id::text
+                    from app.xls_alteracao a
+                   cross join lateral unnest(a.linha_ids) u (id)
+                   cross join lateral (select y.processamento_id, y.seq from app.xls_alteracao y
+                                        where y.linha_id = u.id and y.tabela = a.tabela and y.seq > a.seq and y.processamento_id <> p_id) y
+                   where a.processamento_id = p_id and a.operacao = 'INSERIDA') b
             join public.xls_processamento p2 on p2.id = b.processamento_id and p2.desfeito_em is null
            group by p2.id, p2.arquivo, p2.tipo, p2.finalizado_em) c;
+  if v_conflitos is null then
+    -- a row this processing removed that a later one inserted again (under another id): its
+    -- insertion holds ids only, so the stored row of each removed key is looked up instead
+    for t in select distinct a.tabela from app.xls_alteracao a where a.processamento_id = p_id and a.operacao = 'REMOVIDA' loop
+      execute format($q$
+        select jsonb_agg(jsonb_build_object('id', p2.id, 'arquivo', p2.arquivo, 'tipo', p2.tipo, 'finalizadoEm', p2.finalizado_em, 'linhas', c.n) order by c.primeira)
+          from (select i.processamento_id, count(*) as n, min(i.seq) as primeira
+                  from app.xls_alteracao a
+                 cross join lateral jsonb_populate_record(null::public.%1$I, a.chave) r
+                  join public.%1$I t on %2$s and t.id <> a.linha_id
+                 cross join lateral (select i.processamento_id, i.seq from app.xls_alteracao i
+                                      where i.tabela = a.tabela and i.operacao = 'INSERIDA' and i.seq > a.seq and i.processamento_id <> $1
+                                        and i.linha_ids @> array[t.id]
+                                      order by i.seq limit 1) i
+                 where a.processamento_id = $1 and a.tabela = %3$L and a.operacao = 'REMOVIDA'
+                 group by i.processamento_id) c
+          join public.xls_processamento p2 on p2.id = c.processamento_id and p2.desfeito_em is null$q$,
+        t.tabela, app.xls_chave_igual_sql(format('public.%I', t.tabela)::regclass, 't', 'r'), t.tabela)
+        into v_conflitos using p_id;
+      exit when v_conflitos is not null;
+    end loop;
+  end if;
   if v_conflitos is not null then
     raise exception 'importações posteriores alteraram as mesmas linhas: desfaça-as primeiro (%)',
       (select string_agg(format('%s de %s', x ->> 'arquivo', to_char((x ->> 'finalizadoEm')::timestamptz at time zone 'America/Sao_Paulo', 'DD/MM/YYYY HH24:MI')), ', ')
@@ -5979,24 +6076,27 @@ begin
   perform set_config('bi.xls_processamento', '', true);
   perform set_config('bi.xls_desfazendo', 'on', true);
   create temp table xls_desfazer_linha on commit drop as
-  select distinct on (a.tabela, a.linha_id) a.tabela, a.linha_id, a.operacao, a.antes
-    from app.xls_alteracao a where a.processamento_id = p_id
-   order by a.tabela, a.linha_id, a.seq;
+  select distinct on (x.tabela, x.linha_id) x.tabela, x.linha_id, x.operacao, x.antes
+    from (select a.tabela, a.linha_id, a.operacao, a.antes, a.seq from app.xls_alteracao a where a.processamento_id = p_id and a.linha_id is not null
+          union all
+          select a.tabela, u.id, a.operacao, null, a.seq from app.xls_alteracao a cross join lateral unnest(a.linha_ids) u (id)
+           where a.processamento_id = p_id and a.operacao = 'INSERIDA') x
+   order by x.tabela, x.linha_id, x.seq;
   create index on pg_temp.xls_desfazer_linha (tabela, linha_id);
   analyze pg_temp.xls_desfazer_linha;
 
   -- removals child tables first, then restorations and puts back parents first (foreign keys)
   for t in select x.tabela, x.nivel from app.xls_tabelas_nivel(v_tabelas) x order by x.nivel desc, x.tabela loop
-    -- the change set keeps only id and key of an inserted row: its values are stored now, before
-    -- the row goes (the next change's antes, else the row as stored, as app.xls_alteracao_depois reads)
+    -- the change set keeps only the ids of inserted rows: their values are stored now, before the
+    -- rows go (the next change's antes, else the row as stored, as app.xls_alteracao_depois reads)
     execute format($q$
       update app.xls_alteracao a
-         set depois = coalesce((select b.antes from app.xls_alteracao b
-                                 where jsonb_hash_extended(b.chave, 0) = jsonb_hash_extended(a.chave, 0) and b.tabela = a.tabela
-                                   and b.linha_id = a.linha_id and b.seq > a.seq
-                                 order by b.seq limit 1), to_jsonb(t))
-        from public.%I t
-       where a.processamento_id = $1 and a.tabela = %L and a.operacao = 'INSERIDA' and a.depois is null and t.id = a.linha_id$q$, t.tabela, t.tabela)
+         set depois = (select jsonb_agg(coalesce((select b.antes from app.xls_alteracao b
+                                                   where b.linha_id = u.id and b.tabela = a.tabela and b.seq > a.seq
+                                                   order by b.seq limit 1), to_jsonb(t)) order by u.n)
+                         from unnest(a.linha_ids) with ordinality u (id, n)
+                         left join public.%I t on t.id = u.id)
+       where a.processamento_id = $1 and a.tabela = %L and a.operacao = 'INSERIDA' and a.depois is null$q$, t.tabela, t.tabela)
       using p_id;
     execute format('delete from public.%I t using pg_temp.xls_desfazer_linha d where d.tabela = %L and d.operacao = ''INSERIDA'' and t.id = d.linha_id', t.tabela, t.tabela);
     get diagnostics v_rem = row_count;
@@ -6345,16 +6445,84 @@ COMMENT ON FUNCTION public.xls_iniciar(p_id uuid, p_worker text) IS 'Transition 
 --
 
 CREATE FUNCTION public.xls_linhagem(p_tabela text, p_chave jsonb) RETURNS TABLE(seq bigint, processamento_id uuid, arquivo text, tipo text, operacao text, finalizado_em timestamp with time zone, desfeito_em timestamp with time zone, antes jsonb, depois jsonb)
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-  select a.seq, a.processamento_id, p.arquivo, p.tipo, a.operacao, p.finalizado_em, p.desfeito_em, a.antes,
-         case when a.operacao = 'INSERIDA' and a.depois is null then app.xls_alteracao_depois(a.tabela, a.linha_id, a.chave, a.seq) else a.depois end
+    AS $_$
+-- The changes and removals of a key are found by the key index. The insertions are one row per
+-- statement holding ids only: each id the key had (the stored row's, and those of the rows
+-- changed or removed) is looked for in the insertions of the processings that were running when
+-- the row was inserted (its atualizado_em as inserted), else in every earlier insertion; an
+-- insertion the undo took back is found in the values it stored.
+#variable_conflict use_column
+declare
+  v_rel regclass := format('public.%I', p_tabela)::regclass;
+  v_on text;
+  v_atual jsonb;
+  i record;
+  v_ins record;
+begin
+  create temp table if not exists xls_linhagem_item (seq bigint, processamento_id uuid, operacao text, linha_id uuid, antes jsonb, depois jsonb) on commit drop;
+  truncate pg_temp.xls_linhagem_item;
+  insert into pg_temp.xls_linhagem_item
+  select a.seq, a.processamento_id, a.operacao, a.linha_id, a.antes, a.depois
     from app.xls_alteracao a
-    join public.xls_processamento p on p.id = a.processamento_id
-   where jsonb_hash_extended(a.chave, 0) = jsonb_hash_extended(p_chave, 0) and a.tabela = p_tabela and a.chave = p_chave
-   order by a.seq desc;
-$$;
+   where jsonb_hash_extended(a.chave, 0) = jsonb_hash_extended(p_chave, 0) and a.tabela = p_tabela and a.chave = p_chave;
+
+  -- the row stored now under this key (the natural-key index)
+  v_on := app.xls_chave_igual_sql(v_rel, 't', 'r');
+  if v_on is null then
+    return;
+  end if;
+  execute format('select to_jsonb(t) from public.%I t, jsonb_populate_record(null::public.%I, $1) r where %s', p_tabela, p_tabela, v_on)
+    into v_atual using p_chave;
+
+  -- insertions the undo took back: their rows are gone, their values stored in the change set
+  insert into pg_temp.xls_linhagem_item
+  select a.seq, a.processamento_id, 'INSERIDA', a.linha_ids[e.n], null, e.v
+    from app.xls_alteracao a
+   cross join lateral jsonb_array_elements(a.depois) with ordinality e (v, n)
+   where a.operacao = 'INSERIDA' and a.tabela = p_tabela and a.depois is not null
+     and a.depois @> jsonb_build_array(p_chave) and e.v @> p_chave;
+
+  -- each id: its first known version (the earliest antes, else the stored row) and where it was inserted
+  for i in
+    select x.linha_id, coalesce((select y.antes from pg_temp.xls_linhagem_item y where y.linha_id = x.linha_id order by y.seq limit 1), v_atual) as primeira,
+           coalesce((select min(y.seq) from pg_temp.xls_linhagem_item y where y.linha_id = x.linha_id), 9223372036854775807) as antes_de
+      from (select distinct y.linha_id from pg_temp.xls_linhagem_item y
+            union select (v_atual ->> 'id')::uuid where v_atual is not null) x
+     where not exists (select from pg_temp.xls_linhagem_item y where y.linha_id = x.linha_id and y.operacao = 'INSERIDA')
+  loop
+    select a.seq, a.processamento_id, u.n into v_ins
+      from (select p.id from public.xls_processamento p
+             where p.recebido_em between (i.primeira ->> 'atualizado_em')::timestamptz - interval '2 days' and (i.primeira ->> 'atualizado_em')::timestamptz
+               and p.iniciado_em <= (i.primeira ->> 'atualizado_em')::timestamptz
+               and coalesce(p.finalizado_em, 'infinity') >= (i.primeira ->> 'atualizado_em')::timestamptz) c
+      join app.xls_alteracao a on a.processamento_id = c.id and a.operacao = 'INSERIDA' and a.tabela = p_tabela and a.seq < i.antes_de
+      cross join lateral (select u.n from unnest(a.linha_ids) with ordinality u (id, n) where u.id = i.linha_id) u
+     limit 1;
+    if v_ins.seq is null then
+      select a.seq, a.processamento_id, u.n into v_ins
+        from app.xls_alteracao a
+        cross join lateral (select u.n from unnest(a.linha_ids) with ordinality u (id, n) where u.id = i.linha_id) u
+       where a.tabela = p_tabela and a.operacao = 'INSERIDA' and a.seq < i.antes_de
+       order by a.seq desc
+       limit 1;
+    end if;
+    if v_ins.seq is not null then
+      insert into pg_temp.xls_linhagem_item
+      select v_ins.seq, v_ins.processamento_id, 'INSERIDA', i.linha_id, null,
+             coalesce((select a.depois -> (v_ins.n::integer - 1) from app.xls_alteracao a
+                        where a.processamento_id = v_ins.processamento_id and a.seq = v_ins.seq), i.primeira);
+    end if;
+  end loop;
+
+  return query
+    select a.seq, a.processamento_id, p.arquivo, p.tipo, a.operacao, p.finalizado_em, p.desfeito_em, a.antes, a.depois
+      from pg_temp.xls_linhagem_item a
+      join public.xls_processamento p on p.id = a.processamento_id
+     order by a.seq desc;
+end;
+$_$;
 
 
 --
@@ -6872,21 +7040,24 @@ CREATE FUNCTION public.xls_simular_resumo(p_id uuid, p_exemplos integer DEFAULT 
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
   select coalesce(jsonb_object_agg(t.tabela, t.resumo), '{}')
-    from (select a.tabela,
+    from (select c.tabela,
                  jsonb_build_object(
-                   'inseridas', count(*) filter (where a.operacao = 'INSERIDA'),
-                   'alteradas', count(*) filter (where a.operacao = 'ALTERADA'),
-                   'removidas', count(*) filter (where a.operacao = 'REMOVIDA'),
+                   'inseridas', coalesce(sum(c.n) filter (where c.operacao = 'INSERIDA'), 0),
+                   'alteradas', coalesce(sum(c.n) filter (where c.operacao = 'ALTERADA'), 0),
+                   'removidas', coalesce(sum(c.n) filter (where c.operacao = 'REMOVIDA'), 0),
                    'exemplos', jsonb_build_object(
-                     'INSERIDA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'depois', coalesce(a.depois, app.xls_alteracao_depois(a.tabela, a.linha_id, a.chave, a.seq))) order by a.seq)
-                                            filter (where a.operacao = 'INSERIDA' and a.n <= p_exemplos), '[]'),
-                     'ALTERADA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'antes', a.antes, 'depois', a.depois) order by a.seq)
-                                            filter (where a.operacao = 'ALTERADA' and a.n <= p_exemplos), '[]'),
-                     'REMOVIDA', coalesce(jsonb_agg(jsonb_build_object('chave', a.chave, 'antes', a.antes) order by a.seq)
-                                            filter (where a.operacao = 'REMOVIDA' and a.n <= p_exemplos), '[]'))) as resumo
-            from (select x.*, row_number() over (partition by x.tabela, x.operacao order by x.seq) as n
-                    from app.xls_alteracao x where x.processamento_id = p_id) a
-           group by a.tabela) t;
+                     'INSERIDA', coalesce(jsonb_agg(c.exemplos) filter (where c.operacao = 'INSERIDA') -> 0, '[]'),
+                     'ALTERADA', coalesce(jsonb_agg(c.exemplos) filter (where c.operacao = 'ALTERADA') -> 0, '[]'),
+                     'REMOVIDA', coalesce(jsonb_agg(c.exemplos) filter (where c.operacao = 'REMOVIDA') -> 0, '[]'))) as resumo
+            from (select x.tabela, x.operacao, x.n,
+                         (select jsonb_agg(case x.operacao when 'INSERIDA' then jsonb_build_object('chave', i.chave, 'depois', i.depois)
+                                                           when 'ALTERADA' then jsonb_build_object('chave', i.chave, 'antes', i.antes, 'depois', i.depois)
+                                                           else jsonb_build_object('chave', i.chave, 'antes', i.antes) end order by i.o)
+                            from app.xls_alteracao_itens(p_id, x.tabela, x.operacao, p_exemplos)
+                                 with ordinality i (seq, tabela, operacao, linha_id, chave, antes, depois, o)) as exemplos
+                    from (select a.tabela, a.operacao, sum(coalesce(cardinality(a.linha_ids), 1)) as n
+                            from app.xls_alteracao a where a.processamento_id = p_id group by a.tabela, a.operacao) x) c
+           group by c.tabela) t;
 $$;
 
 
@@ -7126,21 +7297,28 @@ CREATE TABLE app.xls_alteracao (
     processamento_id uuid NOT NULL,
     tabela text NOT NULL,
     operacao text NOT NULL,
-    linha_id uuid NOT NULL,
-    chave jsonb NOT NULL,
+    linha_id uuid,
+    chave jsonb,
     antes jsonb,
     depois jsonb,
+    linha_ids uuid[],
     CONSTRAINT xls_alteracao_check CHECK (((operacao = 'INSERIDA'::text) = (antes IS NULL))),
     CONSTRAINT xls_alteracao_depois CHECK (((operacao = 'INSERIDA'::text) OR ((operacao = 'REMOVIDA'::text) = (depois IS NULL)))),
+    CONSTRAINT xls_alteracao_forma CHECK (
+CASE
+    WHEN (operacao = 'INSERIDA'::text) THEN ((linha_ids IS NOT NULL) AND (linha_id IS NULL) AND (chave IS NULL) AND ((depois IS NULL) OR (jsonb_array_length(depois) = cardinality(linha_ids))))
+    ELSE ((linha_ids IS NULL) AND (linha_id IS NOT NULL) AND (chave IS NOT NULL))
+END),
     CONSTRAINT xls_alteracao_operacao_check CHECK ((operacao = ANY (ARRAY['INSERIDA'::text, 'ALTERADA'::text, 'REMOVIDA'::text])))
 );
+ALTER TABLE ONLY app.xls_alteracao ALTER COLUMN linha_ids SET STORAGE EXTERNAL;
 
 
 --
 -- Name: TABLE xls_alteracao; Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON TABLE app.xls_alteracao IS 'Change set of every spreadsheet processing, one row per bi_* row it changed, in the order written (seq): INSERIDA (depois = the row as inserted), ALTERADA (antes = the stored row before the rewrite, depois = after), REMOVIDA (antes = the stored row before the removal). chave = the natural key (the table''s UNIQUE constraint) as JSON, linha_id = the row''s id. Written only by the trigger app.tg__xls_alteracao during a merge; read through public.xls_alteracoes, public.xls_linhagem and public.xls_desfazer; purged after xls_alteracoes_retencao_dias by app.xls_alteracoes_expurgar.';
+COMMENT ON TABLE app.xls_alteracao IS 'Change set of every spreadsheet processing, in the order written (seq): INSERIDA, one row per statement, with the ids of the rows it inserted (linha_ids); ALTERADA, one row per rewritten row (antes = the stored row before the rewrite, depois = after); REMOVIDA, one row per removed row (antes = the stored row before the removal). chave = the natural key (the table''s UNIQUE constraint) as JSON and linha_id = the row''s id, for ALTERADA and REMOVIDA. Written only by the trigger app.tg__xls_alteracao during a merge; read through public.xls_alteracoes, public.xls_linhagem and public.xls_desfazer (app.xls_alteracao_itens expands an INSERIDA into its rows); purged after xls_alteracoes_retencao_dias by app.xls_alteracoes_expurgar.';
 
 
 --
@@ -7158,10 +7336,31 @@ COMMENT ON COLUMN app.xls_alteracao.processamento_id IS 'The processing that wro
 
 
 --
+-- Name: COLUMN xls_alteracao.linha_id; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alteracao.linha_id IS 'ALTERADA, REMOVIDA: the id of the row changed. Null for INSERIDA (linha_ids).';
+
+
+--
+-- Name: COLUMN xls_alteracao.chave; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alteracao.chave IS 'ALTERADA, REMOVIDA: the natural key of the row (the table''s UNIQUE constraint) as JSON. Null for INSERIDA.';
+
+
+--
 -- Name: COLUMN xls_alteracao.depois; Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON COLUMN app.xls_alteracao.depois IS 'ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change''s antes, else the stored row); public.xls_desfazer fills it in before removing the row.';
+COMMENT ON COLUMN app.xls_alteracao.depois IS 'ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the rows are as recorded elsewhere (app.xls_alteracao_depois reads each: the next change''s antes, else the stored row); public.xls_desfazer fills it in (a JSON array aligned with linha_ids) before removing the rows.';
+
+
+--
+-- Name: COLUMN xls_alteracao.linha_ids; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.xls_alteracao.linha_ids IS 'INSERIDA: the ids of the rows the statement inserted, in the order inserted (their key and values are read from the row, or from the antes of its next change: app.xls_alteracao_depois). Null for ALTERADA and REMOVIDA. Stored uncompressed (ids do not compress).';
 
 
 --
@@ -9722,14 +9921,28 @@ CREATE UNIQUE INDEX sessao_token_hash_key ON app.sessao USING btree (token_hash)
 -- Name: xls_alteracao_chave_idx; Type: INDEX; Schema: app; Owner: -
 --
 
-CREATE INDEX xls_alteracao_chave_idx ON app.xls_alteracao USING btree (jsonb_hash_extended(chave, (0)::bigint), tabela);
+CREATE INDEX xls_alteracao_chave_idx ON app.xls_alteracao USING btree (jsonb_hash_extended(chave, (0)::bigint), tabela) WHERE (chave IS NOT NULL);
 
 
 --
 -- Name: INDEX xls_alteracao_chave_idx; Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON INDEX app.xls_alteracao_chave_idx IS 'Finds the change-set rows of one natural key (the undo''s conflict check, xls_linhagem): 64-bit hash of chave, then tabela; the queries compare chave itself after the probe.';
+COMMENT ON INDEX app.xls_alteracao_chave_idx IS 'Finds the ALTERADA / REMOVIDA rows of one natural key (the undo''s conflict check, xls_linhagem): 64-bit hash of chave, then tabela; the queries compare chave itself after the probe.';
+
+
+--
+-- Name: xls_alteracao_linha_idx; Type: INDEX; Schema: app; Owner: -
+--
+
+CREATE INDEX xls_alteracao_linha_idx ON app.xls_alteracao USING btree (linha_id) WHERE (linha_id IS NOT NULL);
+
+
+--
+-- Name: INDEX xls_alteracao_linha_idx; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON INDEX app.xls_alteracao_linha_idx IS 'Finds the ALTERADA / REMOVIDA rows of one row id: the later changes of an inserted row (its values as inserted, the undo''s conflict check, xls_linhagem).';
 
 
 --
@@ -10909,4 +11122,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261125800200'),
     ('20261125800300'),
     ('20261125900000'),
-    ('20261125900100');
+    ('20261125900100'),
+    ('20261126000000');

@@ -163,7 +163,7 @@ begin
           e.tabela, e.sql_escopo_t, 'xls_aceitas_' || e.staging, e.sql_on_key_t, 'xls_protegidas_' || e.staging, e.sql_key_list);
         get diagnostics v_rm_t = row_count;
         -- the mass-deletion guard: the scope as it was before this processing (its own inserts left out)
-        v_escopo_antes := v_escopo_n - coalesce((select count(*) from app.xls_alteracao a
+        v_escopo_antes := v_escopo_n - coalesce((select sum(cardinality(a.linha_ids)) from app.xls_alteracao a
                                                   where a.processamento_id = v_pid and a.tabela = e.tabela and a.operacao = 'INSERIDA'), 0);
         if not v_aprovado and v_rm_t >= v_lim_linhas and v_rm_t * 100 > v_lim_pct * greatest(v_escopo_antes, 1) then
           v_retidas := v_retidas || jsonb_build_array(jsonb_build_object('tabela', e.tabela, 'aba', e.aba, 'remover', v_rm_t, 'escopo', v_escopo_antes,

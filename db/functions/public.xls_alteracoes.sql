@@ -18,21 +18,17 @@ begin
     raise exception 'processamento % não existe', p_id using errcode = 'XL404';
   end if;
   return jsonb_build_object(
-    'total', (select count(*) from app.xls_alteracao a
+    'total', (select coalesce(sum(coalesce(cardinality(a.linha_ids), 1)), 0) from app.xls_alteracao a
                where a.processamento_id = p_id and (p_tabela is null or a.tabela = p_tabela) and (p_operacao is null or a.operacao = p_operacao)),
     'contagens', (select coalesce(jsonb_object_agg(c.tabela, c.ops), '{}') from (
                     select x.tabela, jsonb_object_agg(x.operacao, x.n) as ops
-                      from (select a.tabela, a.operacao, count(*) as n from app.xls_alteracao a where a.processamento_id = p_id group by 1, 2) x
+                      from (select a.tabela, a.operacao, sum(coalesce(cardinality(a.linha_ids), 1)) as n from app.xls_alteracao a where a.processamento_id = p_id group by 1, 2) x
                      group by x.tabela) c),
     'expiradasEm', v_p.alteracoes_expiradas_em,
     'itens', (select coalesce(jsonb_agg(jsonb_build_object('seq', a.seq, 'tabela', a.tabela, 'operacao', a.operacao, 'chave', a.chave,
-                                                           'antes', a.antes,
-                                                           'depois', case when a.operacao = 'INSERIDA' and a.depois is null
-                                                                          then app.xls_alteracao_depois(a.tabela, a.linha_id, a.chave, a.seq)
-                                                                          else a.depois end) order by a.seq), '[]')
-                from (select * from app.xls_alteracao a
-                       where a.processamento_id = p_id and (p_tabela is null or a.tabela = p_tabela) and (p_operacao is null or a.operacao = p_operacao)
-                       order by a.seq limit p_limite offset p_deslocamento) a));
+                                                           'antes', a.antes, 'depois', a.depois) order by a.o), '[]')
+                from app.xls_alteracao_itens(p_id, p_tabela, p_operacao, p_limite, p_deslocamento)
+                     with ordinality a (seq, tabela, operacao, linha_id, chave, antes, depois, o)));
 end;
 $function$
 ;

@@ -53,14 +53,46 @@ begin
   select jsonb_agg(jsonb_build_object('id', c.id, 'arquivo', c.arquivo, 'tipo', c.tipo, 'finalizadoEm', c.finalizado_em, 'linhas', c.n)
                    order by c.primeira)
     into v_conflitos
-    from (select p2.id, p2.arquivo, p2.tipo, p2.finalizado_em, count(distinct (a.tabela, a.chave)) as n, min(b.seq) as primeira
-            -- each key this processing touched, probed once in the key-hash index
-            from (select x.tabela, x.chave, min(x.seq) as seq from app.xls_alteracao x where x.processamento_id = p_id group by x.tabela, x.chave) a
-            cross join lateral (select y.processamento_id, y.seq from app.xls_alteracao y
-                                 where jsonb_hash_extended(y.chave, 0) = jsonb_hash_extended(a.chave, 0) and y.tabela = a.tabela and y.chave = a.chave
-                                   and y.seq > a.seq and y.processamento_id <> p_id) b
+    from (select p2.id, p2.arquivo, p2.tipo, p2.finalizado_em, count(distinct (b.tabela, b.linha)) as n, min(b.seq) as primeira
+            from (-- each key this processing changed or removed, probed once in the key-hash index
+                  select y.processamento_id, y.seq, a.tabela, a.chave::text as linha
+                    from (select x.tabela, x.chave, min(x.seq) as seq from app.xls_alteracao x
+                           where x.processamento_id = p_id and x.chave is not null group by x.tabela, x.chave) a
+                   cross join lateral (select y.processamento_id, y.seq from app.xls_alteracao y
+                                        where jsonb_hash_extended(y.chave, 0) = jsonb_hash_extended(a.chave, 0) and y.tabela = a.tabela and y.chave = a.chave
+                                          and y.seq > a.seq and y.processamento_id <> p_id) y
+                  union all
+                  -- each row this processing inserted, probed once in the id index
+                  select y.processamento_id, y.seq, a.tabela, u.id::text
+                    from app.xls_alteracao a
+                   cross join lateral unnest(a.linha_ids) u (id)
+                   cross join lateral (select y.processamento_id, y.seq from app.xls_alteracao y
+                                        where y.linha_id = u.id and y.tabela = a.tabela and y.seq > a.seq and y.processamento_id <> p_id) y
+                   where a.processamento_id = p_id and a.operacao = 'INSERIDA') b
             join public.xls_processamento p2 on p2.id = b.processamento_id and p2.desfeito_em is null
            group by p2.id, p2.arquivo, p2.tipo, p2.finalizado_em) c;
+  if v_conflitos is null then
+    -- a row this processing removed that a later one inserted again (under another id): its
+    -- insertion holds ids only, so the stored row of each removed key is looked up instead
+    for t in select distinct a.tabela from app.xls_alteracao a where a.processamento_id = p_id and a.operacao = 'REMOVIDA' loop
+      execute format($q$
+        select jsonb_agg(jsonb_build_object('id', p2.id, 'arquivo', p2.arquivo, 'tipo', p2.tipo, 'finalizadoEm', p2.finalizado_em, 'linhas', c.n) order by c.primeira)
+          from (select i.processamento_id, count(*) as n, min(i.seq) as primeira
+                  from app.xls_alteracao a
+                 cross join lateral jsonb_populate_record(null::public.%1$I, a.chave) r
+                  join public.%1$I t on %2$s and t.id <> a.linha_id
+                 cross join lateral (select i.processamento_id, i.seq from app.xls_alteracao i
+                                      where i.tabela = a.tabela and i.operacao = 'INSERIDA' and i.seq > a.seq and i.processamento_id <> $1
+                                        and i.linha_ids @> array[t.id]
+                                      order by i.seq limit 1) i
+                 where a.processamento_id = $1 and a.tabela = %3$L and a.operacao = 'REMOVIDA'
+                 group by i.processamento_id) c
+          join public.xls_processamento p2 on p2.id = c.processamento_id and p2.desfeito_em is null$q$,
+        t.tabela, app.xls_chave_igual_sql(format('public.%I', t.tabela)::regclass, 't', 'r'), t.tabela)
+        into v_conflitos using p_id;
+      exit when v_conflitos is not null;
+    end loop;
+  end if;
   if v_conflitos is not null then
     raise exception 'importações posteriores alteraram as mesmas linhas: desfaça-as primeiro (%)',
       (select string_agg(format('%s de %s', x ->> 'arquivo', to_char((x ->> 'finalizadoEm')::timestamptz at time zone 'America/Sao_Paulo', 'DD/MM/YYYY HH24:MI')), ', ')
@@ -72,24 +104,27 @@ begin
   perform set_config('bi.xls_processamento', '', true);
   perform set_config('bi.xls_desfazendo', 'on', true);
   create temp table xls_desfazer_linha on commit drop as
-  select distinct on (a.tabela, a.linha_id) a.tabela, a.linha_id, a.operacao, a.antes
-    from app.xls_alteracao a where a.processamento_id = p_id
-   order by a.tabela, a.linha_id, a.seq;
+  select distinct on (x.tabela, x.linha_id) x.tabela, x.linha_id, x.operacao, x.antes
+    from (select a.tabela, a.linha_id, a.operacao, a.antes, a.seq from app.xls_alteracao a where a.processamento_id = p_id and a.linha_id is not null
+          union all
+          select a.tabela, u.id, a.operacao, null, a.seq from app.xls_alteracao a cross join lateral unnest(a.linha_ids) u (id)
+           where a.processamento_id = p_id and a.operacao = 'INSERIDA') x
+   order by x.tabela, x.linha_id, x.seq;
   create index on pg_temp.xls_desfazer_linha (tabela, linha_id);
   analyze pg_temp.xls_desfazer_linha;
 
   -- removals child tables first, then restorations and puts back parents first (foreign keys)
   for t in select x.tabela, x.nivel from app.xls_tabelas_nivel(v_tabelas) x order by x.nivel desc, x.tabela loop
-    -- the change set keeps only id and key of an inserted row: its values are stored now, before
-    -- the row goes (the next change's antes, else the row as stored, as app.xls_alteracao_depois reads)
+    -- the change set keeps only the ids of inserted rows: their values are stored now, before the
+    -- rows go (the next change's antes, else the row as stored, as app.xls_alteracao_depois reads)
     execute format($q$
       update app.xls_alteracao a
-         set depois = coalesce((select b.antes from app.xls_alteracao b
-                                 where jsonb_hash_extended(b.chave, 0) = jsonb_hash_extended(a.chave, 0) and b.tabela = a.tabela
-                                   and b.linha_id = a.linha_id and b.seq > a.seq
-                                 order by b.seq limit 1), to_jsonb(t))
-        from public.%I t
-       where a.processamento_id = $1 and a.tabela = %L and a.operacao = 'INSERIDA' and a.depois is null and t.id = a.linha_id$q$, t.tabela, t.tabela)
+         set depois = (select jsonb_agg(coalesce((select b.antes from app.xls_alteracao b
+                                                   where b.linha_id = u.id and b.tabela = a.tabela and b.seq > a.seq
+                                                   order by b.seq limit 1), to_jsonb(t)) order by u.n)
+                         from unnest(a.linha_ids) with ordinality u (id, n)
+                         left join public.%I t on t.id = u.id)
+       where a.processamento_id = $1 and a.tabela = %L and a.operacao = 'INSERIDA' and a.depois is null$q$, t.tabela, t.tabela)
       using p_id;
     execute format('delete from public.%I t using pg_temp.xls_desfazer_linha d where d.tabela = %L and d.operacao = ''INSERIDA'' and t.id = d.linha_id', t.tabela, t.tabela);
     get diagnostics v_rem = row_count;

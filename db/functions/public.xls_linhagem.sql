@@ -1,15 +1,82 @@
 CREATE OR REPLACE FUNCTION public.xls_linhagem(p_tabela text, p_chave jsonb)
  RETURNS TABLE(seq bigint, processamento_id uuid, arquivo text, tipo text, operacao text, finalizado_em timestamptz, desfeito_em timestamptz, antes jsonb, depois jsonb)
- LANGUAGE sql
- STABLE
+ LANGUAGE plpgsql
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
-  select a.seq, a.processamento_id, p.arquivo, p.tipo, a.operacao, p.finalizado_em, p.desfeito_em, a.antes,
-         case when a.operacao = 'INSERIDA' and a.depois is null then app.xls_alteracao_depois(a.tabela, a.linha_id, a.chave, a.seq) else a.depois end
+-- The changes and removals of a key are found by the key index. The insertions are one row per
+-- statement holding ids only: each id the key had (the stored row's, and those of the rows
+-- changed or removed) is looked for in the insertions of the processings that were running when
+-- the row was inserted (its atualizado_em as inserted), else in every earlier insertion; an
+-- insertion the undo took back is found in the values it stored.
+#variable_conflict use_column
+declare
+  v_rel regclass := format('public.%I', p_tabela)::regclass;
+  v_on text;
+  v_atual jsonb;
+  i record;
+  v_ins record;
+begin
+  create temp table if not exists xls_linhagem_item (seq bigint, processamento_id uuid, operacao text, linha_id uuid, antes jsonb, depois jsonb) on commit drop;
+  truncate pg_temp.xls_linhagem_item;
+  insert into pg_temp.xls_linhagem_item
+  select a.seq, a.processamento_id, a.operacao, a.linha_id, a.antes, a.depois
     from app.xls_alteracao a
-    join public.xls_processamento p on p.id = a.processamento_id
-   where jsonb_hash_extended(a.chave, 0) = jsonb_hash_extended(p_chave, 0) and a.tabela = p_tabela and a.chave = p_chave
-   order by a.seq desc;
+   where jsonb_hash_extended(a.chave, 0) = jsonb_hash_extended(p_chave, 0) and a.tabela = p_tabela and a.chave = p_chave;
+
+  -- the row stored now under this key (the natural-key index)
+  v_on := app.xls_chave_igual_sql(v_rel, 't', 'r');
+  if v_on is null then
+    return;
+  end if;
+  execute format('select to_jsonb(t) from public.%I t, jsonb_populate_record(null::public.%I, $1) r where %s', p_tabela, p_tabela, v_on)
+    into v_atual using p_chave;
+
+  -- insertions the undo took back: their rows are gone, their values stored in the change set
+  insert into pg_temp.xls_linhagem_item
+  select a.seq, a.processamento_id, 'INSERIDA', a.linha_ids[e.n], null, e.v
+    from app.xls_alteracao a
+   cross join lateral jsonb_array_elements(a.depois) with ordinality e (v, n)
+   where a.operacao = 'INSERIDA' and a.tabela = p_tabela and a.depois is not null
+     and a.depois @> jsonb_build_array(p_chave) and e.v @> p_chave;
+
+  -- each id: its first known version (the earliest antes, else the stored row) and where it was inserted
+  for i in
+    select x.linha_id, coalesce((select y.antes from pg_temp.xls_linhagem_item y where y.linha_id = x.linha_id order by y.seq limit 1), v_atual) as primeira,
+           coalesce((select min(y.seq) from pg_temp.xls_linhagem_item y where y.linha_id = x.linha_id), 9223372036854775807) as antes_de
+      from (select distinct y.linha_id from pg_temp.xls_linhagem_item y
+            union select (v_atual ->> 'id')::uuid where v_atual is not null) x
+     where not exists (select from pg_temp.xls_linhagem_item y where y.linha_id = x.linha_id and y.operacao = 'INSERIDA')
+  loop
+    select a.seq, a.processamento_id, u.n into v_ins
+      from (select p.id from public.xls_processamento p
+             where p.recebido_em between (i.primeira ->> 'atualizado_em')::timestamptz - interval '2 days' and (i.primeira ->> 'atualizado_em')::timestamptz
+               and p.iniciado_em <= (i.primeira ->> 'atualizado_em')::timestamptz
+               and coalesce(p.finalizado_em, 'infinity') >= (i.primeira ->> 'atualizado_em')::timestamptz) c
+      join app.xls_alteracao a on a.processamento_id = c.id and a.operacao = 'INSERIDA' and a.tabela = p_tabela and a.seq < i.antes_de
+      cross join lateral (select u.n from unnest(a.linha_ids) with ordinality u (id, n) where u.id = i.linha_id) u
+     limit 1;
+    if v_ins.seq is null then
+      select a.seq, a.processamento_id, u.n into v_ins
+        from app.xls_alteracao a
+        cross join lateral (select u.n from unnest(a.linha_ids) with ordinality u (id, n) where u.id = i.linha_id) u
+       where a.tabela = p_tabela and a.operacao = 'INSERIDA' and a.seq < i.antes_de
+       order by a.seq desc
+       limit 1;
+    end if;
+    if v_ins.seq is not null then
+      insert into pg_temp.xls_linhagem_item
+      select v_ins.seq, v_ins.processamento_id, 'INSERIDA', i.linha_id, null,
+             coalesce((select a.depois -> (v_ins.n::integer - 1) from app.xls_alteracao a
+                        where a.processamento_id = v_ins.processamento_id and a.seq = v_ins.seq), i.primeira);
+    end if;
+  end loop;
+
+  return query
+    select a.seq, a.processamento_id, p.arquivo, p.tipo, a.operacao, p.finalizado_em, p.desfeito_em, a.antes, a.depois
+      from pg_temp.xls_linhagem_item a
+      join public.xls_processamento p on p.id = a.processamento_id
+     order by a.seq desc;
+end;
 $function$
 ;
 

@@ -68,7 +68,7 @@ async function contagensReais(id: string) {
   const r = await api('GET', `/api/comercial/processamentos/${id}/alteracoes?size=1`);
   expect(r.statusCode).toBe(200);
   const out: Record<string, { inseridas: number; alteradas: number; removidas: number }> = {};
-  const { rows: c } = await db.pool.query(`select tabela, operacao, count(*)::int n from app.xls_alteracao where processamento_id = $1 group by 1, 2`, [id]);
+  const { rows: c } = await db.pool.query(`select tabela, operacao, sum(coalesce(cardinality(linha_ids), 1))::int n from app.xls_alteracao where processamento_id = $1 group by 1, 2`, [id]);
   for (const x of c) {
     out[x.tabela] ??= { inseridas: 0, alteradas: 0, removidas: 0 };
     out[x.tabela]![x.operacao === 'INSERIDA' ? 'inseridas' : x.operacao === 'ALTERADA' ? 'alteradas' : 'removidas'] = x.n;

@@ -41,9 +41,11 @@ describe('change set of a processing', () => {
     expect(ins.chave).toEqual({ filial: '01', nota_fiscal: '1000', serie: '1', item: '1' });
     expect(ins.antes).toBeNull();
     expect(ins.depois).toMatchObject({ nota_fiscal: '1000', cliente: 'C0', valor_total: 62.9 });
-    // the change set stores only id and key of an inserted row; the values are read back
-    const [guardada] = await rows(`select depois from app.xls_alteracao where processamento_id = $1 and operacao = 'INSERIDA' limit 1`, [a.id]);
-    expect(guardada.depois).toBeNull();
+    // the change set stores the ids of a statement's inserted rows only (one row per statement and
+    // table: here one per chunk of 40 rows); key and values are read back
+    const guardadas = await rows(`select cardinality(linha_ids) n, linha_id, chave, depois from app.xls_alteracao
+                                    where processamento_id = $1 and operacao = 'INSERIDA' and tabela = 'bi_faturamento' order by seq`, [a.id]);
+    expect(guardadas).toEqual([40, 40, 20].map((n) => ({ n, linha_id: null, chave: null, depois: null })));
 
     const um = await r18(base.map((r, i) => (i === 7 ? { ...r, valor_total: '999.99' } : r)));
     expect(await contagens(um.id)).toEqual({ bi_faturamento: { ALTERADA: 1 } });
@@ -142,6 +144,23 @@ describe('undo', () => {
   });
 });
 
+describe('undo of a removal that a later import inserted again', () => {
+  it('is refused naming the later import (its insertion holds ids only), and allowed once that one is undone', async () => {
+    const a = await r18([fat(7000), fat(7001)]);
+    const antes = await dump('bi_faturamento');
+    const p = await r18([fat(7000)]); // removes 7001
+    const q = await r18([fat(7000), fat(7001)]); // inserts 7001 again, under another id
+    expect(await contagens(q.id)).toEqual({ bi_faturamento: { INSERIDA: 1 } });
+    const conflito = await desfazer(p.id).catch((e) => e);
+    expect(conflito).toMatchObject({ code: 'XL409', detail: 'conflito' });
+    expect(JSON.parse(conflito.hint)).toEqual([expect.objectContaining({ id: q.id, linhas: 1 })]);
+    await desfazer(q.id);
+    await desfazer(p.id);
+    expect(await dump('bi_faturamento')).toEqual(antes);
+    expect(a.desfecho.status).toBe('SUCESSO');
+  });
+});
+
 describe('row history and retention', () => {
   it('xls_linhagem lists the processings that inserted, changed and removed a row, newest first', async () => {
     const a = await r18([fat(3000), fat(3001)]);
@@ -154,6 +173,20 @@ describe('row history and retention', () => {
     ]);
     const h0 = await rows(`select operacao from xls_linhagem('bi_faturamento', $1)`, [JSON.stringify({ ...chave, nota_fiscal: '4000' })]);
     expect(h0.map((x) => x.operacao)).toEqual(['ALTERADA', 'INSERIDA']);
+  });
+
+  it('xls_linhagem finds an insertion the undo took back, and one whose processing was received long before it ran', async () => {
+    const a = await r18([fat(3100)]);
+    const chave = (i: number) => JSON.stringify({ filial: '01', nota_fiscal: String(1000 + i), serie: '1', item: '1' });
+    await desfazer(a.id);
+    const h = await rows(`select processamento_id, operacao, desfeito_em is not null desfeita, depois ->> 'valor_total' v from xls_linhagem('bi_faturamento', $1)`, [chave(3100)]);
+    expect(h).toEqual([{ processamento_id: a.id, operacao: 'INSERIDA', desfeita: true, v: String(fat(3100).valor_total) }]);
+
+    // the insertion is looked for among the processings running when the row was inserted, else in all
+    const b = await r18([fat(3200), fat(3201)]);
+    await db.pool.query(`update xls_processamento set recebido_em = recebido_em - interval '10 days' where id = $1`, [b.id]);
+    const h2 = await rows(`select processamento_id, operacao, depois ->> 'nota_fiscal' nf from xls_linhagem('bi_faturamento', $1)`, [chave(3201)]);
+    expect(h2).toEqual([{ processamento_id: b.id, operacao: 'INSERIDA', nf: '4201' }]);
   });
 
   it('the purge deletes change sets older than xls_alteracoes_retencao_dias and the undo then says why', async () => {

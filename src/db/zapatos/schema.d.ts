@@ -16610,24 +16610,36 @@ declare module 'zapatos/schema' {
         antes: db.JSONValue | null;
         /**
         * **app.xls_alteracao.chave**
+        *
+        * ALTERADA, REMOVIDA: the natural key of the row (the table's UNIQUE constraint) as JSON. Null for INSERIDA.
         * - `jsonb` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        chave: db.JSONValue;
+        chave: db.JSONValue | null;
         /**
         * **app.xls_alteracao.depois**
         *
-        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change's antes, else the stored row); public.xls_desfazer fills it in before removing the row.
+        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the rows are as recorded elsewhere (app.xls_alteracao_depois reads each: the next change's antes, else the stored row); public.xls_desfazer fills it in (a JSON array aligned with linha_ids) before removing the rows.
         * - `jsonb` in database
         * - Nullable, no default
         */
         depois: db.JSONValue | null;
         /**
         * **app.xls_alteracao.linha_id**
+        *
+        * ALTERADA, REMOVIDA: the id of the row changed. Null for INSERIDA (linha_ids).
         * - `uuid` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        linha_id: string;
+        linha_id: string | null;
+        /**
+        * **app.xls_alteracao.linha_ids**
+        *
+        * INSERIDA: the ids of the rows the statement inserted, in the order inserted (their key and values are read from the row, or from the antes of its next change: app.xls_alteracao_depois). Null for ALTERADA and REMOVIDA. Stored uncompressed (ids do not compress).
+        * - `_uuid` in database
+        * - Nullable, no default
+        */
+        linha_ids: string[] | null;
         /**
         * **app.xls_alteracao.operacao**
         * - `text` in database
@@ -16666,24 +16678,36 @@ declare module 'zapatos/schema' {
         antes: db.JSONValue | null;
         /**
         * **app.xls_alteracao.chave**
+        *
+        * ALTERADA, REMOVIDA: the natural key of the row (the table's UNIQUE constraint) as JSON. Null for INSERIDA.
         * - `jsonb` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        chave: db.JSONValue;
+        chave: db.JSONValue | null;
         /**
         * **app.xls_alteracao.depois**
         *
-        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change's antes, else the stored row); public.xls_desfazer fills it in before removing the row.
+        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the rows are as recorded elsewhere (app.xls_alteracao_depois reads each: the next change's antes, else the stored row); public.xls_desfazer fills it in (a JSON array aligned with linha_ids) before removing the rows.
         * - `jsonb` in database
         * - Nullable, no default
         */
         depois: db.JSONValue | null;
         /**
         * **app.xls_alteracao.linha_id**
+        *
+        * ALTERADA, REMOVIDA: the id of the row changed. Null for INSERIDA (linha_ids).
         * - `uuid` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        linha_id: string;
+        linha_id: string | null;
+        /**
+        * **app.xls_alteracao.linha_ids**
+        *
+        * INSERIDA: the ids of the rows the statement inserted, in the order inserted (their key and values are read from the row, or from the antes of its next change: app.xls_alteracao_depois). Null for ALTERADA and REMOVIDA. Stored uncompressed (ids do not compress).
+        * - `_uuid` in database
+        * - Nullable, no default
+        */
+        linha_ids: string[] | null;
         /**
         * **app.xls_alteracao.operacao**
         * - `text` in database
@@ -16722,24 +16746,36 @@ declare module 'zapatos/schema' {
         antes?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
         /**
         * **app.xls_alteracao.chave**
+        *
+        * ALTERADA, REMOVIDA: the natural key of the row (the table's UNIQUE constraint) as JSON. Null for INSERIDA.
         * - `jsonb` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
         chave?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
         /**
         * **app.xls_alteracao.depois**
         *
-        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change's antes, else the stored row); public.xls_desfazer fills it in before removing the row.
+        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the rows are as recorded elsewhere (app.xls_alteracao_depois reads each: the next change's antes, else the stored row); public.xls_desfazer fills it in (a JSON array aligned with linha_ids) before removing the rows.
         * - `jsonb` in database
         * - Nullable, no default
         */
         depois?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
         /**
         * **app.xls_alteracao.linha_id**
+        *
+        * ALTERADA, REMOVIDA: the id of the row changed. Null for INSERIDA (linha_ids).
         * - `uuid` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
         linha_id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.xls_alteracao.linha_ids**
+        *
+        * INSERIDA: the ids of the rows the statement inserted, in the order inserted (their key and values are read from the row, or from the antes of its next change: app.xls_alteracao_depois). Null for ALTERADA and REMOVIDA. Stored uncompressed (ids do not compress).
+        * - `_uuid` in database
+        * - Nullable, no default
+        */
+        linha_ids?: string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn>;
         /**
         * **app.xls_alteracao.operacao**
         * - `text` in database
@@ -16778,24 +16814,36 @@ declare module 'zapatos/schema' {
         antes?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment;
         /**
         * **app.xls_alteracao.chave**
+        *
+        * ALTERADA, REMOVIDA: the natural key of the row (the table's UNIQUE constraint) as JSON. Null for INSERIDA.
         * - `jsonb` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        chave: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment;
+        chave?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment;
         /**
         * **app.xls_alteracao.depois**
         *
-        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change's antes, else the stored row); public.xls_desfazer fills it in before removing the row.
+        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the rows are as recorded elsewhere (app.xls_alteracao_depois reads each: the next change's antes, else the stored row); public.xls_desfazer fills it in (a JSON array aligned with linha_ids) before removing the rows.
         * - `jsonb` in database
         * - Nullable, no default
         */
         depois?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment;
         /**
         * **app.xls_alteracao.linha_id**
+        *
+        * ALTERADA, REMOVIDA: the id of the row changed. Null for INSERIDA (linha_ids).
         * - `uuid` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        linha_id: string | db.Parameter<string> | db.SQLFragment;
+        linha_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.xls_alteracao.linha_ids**
+        *
+        * INSERIDA: the ids of the rows the statement inserted, in the order inserted (their key and values are read from the row, or from the antes of its next change: app.xls_alteracao_depois). Null for ALTERADA and REMOVIDA. Stored uncompressed (ids do not compress).
+        * - `_uuid` in database
+        * - Nullable, no default
+        */
+        linha_ids?: string[] | db.Parameter<string[]> | null | db.DefaultType | db.SQLFragment;
         /**
         * **app.xls_alteracao.operacao**
         * - `text` in database
@@ -16826,24 +16874,36 @@ declare module 'zapatos/schema' {
         antes?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment>;
         /**
         * **app.xls_alteracao.chave**
+        *
+        * ALTERADA, REMOVIDA: the natural key of the row (the table's UNIQUE constraint) as JSON. Null for INSERIDA.
         * - `jsonb` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        chave?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment>;
+        chave?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment>;
         /**
         * **app.xls_alteracao.depois**
         *
-        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the row is as recorded elsewhere (read it with app.xls_alteracao_depois: the next change's antes, else the stored row); public.xls_desfazer fills it in before removing the row.
+        * ALTERADA: the row after the rewrite. REMOVIDA: null. INSERIDA: null while the rows are as recorded elsewhere (app.xls_alteracao_depois reads each: the next change's antes, else the stored row); public.xls_desfazer fills it in (a JSON array aligned with linha_ids) before removing the rows.
         * - `jsonb` in database
         * - Nullable, no default
         */
         depois?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment>;
         /**
         * **app.xls_alteracao.linha_id**
+        *
+        * ALTERADA, REMOVIDA: the id of the row changed. Null for INSERIDA (linha_ids).
         * - `uuid` in database
-        * - `NOT NULL`, no default
+        * - Nullable, no default
         */
-        linha_id?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        linha_id?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.xls_alteracao.linha_ids**
+        *
+        * INSERIDA: the ids of the rows the statement inserted, in the order inserted (their key and values are read from the row, or from the antes of its next change: app.xls_alteracao_depois). Null for ALTERADA and REMOVIDA. Stored uncompressed (ids do not compress).
+        * - `_uuid` in database
+        * - Nullable, no default
+        */
+        linha_ids?: string[] | db.Parameter<string[]> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string[] | db.Parameter<string[]> | null | db.DefaultType | db.SQLFragment>;
         /**
         * **app.xls_alteracao.operacao**
         * - `text` in database
