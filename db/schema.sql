@@ -2301,6 +2301,10 @@ begin
     end loop;
     v_dif := app.xls_merge_gravar(e.staging, v_id_prefixo);
     execute e.sql_aceitar;
+    -- the reference tables written at the end: this chunk's candidates (one row per key)
+    for r in select x.sql_cand from pg_temp.xls_merge_estado x where x.fonte = e.staging and x.quando = 'fim' order by x.ordem loop
+      execute r.sql_cand;
+    end loop;
     -- the hashes are needed only when another chunk of the target came or may come
     if not p_final or e.chunks > 0 then
       execute e.sql_hash;
@@ -2381,9 +2385,13 @@ begin
     end if;
   end loop;
 
-  -- reference tables written at the end: from the accepted rows that survived (app.xls_alvo.fonte, quando = fim)
-  for e in select x.* from pg_temp.xls_merge_estado x where x.fonte is not null and x.quando = 'fim' order by x.ordem loop
-    execute format('insert into pg_temp.%I %s', 'xls_chunk_' || e.staging, e.sql_select);
+  -- reference tables written at the end (app.xls_alvo.fonte, quando = fim): from the chunks'
+  -- candidates, or, when a key of the fonte repeated across chunks, from the accepted rows that
+  -- survived (a row that gave way gives nothing)
+  for e in select x.*, f.refeito as fonte_refeita from pg_temp.xls_merge_estado x
+             join pg_temp.xls_merge_estado f on f.staging = x.fonte and f.fonte is null
+            where x.fonte is not null and x.quando = 'fim' order by x.ordem loop
+    execute format('insert into pg_temp.%I %s', 'xls_chunk_' || e.staging, case when e.fonte_refeita then e.sql_select else e.sql_cand_fim end);
     v_n := app.xls_merge_gravar(e.staging, lpad(to_hex((extract(epoch from clock_timestamp()) * 1000)::bigint), 12, '0') || '70008');
     update pg_temp.xls_merge_estado x set efetivas = x.efetivas + v_n where x.staging = e.staging;
   end loop;
@@ -2654,6 +2662,10 @@ declare
   v_guardar text[];
   v_longos text;
   v_select text;
+  v_lista text;
+  v_cand text;
+  v_cand_fim text;
+  v_reduzir text;
   v_expr text;
   v_i integer;
   v_fk record;
@@ -2683,7 +2695,7 @@ begin
     refeito boolean not null default false,
     sql_select text not null, sql_rejeitar text, sql_dedup text, sql_fk text[] not null,
     sql_dif text not null, sql_inserir text not null, sql_atualizar text, sql_aceitar text, sql_hash text,
-    sql_rep text, sql_escopo_t text, sql_escopo_s text, sql_on_key_t text not null,
+    sql_rep text, sql_cand text, sql_cand_fim text, sql_escopo_t text, sql_escopo_s text, sql_on_key_t text not null,
     sql_key_list text not null
   ) on commit drop;
   -- rows rejected by SQL (chave_legivel: the natural key could be read) and rows that gave way
@@ -2704,6 +2716,8 @@ begin
     -- the columns the target is fed from: its staging's (normalised: text trimmed, empty -> NULL),
     -- or, for a reference table, those of its fonte's chunk or accepted rows
     v_quando := 'chunk';
+    v_cand := null;
+    v_cand_fim := null;
     if a.fonte is null then
       select array_agg(c.coluna order by c.ordem) into v_colunas
         from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1;
@@ -2821,22 +2835,36 @@ begin
     else
       -- a reference table: one row per key (a row without key names no reference); the key's last
       -- row wins, its empty kept columns keep the stored value; with manter_ultimo_valor each
-      -- kept column takes the last row of the file that has a value
-      v_select := format('select %s from %s s', v_select, v_origem);
+      -- kept column takes the last row of the file that has a value. %1$s: the rows to reduce.
+      v_lista := v_select;
       if a.manter_ultimo_valor then
-        v_select := format('select max(z.linha) as linha, %s from (%s) z where %s group by %s',
+        v_reduzir := format('select max(z.linha) as linha, %s from (%%1$s) z where %s group by %s',
           app.xls_sql_lista('%s as %I', ', ', (select array_agg(case when w = any(v_chave) then format('z.%I', w)
                                                                       when w = any(v_manter) then format('(array_agg(z.%1$I order by z.linha desc) filter (where z.%1$I is not null))[1]', w)
                                                                       else format('(array_agg(z.%I order by z.linha desc))[1]', w) end order by o)
                                                  from unnest(v_written) with ordinality x (w, o)), v_written),
-          v_select, app.xls_sql_lista('z.%I is not null', ' and ', v_chave), app.xls_sql_lista('z.%I', ', ', v_chave));
+          app.xls_sql_lista('z.%I is not null', ' and ', v_chave), app.xls_sql_lista('z.%I', ', ', v_chave));
       else
-        v_select := format('select distinct on (%1$s) z.* from (%2$s) z where %3$s order by %1$s, z.linha desc',
-          app.xls_sql_lista('z.%I', ', ', v_chave), v_select, app.xls_sql_lista('z.%I is not null', ' and ', v_chave));
+        v_reduzir := format('select distinct on (%1$s) z.* from (%%1$s) z where %2$s order by %1$s, z.linha desc',
+          app.xls_sql_lista('z.%I', ', ', v_chave), app.xls_sql_lista('z.%I is not null', ' and ', v_chave));
+      end if;
+      v_select := format(v_reduzir, format('select %s from %s s', v_lista, v_origem));
+      -- written at the end: each chunk reduces its own accepted rows to candidates (one per key, in
+      -- the time the reader takes for the next chunk), and the end reduces the candidates; both
+      -- reductions keep the last row, so that equals reducing every accepted row, unless a key of
+      -- the fonte repeated across chunks (a row that gave way gives nothing): then the end reduces
+      -- the accepted rows that survived (sql_select), as without candidates
+      if v_quando = 'fim' then
+        v_cand := format('insert into pg_temp.%I %s', 'xls_cand_' || a.staging,
+                         format(v_reduzir, format('select %s from pg_temp.%I s', v_lista, 'xls_chunk_' || a.fonte)));
+        v_cand_fim := format(v_reduzir, format('select s.* from pg_temp.%I s', 'xls_cand_' || a.staging));
       end if;
     end if;
 
     execute format('create temp table %I on commit drop as %s limit 0', 'xls_chunk_' || a.staging, v_select);
+    if v_cand is not null then
+      execute format('create temp table %I (like pg_temp.%I) on commit drop', 'xls_cand_' || a.staging, 'xls_chunk_' || a.staging);
+    end if;
     execute format('create temp table %I on commit drop as select linha, %s, true as novo from %s limit 0', 'xls_dif_' || a.staging,
                    app.xls_sql_lista('%I', ', ', v_written), v_chunk);
     if a.fonte is null then
@@ -2914,7 +2942,7 @@ begin
 
     insert into pg_temp.xls_merge_estado (tipo, staging, tabela, ordem, aba, escopo, escopo_coluna, chave, meta, fonte, quando, inicio, fim, vazio,
       sql_select, sql_rejeitar, sql_dedup, sql_fk, sql_dif, sql_inserir, sql_atualizar, sql_aceitar, sql_hash, sql_rep,
-      sql_escopo_t, sql_escopo_s, sql_on_key_t, sql_key_list)
+      sql_cand, sql_cand_fim, sql_escopo_t, sql_escopo_s, sql_on_key_t, sql_key_list)
     values (p_tipo, a.staging, a.tabela, a.ordem, a.aba, a.escopo, a.escopo_coluna, v_chave, coalesce(p_meta, '{}') - 'linhas_rejeitadas',
       a.fonte, v_quando, v_inicio, v_fim, v_vazio,
       v_select,
@@ -2999,7 +3027,7 @@ begin
         create temp table %1$I on commit drop as
         select %2$s, max(linha) as ultima, count(*) filter (where gravada) as escritas from %3$s group by %2$s having count(*) > 1$q$,
         'xls_rep_' || a.staging, v_key_list, v_aceitas) end,
-      v_escopo_t, v_escopo_s, v_on_key_t, v_key_list);
+      v_cand, v_cand_fim, v_escopo_t, v_escopo_s, v_on_key_t, v_key_list);
   end loop;
 end;
 $_$;

@@ -50,6 +50,10 @@ begin
     end loop;
     v_dif := app.xls_merge_gravar(e.staging, v_id_prefixo);
     execute e.sql_aceitar;
+    -- the reference tables written at the end: this chunk's candidates (one row per key)
+    for r in select x.sql_cand from pg_temp.xls_merge_estado x where x.fonte = e.staging and x.quando = 'fim' order by x.ordem loop
+      execute r.sql_cand;
+    end loop;
     -- the hashes are needed only when another chunk of the target came or may come
     if not p_final or e.chunks > 0 then
       execute e.sql_hash;

@@ -55,9 +55,13 @@ begin
     end if;
   end loop;
 
-  -- reference tables written at the end: from the accepted rows that survived (app.xls_alvo.fonte, quando = fim)
-  for e in select x.* from pg_temp.xls_merge_estado x where x.fonte is not null and x.quando = 'fim' order by x.ordem loop
-    execute format('insert into pg_temp.%I %s', 'xls_chunk_' || e.staging, e.sql_select);
+  -- reference tables written at the end (app.xls_alvo.fonte, quando = fim): from the chunks'
+  -- candidates, or, when a key of the fonte repeated across chunks, from the accepted rows that
+  -- survived (a row that gave way gives nothing)
+  for e in select x.*, f.refeito as fonte_refeita from pg_temp.xls_merge_estado x
+             join pg_temp.xls_merge_estado f on f.staging = x.fonte and f.fonte is null
+            where x.fonte is not null and x.quando = 'fim' order by x.ordem loop
+    execute format('insert into pg_temp.%I %s', 'xls_chunk_' || e.staging, case when e.fonte_refeita then e.sql_select else e.sql_cand_fim end);
     v_n := app.xls_merge_gravar(e.staging, lpad(to_hex((extract(epoch from clock_timestamp()) * 1000)::bigint), 12, '0') || '70008');
     update pg_temp.xls_merge_estado x set efetivas = x.efetivas + v_n where x.staging = e.staging;
   end loop;
