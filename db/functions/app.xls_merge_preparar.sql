@@ -221,6 +221,11 @@ begin
         v_reduzir := format('select distinct on (%1$s) z.* from (%%1$s) z where %2$s order by %1$s, z.linha desc',
           app.xls_sql_lista('z.%I', ', ', v_chave), app.xls_sql_lista('z.%I is not null', ' and ', v_chave));
       end if;
+      -- the rows to reduce are first grouped by their values (a hash aggregate keeping each group's
+      -- last line): a few rows per key are left to sort instead of every row (same result: the
+      -- reduction reads only the last line of each key and of each value)
+      v_reduzir := format(v_reduzir, format('select max(y.linha) as linha, %s from (%%1$s) y group by %s',
+                                            app.xls_sql_lista('y.%I', ', ', v_written), app.xls_sql_lista('y.%I', ', ', v_written)));
       v_select := format(v_reduzir, format('select %s from %s s', v_lista, v_origem));
       -- written at the end: each chunk reduces its own accepted rows to candidates (one per key, in
       -- the time the reader takes for the next chunk), and the end reduces the candidates; both
