@@ -195,11 +195,10 @@ begin
 
     -- the chunk's select list: target columns cut to their length and cast to their type, extras as they are
     v_select := 's.linha';
+    -- (an explicit cast to varchar(n) cuts a longer value, as SQL says: one call, not left() and a cast)
     for v_i in 1 .. cardinality(v_written) loop
       v_expr := coalesce(a.expressoes ->> v_written[v_i], quote_ident(v_written[v_i]));
-      v_select := v_select || ', ' || case
-        when v_lens[v_i] is not null then format('left((%s)::text, %s)::%s as %I', v_expr, v_lens[v_i], v_tipos[v_i], v_written[v_i])
-        else format('(%s)::%s as %I', v_expr, v_tipos[v_i], v_written[v_i]) end;
+      v_select := v_select || ', ' || format('(%s)::%s as %I', v_expr, v_tipos[v_i], v_written[v_i]);
     end loop;
     v_select := v_select || coalesce(', ' || app.xls_sql_lista('%s as %I', ', ', (select array_agg(coalesce(a.expressoes ->> e, quote_ident(e))) from unnest(v_extras) e), v_extras), '');
     if a.fonte is null then
