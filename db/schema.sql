@@ -2138,20 +2138,13 @@ begin
              case when a.ano_ok then substring(a.ano_bruto from '([0-9]{4})$')::smallint end as mod
         from (select d.ano_bruto, d.ano_bruto ~ '^(19|20)[0-9]{2}[[:space:]]*/[[:space:]]*(19|20)[0-9]{2}$' as ano_ok
                 from (select distinct ano_bruto from pg_temp.xls_veiculo_lote where ano_bruto is not null) d) a
-    ), c as (
-      select v.aba, v.linha, v.placa_bruta, v.placa, v.ano_bruto, v.modelo, p.placa_valida,
-             coalesce(a.ano_ok, false) as ano_ok, a.fab, a.mod,
-             -- k: the later row has the larger key: latest date (none last), tab 20 before 30, last
-             -- row of the sheet; (data desc nulls last, aba, linha desc) packed into one bigint.
-             -- Written inline: a SQL function with a pinned search_path is not inlined.
-             ((coalesce(v.data - date '2000-01-01', -1000000) + 1000000)::bigint * 2 + (v.aba = '20')::integer) * 2147483648 + v.linha as k
-        from pg_temp.xls_veiculo_lote v
-        left join placas p on p.placa = v.placa
-        left join anos a on a.ano_bruto = v.ano_bruto
     ), problemas as (
       insert into pg_temp.xls_aviso_linha (ordem, categoria, motivo, aba, linha, valor)
       select x.ordem, 'veiculo', x.motivo, c.aba, c.linha, x.valor
-        from c
+        from (select v.aba, v.linha, v.placa_bruta, v.ano_bruto, v.modelo, p.placa_valida, coalesce(a.ano_ok, false) as ano_ok, a.fab, a.mod
+                from pg_temp.xls_veiculo_lote v
+                left join placas p on p.placa = v.placa
+                left join anos a on a.ano_bruto = v.ano_bruto) c
        cross join lateral (values
              (1, 'placa inválida', c.placa_bruta, c.placa_bruta is not null and not c.placa_valida),
              (2, 'placa ausente', coalesce(c.ano_bruto, c.modelo), c.placa_bruta is null),
@@ -2161,10 +2154,22 @@ begin
        where ((c.placa_bruta is not null and not c.placa_valida) or c.placa_bruta is null
               or (c.ano_bruto is not null and not c.ano_ok) or (c.ano_ok and (c.mod < c.fab or c.mod > c.fab + 1)))
          and x.problema
+    ), c as (
+      -- the rows of valid plates, one per distinct date, tab, year and model (its last row: the
+      -- only one of them that can be the latest), each with its ordering key
+      -- k: the later row has the larger key: latest date (none last), tab 20 before 30, last
+      -- row of the sheet; (data desc nulls last, aba, linha desc) packed into one bigint.
+      -- Written inline: a SQL function with a pinned search_path is not inlined.
+      select g.placa, g.modelo, coalesce(a.ano_ok, false) as ano_ok, a.fab, a.mod,
+             ((coalesce(g.data - date '2000-01-01', -1000000) + 1000000)::bigint * 2 + (g.aba = '20')::integer) * 2147483648 + g.linha as k
+        from (select v.placa, v.data, v.aba, v.ano_bruto, v.modelo, max(v.linha) as linha
+                from pg_temp.xls_veiculo_lote v join placas p on p.placa = v.placa and p.placa_valida
+               group by v.placa, v.data, v.aba, v.ano_bruto, v.modelo) g
+        left join anos a on a.ano_bruto = g.ano_bruto
     ), melhores as (
       select c.placa, max(c.k) as k, max(array[c.k, c.fab, c.mod]) filter (where c.ano_ok) as ano,
              max(c.k) filter (where c.modelo is not null) as k_modelo
-        from c where c.placa_valida group by c.placa
+        from c group by c.placa
     )
     insert into pg_temp.xls_veiculo_cand (placa, k, k_ano, fab, mod, k_modelo, modelo)
     select m.placa, m.k, m.ano[1], m.ano[2]::smallint, m.ano[3]::smallint, m.k_modelo, c.modelo
@@ -2822,11 +2827,10 @@ begin
 
     -- the chunk's select list: target columns cut to their length and cast to their type, extras as they are
     v_select := 's.linha';
+    -- (an explicit cast to varchar(n) cuts a longer value, as SQL says: one call, not left() and a cast)
     for v_i in 1 .. cardinality(v_written) loop
       v_expr := coalesce(a.expressoes ->> v_written[v_i], quote_ident(v_written[v_i]));
-      v_select := v_select || ', ' || case
-        when v_lens[v_i] is not null then format('left((%s)::text, %s)::%s as %I', v_expr, v_lens[v_i], v_tipos[v_i], v_written[v_i])
-        else format('(%s)::%s as %I', v_expr, v_tipos[v_i], v_written[v_i]) end;
+      v_select := v_select || ', ' || format('(%s)::%s as %I', v_expr, v_tipos[v_i], v_written[v_i]);
     end loop;
     v_select := v_select || coalesce(', ' || app.xls_sql_lista('%s as %I', ', ', (select array_agg(coalesce(a.expressoes ->> e, quote_ident(e))) from unnest(v_extras) e), v_extras), '');
     if a.fonte is null then
@@ -2848,6 +2852,11 @@ begin
         v_reduzir := format('select distinct on (%1$s) z.* from (%%1$s) z where %2$s order by %1$s, z.linha desc',
           app.xls_sql_lista('z.%I', ', ', v_chave), app.xls_sql_lista('z.%I is not null', ' and ', v_chave));
       end if;
+      -- the rows to reduce are first grouped by their values (a hash aggregate keeping each group's
+      -- last line): a few rows per key are left to sort instead of every row (same result: the
+      -- reduction reads only the last line of each key and of each value)
+      v_reduzir := format(v_reduzir, format('select max(y.linha) as linha, %s from (%%1$s) y group by %s',
+                                            app.xls_sql_lista('y.%I', ', ', v_written), app.xls_sql_lista('y.%I', ', ', v_written)));
       v_select := format(v_reduzir, format('select %s from %s s', v_lista, v_origem));
       -- written at the end: each chunk reduces its own accepted rows to candidates (one per key, in
       -- the time the reader takes for the next chunk), and the end reduces the candidates; both
