@@ -291,3 +291,20 @@ describe('change-set triggers', () => {
     await db.pool.query('alter table public.bi_posto enable trigger _900_xls_alteracao_upd');
   });
 });
+
+describe('preview entry (xls_simular_abrir)', () => {
+  it('refuses a type without import (XL422) and opens nothing; a known type opens a processing in the caller transaction only', async () => {
+    const conta = async () => (await rows(`select count(*)::int n from xls_processamento where worker = 'simulacao'`))[0].n;
+    const antes = await conta();
+    await expect(db.pool.query(`select public.xls_simular_abrir('x.xlsx', repeat('a', 64), 'NAO_EXISTE')`))
+      .rejects.toMatchObject({ code: 'XL422', message: expect.stringContaining('NAO_EXISTE ainda não tem importação') });
+    const c = await db.pool.connect();
+    try {
+      await c.query('begin');
+      const { rows: [r] } = await c.query(`select public.xls_simular_abrir('x.xlsx', repeat('b', 64), 'RELATORIO18') id`);
+      expect((await c.query('select status, tipo from xls_processamento where id = $1', [r.id])).rows).toEqual([{ status: 'PROCESSANDO', tipo: 'RELATORIO18' }]);
+      await c.query('rollback');
+    } finally { c.release(); }
+    expect(await conta()).toBe(antes);
+  });
+});
