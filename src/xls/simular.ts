@@ -86,10 +86,12 @@ export async function simularUpload(ctx: AppContext, filename: string, upload: S
     }
   }
 
-  const aSimular = entradas.filter((e) => !resultados.has(e));
-  if (aSimular.length > 0) {
-    const mestres = new Set((await ctx.pool.query<{ tipo: TipoPlanilha }>('select tipo from app.xls_tipo where mestre')).rows.map((r) => r.tipo));
-    aSimular.sort((a, b) => Number(mestres.has(b.tipo!)) - Number(mestres.has(a.tipo!)));
+  const lidas = entradas.filter((e) => !resultados.has(e));
+  if (lidas.length > 0) {
+    // the order of precedence is the database's (the master report first, public.xls_tipo_mestre)
+    const aSimular = (await ctx.pool.query<{ n: number }>(
+      'select u.n::integer as n from unnest($1::text[]) with ordinality u (tipo, n) order by public.xls_tipo_mestre(u.tipo) desc, u.n',
+      [lidas.map((e) => e.tipo)])).rows.map((r) => lidas[r.n - 1]!);
     const client = await ctx.pool.connect();
     try {
       await client.query('begin');
