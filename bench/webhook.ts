@@ -28,6 +28,7 @@ import { ensureDatabase, startEmbeddedPostgres } from '../src/embedded/postgres.
 import { findPgBinDir } from '../src/db/pg-bin.js';
 import { startBenchService } from './lib.js';
 import { orderEvent, postWebhook, WEBHOOK_SECRET } from './lib-webhook.js';
+import { postgresCpu, postmasterPid, processCpu, type PgCpu } from './profile.js';
 
 const SECONDS = Number(process.argv[2] ?? process.env.BENCH_SECONDS ?? 10);
 const TINY = SECONDS <= 1;
@@ -87,6 +88,33 @@ async function load(port: number, opts: { seconds: number; stop?: Promise<unknow
   return res;
 }
 
+/**
+ * CPU seconds of the three parts sharing the machine since `cpuStart`: this process (the load
+ * generator), the service (/proc of its pid) and Postgres (the postmaster and its children,
+ * those that ended meanwhile too). Unlike wall-clock rates, CPU per event barely moves with the
+ * machine's load: it says where the time goes.
+ */
+interface CpuMarca { bench: NodeJS.CpuUsage; service: number; servicePid: number; pg: PgCpu }
+interface Cpu { bench: number; service: number; postgres: number }
+function cpuStart(servicePid: number, postmaster: number): CpuMarca {
+  return { bench: process.cpuUsage(), service: processCpu(servicePid), servicePid, pg: postgresCpu(postmaster) };
+}
+function cpuTake(m: CpuMarca): Cpu {
+  const b = process.cpuUsage(m.bench);
+  return {
+    bench: (b.user + b.system) / 1e6,
+    service: processCpu(m.servicePid) - m.service,
+    postgres: Object.values(m.pg.take()).reduce((a, v) => a + v, 0),
+  };
+}
+const sumCpu = (a: Cpu, b: Cpu): Cpu => ({ bench: a.bench + b.bench, service: a.service + b.service, postgres: a.postgres + b.postgres });
+/** "load generator 120 µs, service 150 µs, Postgres 200 µs = 470 µs per event" */
+function cpuPer(c: Cpu, n: number, unit: string, bench = 'load generator'): string {
+  const us = (s: number) => ((s * 1e6) / Math.max(1, n)).toFixed(0);
+  return `${bench} ${us(c.bench)} µs, service ${us(c.service)} µs, Postgres ${us(c.postgres)} µs = ${us(c.bench + c.service + c.postgres)} µs of CPU per ${unit}`;
+}
+const cpuTotal = (c: Cpu) => c.bench + c.service + c.postgres;
+
 const pct = (xs: number[], p: number) => {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
@@ -102,12 +130,19 @@ async function main() {
     await ensureDatabase(server.url('postgres'), dbName);
     const url = server.url(dbName);
     const pool = new pg.Pool({ connectionString: url, max: 4 });
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const postmaster = await postmasterPid(admin);
     svc = await startService(url);
     say(`# POST /webhook/partner — ${CONCURRENCY} requests in flight, ${SECONDS} s, loopback, durable Postgres 15 (fsync on)`);
     say(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs shared by load generator, service and Postgres`);
 
-    // 1. throughput and time to the order table
+    // 1. throughput and time to the order table (a checkpoint first, as before pgbench: both start alike)
+    await admin.query('checkpoint');
+    const cpu1 = cpuStart(svc.child.pid!, postmaster);
     const r1 = await load(svc.port, { seconds: SECONDS });
+    const cpuLoad = cpuTake(cpu1);
+    const cpu2 = cpuStart(svc.child.pid!, postmaster);
     say('');
     say('## 1. Load');
     say(`accepted (200): ${r1.accepted.length} in ${r1.seconds.toFixed(1)} s = ${(r1.accepted.length / r1.seconds).toFixed(0)} events/s`);
@@ -129,16 +164,31 @@ async function main() {
              max(extract(epoch from p.criado_em - w.recebido_em)) * 1000 as max
         from partner_webhook w left join partner_pedido p on p.code = w.code
        where w.id = any($1::uuid[])`, [ids]);
+    const cpuDrain = cpuTake(cpu2);
+    const n1 = r1.accepted.length;
+    say(`CPU during the load: ${cpuPer(cpuLoad, n1, 'event')} (${(cpuTotal(cpuLoad) / r1.seconds).toFixed(2)} of the machine's cores busy)`);
+    say(`CPU after it, until every event was normalised: ${cpuPer(cpuDrain, n1, 'event')}`);
+    const cpuWebhook = sumCpu(cpuLoad, cpuDrain);
+    say(`CPU per event stored and normalised: ${cpuPer(cpuWebhook, n1, 'event')}`);
     say(`reached partner_pedido within 5 s of recebido_em: ${share!.em5s}/${share!.total} = ${((100 * share!.em5s) / share!.total).toFixed(1)} %`);
     say(`recebido_em -> order row: p50 ${Number(share!.p50).toFixed(0)} ms, p99 ${Number(share!.p99).toFixed(0)} ms, max ${Number(share!.max).toFixed(0)} ms`);
 
     // 2. pgbench, same cluster, same run
     const webhookRate = r1.accepted.length / r1.seconds;
-    const tps = await pgbench(server.port, dbName, Math.max(1, Math.round(r1.seconds)));
+    await admin.query('checkpoint');
+    const cpu3 = cpuStart(svc.child.pid!, postmaster);
+    const pgb = await pgbench(server.port, dbName, Math.max(1, Math.round(r1.seconds)));
+    const cpuPgbench = cpuTake(cpu3);
+    cpuPgbench.bench = pgb.cpu; // pgbench's own CPU, not this process' (idle meanwhile)
+    const tps = pgb.tps;
     say('');
     say(`## 2. pgbench: ${CONCURRENCY} clients, one durable 512-byte jsonb insert per transaction, ${Math.max(1, Math.round(r1.seconds))} s`);
-    say(`pgbench: ${tps.toFixed(0)} TPS`);
+    say(`pgbench: ${tps.toFixed(0)} TPS (${pgb.transactions} transactions)`);
+    say(`CPU: ${cpuPer(cpuPgbench, pgb.transactions, 'transaction', 'pgbench')} (the service, idle, ${((cpuPgbench.service * 1e6) / Math.max(1, pgb.transactions)).toFixed(0)} µs)`);
     say(`webhook / pgbench: ${(100 * webhookRate / tps).toFixed(1)} % (target >= 50 %); p99 ${pct(ms, 99).toFixed(1)} ms (target <= 50 ms)`);
+    const porEvento = cpuTotal(cpuWebhook) / Math.max(1, n1);
+    const porTx = (cpuPgbench.bench + cpuPgbench.postgres) / Math.max(1, pgb.transactions);
+    say(`by CPU (what the ratio tends to when the cores are the limit): pgbench ${(porTx * 1e6).toFixed(0)} µs per transaction / webhook ${(porEvento * 1e6).toFixed(0)} µs per event = ${(100 * porTx / porEvento).toFixed(1)} %`);
 
     // 3. idle: one event at a time, from the request to the order row
     const idle: number[] = [];
@@ -163,6 +213,7 @@ async function main() {
     // 4. SIGKILL in the middle of a load (BENCH_KILL=0 skips it, e.g. to keep the service's --cpu-prof profile)
     if (process.env.BENCH_KILL === '0') {
       await pool.end();
+      await admin.end();
       return;
     }
     say('');
@@ -202,6 +253,7 @@ async function main() {
     say(`partner_webhook: ${fim!.normalizados}/${fim!.n} NORMALIZADO; orders: ${(await pool.query<{ n: number }>('select count(*)::int as n from partner_pedido')).rows[0]!.n}`);
     void killedAt;
     await pool.end();
+    await admin.end();
   } finally {
     if (svc) { svc.child.kill('SIGTERM'); await svc.exited; }
     await server.stop();
@@ -210,8 +262,11 @@ async function main() {
   }
 }
 
-/** pgbench (the cluster's own binary): CONCURRENCY clients, one 512-byte jsonb insert per transaction; returns the TPS. */
-async function pgbench(port: number, database: string, seconds: number): Promise<number> {
+/**
+ * pgbench (the cluster's own binary): CONCURRENCY clients, one 512-byte jsonb insert per
+ * transaction; its TPS, transactions and its own CPU seconds (read by the shell that waited for it).
+ */
+async function pgbench(port: number, database: string, seconds: number): Promise<{ tps: number; transactions: number; cpu: number }> {
   const c = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database });
   await c.connect();
   await c.query('create table if not exists bench_pgbench (id bigint generated always as identity primary key, doc jsonb not null)');
@@ -221,17 +276,22 @@ async function pgbench(port: number, database: string, seconds: number): Promise
   if (Buffer.byteLength(json) !== 512) throw new Error('o documento do pgbench deveria ter 512 bytes');
   const script = join(mkdtempSync(join(tmpdir(), 'bench-pgbench-')), 'insert.sql');
   writeFileSync(script, `insert into bench_pgbench (doc) values ('${json}'::jsonb);\n`);
-  const out = await new Promise<string>((resolve, reject) => {
-    execFile(join(findPgBinDir(), 'pgbench'), ['-n', '-c', String(CONCURRENCY), '-j', '2', '-T', String(seconds), '-f', script,
-      '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', database], { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`pgbench falhou: ${stderr || err.message}`));
-      else resolve(stdout);
+  // the shell prints its own /proc stat after pgbench ended: cutime + cstime = pgbench's CPU
+  const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
+    execFile('sh', ['-c', 'pgbench=$1; shift; "$pgbench" "$@"; s=$?; echo "STAT $(cat /proc/$$/stat)" >&2; exit $s', 'sh',
+      join(findPgBinDir(), 'pgbench'), '-n', '-c', String(CONCURRENCY), '-j', '2', '-T', String(seconds), '-f', script,
+      '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', database], { maxBuffer: 16 * 1024 * 1024 }, (err, out, errOut) => {
+      if (err) reject(new Error(`pgbench falhou: ${errOut || err.message}`));
+      else resolve({ stdout: out, stderr: errOut });
     });
   });
-  const m = /tps = ([\d.]+)/.exec(out);
-  if (!m) throw new Error(`pgbench sem TPS: ${out}`);
+  const m = /tps = ([\d.]+)/.exec(stdout);
+  const n = /number of transactions actually processed: (\d+)/.exec(stdout);
+  const st = /^STAT .*\) (.*)$/m.exec(stderr);
+  if (!m || !n || !st) throw new Error(`pgbench sem TPS: ${stdout}\n${stderr}`);
+  const f = st[1]!.split(' '); // [0] state … [13] cutime, [14] cstime
   rmSync(join(script, '..'), { recursive: true, force: true });
-  return Number(m[1]);
+  return { tps: Number(m[1]), transactions: Number(n[1]), cpu: (Number(f[13]) + Number(f[14])) / 100 };
 }
 
 main().catch((err) => {
