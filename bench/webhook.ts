@@ -5,9 +5,11 @@
  *
  * Starts a durable embedded Postgres 15 (pg_cron on, fsync on) and the real service
  * (dist/src/main.js) as a child process, then:
- *  1. drives a bounded, closed-loop load (BENCH_CONCURRENCY requests in flight, keep-alive,
- *     loopback) for `seconds` and prints the accepted events/s (group commit: one multi-row
- *     insert per flush), the answer latency and the time to the order table;
+ *  1. drives a bounded, closed-loop load (BENCH_CONCURRENCY requests in flight, one keep-alive
+ *     connection each, loopback; a lean raw HTTP/1.1 client, bench/lib-webhook.ts) for
+ *     `seconds` and prints the accepted events/s (group commit: one multi-row insert per
+ *     flush), the answer latency, the time to the order table and the CPU per event of the
+ *     load generator, the service and Postgres;
  *  2. in the same run, pgbench with BENCH_CONCURRENCY clients, one durable 512-byte jsonb
  *     insert per transaction, for the same time, and the ratio webhook / pgbench
  *     (target >= 50 %, p99 <= 50 ms);
@@ -19,7 +21,6 @@
  * Env: PARTNER_WEBHOOK_LOTE_* (passed to the service), BENCH_CONCURRENCY (32), BENCH_KILL_AFTER_MS (3000, tiny: 500), BENCH_KILL (0 skips part 4), BENCH_IDLE_EVENTS (20, tiny: 3), LOG_LEVEL (warn).
  */
 import { execFile, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +28,7 @@ import pg from 'pg';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/embedded/postgres.js';
 import { findPgBinDir } from '../src/db/pg-bin.js';
 import { startBenchService } from './lib.js';
-import { orderEvent, postWebhook, WEBHOOK_SECRET } from './lib-webhook.js';
+import { orderEvent, postWebhook, WebhookConexao, WEBHOOK_SECRET } from './lib-webhook.js';
 import { postgresCpu, postmasterPid, processCpu, type PgCpu } from './profile.js';
 
 const SECONDS = Number(process.argv[2] ?? process.env.BENCH_SECONDS ?? 10);
@@ -66,25 +67,25 @@ const body = () => orderEvent(`BENCH-${process.pid}-${++seq}`);
 
 /** Closed loop: `concurrency` workers, each sends its next request when the previous one ends. */
 async function load(port: number, opts: { seconds: number; stop?: Promise<unknown> }): Promise<LoadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const res: LoadResult = { accepted: [], refused: 0, failed: 0, seconds: 0 };
   let stopping = false;
   const t0 = performance.now();
   const timer = setTimeout(() => { stopping = true; }, opts.seconds * 1000);
   void opts.stop?.then(() => { stopping = true; });
-  const one = async () => {
+  const one = async (conexao: WebhookConexao) => {
     const start = performance.now();
-    const r = await postWebhook(port, body(), agent);
+    const r = await conexao.post(body());
     if (r.status === 200) res.accepted.push({ id: r.id!, ms: performance.now() - start });
     else if (r.status === 0) res.failed += 1;
     else res.refused += 1;
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (!stopping) await one();
+    const conexao = new WebhookConexao(port);
+    while (!stopping) await one(conexao);
+    conexao.close();
   }));
   clearTimeout(timer);
   res.seconds = (performance.now() - t0) / 1000;
-  agent.destroy();
   return res;
 }
 
@@ -178,6 +179,8 @@ async function main() {
     await admin.query('checkpoint');
     const cpu3 = cpuStart(svc.child.pid!, postmaster);
     const pgb = await pgbench(server.port, dbName, Math.max(1, Math.round(r1.seconds)));
+    // pgbench's backends end with it: let the postmaster reap them, so that their CPU is counted
+    await new Promise((r) => setTimeout(r, 500));
     const cpuPgbench = cpuTake(cpu3);
     cpuPgbench.bench = pgb.cpu; // pgbench's own CPU, not this process' (idle meanwhile)
     const tps = pgb.tps;
