@@ -510,12 +510,16 @@ COMMENT ON FUNCTION app.partner_aviso_criar(p_tipo text, p_episodio bigint, p_co
 --
 
 CREATE FUNCTION app.partner_status_ordem(p_status text) RETURNS integer
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select case p_status
+begin
+  -- plpgsql, not sql: a sql function with a pinned search_path is never inlined and is parsed
+  -- and planned again by every statement that calls it (partner_pedido's CHECK, the normalisation)
+  return case p_status
     when 'waiting_payment' then 1 when 'refused' then 2 when 'received' then 3 when 'invoiced' then 4
     when 'shipped' then 5 when 'delivered' then 6 when 'cancelled' then 7 end;
+end;
 $$;
 
 
@@ -610,11 +614,12 @@ CREATE FUNCTION app.partner_gate(p_pedido public.partner_pedido, p_agora timesta
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 declare
-  v_desde timestamptz := (select gate_primeira_captura_desde from public.partner_configuracao);
+  v_desde timestamptz;
 begin
   if p_pedido.estado <> 'CAPTURADO' or not app.partner_status_pago(p_pedido.status) then
     return p_pedido;
   end if;
+  v_desde := (select gate_primeira_captura_desde from public.partner_configuracao); -- read only when it can matter
   if p_pedido.nao_pago_visto_em < p_pedido.recebido_visto_em then
     return app.partner_transicao(p_pedido, 'ENFILEIRADO', 'gate_transicao', p_agora);
   end if;
@@ -711,9 +716,14 @@ COMMENT ON FUNCTION app.partner_numero(p_valor jsonb, p_campo text) IS 'Parses a
 --
 
 CREATE FUNCTION app.partner_status_pago(p_status text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$ select p_status in ('received', 'invoiced', 'shipped', 'delivered') $$;
+    AS $$
+begin
+  -- plpgsql, not sql: see app.partner_status_ordem
+  return p_status in ('received', 'invoiced', 'shipped', 'delivered');
+end;
+$$;
 
 
 --
@@ -4872,18 +4882,38 @@ CREATE FUNCTION public.partner_webhook_normalizar_lote(p_limite integer DEFAULT 
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 declare
+  v_ids uuid[];
   v_id uuid;
-  v_n integer := 0;
   v_revisar integer := 0;
   v_res text;
 begin
-  for v_id in
-    select w.id from public.partner_webhook w
-     where w.situacao = 'PENDENTE' and (w.proxima_tentativa_em is null or w.proxima_tentativa_em <= clock_timestamp())
-     order by w.recebido_em
-     limit greatest(p_limite, 1)
-     for update skip locked
-  loop
+  -- the batch, locked by this transaction (not by a subtransaction below: the locks outlive a retry)
+  select array_agg(s.id order by s.recebido_em) into v_ids
+    from (select w.id, w.recebido_em from public.partner_webhook w
+           where w.situacao = 'PENDENTE' and (w.proxima_tentativa_em is null or w.proxima_tentativa_em <= clock_timestamp())
+           order by w.recebido_em
+           limit greatest(p_limite, 1)
+           for update skip locked) s;
+  if v_ids is null then
+    return jsonb_build_object('tratados', 0, 'revisar', 0);
+  end if;
+
+  -- fast path: the whole batch in one subtransaction. One per event costs a transaction id and
+  -- a commit entry each, and more than 64 in a transaction make every concurrent snapshot
+  -- check slower (the intake's inserts run meanwhile).
+  begin
+    foreach v_id in array v_ids loop
+      v_res := public.partner_webhook_normalizar(v_id, coalesce(p_agora, clock_timestamp()));
+      if v_res not in ('criado', 'atualizado', 'obsoleto', 'repetido') then
+        v_revisar := v_revisar + 1;
+      end if;
+    end loop;
+    return jsonb_build_object('tratados', cardinality(v_ids), 'revisar', v_revisar);
+  exception when others then
+    v_revisar := 0; -- an event failed unexpectedly: nothing of the batch stays; redone one event at a time below
+  end;
+
+  foreach v_id in array v_ids loop
     begin
       v_res := public.partner_webhook_normalizar(v_id, coalesce(p_agora, clock_timestamp()));
       if v_res not in ('criado', 'atualizado', 'obsoleto', 'repetido') then
@@ -4900,9 +4930,8 @@ begin
       where id = v_id;
       raise warning 'partner_webhook %: falha na normalização (nova tentativa agendada): %', v_id, sqlerrm;
     end;
-    v_n := v_n + 1;
   end loop;
-  return jsonb_build_object('tratados', v_n, 'revisar', v_revisar);
+  return jsonb_build_object('tratados', cardinality(v_ids), 'revisar', v_revisar);
 end;
 $$;
 
@@ -4911,7 +4940,7 @@ $$;
 -- Name: FUNCTION partner_webhook_normalizar_lote(p_limite integer, p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.partner_webhook_normalizar_lote(p_limite integer, p_agora timestamp with time zone) IS 'Normalises up to p_limite due PENDENTE events, oldest first, in one transaction (FOR UPDATE SKIP LOCKED: several callers split the work). An unexpected error on one event does not stop the batch: that event is retried with backoff (5 s doubling, at most 15 min) and flagged REVISAR/erro_interno after 8 attempts. Returns {tratados: events handled (0 = nothing due), revisar: of which flagged for review}.';
+COMMENT ON FUNCTION public.partner_webhook_normalizar_lote(p_limite integer, p_agora timestamp with time zone) IS 'Normalises up to p_limite due PENDENTE events, oldest first, in one transaction (FOR UPDATE SKIP LOCKED: several callers split the work). The batch runs in one subtransaction; when an event fails unexpectedly the batch is redone one event at a time, each in its own subtransaction, so that the error does not stop the others: that event is retried with backoff (5 s doubling, at most 15 min) and flagged REVISAR/erro_interno after 8 attempts. Returns {tratados: events handled (0 = nothing due), revisar: of which flagged for review}.';
 
 
 --

@@ -4,18 +4,38 @@ CREATE OR REPLACE FUNCTION public.partner_webhook_normalizar_lote(p_limite integ
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare
+  v_ids uuid[];
   v_id uuid;
-  v_n integer := 0;
   v_revisar integer := 0;
   v_res text;
 begin
-  for v_id in
-    select w.id from public.partner_webhook w
-     where w.situacao = 'PENDENTE' and (w.proxima_tentativa_em is null or w.proxima_tentativa_em <= clock_timestamp())
-     order by w.recebido_em
-     limit greatest(p_limite, 1)
-     for update skip locked
-  loop
+  -- the batch, locked by this transaction (not by a subtransaction below: the locks outlive a retry)
+  select array_agg(s.id order by s.recebido_em) into v_ids
+    from (select w.id, w.recebido_em from public.partner_webhook w
+           where w.situacao = 'PENDENTE' and (w.proxima_tentativa_em is null or w.proxima_tentativa_em <= clock_timestamp())
+           order by w.recebido_em
+           limit greatest(p_limite, 1)
+           for update skip locked) s;
+  if v_ids is null then
+    return jsonb_build_object('tratados', 0, 'revisar', 0);
+  end if;
+
+  -- fast path: the whole batch in one subtransaction. One per event costs a transaction id and
+  -- a commit entry each, and more than 64 in a transaction make every concurrent snapshot
+  -- check slower (the intake's inserts run meanwhile).
+  begin
+    foreach v_id in array v_ids loop
+      v_res := public.partner_webhook_normalizar(v_id, coalesce(p_agora, clock_timestamp()));
+      if v_res not in ('criado', 'atualizado', 'obsoleto', 'repetido') then
+        v_revisar := v_revisar + 1;
+      end if;
+    end loop;
+    return jsonb_build_object('tratados', cardinality(v_ids), 'revisar', v_revisar);
+  exception when others then
+    v_revisar := 0; -- an event failed unexpectedly: nothing of the batch stays; redone one event at a time below
+  end;
+
+  foreach v_id in array v_ids loop
     begin
       v_res := public.partner_webhook_normalizar(v_id, coalesce(p_agora, clock_timestamp()));
       if v_res not in ('criado', 'atualizado', 'obsoleto', 'repetido') then
@@ -32,11 +52,10 @@ begin
       where id = v_id;
       raise warning 'partner_webhook %: falha na normalização (nova tentativa agendada): %', v_id, sqlerrm;
     end;
-    v_n := v_n + 1;
   end loop;
-  return jsonb_build_object('tratados', v_n, 'revisar', v_revisar);
+  return jsonb_build_object('tratados', cardinality(v_ids), 'revisar', v_revisar);
 end;
 $function$
 ;
 
-comment on function public.partner_webhook_normalizar_lote(integer,timestamp with time zone) is 'Normalises up to p_limite due PENDENTE events, oldest first, in one transaction (FOR UPDATE SKIP LOCKED: several callers split the work). An unexpected error on one event does not stop the batch: that event is retried with backoff (5 s doubling, at most 15 min) and flagged REVISAR/erro_interno after 8 attempts. Returns {tratados: events handled (0 = nothing due), revisar: of which flagged for review}.';
+comment on function public.partner_webhook_normalizar_lote(integer,timestamp with time zone) is 'Normalises up to p_limite due PENDENTE events, oldest first, in one transaction (FOR UPDATE SKIP LOCKED: several callers split the work). The batch runs in one subtransaction; when an event fails unexpectedly the batch is redone one event at a time, each in its own subtransaction, so that the error does not stop the others: that event is retried with backoff (5 s doubling, at most 15 min) and flagged REVISAR/erro_interno after 8 attempts. Returns {tratados: events handled (0 = nothing due), revisar: of which flagged for review}.';
