@@ -29,7 +29,7 @@ import { ensureDatabase, startEmbeddedPostgres } from '../src/embedded/postgres.
 import { findPgBinDir } from '../src/db/pg-bin.js';
 import { startBenchService } from './lib.js';
 import { orderEvent, postWebhook, WebhookConexao, WEBHOOK_SECRET } from './lib-webhook.js';
-import { postgresCpu, postmasterPid, processCpu, type PgCpu } from './profile.js';
+import { formatCpu, postgresCpu, postmasterPid, processCpu, type PgCpu } from './profile.js';
 
 const SECONDS = Number(process.argv[2] ?? process.env.BENCH_SECONDS ?? 10);
 const TINY = SECONDS <= 1;
@@ -96,19 +96,25 @@ async function load(port: number, opts: { seconds: number; stop?: Promise<unknow
  * machine's load: it says where the time goes.
  */
 interface CpuMarca { bench: NodeJS.CpuUsage; service: number; servicePid: number; pg: PgCpu }
-interface Cpu { bench: number; service: number; postgres: number }
+interface Cpu { bench: number; service: number; postgres: number; pgPorTipo: Record<string, number> }
 function cpuStart(servicePid: number, postmaster: number): CpuMarca {
   return { bench: process.cpuUsage(), service: processCpu(servicePid), servicePid, pg: postgresCpu(postmaster) };
 }
 function cpuTake(m: CpuMarca): Cpu {
   const b = process.cpuUsage(m.bench);
+  const pgPorTipo = m.pg.take();
   return {
     bench: (b.user + b.system) / 1e6,
     service: processCpu(m.servicePid) - m.service,
-    postgres: Object.values(m.pg.take()).reduce((a, v) => a + v, 0),
+    postgres: Object.values(pgPorTipo).reduce((a, v) => a + v, 0),
+    pgPorTipo,
   };
 }
-const sumCpu = (a: Cpu, b: Cpu): Cpu => ({ bench: a.bench + b.bench, service: a.service + b.service, postgres: a.postgres + b.postgres });
+const sumCpu = (a: Cpu, b: Cpu): Cpu => ({
+  bench: a.bench + b.bench, service: a.service + b.service, postgres: a.postgres + b.postgres,
+  pgPorTipo: Object.fromEntries([...new Set([...Object.keys(a.pgPorTipo), ...Object.keys(b.pgPorTipo)])]
+    .map((k) => [k, (a.pgPorTipo[k] ?? 0) + (b.pgPorTipo[k] ?? 0)])),
+});
 /** "load generator 120 µs, service 150 µs, Postgres 200 µs = 470 µs per event" */
 function cpuPer(c: Cpu, n: number, unit: string, bench = 'load generator'): string {
   const us = (s: number) => ((s * 1e6) / Math.max(1, n)).toFixed(0);
@@ -171,6 +177,7 @@ async function main() {
     say(`CPU after it, until every event was normalised: ${cpuPer(cpuDrain, n1, 'event')}`);
     const cpuWebhook = sumCpu(cpuLoad, cpuDrain);
     say(`CPU per event stored and normalised: ${cpuPer(cpuWebhook, n1, 'event')}`);
+    say(`  Postgres by process: ${formatCpu(cpuWebhook.pgPorTipo)}`);
     say(`reached partner_pedido within 5 s of recebido_em: ${share!.em5s}/${share!.total} = ${((100 * share!.em5s) / share!.total).toFixed(1)} %`);
     say(`recebido_em -> order row: p50 ${Number(share!.p50).toFixed(0)} ms, p99 ${Number(share!.p99).toFixed(0)} ms, max ${Number(share!.max).toFixed(0)} ms`);
 
