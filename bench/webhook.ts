@@ -146,14 +146,21 @@ async function main() {
 
     // 1. throughput and time to the order table (a checkpoint first, as before pgbench: both start alike)
     await admin.query('checkpoint');
+    const commits = async () => Number((await admin.query<{ n: string }>(
+      'select xact_commit::text as n from pg_stat_database where datname = current_database()')).rows[0]!.n);
+    const commits0 = await commits();
     const cpu1 = cpuStart(svc.child.pid!, postmaster);
     const r1 = await load(svc.port, { seconds: SECONDS });
     const cpuLoad = cpuTake(cpu1);
+    // (statistics reach pg_stat_database when a backend goes idle: read a moment later)
+    await new Promise((r) => setTimeout(r, 600));
+    const commitsLoad = (await commits()) - commits0;
     const cpu2 = cpuStart(svc.child.pid!, postmaster);
     say('');
     say('## 1. Load');
     say(`accepted (200): ${r1.accepted.length} in ${r1.seconds.toFixed(1)} s = ${(r1.accepted.length / r1.seconds).toFixed(0)} events/s`);
     say(`refused: ${r1.refused}, failed connections: ${r1.failed}`);
+    say(`transactions committed in the database during the load: ${commitsLoad} (group-commit flushes, normalisation batches, jobs): ${(r1.accepted.length / Math.max(1, commitsLoad)).toFixed(1)} events per commit`);
     const ms = r1.accepted.map((a) => a.ms);
     say(`answer latency: p50 ${pct(ms, 50).toFixed(1)} ms, p99 ${pct(ms, 99).toFixed(1)} ms, max ${pct(ms, 100).toFixed(1)} ms`);
     const ids = r1.accepted.map((a) => a.id);
