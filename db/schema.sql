@@ -774,6 +774,125 @@ COMMENT ON FUNCTION app.partner_transicao(p_pedido public.partner_pedido, p_para
 
 
 --
+-- Name: partner_webhook; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.partner_webhook (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    recebido_em timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    corpo bytea NOT NULL,
+    content_type text,
+    ip text,
+    user_agent text,
+    situacao text DEFAULT 'PENDENTE'::text NOT NULL,
+    resultado text,
+    detalhe text,
+    evento text,
+    code text,
+    payload jsonb,
+    processado_em timestamp with time zone,
+    tentativas integer DEFAULT 0 NOT NULL,
+    proxima_tentativa_em timestamp with time zone,
+    CONSTRAINT partner_webhook_processado CHECK (((situacao = 'PENDENTE'::text) = (processado_em IS NULL))),
+    CONSTRAINT partner_webhook_situacao_check CHECK ((situacao = ANY (ARRAY['PENDENTE'::text, 'NORMALIZADO'::text, 'REVISAR'::text])))
+);
+
+
+--
+-- Name: TABLE partner_webhook; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.partner_webhook IS 'Every delivery of the order platform''s webhook, stored byte for byte before the 200 answer (the platform disables the webhook after one failed delivery and never resends). situacao: PENDENTE (not normalised yet), NORMALIZADO, REVISAR (stored but not understood: see resultado/detalhe). max(recebido_em) is what the watchdog watches.';
+
+
+--
+-- Name: COLUMN partner_webhook.corpo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.partner_webhook.corpo IS 'The request body exactly as received (any bytes, even invalid JSON or UTF-8). Read it with convert_from(corpo, ''UTF8'') or the payload column.';
+
+
+--
+-- Name: COLUMN partner_webhook.resultado; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.partner_webhook.resultado IS 'NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido | erro_interno.';
+
+
+--
+-- Name: COLUMN partner_webhook.payload; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.partner_webhook.payload IS 'The body parsed as JSON, when it is JSON (filled by the normalisation).';
+
+
+--
+-- Name: COLUMN partner_webhook.tentativas; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.partner_webhook.tentativas IS 'Failed normalisation attempts (unexpected errors, e.g. a lock timeout); retried with backoff at proxima_tentativa_em, REVISAR (resultado erro_interno) after 8.';
+
+
+--
+-- Name: partner_webhook_interpretar(public.partner_webhook, timestamp with time zone); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.partner_webhook_interpretar(p_row public.partner_webhook, p_agora timestamp with time zone) RETURNS public.partner_webhook
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_row public.partner_webhook := p_row;
+  v_json jsonb;
+  v_evento text;
+  v_code text;
+begin
+  v_row.processado_em := p_agora;
+  begin
+    v_json := convert_from(p_row.corpo, 'UTF8')::jsonb;
+  exception when data_exception then -- invalid UTF-8, invalid JSON, \u0000
+    v_row.situacao := 'REVISAR'; v_row.resultado := 'json_invalido'; v_row.detalhe := left(sqlerrm, 500);
+    return v_row;
+  end;
+
+  if jsonb_typeof(v_json) <> 'object' then
+    v_row.situacao := 'REVISAR'; v_row.resultado := 'formato_desconhecido';
+    v_row.detalhe := 'o corpo é JSON mas não é um objeto'; v_row.payload := v_json;
+    return v_row;
+  end if;
+
+  v_evento := v_json ->> 'event';
+  v_code := case when jsonb_typeof(v_json -> 'resource') = 'object' then nullif(btrim(v_json -> 'resource' ->> 'code'), '') end;
+  v_row.code := v_code;
+  v_row.payload := v_json;
+  if v_evento is null or v_evento not in ('order.created', 'order.paid', 'order.status.updated', 'order.cancelled') then
+    v_row.situacao := 'REVISAR'; v_row.resultado := 'evento_desconhecido';
+    v_row.detalhe := 'evento ' || coalesce(quote_literal(v_evento), 'ausente'); v_row.evento := left(v_evento, 100);
+    return v_row;
+  end if;
+
+  v_row.evento := v_evento;
+  begin
+    v_row.resultado := public.partner_pedido_observar(v_json -> 'resource', 'webhook', v_evento, v_json -> 'time', p_agora);
+  exception when sqlstate 'PW422' then
+    v_row.situacao := 'REVISAR'; v_row.resultado := 'pedido_invalido'; v_row.detalhe := left(sqlerrm, 500);
+    return v_row;
+  end;
+  v_row.situacao := 'NORMALIZADO';
+  v_row.detalhe := null;
+  return v_row;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION partner_webhook_interpretar(p_row public.partner_webhook, p_agora timestamp with time zone); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.partner_webhook_interpretar(p_row public.partner_webhook, p_agora timestamp with time zone) IS 'The normalisation of one stored event, without writing its row: reads the body and applies the order through partner_pedido_observar (its only write), and returns the row as it must become (situacao, resultado, detalhe, evento, code, payload, processado_em = p_agora; the rest as given). A body that is not JSON, not an object, an unknown event or an unreadable order (PW422) comes back REVISAR with the reason; unexpected errors propagate. partner_webhook_normalizar writes the row returned; partner_webhook_normalizar_lote writes a whole batch''s with one UPDATE.';
+
+
+--
 -- Name: pascoa(integer); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -4818,10 +4937,6 @@ CREATE FUNCTION public.partner_webhook_normalizar(p_id uuid, p_agora timestamp w
     AS $$
 declare
   v_row public.partner_webhook;
-  v_json jsonb;
-  v_evento text;
-  v_code text;
-  v_resultado text;
 begin
   select * into v_row from public.partner_webhook where id = p_id for update;
   if not found then
@@ -4830,41 +4945,11 @@ begin
   if v_row.situacao <> 'PENDENTE' then
     return v_row.resultado; -- already done: a repeated job is harmless
   end if;
-
-  begin
-    v_json := convert_from(v_row.corpo, 'UTF8')::jsonb;
-  exception when data_exception then -- invalid UTF-8, invalid JSON, \u0000
-    update public.partner_webhook set situacao = 'REVISAR', resultado = 'json_invalido', detalhe = left(sqlerrm, 500),
-           processado_em = p_agora where id = p_id;
-    return 'json_invalido';
-  end;
-
-  if jsonb_typeof(v_json) <> 'object' then
-    update public.partner_webhook set situacao = 'REVISAR', resultado = 'formato_desconhecido',
-           detalhe = 'o corpo é JSON mas não é um objeto', payload = v_json, processado_em = p_agora where id = p_id;
-    return 'formato_desconhecido';
-  end if;
-
-  v_evento := v_json ->> 'event';
-  v_code := case when jsonb_typeof(v_json -> 'resource') = 'object' then nullif(btrim(v_json -> 'resource' ->> 'code'), '') end;
-  if v_evento is null or v_evento not in ('order.created', 'order.paid', 'order.status.updated', 'order.cancelled') then
-    update public.partner_webhook set situacao = 'REVISAR', resultado = 'evento_desconhecido',
-           detalhe = 'evento ' || coalesce(quote_literal(v_evento), 'ausente'), evento = left(v_evento, 100), code = v_code,
-           payload = v_json, processado_em = p_agora where id = p_id;
-    return 'evento_desconhecido';
-  end if;
-
-  begin
-    v_resultado := public.partner_pedido_observar(v_json -> 'resource', 'webhook', v_evento, v_json -> 'time', p_agora);
-  exception when sqlstate 'PW422' then
-    update public.partner_webhook set situacao = 'REVISAR', resultado = 'pedido_invalido', detalhe = left(sqlerrm, 500),
-           evento = v_evento, code = v_code, payload = v_json, processado_em = p_agora where id = p_id;
-    return 'pedido_invalido';
-  end;
-
-  update public.partner_webhook set situacao = 'NORMALIZADO', resultado = v_resultado, detalhe = null,
-         evento = v_evento, code = v_code, payload = v_json, processado_em = p_agora where id = p_id;
-  return v_resultado;
+  v_row := app.partner_webhook_interpretar(v_row, p_agora);
+  update public.partner_webhook set situacao = v_row.situacao, resultado = v_row.resultado, detalhe = v_row.detalhe,
+         evento = v_row.evento, code = v_row.code, payload = v_row.payload, processado_em = v_row.processado_em
+   where id = p_id;
+  return v_row.resultado;
 end;
 $$;
 
@@ -4873,7 +4958,7 @@ $$;
 -- Name: FUNCTION partner_webhook_normalizar(p_id uuid, p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.partner_webhook_normalizar(p_id uuid, p_agora timestamp with time zone) IS 'Normalises one stored event. Idempotent: an event no longer PENDENTE returns its result. A body that is not JSON, not an object, an unknown event or an unreadable order is flagged REVISAR with the reason; unexpected errors propagate (partner_webhook_normalizar_lote retries them). Returns the resultado.';
+COMMENT ON FUNCTION public.partner_webhook_normalizar(p_id uuid, p_agora timestamp with time zone) IS 'Normalises one stored event (app.partner_webhook_interpretar, then its row). Idempotent: an event no longer PENDENTE returns its result. A body that is not JSON, not an object, an unknown event or an unreadable order is flagged REVISAR with the reason; unexpected errors propagate (partner_webhook_normalizar_lote retries them). Returns the resultado.';
 
 
 --
@@ -4886,45 +4971,53 @@ CREATE FUNCTION public.partner_webhook_normalizar_lote(p_limite integer DEFAULT 
     SET enable_sort TO 'off'
     AS $$
 declare
-  v_ids uuid[];
-  v_id uuid;
+  v_lote public.partner_webhook[];
+  v_novos public.partner_webhook[] := '{}';
+  v_row public.partner_webhook;
   v_revisar integer := 0;
-  v_res text;
 begin
   -- the batch, oldest first, locked by this transaction (not by a subtransaction below: the locks
   -- outlive a retry). Read in order from partner_webhook_pendente_idx, never by sorting every
   -- PENDENTE row (enable_sort off): the statistics of a table growing fast from empty say few
   -- rows, the planner then prefers scan-and-sort, and each batch of 50 read a backlog of 20,000
   -- (34 ms a batch, a cost that grew with the backlog).
-  select array_agg(s.id order by s.recebido_em) into v_ids
-    from (select w.id, w.recebido_em from public.partner_webhook w
+  select array_agg(s::public.partner_webhook order by s.recebido_em) into v_lote
+    from (select w.* from public.partner_webhook w
            where w.situacao = 'PENDENTE' and (w.proxima_tentativa_em is null or w.proxima_tentativa_em <= clock_timestamp())
            order by w.recebido_em
            limit greatest(p_limite, 1)
            for update skip locked) s;
-  if v_ids is null then
+  if v_lote is null then
     return jsonb_build_object('tratados', 0, 'revisar', 0);
   end if;
 
-  -- fast path: the whole batch in one subtransaction. One per event costs a transaction id and
-  -- a commit entry each, and more than 64 in a transaction make every concurrent snapshot
-  -- check slower (the intake's inserts run meanwhile).
+  -- fast path: the whole batch in one subtransaction, and its rows written by one UPDATE. One
+  -- subtransaction per event costs a transaction id and a commit entry each, and more than 64 in
+  -- a transaction make every concurrent snapshot check slower (the intake's inserts run meanwhile).
   begin
-    foreach v_id in array v_ids loop
-      v_res := public.partner_webhook_normalizar(v_id, coalesce(p_agora, clock_timestamp()));
-      if v_res not in ('criado', 'atualizado', 'obsoleto', 'repetido') then
+    foreach v_row in array v_lote loop
+      v_row := app.partner_webhook_interpretar(v_row, coalesce(p_agora, clock_timestamp()));
+      v_novos := v_novos || v_row;
+      if v_row.resultado not in ('criado', 'atualizado', 'obsoleto', 'repetido') then
         v_revisar := v_revisar + 1;
       end if;
     end loop;
-    return jsonb_build_object('tratados', cardinality(v_ids), 'revisar', v_revisar);
+    update public.partner_webhook w set situacao = n.situacao, resultado = n.resultado, detalhe = n.detalhe,
+           evento = n.evento, code = n.code, payload = n.payload, processado_em = n.processado_em
+      from unnest(v_novos) n
+     where w.id = n.id;
+    return jsonb_build_object('tratados', cardinality(v_lote), 'revisar', v_revisar);
   exception when others then
     v_revisar := 0; -- an event failed unexpectedly: nothing of the batch stays; redone one event at a time below
   end;
 
-  foreach v_id in array v_ids loop
+  foreach v_row in array v_lote loop
     begin
-      v_res := public.partner_webhook_normalizar(v_id, coalesce(p_agora, clock_timestamp()));
-      if v_res not in ('criado', 'atualizado', 'obsoleto', 'repetido') then
+      v_row := app.partner_webhook_interpretar(v_row, coalesce(p_agora, clock_timestamp()));
+      update public.partner_webhook set situacao = v_row.situacao, resultado = v_row.resultado, detalhe = v_row.detalhe,
+             evento = v_row.evento, code = v_row.code, payload = v_row.payload, processado_em = v_row.processado_em
+       where id = v_row.id;
+      if v_row.resultado not in ('criado', 'atualizado', 'obsoleto', 'repetido') then
         v_revisar := v_revisar + 1;
       end if;
     exception when others then
@@ -4935,11 +5028,11 @@ begin
         situacao = case when tentativas + 1 >= 8 then 'REVISAR' else situacao end,
         resultado = case when tentativas + 1 >= 8 then 'erro_interno' else resultado end,
         processado_em = case when tentativas + 1 >= 8 then coalesce(p_agora, clock_timestamp()) end
-      where id = v_id;
-      raise warning 'partner_webhook %: falha na normalização (nova tentativa agendada): %', v_id, sqlerrm;
+      where id = v_row.id;
+      raise warning 'partner_webhook %: falha na normalização (nova tentativa agendada): %', v_row.id, sqlerrm;
     end;
   end loop;
-  return jsonb_build_object('tratados', cardinality(v_ids), 'revisar', v_revisar);
+  return jsonb_build_object('tratados', cardinality(v_lote), 'revisar', v_revisar);
 end;
 $$;
 
@@ -4948,7 +5041,7 @@ $$;
 -- Name: FUNCTION partner_webhook_normalizar_lote(p_limite integer, p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.partner_webhook_normalizar_lote(p_limite integer, p_agora timestamp with time zone) IS 'Normalises up to p_limite due PENDENTE events, oldest first, in one transaction (FOR UPDATE SKIP LOCKED: several callers split the work), read in order from the partial index of PENDENTE rows (enable_sort off: a batch costs the same whatever the backlog). The batch runs in one subtransaction; when an event fails unexpectedly the batch is redone one event at a time, each in its own subtransaction, so that the error does not stop the others: that event is retried with backoff (5 s doubling, at most 15 min) and flagged REVISAR/erro_interno after 8 attempts. Returns {tratados: events handled (0 = nothing due), revisar: of which flagged for review}.';
+COMMENT ON FUNCTION public.partner_webhook_normalizar_lote(p_limite integer, p_agora timestamp with time zone) IS 'Normalises up to p_limite due PENDENTE events, oldest first, in one transaction (FOR UPDATE SKIP LOCKED: several callers split the work), read in order from the partial index of PENDENTE rows (enable_sort off: a batch costs the same whatever the backlog). The batch runs in one subtransaction (app.partner_webhook_interpretar for each event, then one UPDATE of the batch''s rows); when an event fails unexpectedly the batch is redone one event at a time, each in its own subtransaction, so that the error does not stop the others: that event is retried with backoff (5 s doubling, at most 15 min) and flagged REVISAR/erro_interno after 8 attempts. Returns {tratados: events handled (0 = nothing due), revisar: of which flagged for review}.';
 
 
 --
@@ -8260,66 +8353,6 @@ ALTER TABLE public.partner_puxada ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTI
     NO MAXVALUE
     CACHE 1
 );
-
-
---
--- Name: partner_webhook; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.partner_webhook (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    recebido_em timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
-    corpo bytea NOT NULL,
-    content_type text,
-    ip text,
-    user_agent text,
-    situacao text DEFAULT 'PENDENTE'::text NOT NULL,
-    resultado text,
-    detalhe text,
-    evento text,
-    code text,
-    payload jsonb,
-    processado_em timestamp with time zone,
-    tentativas integer DEFAULT 0 NOT NULL,
-    proxima_tentativa_em timestamp with time zone,
-    CONSTRAINT partner_webhook_processado CHECK (((situacao = 'PENDENTE'::text) = (processado_em IS NULL))),
-    CONSTRAINT partner_webhook_situacao_check CHECK ((situacao = ANY (ARRAY['PENDENTE'::text, 'NORMALIZADO'::text, 'REVISAR'::text])))
-);
-
-
---
--- Name: TABLE partner_webhook; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON TABLE public.partner_webhook IS 'Every delivery of the order platform''s webhook, stored byte for byte before the 200 answer (the platform disables the webhook after one failed delivery and never resends). situacao: PENDENTE (not normalised yet), NORMALIZADO, REVISAR (stored but not understood: see resultado/detalhe). max(recebido_em) is what the watchdog watches.';
-
-
---
--- Name: COLUMN partner_webhook.corpo; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.partner_webhook.corpo IS 'The request body exactly as received (any bytes, even invalid JSON or UTF-8). Read it with convert_from(corpo, ''UTF8'') or the payload column.';
-
-
---
--- Name: COLUMN partner_webhook.resultado; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.partner_webhook.resultado IS 'NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido | erro_interno.';
-
-
---
--- Name: COLUMN partner_webhook.payload; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.partner_webhook.payload IS 'The body parsed as JSON, when it is JSON (filled by the normalisation).';
-
-
---
--- Name: COLUMN partner_webhook.tentativas; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.partner_webhook.tentativas IS 'Failed normalisation attempts (unexpected errors, e.g. a lock timeout); retried with backoff at proxima_tentativa_em, REVISAR (resultado erro_interno) after 8.';
 
 
 --
