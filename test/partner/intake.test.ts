@@ -178,6 +178,22 @@ describe('POST /webhook/partner: store first, answer 200', () => {
     expect(await Promise.all(um.map(colunas))).toEqual(viaLote);
   });
 
+  it('a batch of large bodies is written in several UPDATEs (one per 8 MiB): every row normalised, its body untouched', async () => {
+    const ids: string[] = [];
+    const corpos: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const c = JSON.stringify(event(order(`P-GRANDE-${i}`, 'waiting_payment', '2026-11-20T10:00:00Z', { observacao: `${i}`.repeat(3 * 1024 * 1024) })));
+      corpos.push(c);
+      ids.push((await post(c, { 'content-type': 'application/json' })).json().id);
+    }
+    await drain();
+    const { rows } = await db.pool.query(`select id, situacao, resultado, code, corpo, payload -> 'resource' ->> 'code' as payload_code,
+        length(payload -> 'resource' ->> 'observacao') as obs from partner_webhook order by recebido_em`);
+    expect(rows.map((r) => [r.id, r.situacao, r.resultado, r.code, r.payload_code, r.obs])).toEqual(
+      ids.map((id, i) => [id, 'NORMALIZADO', 'criado', `P-GRANDE-${i}`, `P-GRANDE-${i}`, 3 * 1024 * 1024]));
+    expect(rows.map((r, i) => r.corpo.equals(Buffer.from(corpos[i]!)))).toEqual([true, true, true, true]);
+  });
+
   it('accepts a body larger than the 1 MiB limit of the rest of the service', async () => {
     const big = event(order('P-BIG', 'waiting_payment', '2026-11-20T10:00:00Z', { observacao: 'x'.repeat(2 * 1024 * 1024) }));
     const res = await post(big);
