@@ -61,7 +61,9 @@ function postgresProcs(postmaster: number): Proc[] {
     try {
       const f = statFields(entry);
       if (Number(entry) !== postmaster && Number(f[1]) !== postmaster) continue;
-      const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+      // a child that has exited but is not reaped yet (a zombie, no title): counted once reaped, by the postmaster's children counters
+      if (Number(entry) !== postmaster && f[0] === 'Z') continue;
+      const title = Number(entry) === postmaster ? 'postmaster' : readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
       out.push({ pid: Number(entry), title, cpu: (Number(f[11]) + Number(f[12])) / TICK, children: (Number(f[13]) + Number(f[14])) / TICK });
     } catch { /* ended */ }
   }
@@ -70,7 +72,8 @@ function postgresProcs(postmaster: number): Proc[] {
 
 /** The kind of a Postgres process from its title ("postgres: walwriter", "postgres: postgres bi_bench 127.0.0.1(…) idle", the postmaster "…/postgres -D …"). */
 function kind(title: string): string {
-  if (!title.startsWith('postgres:')) return 'postmaster';
+  if (title === 'postmaster') return 'postmaster';
+  if (!title.startsWith('postgres:')) return 'other';
   const t = title.slice('postgres:'.length).trim();
   const m = /^(\S+) (\S+) \S+\(\d+\)/.exec(t); // user database host(port) state
   if (m) return `backend ${m[2]}`;

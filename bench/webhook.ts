@@ -5,9 +5,11 @@
  *
  * Starts a durable embedded Postgres 15 (pg_cron on, fsync on) and the real service
  * (dist/src/main.js) as a child process, then:
- *  1. drives a bounded, closed-loop load (BENCH_CONCURRENCY requests in flight, keep-alive,
- *     loopback) for `seconds` and prints the accepted events/s (group commit: one multi-row
- *     insert per flush), the answer latency and the time to the order table;
+ *  1. drives a bounded, closed-loop load (BENCH_CONCURRENCY requests in flight, one keep-alive
+ *     connection each, loopback; a lean raw HTTP/1.1 client, bench/lib-webhook.ts) for
+ *     `seconds` and prints the accepted events/s (group commit: one multi-row insert per
+ *     flush), the answer latency, the time to the order table and the CPU per event of the
+ *     load generator, the service and Postgres;
  *  2. in the same run, pgbench with BENCH_CONCURRENCY clients, one durable 512-byte jsonb
  *     insert per transaction, for the same time, and the ratio webhook / pgbench
  *     (target >= 50 %, p99 <= 50 ms);
@@ -19,7 +21,6 @@
  * Env: PARTNER_WEBHOOK_LOTE_* (passed to the service), BENCH_CONCURRENCY (32), BENCH_KILL_AFTER_MS (3000, tiny: 500), BENCH_KILL (0 skips part 4), BENCH_IDLE_EVENTS (20, tiny: 3), LOG_LEVEL (warn).
  */
 import { execFile, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +28,8 @@ import pg from 'pg';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/embedded/postgres.js';
 import { findPgBinDir } from '../src/db/pg-bin.js';
 import { startBenchService } from './lib.js';
-import { orderEvent, postWebhook, WEBHOOK_SECRET } from './lib-webhook.js';
+import { orderEvent, postWebhook, WebhookConexao, WEBHOOK_SECRET } from './lib-webhook.js';
+import { formatCpu, postgresCpu, postmasterPid, processCpu, type PgCpu } from './profile.js';
 
 const SECONDS = Number(process.argv[2] ?? process.env.BENCH_SECONDS ?? 10);
 const TINY = SECONDS <= 1;
@@ -65,27 +67,60 @@ const body = () => orderEvent(`BENCH-${process.pid}-${++seq}`);
 
 /** Closed loop: `concurrency` workers, each sends its next request when the previous one ends. */
 async function load(port: number, opts: { seconds: number; stop?: Promise<unknown> }): Promise<LoadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const res: LoadResult = { accepted: [], refused: 0, failed: 0, seconds: 0 };
   let stopping = false;
   const t0 = performance.now();
   const timer = setTimeout(() => { stopping = true; }, opts.seconds * 1000);
   void opts.stop?.then(() => { stopping = true; });
-  const one = async () => {
+  const one = async (conexao: WebhookConexao) => {
     const start = performance.now();
-    const r = await postWebhook(port, body(), agent);
+    const r = await conexao.post(body());
     if (r.status === 200) res.accepted.push({ id: r.id!, ms: performance.now() - start });
     else if (r.status === 0) res.failed += 1;
     else res.refused += 1;
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (!stopping) await one();
+    const conexao = new WebhookConexao(port);
+    while (!stopping) await one(conexao);
+    conexao.close();
   }));
   clearTimeout(timer);
   res.seconds = (performance.now() - t0) / 1000;
-  agent.destroy();
   return res;
 }
+
+/**
+ * CPU seconds of the three parts sharing the machine since `cpuStart`: this process (the load
+ * generator), the service (/proc of its pid) and Postgres (the postmaster and its children,
+ * those that ended meanwhile too). Unlike wall-clock rates, CPU per event barely moves with the
+ * machine's load: it says where the time goes.
+ */
+interface CpuMarca { bench: NodeJS.CpuUsage; service: number; servicePid: number; pg: PgCpu }
+interface Cpu { bench: number; service: number; postgres: number; pgPorTipo: Record<string, number> }
+function cpuStart(servicePid: number, postmaster: number): CpuMarca {
+  return { bench: process.cpuUsage(), service: processCpu(servicePid), servicePid, pg: postgresCpu(postmaster) };
+}
+function cpuTake(m: CpuMarca): Cpu {
+  const b = process.cpuUsage(m.bench);
+  const pgPorTipo = m.pg.take();
+  return {
+    bench: (b.user + b.system) / 1e6,
+    service: processCpu(m.servicePid) - m.service,
+    postgres: Object.values(pgPorTipo).reduce((a, v) => a + v, 0),
+    pgPorTipo,
+  };
+}
+const sumCpu = (a: Cpu, b: Cpu): Cpu => ({
+  bench: a.bench + b.bench, service: a.service + b.service, postgres: a.postgres + b.postgres,
+  pgPorTipo: Object.fromEntries([...new Set([...Object.keys(a.pgPorTipo), ...Object.keys(b.pgPorTipo)])]
+    .map((k) => [k, (a.pgPorTipo[k] ?? 0) + (b.pgPorTipo[k] ?? 0)])),
+});
+/** "load generator 120 µs, service 150 µs, Postgres 200 µs = 470 µs per event" */
+function cpuPer(c: Cpu, n: number, unit: string, bench = 'load generator'): string {
+  const us = (s: number) => ((s * 1e6) / Math.max(1, n)).toFixed(0);
+  return `${bench} ${us(c.bench)} µs, service ${us(c.service)} µs, Postgres ${us(c.postgres)} µs = ${us(c.bench + c.service + c.postgres)} µs of CPU per ${unit}`;
+}
+const cpuTotal = (c: Cpu) => c.bench + c.service + c.postgres;
 
 const pct = (xs: number[], p: number) => {
   if (xs.length === 0) return NaN;
@@ -102,16 +137,30 @@ async function main() {
     await ensureDatabase(server.url('postgres'), dbName);
     const url = server.url(dbName);
     const pool = new pg.Pool({ connectionString: url, max: 4 });
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const postmaster = await postmasterPid(admin);
     svc = await startService(url);
     say(`# POST /webhook/partner — ${CONCURRENCY} requests in flight, ${SECONDS} s, loopback, durable Postgres 15 (fsync on)`);
     say(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs shared by load generator, service and Postgres`);
 
-    // 1. throughput and time to the order table
+    // 1. throughput and time to the order table (a checkpoint first, as before pgbench: both start alike)
+    await admin.query('checkpoint');
+    const commits = async () => Number((await admin.query<{ n: string }>(
+      'select xact_commit::text as n from pg_stat_database where datname = current_database()')).rows[0]!.n);
+    const commits0 = await commits();
+    const cpu1 = cpuStart(svc.child.pid!, postmaster);
     const r1 = await load(svc.port, { seconds: SECONDS });
+    const cpuLoad = cpuTake(cpu1);
+    // (statistics reach pg_stat_database when a backend goes idle: read a moment later)
+    await new Promise((r) => setTimeout(r, 600));
+    const commitsLoad = (await commits()) - commits0;
+    const cpu2 = cpuStart(svc.child.pid!, postmaster);
     say('');
     say('## 1. Load');
     say(`accepted (200): ${r1.accepted.length} in ${r1.seconds.toFixed(1)} s = ${(r1.accepted.length / r1.seconds).toFixed(0)} events/s`);
     say(`refused: ${r1.refused}, failed connections: ${r1.failed}`);
+    say(`transactions committed in the database during the load: ${commitsLoad} (group-commit flushes, normalisation batches, jobs): ${(r1.accepted.length / Math.max(1, commitsLoad)).toFixed(1)} events per commit`);
     const ms = r1.accepted.map((a) => a.ms);
     say(`answer latency: p50 ${pct(ms, 50).toFixed(1)} ms, p99 ${pct(ms, 99).toFixed(1)} ms, max ${pct(ms, 100).toFixed(1)} ms`);
     const ids = r1.accepted.map((a) => a.id);
@@ -129,16 +178,34 @@ async function main() {
              max(extract(epoch from p.criado_em - w.recebido_em)) * 1000 as max
         from partner_webhook w left join partner_pedido p on p.code = w.code
        where w.id = any($1::uuid[])`, [ids]);
+    const cpuDrain = cpuTake(cpu2);
+    const n1 = r1.accepted.length;
+    say(`CPU during the load: ${cpuPer(cpuLoad, n1, 'event')} (${(cpuTotal(cpuLoad) / r1.seconds).toFixed(2)} of the machine's cores busy)`);
+    say(`CPU after it, until every event was normalised: ${cpuPer(cpuDrain, n1, 'event')}`);
+    const cpuWebhook = sumCpu(cpuLoad, cpuDrain);
+    say(`CPU per event stored and normalised: ${cpuPer(cpuWebhook, n1, 'event')}`);
+    say(`  Postgres by process: ${formatCpu(cpuWebhook.pgPorTipo)}`);
     say(`reached partner_pedido within 5 s of recebido_em: ${share!.em5s}/${share!.total} = ${((100 * share!.em5s) / share!.total).toFixed(1)} %`);
     say(`recebido_em -> order row: p50 ${Number(share!.p50).toFixed(0)} ms, p99 ${Number(share!.p99).toFixed(0)} ms, max ${Number(share!.max).toFixed(0)} ms`);
 
     // 2. pgbench, same cluster, same run
     const webhookRate = r1.accepted.length / r1.seconds;
-    const tps = await pgbench(server.port, dbName, Math.max(1, Math.round(r1.seconds)));
+    await admin.query('checkpoint');
+    const cpu3 = cpuStart(svc.child.pid!, postmaster);
+    const pgb = await pgbench(server.port, dbName, Math.max(1, Math.round(r1.seconds)));
+    // pgbench's backends end with it: let the postmaster reap them, so that their CPU is counted
+    await new Promise((r) => setTimeout(r, 500));
+    const cpuPgbench = cpuTake(cpu3);
+    cpuPgbench.bench = pgb.cpu; // pgbench's own CPU, not this process' (idle meanwhile)
+    const tps = pgb.tps;
     say('');
     say(`## 2. pgbench: ${CONCURRENCY} clients, one durable 512-byte jsonb insert per transaction, ${Math.max(1, Math.round(r1.seconds))} s`);
-    say(`pgbench: ${tps.toFixed(0)} TPS`);
+    say(`pgbench: ${tps.toFixed(0)} TPS (${pgb.transactions} transactions)`);
+    say(`CPU: ${cpuPer(cpuPgbench, pgb.transactions, 'transaction', 'pgbench')} (the service, idle, ${((cpuPgbench.service * 1e6) / Math.max(1, pgb.transactions)).toFixed(0)} µs)`);
     say(`webhook / pgbench: ${(100 * webhookRate / tps).toFixed(1)} % (target >= 50 %); p99 ${pct(ms, 99).toFixed(1)} ms (target <= 50 ms)`);
+    const porEvento = cpuTotal(cpuWebhook) / Math.max(1, n1);
+    const porTx = (cpuPgbench.bench + cpuPgbench.postgres) / Math.max(1, pgb.transactions);
+    say(`by CPU (what the ratio tends to when the cores are the limit): pgbench ${(porTx * 1e6).toFixed(0)} µs per transaction / webhook ${(porEvento * 1e6).toFixed(0)} µs per event = ${(100 * porTx / porEvento).toFixed(1)} %`);
 
     // 3. idle: one event at a time, from the request to the order row
     const idle: number[] = [];
@@ -163,6 +230,7 @@ async function main() {
     // 4. SIGKILL in the middle of a load (BENCH_KILL=0 skips it, e.g. to keep the service's --cpu-prof profile)
     if (process.env.BENCH_KILL === '0') {
       await pool.end();
+      await admin.end();
       return;
     }
     say('');
@@ -202,6 +270,7 @@ async function main() {
     say(`partner_webhook: ${fim!.normalizados}/${fim!.n} NORMALIZADO; orders: ${(await pool.query<{ n: number }>('select count(*)::int as n from partner_pedido')).rows[0]!.n}`);
     void killedAt;
     await pool.end();
+    await admin.end();
   } finally {
     if (svc) { svc.child.kill('SIGTERM'); await svc.exited; }
     await server.stop();
@@ -210,8 +279,11 @@ async function main() {
   }
 }
 
-/** pgbench (the cluster's own binary): CONCURRENCY clients, one 512-byte jsonb insert per transaction; returns the TPS. */
-async function pgbench(port: number, database: string, seconds: number): Promise<number> {
+/**
+ * pgbench (the cluster's own binary): CONCURRENCY clients, one 512-byte jsonb insert per
+ * transaction; its TPS, transactions and its own CPU seconds (read by the shell that waited for it).
+ */
+async function pgbench(port: number, database: string, seconds: number): Promise<{ tps: number; transactions: number; cpu: number }> {
   const c = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database });
   await c.connect();
   await c.query('create table if not exists bench_pgbench (id bigint generated always as identity primary key, doc jsonb not null)');
@@ -221,17 +293,22 @@ async function pgbench(port: number, database: string, seconds: number): Promise
   if (Buffer.byteLength(json) !== 512) throw new Error('o documento do pgbench deveria ter 512 bytes');
   const script = join(mkdtempSync(join(tmpdir(), 'bench-pgbench-')), 'insert.sql');
   writeFileSync(script, `insert into bench_pgbench (doc) values ('${json}'::jsonb);\n`);
-  const out = await new Promise<string>((resolve, reject) => {
-    execFile(join(findPgBinDir(), 'pgbench'), ['-n', '-c', String(CONCURRENCY), '-j', '2', '-T', String(seconds), '-f', script,
-      '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', database], { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`pgbench falhou: ${stderr || err.message}`));
-      else resolve(stdout);
+  // the shell prints its own /proc stat after pgbench ended: cutime + cstime = pgbench's CPU
+  const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
+    execFile('sh', ['-c', 'pgbench=$1; shift; "$pgbench" "$@"; s=$?; echo "STAT $(cat /proc/$$/stat)" >&2; exit $s', 'sh',
+      join(findPgBinDir(), 'pgbench'), '-n', '-c', String(CONCURRENCY), '-j', '2', '-T', String(seconds), '-f', script,
+      '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', database], { maxBuffer: 16 * 1024 * 1024 }, (err, out, errOut) => {
+      if (err) reject(new Error(`pgbench falhou: ${errOut || err.message}`));
+      else resolve({ stdout: out, stderr: errOut });
     });
   });
-  const m = /tps = ([\d.]+)/.exec(out);
-  if (!m) throw new Error(`pgbench sem TPS: ${out}`);
+  const m = /tps = ([\d.]+)/.exec(stdout);
+  const n = /number of transactions actually processed: (\d+)/.exec(stdout);
+  const st = /^STAT .*\) (.*)$/m.exec(stderr);
+  if (!m || !n || !st) throw new Error(`pgbench sem TPS: ${stdout}\n${stderr}`);
+  const f = st[1]!.split(' '); // [0] state … [13] cutime, [14] cstime
   rmSync(join(script, '..'), { recursive: true, force: true });
-  return Number(m[1]);
+  return { tps: Number(m[1]), transactions: Number(n[1]), cpu: (Number(f[13]) + Number(f[14])) / 100 };
 }
 
 main().catch((err) => {

@@ -4,11 +4,12 @@ CREATE OR REPLACE FUNCTION app.partner_gate(p_pedido public.partner_pedido, p_ag
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare
-  v_desde timestamptz := (select gate_primeira_captura_desde from public.partner_configuracao);
+  v_desde timestamptz;
 begin
   if p_pedido.estado <> 'CAPTURADO' or not app.partner_status_pago(p_pedido.status) then
     return p_pedido;
   end if;
+  v_desde := (select gate_primeira_captura_desde from public.partner_configuracao); -- read only when it can matter
   if p_pedido.nao_pago_visto_em < p_pedido.recebido_visto_em then
     return app.partner_transicao(p_pedido, 'ENFILEIRADO', 'gate_transicao', p_agora);
   end if;

@@ -11,9 +11,12 @@ begin
   if jsonb_typeof(p_valor) <> 'string' or p_valor #>> '{}' !~ '^\d{4}-\d{2}-\d{2}' then
     raise exception 'campo % não é uma data ISO-8601: %', p_campo, left(p_valor::text, 100) using errcode = 'PW422';
   end if;
-  return (p_valor #>> '{}')::timestamptz;
-exception when data_exception then
-  raise exception 'campo % não é uma data ISO-8601: %', p_campo, left(p_valor::text, 100) using errcode = 'PW422';
+  -- the subtransaction of an exception block only around the cast: a null costs none
+  begin
+    return (p_valor #>> '{}')::timestamptz;
+  exception when data_exception then
+    raise exception 'campo % não é uma data ISO-8601: %', p_campo, left(p_valor::text, 100) using errcode = 'PW422';
+  end;
 end;
 $function$
 ;

@@ -47,7 +47,13 @@ begin
     begin
       -- shared: concurrent intakes never wait for each other; see partner_normalizar_concluir
       perform pg_advisory_xact_lock_shared(app.partner_normalizar_trava());
-      perform app.enqueue('partner_normalizar', '{}', now(), 'lote', 100);
+      -- under load the job is nearly always there already: a pending one will read these rows, and
+      -- a running one cannot end before this commit (its end takes the lock exclusively, then looks
+      -- for PENDENTE rows), so only the lookup is paid, not an insert attempt per flush
+      if not exists (select from app.job j where j.kind = 'partner_normalizar' and j.unique_key = 'lote'
+                                             and j.status in ('pending', 'running')) then
+        perform app.enqueue('partner_normalizar', '{}', now(), 'lote', 100);
+      end if;
     exception when others then
       -- the events are stored: nothing may turn the answer into an error. partner_tick re-enqueues them.
       raise warning 'partner_webhook (% eventos): falha ao enfileirar a normalização: %', cardinality(v_novos), sqlerrm;

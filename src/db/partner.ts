@@ -22,11 +22,14 @@ export interface EventoRecebido {
 /**
  * Stores many deliveries with one multi-row insert (partner_webhook_receber_lote), in one
  * transaction: on return they are committed. An id already stored is skipped (inserido false).
+ * The bodies travel as one binary parameter and their lengths (partner_webhook_receber_lote_juntos),
+ * not as a bytea[] literal in hex.
  */
 export async function partnerWebhookReceberLote(q: db.Queryable, eventos: EventoRecebido[]): Promise<Array<{ id: string; inserido: boolean }>> {
   return db.sql<db.SQL, Array<{ id: string; inserido: boolean }>>`
-    select id, inserido from public.partner_webhook_receber_lote(
-      ${db.param(eventos.map((e) => e.id))}::uuid[], ${db.param(eventos.map((e) => e.corpo))}::bytea[],
+    select id, inserido from public.partner_webhook_receber_lote_juntos(
+      ${db.param(eventos.map((e) => e.id))}::uuid[], ${db.param(Buffer.concat(eventos.map((e) => e.corpo)))}::bytea,
+      ${db.param(eventos.map((e) => e.corpo.length))}::integer[],
       ${db.param(eventos.map((e) => e.contentType))}::text[], ${db.param(eventos.map((e) => e.ip))}::text[],
       ${db.param(eventos.map((e) => e.userAgent))}::text[], ${db.param(eventos.map((e) => e.recebidoEm))}::timestamptz[])`.run(q);
 }

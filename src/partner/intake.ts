@@ -59,11 +59,18 @@ class Timeout extends Error {}
  * counter in the microseconds so that they are strictly increasing in this process.
  */
 let ultimoMicros = 0;
-export function agoraIso(): string {
+function agoraMicros(): number {
   const micros = Math.max(Date.now() * 1000, ultimoMicros + 1);
   ultimoMicros = micros;
+  return micros;
+}
+/** `micros` (of agoraMicros) as ISO-8601; formatted only when needed (a spooled delivery), not for every one. */
+function isoMicros(micros: number): string {
   const ms = Math.floor(micros / 1000);
   return new Date(ms).toISOString().replace(/Z$/, `${String(micros % 1000).padStart(3, '0')}Z`);
+}
+export function agoraIso(): string {
+  return isoMicros(agoraMicros());
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -130,7 +137,7 @@ export class PartnerIntake {
    * Resolves with the id and where it went, once it is durable; NaoGravado otherwise.
    */
   async receber(corpo: Buffer, meta: { contentType: string | null; ip: string | null; userAgent: string | null }): Promise<{ id: string; destino: Destino }> {
-    const recebidoEm = agoraIso();
+    const chegada = agoraMicros();
     const evento: EventoRecebido = { id: randomUUID(), corpo, ...meta, recebidoEm: null };
     const prazo = Date.now() + this.cfg.spool.orcamentoMs;
     let causa: unknown = null;
@@ -151,6 +158,7 @@ export class PartnerIntake {
     if (!this.spool.habilitado) {
       throw new NaoGravado('webhook do parceiro NÃO gravado: banco indisponível', causa, false);
     }
+    const recebidoEm = isoMicros(chegada);
     try {
       await this.spool.append({ id: evento.id, recebidoEm, contentType: meta.contentType, ip: meta.ip, userAgent: meta.userAgent, corpo });
     } catch (err) {

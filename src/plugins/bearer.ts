@@ -2,13 +2,14 @@
  * Bearer authentication, compared in constant time: both sides are hashed first, so the
  * comparison neither short-circuits nor leaks the expected token's length.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problemBody, sendProblem } from './problem.js';
 
 export function safeEqual(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given, 'utf8').digest();
-  const b = createHash('sha256').update(expected, 'utf8').digest();
+  // one-shot hashes (no Hash object each): this runs for every webhook delivery
+  const a = hash('sha256', given, 'buffer');
+  const b = hash('sha256', expected, 'buffer');
   return timingSafeEqual(a, b) && expected.length > 0;
 }
 

@@ -70,6 +70,27 @@ describe('partner_webhook_receber_lote (SQL)', () => {
     expect((await db.pool.query('select count(*)::int n from partner_webhook')).rows[0].n).toBe(0);
   });
 
+  it('partner_webhook_receber_lote_juntos: the bodies given one after the other are cut back byte for byte by their lengths; PW400 when the lengths do not match', async () => {
+    const ids = ['00000000-0000-4000-8000-000000000011', '00000000-0000-4000-8000-000000000012', '00000000-0000-4000-8000-000000000013'];
+    const corpos = [Buffer.from([0, 0xff, 0x5c, 0x22]), Buffer.alloc(0), Buffer.from('{"b":"ç"}')];
+    const r = await db.pool.query(`select id, inserido from partner_webhook_receber_lote_juntos($1::uuid[], $2::bytea, $3::integer[], $4::text[])`,
+      [ids, Buffer.concat(corpos), corpos.map((c) => c.length), ['application/octet-stream', null, 'application/json']]);
+    expect(r.rows).toEqual(ids.map((id) => ({ id, inserido: true })));
+    const { rows } = await db.pool.query(`select id, corpo, content_type from partner_webhook order by recebido_em`);
+    expect(rows.map((x) => x.id)).toEqual(ids);
+    expect(rows.map((x, i) => x.corpo.equals(corpos[i]!))).toEqual([true, true, true]);
+    expect(rows.map((x) => x.content_type)).toEqual(['application/octet-stream', null, 'application/json']);
+
+    const outro = ['00000000-0000-4000-8000-000000000014', '00000000-0000-4000-8000-000000000015'];
+    const q = `select * from partner_webhook_receber_lote_juntos($1::uuid[], $2::bytea, $3::integer[])`;
+    await expect(db.pool.query(q, [outro, Buffer.from('abc'), [3]])).rejects.toMatchObject({ code: 'PW400' }); // one length for two ids
+    await expect(db.pool.query(q, [outro, Buffer.from('abc'), [1, 1]])).rejects.toMatchObject({ code: 'PW400' }); // 2 bytes of lengths, 3 given
+    await expect(db.pool.query(q, [outro, Buffer.from('abc'), [4, -1]])).rejects.toMatchObject({ code: 'PW400' });
+    await expect(db.pool.query(q, [outro, Buffer.from('abc'), [3, null]])).rejects.toMatchObject({ code: 'PW400' });
+    expect((await db.pool.query(q, [[], Buffer.alloc(0), []])).rows).toEqual([]);
+    expect((await db.pool.query('select count(*)::int n from partner_webhook')).rows[0].n).toBe(3);
+  });
+
   it('partner_webhook_receber (one delivery, for DBAs) goes through the same insert', async () => {
     const { rows: [r] } = await db.pool.query(`select partner_webhook_receber('{"x":1}'::bytea, 'application/json', '10.0.0.1', 'psql') as id`);
     const { rows: [w] } = await db.pool.query('select convert_from(corpo, \'UTF8\') c, ip, situacao from partner_webhook where id = $1', [r.id]);

@@ -140,6 +140,60 @@ describe('POST /webhook/partner: store first, answer 200', () => {
     expect(logs.lines.filter((l) => l.msg === LOG_REVISAR).reduce((a, l) => a + Number(l.revisar), 0)).toBe(cases.length + 2);
   });
 
+  it('what the normalisation writes on the row, per outcome: the same through a batch (one UPDATE of the batch) and one event at a time', async () => {
+    const bodies = [
+      '{nope',
+      '[1,2,3]',
+      JSON.stringify({ event: 'invoice.created', resource: { code: ' P-77 ' } }),
+      JSON.stringify(event(order('P-78', 'lost_in_space', '2026-11-20T10:00:00Z'), 'order.paid')),
+      JSON.stringify(event(order('P-79', 'waiting_payment', '2026-11-20T10:00:00Z'))),
+    ];
+    const colunas = async (id: string) => {
+      const r = await stored(id);
+      return { situacao: r.situacao, resultado: r.resultado, detalhe: r.detalhe?.slice(0, 24) ?? null, evento: r.evento, code: r.code,
+        payload: r.payload, processado: r.processado_em !== null };
+    };
+    const esperado = [
+      { situacao: 'REVISAR', resultado: 'json_invalido', evento: null, code: null, payload: null, processado: true },
+      { situacao: 'REVISAR', resultado: 'formato_desconhecido', detalhe: 'o corpo é JSON mas não é', evento: null, code: null, payload: [1, 2, 3], processado: true },
+      { situacao: 'REVISAR', resultado: 'evento_desconhecido', detalhe: "evento 'invoice.created'", evento: 'invoice.created', code: 'P-77',
+        payload: JSON.parse(bodies[2]!), processado: true },
+      { situacao: 'REVISAR', resultado: 'pedido_invalido', evento: 'order.paid', code: 'P-78', payload: JSON.parse(bodies[3]!), processado: true },
+      { situacao: 'NORMALIZADO', resultado: 'criado', detalhe: null, evento: 'order.created', code: 'P-79', payload: JSON.parse(bodies[4]!), processado: true },
+    ];
+    // a batch: the job
+    const lote: string[] = [];
+    for (const b of bodies) lote.push((await post(b, { 'content-type': 'application/json' })).json().id);
+    await drain();
+    const viaLote = await Promise.all(lote.map(colunas));
+    for (const [i, e] of esperado.entries()) expect(viaLote[i], bodies[i]).toMatchObject(e);
+    expect(viaLote[0]!.detalhe).toBeTruthy();
+    expect(viaLote[3]!.detalhe).toBe('pedido P-78: status desc'); // 'pedido P-78: status desconhecido lost_in_space', cut to 24 above
+    // one at a time: partner_webhook_normalizar, on the same bodies stored again from scratch
+    await db.pool.query('truncate partner_webhook, partner_pedido cascade');
+    await db.pool.query('delete from app.job');
+    const um: string[] = [];
+    for (const b of bodies) um.push((await db.pool.query('select partner_webhook_receber($1::bytea) as id', [Buffer.from(b)])).rows[0].id);
+    for (const id of um) await db.pool.query('select partner_webhook_normalizar($1::uuid)', [id]);
+    expect(await Promise.all(um.map(colunas))).toEqual(viaLote);
+  });
+
+  it('a batch of large bodies is written in several UPDATEs (one per 8 MiB): every row normalised, its body untouched', async () => {
+    const ids: string[] = [];
+    const corpos: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const c = JSON.stringify(event(order(`P-GRANDE-${i}`, 'waiting_payment', '2026-11-20T10:00:00Z', { observacao: `${i}`.repeat(3 * 1024 * 1024) })));
+      corpos.push(c);
+      ids.push((await post(c, { 'content-type': 'application/json' })).json().id);
+    }
+    await drain();
+    const { rows } = await db.pool.query(`select id, situacao, resultado, code, corpo, payload -> 'resource' ->> 'code' as payload_code,
+        length(payload -> 'resource' ->> 'observacao') as obs from partner_webhook order by recebido_em`);
+    expect(rows.map((r) => [r.id, r.situacao, r.resultado, r.code, r.payload_code, r.obs])).toEqual(
+      ids.map((id, i) => [id, 'NORMALIZADO', 'criado', `P-GRANDE-${i}`, `P-GRANDE-${i}`, 3 * 1024 * 1024]));
+    expect(rows.map((r, i) => r.corpo.equals(Buffer.from(corpos[i]!)))).toEqual([true, true, true, true]);
+  });
+
   it('accepts a body larger than the 1 MiB limit of the rest of the service', async () => {
     const big = event(order('P-BIG', 'waiting_payment', '2026-11-20T10:00:00Z', { observacao: 'x'.repeat(2 * 1024 * 1024) }));
     const res = await post(big);
