@@ -173,6 +173,14 @@ describe('row history and retention', () => {
     ]);
     const h0 = await rows(`select operacao from xls_linhagem('bi_faturamento', $1)`, [JSON.stringify({ ...chave, nota_fiscal: '4000' })]);
     expect(h0.map((x) => x.operacao)).toEqual(['ALTERADA', 'INSERIDA']);
+    // read-only: a DBA may ask a standby
+    const c = await db.pool.connect();
+    try {
+      await c.query('begin transaction read only');
+      const r = await c.query(`select operacao from xls_linhagem('bi_faturamento', $1)`, [JSON.stringify({ ...chave, nota_fiscal: '4000' })]);
+      expect(r.rows.map((x) => x.operacao)).toEqual(['ALTERADA', 'INSERIDA']);
+      await c.query('rollback');
+    } finally { c.release(); }
   });
 
   it('xls_linhagem finds an insertion the undo took back, and one whose processing was received long before it ran', async () => {
