@@ -1665,7 +1665,7 @@ declare
 begin
   for t in select c.relname from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
             where n.nspname = 'public' and c.relkind = 'r' and c.relname like 'bi\_%' and c.relname <> 'bi_configuracao'
-              and exists (select from pg_catalog.pg_constraint k where k.conrelid = c.oid and k.contype = 'u')
+              and app.xls_chave_natural(c.oid) is not null
               and exists (select from pg_catalog.pg_attribute a where a.attrelid = c.oid and a.attname = 'id' and not a.attisdropped)
             order by c.relname loop
     -- only the missing ones: a trigger a DBA disabled stays disabled
@@ -1688,7 +1688,7 @@ $$;
 -- Name: FUNCTION xls_alteracao_instalar(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_alteracao_instalar() IS 'Installs the missing change-set triggers (an existing one is left as it is, enabled or disabled by a DBA) _900_xls_alteracao_ins/_upd/_del (app.tg__xls_alteracao) on every bi_* table of public that has an id and a UNIQUE natural key, bi_configuracao excepted. Called by the migration that created app.xls_alteracao and by the event trigger _300_bi_alteracoes for tables created later. Returns the number of tables.';
+COMMENT ON FUNCTION app.xls_alteracao_instalar() IS 'Installs the missing change-set triggers (an existing one is left as it is, enabled or disabled by a DBA) _900_xls_alteracao_ins/_upd/_del (app.tg__xls_alteracao) on every bi_* table of public that has an id and a natural key (exactly one UNIQUE constraint, app.xls_chave_natural), bi_configuracao excepted. Called by the migration that created app.xls_alteracao and by the event trigger _300_bi_alteracoes for tables created later. Returns the number of tables.';
 
 
 --
@@ -1920,20 +1920,19 @@ COMMENT ON FUNCTION app.xls_brl(p_valor numeric) IS 'A value in Brazilian form f
 CREATE FUNCTION app.xls_chave_igual_sql(p_tabela regclass, p_a text, p_b text) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $_$
-  -- a.col = b.col and ... over the columns of the table's UNIQUE constraint
-  select string_agg(format('%1$I.%3$I = %2$I.%3$I', p_a, p_b, a.attname), ' and ' order by u.ord)
-    from (select c.conkey from pg_catalog.pg_constraint c where c.conrelid = p_tabela and c.contype = 'u' order by c.oid limit 1) k
-   cross join lateral unnest(k.conkey) with ordinality u (attnum, ord)
-    join pg_catalog.pg_attribute a on a.attrelid = p_tabela and a.attnum = u.attnum;
-$_$;
+    AS $$
+  -- a.col = b.col and ... over the natural key (app.xls_chave_natural)
+  select app.xls_sql_lista(format('%I.%%I = %I.%%I', p_a, p_b), ' and ', k)
+    from app.xls_chave_natural(p_tabela) k
+   where k is not null;
+$$;
 
 
 --
 -- Name: FUNCTION xls_chave_igual_sql(p_tabela regclass, p_a text, p_b text); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_chave_igual_sql(p_tabela regclass, p_a text, p_b text) IS 'Internal: the SQL condition that two rows aliased p_a and p_b have the same natural key (the table''s UNIQUE constraint), e.g. t.codigo = r.codigo, so that a key given as JSON (jsonb_populate_record) finds its row through the natural-key index. NULL for a table without a UNIQUE constraint. Used by public.xls_linhagem and public.xls_desfazer.';
+COMMENT ON FUNCTION app.xls_chave_igual_sql(p_tabela regclass, p_a text, p_b text) IS 'Internal: the SQL condition that two rows aliased p_a and p_b have the same natural key (the table''s UNIQUE constraint), e.g. t.codigo = r.codigo, so that a key given as JSON (jsonb_populate_record) finds its row through the natural-key index. NULL for a table without exactly one UNIQUE constraint (app.xls_chave_natural). Used by public.xls_linhagem and public.xls_desfazer.';
 
 
 --
@@ -1968,11 +1967,10 @@ CREATE FUNCTION app.xls_chave_sql(p_tabela regclass, p_alias text) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  -- jsonb_build_object('col', alias.col, ...) over the columns of the table's UNIQUE constraint
-  select 'jsonb_build_object(' || string_agg(format('%L, %I.%I', a.attname, p_alias, a.attname), ', ' order by u.ord) || ')'
-    from (select c.conkey from pg_catalog.pg_constraint c where c.conrelid = p_tabela and c.contype = 'u' order by c.oid limit 1) k
-   cross join lateral unnest(k.conkey) with ordinality u (attnum, ord)
-    join pg_catalog.pg_attribute a on a.attrelid = p_tabela and a.attnum = u.attnum;
+  -- jsonb_build_object('col', alias.col, ...) over the natural key (app.xls_chave_natural)
+  select 'jsonb_build_object(' || app.xls_sql_lista(format('%%L, %I.%%I', p_alias), ', ', k) || ')'
+    from app.xls_chave_natural(p_tabela) k
+   where k is not null;
 $$;
 
 
@@ -1980,7 +1978,7 @@ $$;
 -- Name: FUNCTION xls_chave_sql(p_tabela regclass, p_alias text); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_chave_sql(p_tabela regclass, p_alias text) IS 'Internal: the SQL expression that builds the natural key (the table''s UNIQUE constraint) of a row aliased p_alias as a JSON object, e.g. jsonb_build_object(''codigo'', x.codigo). Used by the change-set trigger and the undo. NULL for a table without a UNIQUE constraint.';
+COMMENT ON FUNCTION app.xls_chave_sql(p_tabela regclass, p_alias text) IS 'Internal: the SQL expression that builds the natural key (the table''s UNIQUE constraint) of a row aliased p_alias as a JSON object, e.g. jsonb_build_object(''codigo'', x.codigo). Used by the change-set trigger and the undo. NULL for a table without exactly one UNIQUE constraint.';
 
 
 --

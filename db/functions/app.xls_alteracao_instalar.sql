@@ -10,7 +10,7 @@ declare
 begin
   for t in select c.relname from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
             where n.nspname = 'public' and c.relkind = 'r' and c.relname like 'bi\_%' and c.relname <> 'bi_configuracao'
-              and exists (select from pg_catalog.pg_constraint k where k.conrelid = c.oid and k.contype = 'u')
+              and app.xls_chave_natural(c.oid) is not null
               and exists (select from pg_catalog.pg_attribute a where a.attrelid = c.oid and a.attname = 'id' and not a.attisdropped)
             order by c.relname loop
     -- only the missing ones: a trigger a DBA disabled stays disabled
@@ -29,7 +29,7 @@ end;
 $function$
 ;
 
-comment on function app.xls_alteracao_instalar() is 'Installs the missing change-set triggers (an existing one is left as it is, enabled or disabled by a DBA) _900_xls_alteracao_ins/_upd/_del (app.tg__xls_alteracao) on every bi_* table of public that has an id and a UNIQUE natural key, bi_configuracao excepted. Called by the migration that created app.xls_alteracao and by the event trigger _300_bi_alteracoes for tables created later. Returns the number of tables.';
+comment on function app.xls_alteracao_instalar() is 'Installs the missing change-set triggers (an existing one is left as it is, enabled or disabled by a DBA) _900_xls_alteracao_ins/_upd/_del (app.tg__xls_alteracao) on every bi_* table of public that has an id and a natural key (exactly one UNIQUE constraint, app.xls_chave_natural), bi_configuracao excepted. Called by the migration that created app.xls_alteracao and by the event trigger _300_bi_alteracoes for tables created later. Returns the number of tables.';
 
 -- The triggers need their function, which lives in db/functions: they are installed here, each
 -- time the definitions are applied (after every migration), not by a migration; and the event
