@@ -234,6 +234,24 @@ describe('the change set belongs to its processing (no per-row foreign key)', ()
   });
 });
 
+describe('the shape of a change-set row', () => {
+  it('an INSERIDA holds ids only and a change or removal its id and key: any other shape is refused', async () => {
+    const a = await r18([fat(6500)]);
+    const ins = (cols: string, vals: string) => db.pool.query(
+      `insert into app.xls_alteracao (processamento_id, tabela, operacao, ${cols}) values ($1, 'bi_faturamento', ${vals})`, [a.id]);
+    for (const [cols, vals] of [
+      ['linha_ids, chave', `'INSERIDA', array[gen_random_uuid()], '{"filial": "01"}'`],
+      ['linha_id', `'INSERIDA', gen_random_uuid()`],
+      ['linha_ids, depois', `'INSERIDA', array[gen_random_uuid(), gen_random_uuid()], '[{}]'`],
+      ['linha_id, antes, depois', `'ALTERADA', gen_random_uuid(), '{}', '{}'`],
+      ['linha_ids, chave, antes', `'REMOVIDA', array[gen_random_uuid()], '{"filial": "01"}', '{}'`],
+    ]) {
+      await expect(ins(cols!, vals!)).rejects.toMatchObject({ code: '23514', message: expect.stringContaining('xls_alteracao') });
+    }
+    await expect(ins('linha_ids', `'INSERIDA', array[gen_random_uuid()]`)).resolves.toMatchObject({ rowCount: 1 });
+  });
+});
+
 describe('mass-deletion guard', () => {
   const limites = (pct: number, linhas: number) => db.pool.query(
     `update bi_configuracao set valor = case chave when 'xls_exclusao_limite_percentual' then $1 else $2 end
