@@ -3,6 +3,8 @@
  * docs/configuration.md documents each one; keep the two in step.
  */
 import { isIP } from 'node:net';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 import type { ArchiveLimits } from './xlsx/limits.js';
 
 export class ConfigError extends Error {
@@ -149,6 +151,11 @@ export interface Config {
     limits: ArchiveLimits; chunkLinhas: number; maxCellChars: number; leituraHeapMb: number; maxBiffBytes: number;
     /** XLS_MERGE_OCIOSO_MAX_MS: a merge transaction idle this long is ended by Postgres (a stopped worker) */
     mergeOciosoMaxMs: number;
+    /**
+     * XLS_ORIGINAIS_LOCAIS: the local directory where a received original waits for its
+     * processing on this host (no download); null ("off") always downloads.
+     */
+    originaisLocais: string | null;
   };
   /**
    * TRUST_PROXY: addresses/CIDRs of the reverse proxies whose X-Forwarded-For is believed
@@ -306,6 +313,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
         maxCellChars: int(env, 'XLS_CELL_MAX_CHARS', 32_767, 1, 100_000_000),
         leituraHeapMb: int(env, 'XLS_LEITURA_HEAP_MB', 128, 16, 16_384),
         mergeOciosoMaxMs: int(env, 'XLS_MERGE_OCIOSO_MAX_MS', 60_000, 1_000, 3_600_000),
+        originaisLocais: originaisLocais(env),
         maxBiffBytes: int(env, 'XLS_BIFF_MAX_BYTES', 64 * 1024 * 1024, 1024 * 1024, 2 * 1024 * 1024 * 1024),
         // rows per chunk; XLS_MERGE_LOTE_LINHAS is the legacy name ("lote" also meant the zip batch)
         chunkLinhas: int(env, legacyName(env, 'XLS_MERGE_CHUNK_LINHAS', 'XLS_MERGE_LOTE_LINHAS', warnings), 25_000, 1, 10_000_000),
@@ -319,6 +327,15 @@ export function loadConfig(env: Env = process.env): ConfigResult {
 
 /** proxy-addr's named ranges, accepted in TRUST_PROXY besides addresses and CIDRs. */
 const PROXY_KEYWORDS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** XLS_ORIGINAIS_LOCAIS: an absolute directory, "off", or unset (TMPDIR/bi-originais-locais). */
+function originaisLocais(env: Env): string | null {
+  const v = env.XLS_ORIGINAIS_LOCAIS?.trim();
+  if (!v) return join(tmpdir(), 'bi-originais-locais');
+  if (v.toLowerCase() === 'off') return null;
+  if (!isAbsolute(v)) throw new ConfigError('XLS_ORIGINAIS_LOCAIS: informe um diretório absoluto ou off');
+  return v;
+}
 
 /** TRUST_PROXY: a comma-separated list of addresses, CIDRs or proxy-addr's named ranges. */
 function trustProxyList(env: Env): string[] {

@@ -3,7 +3,7 @@
  * addressing, and checksums only when the operation requires them (S3-compatible servers
  * other than AWS often reject the SDK's default CRC32 trailers).
  */
-import { S3Client, PutObjectCommand, GetObjectCommand, HeadObjectCommand, HeadBucketCommand, CreateBucketCommand } from '@aws-sdk/client-s3';
+import { S3Client, PutObjectCommand, GetObjectCommand, DeleteObjectCommand, HeadObjectCommand, HeadBucketCommand, CreateBucketCommand } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import type { ObjectStoreConfig } from '../config.js';
 
@@ -19,6 +19,8 @@ export interface ObjectStore {
   put(key: string, body: Buffer | Readable, contentLength?: number, contentType?: string): Promise<void>;
   get(key: string): Promise<Readable>;
   exists(key: string): Promise<boolean>;
+  /** Removes one object (absent: nothing to do). */
+  remove(key: string): Promise<void>;
   ensureBucket(): Promise<void>;
   destroy(): void;
 }
@@ -44,6 +46,9 @@ export function createObjectStore(cfg: ObjectStoreConfig): ObjectStore {
     get: (key) => wrap(async () => {
       const res = await client.send(new GetObjectCommand({ Bucket: cfg.bucket, Key: key }));
       return res.Body as Readable;
+    }),
+    remove: (key) => wrap(async () => {
+      await client.send(new DeleteObjectCommand({ Bucket: cfg.bucket, Key: key }));
     }),
     exists: async (key) => {
       try {

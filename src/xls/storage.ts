@@ -10,6 +10,7 @@ import type { AppContext } from '../context.js';
 import { ObjectStoreUnavailable } from '../integrations/objstore.js';
 import { xlsArquivoBytesStream } from '../db/xls.js';
 import { SpoolSourceError, SpoolTooLarge, spool } from './spool.js';
+import { tomarOriginal } from './originais-locais.js';
 
 export function writesColumn(ctx: AppContext): boolean {
   return ctx.config.storage.mode !== 'OBJSTORE';
@@ -50,12 +51,15 @@ export async function openOriginal(ctx: AppContext, p: { id: string; objetoChave
 
 /**
  * The original for processing, never held in memory: streamed into `path` (a temporary file
- * the caller removes) from the object store or the legacy column; the reader then opens it
- * as a random-access file. The size must match the recorded one. A failure of the object
+ * the caller removes) from the object store or the legacy column — or, when this host has
+ * just received the same bytes (same SHA-256 and size), that file moved into `path`
+ * (originais-locais.ts); the reader then opens it as a random-access file. The size must match the recorded one. A failure of the object
  * store while reading is ObjectStoreUnavailable (transient).
  */
-export async function readOriginalToFile(ctx: AppContext, p: { id: string; objetoChave: string | null; objetoTamanhoBytes?: number | null },
+export async function readOriginalToFile(ctx: AppContext, p: { id: string; checksum: string; objetoChave: string | null; objetoTamanhoBytes?: number | null },
   path: string): Promise<string> {
+  // the same bytes just received by this host (originais-locais.ts): no download
+  if (await tomarOriginal(ctx.config.xls.originaisLocais, p.checksum, p.objetoTamanhoBytes == null ? null : Number(p.objetoTamanhoBytes), path)) return path;
   const { stream: src, origem } = await abrir(ctx, p);
   const onde = origem === 'objstore' ? 'no object store' : 'no banco';
   const size = p.objetoTamanhoBytes;

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -68,6 +70,14 @@ describe('configuration', () => {
     expect(both.config.xls.chunkLinhas).toBe(1000);
     expect(both.warnings.join('\n')).not.toMatch(/XLS_MERGE_LOTE_LINHAS/);
     expect(() => loadConfig({ ...ps, XLS_MERGE_LOTE_LINHAS: '0' })).toThrowError(/XLS_MERGE_LOTE_LINHAS deve estar entre 1/);
+  });
+
+  it('the local store of received originals: TMPDIR/bi-originais-locais by default, an absolute directory, "off"; a relative path refused', () => {
+    const ps = { ...base, S3_FILE_STORAGE: 'PSQL' };
+    expect(loadConfig(ps).config.xls.originaisLocais).toBe(join(tmpdir(), 'bi-originais-locais'));
+    expect(loadConfig({ ...ps, XLS_ORIGINAIS_LOCAIS: '/srv/originais' }).config.xls.originaisLocais).toBe('/srv/originais');
+    expect(loadConfig({ ...ps, XLS_ORIGINAIS_LOCAIS: 'OFF' }).config.xls.originaisLocais).toBeNull();
+    expect(() => loadConfig({ ...ps, XLS_ORIGINAIS_LOCAIS: 'originais' })).toThrowError(/XLS_ORIGINAIS_LOCAIS: informe um diretório absoluto ou off/);
   });
 
   it('refuses an unknown storage mode and malformed numbers', () => {

@@ -36,6 +36,8 @@ afterAll(async () => {
 const s3env = () => ({
   S3_FILE_STORAGE: 'OBJSTORE', S3_ENDPOINT: s3.endpoint, S3_BUCKET: s3.bucket,
   S3_ACCESS_KEY_ID: s3.accessKeyId, S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+  // the job must read the original from the store, not the copy the upload left on this host
+  XLS_ORIGINAIS_LOCAIS: 'off',
 });
 
 describe('object store down while a job reads the original', () => {

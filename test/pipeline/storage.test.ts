@@ -38,7 +38,8 @@ describe('storage modes', () => {
   }));
 
   it('OBJSTORE: the column stays NULL; processing reads from the store', () => withDb(async (db) => {
-    const p = await startPipeline(db, { s3, env: { S3_FILE_STORAGE: 'OBJSTORE' } });
+    // no local copy of the received file (originais-locais): the processing downloads it
+    const p = await startPipeline(db, { s3, env: { S3_FILE_STORAGE: 'OBJSTORE', XLS_ORIGINAIS_LOCAIS: 'off' } });
     const res = await p.upload('r18-obj.xlsx', await buildRelatorio18({ rows: 10 }), XLSX);
     expect(res.statusCode).toBe(202);
     await p.drain();

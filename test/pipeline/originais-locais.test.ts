@@ -1,0 +1,169 @@
+/**
+ * The original just received, kept on this host for its processing (src/xls/originais-locais.ts):
+ * the job takes it instead of downloading it; another processing of other bytes, another size,
+ * or a second taker never gets it; the directory stays bounded; "off" always downloads. And the
+ * archive check that runs while the object store takes a loose xlsx: a refused file leaves no
+ * object, no row and no local copy behind.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../harness/db.js';
+import { startPipeline, startS3 } from '../harness/pipeline.js';
+import { buildRelatorio18 } from '../fixtures/builder.js';
+import { makeZip } from '../fixtures/zip.js';
+import { createObjectStore, type ObjectStore } from '../../src/integrations/objstore.js';
+import type { EmbeddedObjectStore } from '../../src/embedded/objstore.js';
+import { IDADE_MAXIMA_MS, MAX_ARQUIVOS, guardarOriginal, tomarOriginal } from '../../src/xls/originais-locais.js';
+
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+const novoDir = (p: string) => mkdtempSync(join(tmpdir(), p));
+
+describe('the local store of received originals', () => {
+  it('gives a file to one taker of the same SHA-256 and size, never to another size or a second taker', async () => {
+    const dir = novoDir('bi-orig-');
+    const work = novoDir('bi-orig-work-');
+    const bytes = Buffer.from('o conteúdo de uma planilha');
+    const src = join(work, 'upload');
+    writeFileSync(src, bytes);
+    await guardarOriginal(dir, src, sha(bytes), bytes.length);
+    expect(readdirSync(dir)).toEqual([`${sha(bytes)}-${bytes.length}`]);
+    expect(readdirSync(work)).toEqual([]); // moved, not copied
+
+    expect(await tomarOriginal(dir, sha(bytes), bytes.length + 1, join(work, 'a'))).toBe(false);
+    expect(await tomarOriginal(dir, sha('outro'), bytes.length, join(work, 'a'))).toBe(false);
+    expect(await tomarOriginal(dir, sha(bytes), null, join(work, 'a'))).toBe(false);
+    expect(await tomarOriginal(dir, sha(bytes), bytes.length, join(work, 'b'))).toBe(true);
+    expect(readdirSync(work)).toEqual(['b']);
+    expect(await tomarOriginal(dir, sha(bytes), bytes.length, join(work, 'c'))).toBe(false); // taken already
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('"off" (no directory) keeps nothing and gives nothing; a name that is not a SHA-256 is not kept', async () => {
+    const work = novoDir('bi-orig-work-');
+    const src = join(work, 'upload');
+    writeFileSync(src, 'x');
+    await guardarOriginal(null, src, sha('x'), 1);
+    expect(readdirSync(work)).toEqual(['upload']);
+    expect(await tomarOriginal(null, sha('x'), 1, join(work, 'y'))).toBe(false);
+    const dir = novoDir('bi-orig-');
+    await guardarOriginal(dir, src, '../../etc/passwd', 1);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(work)).toEqual(['upload']);
+  });
+
+  it(`keeps at most ${MAX_ARQUIVOS} files, the newest, and drops what is older than ${IDADE_MAXIMA_MS / 60_000} minutes`, async () => {
+    const dir = novoDir('bi-orig-');
+    const work = novoDir('bi-orig-work-');
+    const agora = Date.now() / 1000;
+    const nomes: string[] = [];
+    for (let i = 0; i < MAX_ARQUIVOS + 2; i++) {
+      const b = Buffer.from(`planilha ${i}`);
+      const p = join(work, `u${i}`);
+      writeFileSync(p, b);
+      utimesSync(p, agora - 100 + i, agora - 100 + i); // u0 the oldest
+      await guardarOriginal(dir, p, sha(b), b.length);
+      nomes.push(`${sha(b)}-${b.length}`);
+    }
+    expect(readdirSync(dir).sort()).toEqual(nomes.slice(2).sort());
+    // one of them grows old: the next file kept removes it
+    utimesSync(join(dir, nomes[5]!), agora - IDADE_MAXIMA_MS / 1000 - 60, agora - IDADE_MAXIMA_MS / 1000 - 60);
+    const b = Buffer.from('mais uma');
+    const p = join(work, 'ultima');
+    writeFileSync(p, b);
+    await guardarOriginal(dir, p, sha(b), b.length);
+    const ficou = readdirSync(dir);
+    expect(ficou).not.toContain(nomes[5]);
+    expect(ficou).toContain(`${sha(b)}-${b.length}`);
+    expect(ficou.length).toBeLessThanOrEqual(MAX_ARQUIVOS);
+  });
+});
+
+describe('upload and processing with the local store (OBJSTORE)', () => {
+  let db: TestDatabase;
+  let s3: EmbeddedObjectStore;
+  beforeAll(async () => { db = await createTestDatabase(); s3 = await startS3(); });
+  afterAll(async () => { await s3?.stop(); await db?.drop(); });
+
+  const s3env = (dir: string) => ({
+    S3_FILE_STORAGE: 'OBJSTORE', S3_ENDPOINT: s3.endpoint, S3_BUCKET: s3.bucket,
+    S3_ACCESS_KEY_ID: s3.accessKeyId, S3_SECRET_ACCESS_KEY: s3.secretAccessKey, XLS_ORIGINAIS_LOCAIS: dir,
+  });
+
+  it('the processing takes the file received on this host: it ends SUCESSO even with the stored object gone', async () => {
+    const dir = novoDir('bi-orig-');
+    const p = await startPipeline(db, { env: s3env(dir), autostart: false });
+    try {
+      const bytes = await buildRelatorio18({ rows: 6 });
+      const res = await p.upload('local.xlsx', bytes, XLSX);
+      expect(res.statusCode).toBe(202);
+      const id = res.json().itens[0].processamentoId as string;
+      expect(readdirSync(dir)).toEqual([`${sha(bytes)}-${bytes.length}`]);
+      const { rows: [r] } = await db.pool.query('select objeto_chave from xls_processamento where id = $1', [id]);
+      // without the local file the processing would have to download this object
+      await p.ctx.objstore!.remove(r.objeto_chave);
+      expect(await p.ctx.objstore!.exists(r.objeto_chave)).toBe(false);
+      for (const run of p.runners) await run.start(null);
+      await p.drain();
+      const { rows: [fim] } = await db.pool.query('select status, erro_mensagem from xls_processamento where id = $1', [id]);
+      expect(fim).toEqual({ status: 'SUCESSO', erro_mensagem: null });
+      expect(readdirSync(dir)).toEqual([]); // taken: the processing's temporary directory removed it
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('"off": nothing is kept, the processing downloads (and fails transiently when the object is gone)', async () => {
+    const p = await startPipeline(db, { env: s3env('off'), autostart: false });
+    try {
+      const bytes = await buildRelatorio18({ rows: 7 });
+      const res = await p.upload('sem-local.xlsx', bytes, XLSX);
+      expect(res.statusCode).toBe(202);
+      const id = res.json().itens[0].processamentoId as string;
+      const { rows: [r] } = await db.pool.query('select objeto_chave from xls_processamento where id = $1', [id]);
+      await p.ctx.objstore!.remove(r.objeto_chave);
+      for (const run of p.runners) await run.start(null);
+      await p.drain();
+      const { rows: [fim] } = await db.pool.query('select status, erro_mensagem from xls_processamento where id = $1', [id]);
+      expect(fim.status).toBe('ERRO');
+      expect(fim.erro_mensagem).toMatch(/^object store indisponível/);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('a loose xlsx refused by the archive check (CRC) while the store took it: 400, its object removed, no row, no local file', async () => {
+    const dir = novoDir('bi-orig-');
+    const real = createObjectStore({ endpoint: s3.endpoint, region: 'us-east-1', bucket: s3.bucket, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, forcePathStyle: true });
+    const puts: string[] = [];
+    const removes: string[] = [];
+    const spy: ObjectStore = { ...real, bucket: real.bucket,
+      put: async (key, body, len, ct) => { puts.push(key); return real.put(key, body, len, ct); },
+      remove: async (key) => { removes.push(key); return real.remove(key); } };
+    const p = await startPipeline(db, { env: s3env(dir), objstore: spy, autostart: false });
+    try {
+      const antes = (await db.pool.query('select count(*)::int n from xls_processamento')).rows[0].n;
+      const xlsx = makeZip([
+        { name: '[Content_Types].xml', data: '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>' },
+        { name: 'xl/workbook.xml', data: '<workbook/>'.repeat(2000), crc: 12345 },
+      ]);
+      const res = await p.upload('corrompida.xlsx', xlsx, XLSX);
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toMatch(/problem\+json/);
+      expect(res.json().detail).toBe("a entrada 'xl/workbook.xml' está corrompida (CRC não confere)");
+      // the store took it while the check ran, and it was removed again
+      expect(puts).toHaveLength(1);
+      expect(puts[0]).toContain(sha(xlsx));
+      expect(removes).toEqual(puts);
+      expect(await real.exists(puts[0]!)).toBe(false);
+      expect((await db.pool.query('select count(*)::int n from xls_processamento')).rows[0].n).toBe(antes);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      await p.close();
+      real.destroy();
+    }
+  });
+});
