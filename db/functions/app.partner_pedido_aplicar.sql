@@ -15,6 +15,7 @@ declare
   v_res_alvo text[];
   v_mudados uuid[];
   v_cancelar uuid[];
+  v_posicao jsonb;
 begin
   -- Rounds: an order observed several times in the set is applied once per round, in the set's
   -- order (its k-th observation in round k), so each statement below sees each code at most
@@ -25,6 +26,9 @@ begin
 
   while v_rodada < coalesce(v_ultima, 0) loop
     v_rodada := v_rodada + 1;
+    -- code -> position of this round's observations (a code appears once in a round)
+    select jsonb_object_agg(l.code, l.ordinality) into v_posicao
+      from unnest(p_lidos) with ordinality l where v_rodadas[l.ordinality] = v_rodada;
 
     -- new orders, with their 'captura' transition
     with novo as (
@@ -42,14 +46,14 @@ begin
       insert into public.partner_pedido_transicao (pedido_id, de, para, motivo, em)
       select novo.id, null, novo.estado, 'captura', p_agora from novo
     )
-    select array_agg(l.ordinality), array_agg(novo.id) filter (where novo.estado = 'CAPTURADO' and app.partner_status_pago(novo.status))
+    select array_agg((v_posicao ->> novo.code)::integer), array_agg(novo.id) filter (where novo.estado = 'CAPTURADO' and app.partner_status_pago(novo.status))
       into v_criados, v_ids
-      from novo join unnest(p_lidos) with ordinality l on l.code = novo.code and v_rodadas[l.ordinality] = v_rodada;
+      from novo;
 
     -- orders that exist: the newest observation (updated_at, then lifecycle rank) wins; an older
     -- one never overwrites the state but still counts as gate evidence (the instants seen unpaid
     -- and received, a paid_at not known yet)
-    if coalesce(cardinality(v_criados), 0) < (select count(*) from unnest(v_rodadas) k where k = v_rodada) then
+    if coalesce(cardinality(v_criados), 0) < (select count(*) from jsonb_object_keys(v_posicao)) then
       with alvo as (
         select l.ordinality as n, p.id, l.code, l.status, l.total, l.pago_em, l.atualizado, l.cliente, l.itens, l.recurso,
                (l.atualizado, app.partner_status_ordem(l.status)) > (p.atualizado_no_parceiro, app.partner_status_ordem(p.status)) as mais_novo,
