@@ -530,136 +530,38 @@ COMMENT ON FUNCTION app.partner_aviso_criar(p_tipo text, p_episodio bigint, p_co
 
 
 --
--- Name: partner_status_ordem(text); Type: FUNCTION; Schema: app; Owner: -
+-- Name: partner_gate(uuid[], timestamp with time zone); Type: FUNCTION; Schema: app; Owner: -
 --
 
-CREATE FUNCTION app.partner_status_ordem(p_status text) RETURNS integer
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-  -- plpgsql, not sql: a sql function with a pinned search_path is never inlined and is parsed
-  -- and planned again by every statement that calls it (partner_pedido's CHECK, the normalisation)
-  return case p_status
-    when 'waiting_payment' then 1 when 'refused' then 2 when 'received' then 3 when 'invoiced' then 4
-    when 'shipped' then 5 when 'delivered' then 6 when 'cancelled' then 7 end;
-end;
-$$;
-
-
---
--- Name: FUNCTION partner_status_ordem(p_status text); Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON FUNCTION app.partner_status_ordem(p_status text) IS 'Lifecycle rank of a platform order status; breaks ties between two observations with the same updated_at (the later stage wins), so the final state never depends on arrival order. Null for an unknown status.';
-
-
---
--- Name: partner_pedido; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.partner_pedido (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    code text NOT NULL,
-    estado text NOT NULL,
-    status text NOT NULL,
-    total numeric(14,2),
-    pago_em timestamp with time zone,
-    atualizado_no_parceiro timestamp with time zone NOT NULL,
-    cliente_nome text,
-    cliente_email text,
-    cliente_documento text,
-    itens jsonb DEFAULT '[]'::jsonb NOT NULL,
-    recurso jsonb NOT NULL,
-    origem text NOT NULL,
-    nao_pago_visto_em timestamp with time zone,
-    recebido_visto_em timestamp with time zone,
-    enfileirado_em timestamp with time zone,
-    enfileirado_por text,
-    liberacao text,
-    criado_em timestamp with time zone DEFAULT now() NOT NULL,
-    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT partner_pedido_estado_check CHECK ((estado = ANY (ARRAY['CAPTURADO'::text, 'ENFILEIRADO'::text, 'CANCELADO'::text]))),
-    CONSTRAINT partner_pedido_liberacao CHECK (((liberacao IS NULL) = (enfileirado_em IS NULL))),
-    CONSTRAINT partner_pedido_liberacao_check CHECK ((liberacao = ANY (ARRAY['gate_transicao'::text, 'gate_resgate_primeira_captura'::text, 'console'::text]))),
-    CONSTRAINT partner_pedido_origem_check CHECK ((origem = ANY (ARRAY['webhook'::text, 'poll'::text, 'contingencia'::text, 'manual'::text]))),
-    CONSTRAINT partner_pedido_status_check CHECK ((app.partner_status_ordem(status) IS NOT NULL))
-);
-
-
---
--- Name: TABLE partner_pedido; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON TABLE public.partner_pedido IS 'Orders of the order platform, one row per code (the idempotency key), holding the newest observation (highest updated_at; ties broken by lifecycle rank). estado is local: CAPTURADO (known, not released), ENFILEIRADO (released to the fulfilment queue), CANCELADO.';
-
-
---
--- Name: COLUMN partner_pedido.status; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.partner_pedido.status IS 'Platform status of the newest observation: waiting_payment, refused, received, invoiced, shipped, delivered, cancelled.';
-
-
---
--- Name: COLUMN partner_pedido.origem; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.partner_pedido.origem IS 'Path of the newest observation: webhook, poll (6-hourly REST), contingencia (REST while the webhook is silent), manual.';
-
-
---
--- Name: COLUMN partner_pedido.nao_pago_visto_em; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.partner_pedido.nao_pago_visto_em IS 'Earliest updated_at observed with an unpaid status (waiting_payment, refused). With recebido_visto_em it is the gate''s evidence of the transition to received.';
-
-
---
--- Name: COLUMN partner_pedido.recebido_visto_em; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.partner_pedido.recebido_visto_em IS 'Latest updated_at observed with status received.';
-
-
---
--- Name: COLUMN partner_pedido.liberacao; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.partner_pedido.liberacao IS 'Why the order was released: gate_transicao (transition to received witnessed), gate_resgate_primeira_captura (PARTNER_GATE_PRIMEIRA_CAPTURA_DESDE), console (Enfileirar).';
-
-
---
--- Name: partner_gate(public.partner_pedido, timestamp with time zone); Type: FUNCTION; Schema: app; Owner: -
---
-
-CREATE FUNCTION app.partner_gate(p_pedido public.partner_pedido, p_agora timestamp with time zone) RETURNS public.partner_pedido
+CREATE FUNCTION app.partner_gate(p_ids uuid[], p_agora timestamp with time zone) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 declare
-  v_desde timestamptz;
+  v_desde timestamptz := (select gate_primeira_captura_desde from public.partner_configuracao);
+  v_ids uuid[];
+  v_motivos text[];
 begin
-  if p_pedido.estado <> 'CAPTURADO' or not app.partner_status_pago(p_pedido.status) then
-    return p_pedido;
+  select array_agg(p.id), array_agg(m.motivo) into v_ids, v_motivos
+    from public.partner_pedido p
+    cross join lateral (select case
+        when p.nao_pago_visto_em < p.recebido_visto_em then 'gate_transicao'
+        when v_desde is not null and p.pago_em >= v_desde then 'gate_resgate_primeira_captura' end as motivo) m
+   where p.id = any(p_ids) and p.estado = 'CAPTURADO' and app.partner_status_pago(p.status) and m.motivo is not null;
+  if v_ids is null then
+    return 0; -- first seen already paid: stays CAPTURADO, no alarm, until Enfileirar
   end if;
-  v_desde := (select gate_primeira_captura_desde from public.partner_configuracao); -- read only when it can matter
-  if p_pedido.nao_pago_visto_em < p_pedido.recebido_visto_em then
-    return app.partner_transicao(p_pedido, 'ENFILEIRADO', 'gate_transicao', p_agora);
-  end if;
-  if v_desde is not null and p_pedido.pago_em >= v_desde then
-    return app.partner_transicao(p_pedido, 'ENFILEIRADO', 'gate_resgate_primeira_captura', p_agora);
-  end if;
-  return p_pedido; -- first seen already paid: stays CAPTURADO, no alarm, until Enfileirar
+  perform app.partner_transicoes(v_ids, 'ENFILEIRADO', v_motivos, p_agora);
+  return cardinality(v_ids);
 end;
 $$;
 
 
 --
--- Name: FUNCTION partner_gate(p_pedido public.partner_pedido, p_agora timestamp with time zone); Type: COMMENT; Schema: app; Owner: -
+-- Name: FUNCTION partner_gate(p_ids uuid[], p_agora timestamp with time zone); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.partner_gate(p_pedido public.partner_pedido, p_agora timestamp with time zone) IS 'The release rule. A CAPTURADO order whose newest status is paid is released (ENFILEIRADO) when the transition to received was witnessed: an unpaid observation (waiting_payment/refused) older than a received one, whatever their arrival order; or, when partner_configuracao.gate_primeira_captura_desde is set, when its paid_at is at or after that instant. Otherwise it stays CAPTURADO until Enfileirar.';
+COMMENT ON FUNCTION app.partner_gate(p_ids uuid[], p_agora timestamp with time zone) IS 'The release rule, for a set of orders (one statement, then app.partner_transicoes for those released). A CAPTURADO order whose newest status is paid is released (ENFILEIRADO) when the transition to received was witnessed: an unpaid observation (waiting_payment/refused) older than a received one, whatever their arrival order (gate_transicao); or, when partner_configuracao.gate_primeira_captura_desde is set, when its paid_at is at or after that instant (gate_resgate_primeira_captura). Otherwise it stays CAPTURADO until Enfileirar. Returns how many were released.';
 
 
 --
@@ -725,6 +627,7 @@ declare
   v_res_alvo text[];
   v_mudados uuid[];
   v_cancelar uuid[];
+  v_posicao jsonb;
 begin
   -- Rounds: an order observed several times in the set is applied once per round, in the set's
   -- order (its k-th observation in round k), so each statement below sees each code at most
@@ -735,6 +638,9 @@ begin
 
   while v_rodada < coalesce(v_ultima, 0) loop
     v_rodada := v_rodada + 1;
+    -- code -> position of this round's observations (a code appears once in a round)
+    select jsonb_object_agg(l.code, l.ordinality) into v_posicao
+      from unnest(p_lidos) with ordinality l where v_rodadas[l.ordinality] = v_rodada;
 
     -- new orders, with their 'captura' transition
     with novo as (
@@ -752,14 +658,14 @@ begin
       insert into public.partner_pedido_transicao (pedido_id, de, para, motivo, em)
       select novo.id, null, novo.estado, 'captura', p_agora from novo
     )
-    select array_agg(l.ordinality), array_agg(novo.id) filter (where novo.estado = 'CAPTURADO' and app.partner_status_pago(novo.status))
+    select array_agg((v_posicao ->> novo.code)::integer), array_agg(novo.id) filter (where novo.estado = 'CAPTURADO' and app.partner_status_pago(novo.status))
       into v_criados, v_ids
-      from novo join unnest(p_lidos) with ordinality l on l.code = novo.code and v_rodadas[l.ordinality] = v_rodada;
+      from novo;
 
     -- orders that exist: the newest observation (updated_at, then lifecycle rank) wins; an older
     -- one never overwrites the state but still counts as gate evidence (the instants seen unpaid
     -- and received, a paid_at not known yet)
-    if coalesce(cardinality(v_criados), 0) < (select count(*) from unnest(v_rodadas) k where k = v_rodada) then
+    if coalesce(cardinality(v_criados), 0) < (select count(*) from jsonb_object_keys(v_posicao)) then
       with alvo as (
         select l.ordinality as n, p.id, l.code, l.status, l.total, l.pago_em, l.atualizado, l.cliente, l.itens, l.recurso,
                (l.atualizado, app.partner_status_ordem(l.status)) > (p.atualizado_no_parceiro, app.partner_status_ordem(p.status)) as mais_novo,
@@ -802,8 +708,7 @@ begin
       end loop;
       -- a newer cancelled status moves the order to CANCELADO (nothing new: no transition, no gate)
       if v_cancelar is not null then
-        perform app.partner_transicao(p, 'CANCELADO', 'cancelamento', p_agora)
-           from public.partner_pedido p where p.id = any(v_cancelar);
+        perform app.partner_transicoes(v_cancelar, 'CANCELADO', array_fill('cancelamento'::text, array[cardinality(v_cancelar)]), p_agora);
       end if;
       v_ids := coalesce(v_ids, '{}') || coalesce(v_mudados, '{}');
     end if;
@@ -814,7 +719,7 @@ begin
     -- the gate decides for every order created or changed that it could release (CAPTURADO with a
     -- paid status, from the rows the statements returned: the others are not even read again)
     if cardinality(v_ids) > 0 then
-      perform app.partner_gate(p, p_agora) from public.partner_pedido p where p.id = any(v_ids);
+      perform app.partner_gate(v_ids, p_agora);
     end if;
   end loop;
 
@@ -830,7 +735,7 @@ $$;
 -- Name: FUNCTION partner_pedido_aplicar(p_lidos app.partner_pedido_lido[], p_origem text, p_agora timestamp with time zone); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.partner_pedido_aplicar(p_lidos app.partner_pedido_lido[], p_origem text, p_agora timestamp with time zone) IS 'Applies a set of orders read by app.partner_pedido_ler (those with erro are skipped: null result) to partner_pedido, in the set''s order, with a few set-based statements per round (an order observed k times in the set is applied in k rounds): new codes inserted (ON CONFLICT DO NOTHING) with their ''captura'' transition; existing ones locked and updated when the observation is newer (updated_at, then lifecycle rank) or is new gate evidence; a newer cancelled status moves the order to CANCELADO (app.partner_transicao); then app.partner_gate for every order created or changed that is CAPTURADO with a paid status. Returns criado | atualizado | obsoleto | repetido per element. The one place of these rules: partner_pedido_observar (one order) and the webhook''s batches call it.';
+COMMENT ON FUNCTION app.partner_pedido_aplicar(p_lidos app.partner_pedido_lido[], p_origem text, p_agora timestamp with time zone) IS 'Applies a set of orders read by app.partner_pedido_ler (those with erro are skipped: null result) to partner_pedido, in the set''s order, with a few set-based statements per round (an order observed k times in the set is applied in k rounds): new codes inserted (ON CONFLICT DO NOTHING) with their ''captura'' transition; existing ones locked and updated when the observation is newer (updated_at, then lifecycle rank) or is new gate evidence; a newer cancelled status moves the order to CANCELADO (app.partner_transicoes); then app.partner_gate for the orders created or changed that is CAPTURADO with a paid status. Returns criado | atualizado | obsoleto | repetido per element. The one place of these rules: partner_pedido_observar (one order) and the webhook''s batches call it.';
 
 
 --
@@ -929,6 +834,31 @@ COMMENT ON FUNCTION app.partner_pedido_ler(p_recursos jsonb[], p_eventos text[],
 
 
 --
+-- Name: partner_status_ordem(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.partner_status_ordem(p_status text) RETURNS integer
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  -- plpgsql, not sql: a sql function with a pinned search_path is never inlined and is parsed
+  -- and planned again by every statement that calls it (partner_pedido's CHECK, the normalisation)
+  return case p_status
+    when 'waiting_payment' then 1 when 'refused' then 2 when 'received' then 3 when 'invoiced' then 4
+    when 'shipped' then 5 when 'delivered' then 6 when 'cancelled' then 7 end;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION partner_status_ordem(p_status text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.partner_status_ordem(p_status text) IS 'Lifecycle rank of a platform order status; breaks ties between two observations with the same updated_at (the later stage wins), so the final state never depends on arrival order. Null for an unknown status.';
+
+
+--
 -- Name: partner_status_pago(text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -951,6 +881,81 @@ COMMENT ON FUNCTION app.partner_status_pago(p_status text) IS 'The platform stat
 
 
 --
+-- Name: partner_pedido; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.partner_pedido (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    code text NOT NULL,
+    estado text NOT NULL,
+    status text NOT NULL,
+    total numeric(14,2),
+    pago_em timestamp with time zone,
+    atualizado_no_parceiro timestamp with time zone NOT NULL,
+    cliente_nome text,
+    cliente_email text,
+    cliente_documento text,
+    itens jsonb DEFAULT '[]'::jsonb NOT NULL,
+    recurso jsonb NOT NULL,
+    origem text NOT NULL,
+    nao_pago_visto_em timestamp with time zone,
+    recebido_visto_em timestamp with time zone,
+    enfileirado_em timestamp with time zone,
+    enfileirado_por text,
+    liberacao text,
+    criado_em timestamp with time zone DEFAULT now() NOT NULL,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT partner_pedido_estado_check CHECK ((estado = ANY (ARRAY['CAPTURADO'::text, 'ENFILEIRADO'::text, 'CANCELADO'::text]))),
+    CONSTRAINT partner_pedido_liberacao CHECK (((liberacao IS NULL) = (enfileirado_em IS NULL))),
+    CONSTRAINT partner_pedido_liberacao_check CHECK ((liberacao = ANY (ARRAY['gate_transicao'::text, 'gate_resgate_primeira_captura'::text, 'console'::text]))),
+    CONSTRAINT partner_pedido_origem_check CHECK ((origem = ANY (ARRAY['webhook'::text, 'poll'::text, 'contingencia'::text, 'manual'::text]))),
+    CONSTRAINT partner_pedido_status_check CHECK ((app.partner_status_ordem(status) IS NOT NULL))
+);
+
+
+--
+-- Name: TABLE partner_pedido; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.partner_pedido IS 'Orders of the order platform, one row per code (the idempotency key), holding the newest observation (highest updated_at; ties broken by lifecycle rank). estado is local: CAPTURADO (known, not released), ENFILEIRADO (released to the fulfilment queue), CANCELADO.';
+
+
+--
+-- Name: COLUMN partner_pedido.status; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.partner_pedido.status IS 'Platform status of the newest observation: waiting_payment, refused, received, invoiced, shipped, delivered, cancelled.';
+
+
+--
+-- Name: COLUMN partner_pedido.origem; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.partner_pedido.origem IS 'Path of the newest observation: webhook, poll (6-hourly REST), contingencia (REST while the webhook is silent), manual.';
+
+
+--
+-- Name: COLUMN partner_pedido.nao_pago_visto_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.partner_pedido.nao_pago_visto_em IS 'Earliest updated_at observed with an unpaid status (waiting_payment, refused). With recebido_visto_em it is the gate''s evidence of the transition to received.';
+
+
+--
+-- Name: COLUMN partner_pedido.recebido_visto_em; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.partner_pedido.recebido_visto_em IS 'Latest updated_at observed with status received.';
+
+
+--
+-- Name: COLUMN partner_pedido.liberacao; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.partner_pedido.liberacao IS 'Why the order was released: gate_transicao (transition to received witnessed), gate_resgate_primeira_captura (PARTNER_GATE_PRIMEIRA_CAPTURA_DESDE), console (Enfileirar).';
+
+
+--
 -- Name: partner_transicao(public.partner_pedido, text, text, timestamp with time zone, text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -958,24 +963,8 @@ CREATE FUNCTION app.partner_transicao(p_pedido public.partner_pedido, p_para tex
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-declare
-  v_row public.partner_pedido;
 begin
-  update public.partner_pedido set
-    estado = p_para,
-    enfileirado_em = case when p_para = 'ENFILEIRADO' then p_agora else enfileirado_em end,
-    enfileirado_por = case when p_para = 'ENFILEIRADO' then coalesce(p_por, p_motivo) else enfileirado_por end,
-    liberacao = case when p_para = 'ENFILEIRADO' then
-                  case when p_motivo in ('gate_transicao', 'gate_resgate_primeira_captura') then p_motivo else 'console' end
-                else liberacao end
-  where id = p_pedido.id
-  returning * into v_row;
-  insert into public.partner_pedido_transicao (pedido_id, de, para, motivo, em)
-  values (p_pedido.id, p_pedido.estado, p_para, p_motivo, p_agora);
-  if p_para = 'ENFILEIRADO' then
-    perform pg_notify('partner_pedidos', v_row.code);
-  end if;
-  return v_row;
+  return (app.partner_transicoes(array[p_pedido.id], p_para, array[p_motivo], p_agora, p_por))[1];
 end;
 $$;
 
@@ -984,7 +973,54 @@ $$;
 -- Name: FUNCTION partner_transicao(p_pedido public.partner_pedido, p_para text, p_motivo text, p_agora timestamp with time zone, p_por text); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.partner_transicao(p_pedido public.partner_pedido, p_para text, p_motivo text, p_agora timestamp with time zone, p_por text) IS 'Moves an order to another local state and records it in partner_pedido_transicao; a release sends NOTIFY partner_pedidos (payload: the code) as a wake-up hint for the fulfilment queue.';
+COMMENT ON FUNCTION app.partner_transicao(p_pedido public.partner_pedido, p_para text, p_motivo text, p_agora timestamp with time zone, p_por text) IS 'Moves an order to another local state and records it in partner_pedido_transicao; a release sends NOTIFY partner_pedidos (payload: the code) as a wake-up hint for the fulfilment queue. app.partner_transicoes with a set of one.';
+
+
+--
+-- Name: partner_transicoes(uuid[], text, text[], timestamp with time zone, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.partner_transicoes(p_ids uuid[], p_para text, p_motivos text[], p_agora timestamp with time zone, p_por text DEFAULT NULL::text) RETURNS public.partner_pedido[]
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_rows public.partner_pedido[];
+begin
+  -- one UPDATE of the orders, one INSERT of their transitions (from the state each was in), the
+  -- NOTIFY of each release
+  with antes as (
+    select m.id, m.motivo, p.estado as de
+      from unnest(p_ids, p_motivos) m(id, motivo) join public.partner_pedido p on p.id = m.id
+       for update of p
+  ), mudou as (
+    update public.partner_pedido p set
+      estado = p_para,
+      enfileirado_em = case when p_para = 'ENFILEIRADO' then p_agora else p.enfileirado_em end,
+      enfileirado_por = case when p_para = 'ENFILEIRADO' then coalesce(p_por, a.motivo) else p.enfileirado_por end,
+      liberacao = case when p_para = 'ENFILEIRADO' then
+                    case when a.motivo in ('gate_transicao', 'gate_resgate_primeira_captura') then a.motivo else 'console' end
+                  else p.liberacao end
+      from antes a
+     where p.id = a.id
+    returning p as linha, a.de, a.motivo
+  ), registro as (
+    insert into public.partner_pedido_transicao (pedido_id, de, para, motivo, em)
+    select (m.linha).id, m.de, p_para, m.motivo, p_agora from mudou m
+  )
+  select array_agg(m.linha), count(case when p_para = 'ENFILEIRADO' then pg_notify('partner_pedidos', (m.linha).code) end)
+    into v_rows
+    from mudou m;
+  return coalesce(v_rows, '{}');
+end;
+$$;
+
+
+--
+-- Name: FUNCTION partner_transicoes(p_ids uuid[], p_para text, p_motivos text[], p_agora timestamp with time zone, p_por text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.partner_transicoes(p_ids uuid[], p_para text, p_motivos text[], p_agora timestamp with time zone, p_por text) IS 'Moves a set of orders to another local state (p_motivos: the reason of each) and records each in partner_pedido_transicao (from the state it was in), with one UPDATE and one INSERT; a release (ENFILEIRADO) sets enfileirado_em, enfileirado_por (p_por, else the reason) and liberacao (the gate''s reason, else console) and sends NOTIFY partner_pedidos (payload: the code) as a wake-up hint for the fulfilment queue. Returns the orders as they became. app.partner_transicao is the same for one order.';
 
 
 --

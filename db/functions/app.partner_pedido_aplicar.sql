@@ -96,8 +96,7 @@ begin
       end loop;
       -- a newer cancelled status moves the order to CANCELADO (nothing new: no transition, no gate)
       if v_cancelar is not null then
-        perform app.partner_transicao(p, 'CANCELADO', 'cancelamento', p_agora)
-           from public.partner_pedido p where p.id = any(v_cancelar);
+        perform app.partner_transicoes(v_cancelar, 'CANCELADO', array_fill('cancelamento'::text, array[cardinality(v_cancelar)]), p_agora);
       end if;
       v_ids := coalesce(v_ids, '{}') || coalesce(v_mudados, '{}');
     end if;
@@ -108,7 +107,7 @@ begin
     -- the gate decides for every order created or changed that it could release (CAPTURADO with a
     -- paid status, from the rows the statements returned: the others are not even read again)
     if cardinality(v_ids) > 0 then
-      perform app.partner_gate(p, p_agora) from public.partner_pedido p where p.id = any(v_ids);
+      perform app.partner_gate(v_ids, p_agora);
     end if;
   end loop;
 
@@ -120,4 +119,4 @@ end;
 $function$
 ;
 
-comment on function app.partner_pedido_aplicar(app.partner_pedido_lido[],text,timestamp with time zone) is 'Applies a set of orders read by app.partner_pedido_ler (those with erro are skipped: null result) to partner_pedido, in the set''s order, with a few set-based statements per round (an order observed k times in the set is applied in k rounds): new codes inserted (ON CONFLICT DO NOTHING) with their ''captura'' transition; existing ones locked and updated when the observation is newer (updated_at, then lifecycle rank) or is new gate evidence; a newer cancelled status moves the order to CANCELADO (app.partner_transicao); then app.partner_gate for every order created or changed that is CAPTURADO with a paid status. Returns criado | atualizado | obsoleto | repetido per element. The one place of these rules: partner_pedido_observar (one order) and the webhook''s batches call it.';
+comment on function app.partner_pedido_aplicar(app.partner_pedido_lido[],text,timestamp with time zone) is 'Applies a set of orders read by app.partner_pedido_ler (those with erro are skipped: null result) to partner_pedido, in the set''s order, with a few set-based statements per round (an order observed k times in the set is applied in k rounds): new codes inserted (ON CONFLICT DO NOTHING) with their ''captura'' transition; existing ones locked and updated when the observation is newer (updated_at, then lifecycle rank) or is new gate evidence; a newer cancelled status moves the order to CANCELADO (app.partner_transicoes); then app.partner_gate for the orders created or changed that is CAPTURADO with a paid status. Returns criado | atualizado | obsoleto | repetido per element. The one place of these rules: partner_pedido_observar (one order) and the webhook''s batches call it.';

@@ -20,8 +20,11 @@ comment on type app.partner_pedido_lido is 'An order of the platform as read by 
 drop function if exists app.partner_instante(jsonb, text);
 drop function if exists app.partner_numero(jsonb, text);
 drop function if exists app.partner_webhook_interpretar(public.partner_webhook, timestamptz);
+-- the gate decides for a set of orders now (app.partner_gate(uuid[], timestamptz))
+drop function if exists app.partner_gate(public.partner_pedido, timestamptz);
 
 -- migrate:down
 -- the functions using the type go with it; the files of the code being rolled back to define
 -- the dropped ones again (they are applied after every migration)
 drop type app.partner_pedido_lido cascade;
+drop function if exists app.partner_gate(uuid[], timestamptz);
