@@ -89,9 +89,15 @@ async function main() {
     if (SEM_JIT) await c.query('set jit = off');
     const pid = Number((await c.query('select pg_backend_pid() as pid')).rows[0].pid);
     say(`${EVENTS} eventos por rodada, lotes de ${LOTES.join(', ')}; carga da máquina ${loadavg().map((l) => l.toFixed(2)).join(' / ')}`);
+    // a table with a history, as in production: as many events already normalised (older), so that
+    // the statistics say what they say there (few PENDENTE rows among many)
+    await c.query(`insert into partner_webhook (recebido_em, corpo, situacao, resultado, processado_em)
+      select timestamptz '2026-01-01' + g * interval '1 ms', convert_to('{}', 'UTF8'), 'NORMALIZADO', 'criado', now()
+        from generate_series(1, $1) g`, [EVENTS]);
     for (const nome of ['novos', 'misto']) {
       for (const lote of LOTES) {
-        await c.query('truncate partner_webhook, partner_pedido cascade');
+        await c.query('truncate partner_pedido cascade');
+        await c.query(`delete from partner_webhook where recebido_em >= '2026-11-01'`);
         const m = mistura(nome, EVENTS);
         const inicio = Date.UTC(2026, 10, 20, 9) * 1000; // µs; recebido_em in arrival order
         for (let i = 0; i < m.corpos.length; i += 1000) {

@@ -628,18 +628,20 @@ declare
   v_mudados uuid[];
   v_cancelar uuid[];
   v_posicao jsonb;
+  v_codigos text[];
+  v_legiveis integer;
 begin
   -- Rounds: an order observed several times in the set is applied once per round, in the set's
   -- order (its k-th observation in round k), so each statement below sees each code at most
   -- once and a later observation sees what the earlier one did; different orders do not meet.
-  select array_agg(s.k order by s.n), max(s.k) into v_rodadas, v_ultima
+  select array_agg(s.k order by s.n), max(s.k), count(s.k) into v_rodadas, v_ultima, v_legiveis
     from (select l.ordinality as n, case when l.erro is null then row_number() over (partition by l.code order by l.ordinality) end as k
             from unnest(p_lidos) with ordinality l) s;
 
   while v_rodada < coalesce(v_ultima, 0) loop
     v_rodada := v_rodada + 1;
     -- code -> position of this round's observations (a code appears once in a round)
-    select jsonb_object_agg(l.code, l.ordinality) into v_posicao
+    select jsonb_object_agg(l.code, l.ordinality), array_agg(l.code) into v_posicao, v_codigos
       from unnest(p_lidos) with ordinality l where v_rodadas[l.ordinality] = v_rodada;
 
     -- new orders, with their 'captura' transition
@@ -665,13 +667,13 @@ begin
     -- orders that exist: the newest observation (updated_at, then lifecycle rank) wins; an older
     -- one never overwrites the state but still counts as gate evidence (the instants seen unpaid
     -- and received, a paid_at not known yet)
-    if coalesce(cardinality(v_criados), 0) < (select count(*) from jsonb_object_keys(v_posicao)) then
+    if coalesce(cardinality(v_criados), 0) < cardinality(v_codigos) then
       with alvo as (
         select l.ordinality as n, p.id, l.code, l.status, l.total, l.pago_em, l.atualizado, l.cliente, l.itens, l.recurso,
                (l.atualizado, app.partner_status_ordem(l.status)) > (p.atualizado_no_parceiro, app.partner_status_ordem(p.status)) as mais_novo,
                l.atualizado = p.atualizado_no_parceiro and l.status = p.status as igual
           from unnest(p_lidos) with ordinality l
-          join public.partner_pedido p on p.code = l.code
+          join public.partner_pedido p on p.code = l.code and p.code = any(v_codigos) -- by its index, whatever the plan
          where v_rodadas[l.ordinality] = v_rodada and l.ordinality <> all(coalesce(v_criados, '{}'))
            for update of p
       ), mudou as (
@@ -723,7 +725,7 @@ begin
     end if;
   end loop;
 
-  if (select count(*) from unnest(p_lidos) with ordinality l where l.erro is null and v_resultados[l.ordinality] is null) > 0 then
+  if coalesce(cardinality(array_remove(v_resultados, null)), 0) <> v_legiveis then
     raise exception 'partner_pedido_aplicar: pedido sem resultado (apagado durante a normalização?)';
   end if;
   return v_resultados;
@@ -991,7 +993,7 @@ begin
   -- NOTIFY of each release
   with antes as (
     select m.id, m.motivo, p.estado as de
-      from unnest(p_ids, p_motivos) m(id, motivo) join public.partner_pedido p on p.id = m.id
+      from unnest(p_ids, p_motivos) m(id, motivo) join public.partner_pedido p on p.id = m.id and p.id = any(p_ids)
        for update of p
   ), mudou as (
     update public.partner_pedido p set
@@ -1002,7 +1004,7 @@ begin
                     case when a.motivo in ('gate_transicao', 'gate_resgate_primeira_captura') then a.motivo else 'console' end
                   else p.liberacao end
       from antes a
-     where p.id = a.id
+     where p.id = a.id and p.id = any(p_ids)
     returning p as linha, a.de, a.motivo
   ), registro as (
     insert into public.partner_pedido_transicao (pedido_id, de, para, motivo, em)
@@ -1045,11 +1047,14 @@ begin
   if coalesce(cardinality(p_ids), 0) = 0 then
     return 0;
   end if;
+  -- Every statement that joins a set with a table also names the table's keys with = any(…): the
+  -- table is then read by its index for the set's keys, whatever plan the planner makes (a join
+  -- alone let it read the whole index and hash it, a cost that grows with the table).
   -- 1. the bodies as JSON, the whole set's cast at once (one subtransaction); when one is not
   -- UTF-8 JSON (or holds \u0000), each is cast in its own and the failing ones keep the message
   begin
     select array_agg(convert_from(w.corpo, 'UTF8')::jsonb order by u.n) into v_json
-      from unnest(p_ids) with ordinality u(id, n) join public.partner_webhook w on w.id = u.id;
+      from unnest(p_ids) with ordinality u(id, n) join public.partner_webhook w on w.id = u.id and w.id = any(p_ids);
   exception when data_exception then
     v_json := array_fill(null::jsonb, array[cardinality(p_ids)]);
     v_erro := array_fill(null::text, array[cardinality(p_ids)]);
@@ -1108,7 +1113,7 @@ begin
     payload = case y.resultado when 'json_invalido' then w.payload else y.j end,
     processado_em = p_agora
     from y
-   where w.id = y.id
+   where w.id = y.id and w.id = any(p_ids)
   returning w.situacao
   )
   select count(*) filter (where situacao = 'REVISAR') into v_revisar from escrito;
@@ -5227,7 +5232,8 @@ CREATE FUNCTION public.partner_webhook_normalizar_lote(p_limite integer DEFAULT 
     SET enable_sort TO 'off'
     SET enable_seqscan TO 'off'
     SET jit TO 'off'
-    AS $$
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $_$
 declare
   v_ids uuid[];
   v_tamanhos bigint[];
@@ -5235,33 +5241,41 @@ declare
   v_de integer := 1;
   v_bytes bigint := 0;
   v_revisar integer := 0;
+  v_tratados integer := 0;
 begin
-  -- the batch, oldest first, locked by this transaction (not by a subtransaction below: the locks
-  -- outlive a retry). Read in order from partner_webhook_pendente_idx, never by sorting every
-  -- PENDENTE row (enable_sort off): the statistics of a table growing fast from empty say few
-  -- rows, the planner then prefers scan-and-sort, and each batch of 50 read a backlog of 20,000
-  -- (34 ms a batch, a cost that grew with the backlog). Likewise enable_seqscan off: the plans
-  -- of this call (and of the functions it calls) are kept by the job's connection for as long as
-  -- it lives; made while the table was small, a sequential scan per event would stay as the
-  -- table grows. Every statement here has an index to use, but the one that has none
-  -- (partner_configuracao, one row, read by the gate) then costs 10^10 in the planner's units,
-  -- and JIT compiled it at each call (10-60 ms of CPU per order released): jit off.
-  select array_agg(s.id order by s.recebido_em), array_agg(s.tamanho order by s.recebido_em) into v_ids, v_tamanhos
-    from (select w.id, w.recebido_em, octet_length(w.corpo)::bigint as tamanho from public.partner_webhook w
-           where w.situacao = 'PENDENTE' and (w.proxima_tentativa_em is null or w.proxima_tentativa_em <= clock_timestamp())
-           order by w.recebido_em
-           limit greatest(p_limite, 1)
-           for update skip locked) s;
-  if v_ids is null then
-    return jsonb_build_object('tratados', 0, 'revisar', 0);
-  end if;
-
-  -- fast path: the batch as sets (app.partner_webhook_normalizar_ids: a few statements per set,
-  -- not per event), one set per 8 MiB of bodies (a set holds its bodies and payloads in memory),
-  -- all in one subtransaction. One subtransaction per event costs a transaction id and a commit
-  -- entry each, and more than 64 in a transaction make every concurrent snapshot check slower
-  -- (the intake's inserts run meanwhile).
+  -- fast path, all in ONE subtransaction: the claim of the batch and its normalisation as sets
+  -- (app.partner_webhook_normalizar_ids: a few statements per set, not per event), one set per
+  -- 8 MiB of bodies (a set holds its bodies and payloads in memory). One subtransaction per event
+  -- costs a transaction id and a commit entry each, and more than 64 in a transaction make every
+  -- concurrent snapshot check slower (the intake's inserts run meanwhile). The rows are locked by
+  -- the subtransaction that updates them: locked by the transaction and updated by a
+  -- subtransaction, each row's xmax became a MultiXact that every later visit of the row (the
+  -- next claims' index scans among them) had to look up.
   begin
+    -- the batch, oldest first. Read in order from partner_webhook_pendente_idx, never by sorting
+    -- every PENDENTE row (enable_sort off): the statistics of a table growing fast from empty say
+    -- few rows, the planner then prefers scan-and-sort, and each batch of 50 read a backlog of
+    -- 20,000 (34 ms a batch, a cost that grew with the backlog). Likewise enable_seqscan off: the
+    -- plans of this call (and of the functions it calls) are kept by the job's connection for as
+    -- long as it lives; made while the table was small, a sequential scan per event would stay as
+    -- the table grows. Every statement here has an index to use, but the one that has none
+    -- (partner_configuracao, one row, read by the gate) then costs 10^10 in the planner's units,
+    -- and JIT compiled it at each call (10-60 ms of CPU per order released): jit off. And
+    -- generic plans: planned once per connection, not again at each call (a batch of one spent a
+    -- third of its CPU planning) — except this claim, planned at each call (EXECUTE) with its
+    -- limit and the statistics of the moment: a generic plan made while every row was PENDENTE
+    -- read partner_webhook_recebido_em_idx from the oldest event on, through every row already
+    -- normalised, for as long as the connection lived.
+    execute 'select array_agg(s.id order by s.recebido_em), array_agg(s.tamanho order by s.recebido_em)
+      from (select w.id, w.recebido_em, octet_length(w.corpo)::bigint as tamanho from public.partner_webhook w
+             where w.situacao = ''PENDENTE'' and (w.proxima_tentativa_em is null or w.proxima_tentativa_em <= clock_timestamp())
+             order by w.recebido_em
+             limit $1
+             for update skip locked) s'
+      into v_ids, v_tamanhos using greatest(p_limite, 1);
+    if v_ids is null then
+      return jsonb_build_object('tratados', 0, 'revisar', 0);
+    end if;
     for i in 1 .. cardinality(v_ids) loop
       v_bytes := v_bytes + v_tamanhos[i];
       if v_bytes >= 8388608 or i = cardinality(v_ids) then
@@ -5275,9 +5289,15 @@ begin
     v_revisar := 0; -- an event failed unexpectedly: nothing of the batch stays; redone one event at a time below
   end;
 
+  -- one event at a time, each in its own subtransaction, in order; an event another caller took
+  -- meanwhile (the batch's locks went with its subtransaction) is left to it
   for i in 1 .. cardinality(v_ids) loop
     begin
-      v_revisar := v_revisar + app.partner_webhook_normalizar_ids(array[v_ids[i]], coalesce(p_agora, clock_timestamp()));
+      perform 1 from public.partner_webhook w where w.id = v_ids[i] and w.situacao = 'PENDENTE' for update skip locked;
+      if found then
+        v_revisar := v_revisar + app.partner_webhook_normalizar_ids(array[v_ids[i]], coalesce(p_agora, clock_timestamp()));
+        v_tratados := v_tratados + 1;
+      end if;
     exception when others then
       update public.partner_webhook set
         tentativas = tentativas + 1,
@@ -5286,20 +5306,21 @@ begin
         situacao = case when tentativas + 1 >= 8 then 'REVISAR' else situacao end,
         resultado = case when tentativas + 1 >= 8 then 'erro_interno' else resultado end,
         processado_em = case when tentativas + 1 >= 8 then coalesce(p_agora, clock_timestamp()) end
-      where id = v_ids[i];
+      where id = v_ids[i] and situacao = 'PENDENTE';
+      v_tratados := v_tratados + 1;
       raise warning 'partner_webhook %: falha na normalização (nova tentativa agendada): %', v_ids[i], sqlerrm;
     end;
   end loop;
-  return jsonb_build_object('tratados', cardinality(v_ids), 'revisar', v_revisar);
+  return jsonb_build_object('tratados', v_tratados, 'revisar', v_revisar);
 end;
-$$;
+$_$;
 
 
 --
 -- Name: FUNCTION partner_webhook_normalizar_lote(p_limite integer, p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.partner_webhook_normalizar_lote(p_limite integer, p_agora timestamp with time zone) IS 'Normalises up to p_limite due PENDENTE events, oldest first, in one transaction (FOR UPDATE SKIP LOCKED: several callers split the work), read in order from the partial index of PENDENTE rows (enable_sort and enable_seqscan off: a batch costs the same whatever the backlog or the table''s size when its plans were made; jit off: a plan forced off a sequential scan looks costly enough to be compiled at each call). The batch is normalised as sets (app.partner_webhook_normalizar_ids, one set per 8 MiB of bodies: a few statements per set, the events applied in order, several events of one order in one batch too), in one subtransaction; when an event fails unexpectedly the batch is redone one event at a time, each in its own subtransaction, so that the error does not stop the others: that event is retried with backoff (5 s doubling, at most 15 min) and flagged REVISAR/erro_interno after 8 attempts. p_agora (default: the clock once per batch) is processado_em and the instant of the transitions. Returns {tratados: events handled (0 = nothing due), revisar: of which flagged for review}.';
+COMMENT ON FUNCTION public.partner_webhook_normalizar_lote(p_limite integer, p_agora timestamp with time zone) IS 'Normalises up to p_limite due PENDENTE events, oldest first, in one transaction (FOR UPDATE SKIP LOCKED: several callers split the work), read in order from the partial index of PENDENTE rows (enable_sort and enable_seqscan off: a batch costs the same whatever the backlog or the table''s size when its plans were made; jit off: a plan forced off a sequential scan looks costly enough to be compiled at each call; generic plans: planned once per connection). The batch is normalised as sets (app.partner_webhook_normalizar_ids, one set per 8 MiB of bodies: a few statements per set, the events applied in order, several events of one order in one batch too), claimed and normalised in one subtransaction; when an event fails unexpectedly the batch is redone one event at a time, each locked again (one another caller took meanwhile is left to it) in its own subtransaction, so that the error does not stop the others: that event is retried with backoff (5 s doubling, at most 15 min) and flagged REVISAR/erro_interno after 8 attempts. p_agora (default: the clock once per batch) is processado_em and the instant of the transitions. Returns {tratados: events handled (0 = nothing due), revisar: of which flagged for review}.';
 
 
 --

@@ -16,18 +16,20 @@ declare
   v_mudados uuid[];
   v_cancelar uuid[];
   v_posicao jsonb;
+  v_codigos text[];
+  v_legiveis integer;
 begin
   -- Rounds: an order observed several times in the set is applied once per round, in the set's
   -- order (its k-th observation in round k), so each statement below sees each code at most
   -- once and a later observation sees what the earlier one did; different orders do not meet.
-  select array_agg(s.k order by s.n), max(s.k) into v_rodadas, v_ultima
+  select array_agg(s.k order by s.n), max(s.k), count(s.k) into v_rodadas, v_ultima, v_legiveis
     from (select l.ordinality as n, case when l.erro is null then row_number() over (partition by l.code order by l.ordinality) end as k
             from unnest(p_lidos) with ordinality l) s;
 
   while v_rodada < coalesce(v_ultima, 0) loop
     v_rodada := v_rodada + 1;
     -- code -> position of this round's observations (a code appears once in a round)
-    select jsonb_object_agg(l.code, l.ordinality) into v_posicao
+    select jsonb_object_agg(l.code, l.ordinality), array_agg(l.code) into v_posicao, v_codigos
       from unnest(p_lidos) with ordinality l where v_rodadas[l.ordinality] = v_rodada;
 
     -- new orders, with their 'captura' transition
@@ -53,13 +55,13 @@ begin
     -- orders that exist: the newest observation (updated_at, then lifecycle rank) wins; an older
     -- one never overwrites the state but still counts as gate evidence (the instants seen unpaid
     -- and received, a paid_at not known yet)
-    if coalesce(cardinality(v_criados), 0) < (select count(*) from jsonb_object_keys(v_posicao)) then
+    if coalesce(cardinality(v_criados), 0) < cardinality(v_codigos) then
       with alvo as (
         select l.ordinality as n, p.id, l.code, l.status, l.total, l.pago_em, l.atualizado, l.cliente, l.itens, l.recurso,
                (l.atualizado, app.partner_status_ordem(l.status)) > (p.atualizado_no_parceiro, app.partner_status_ordem(p.status)) as mais_novo,
                l.atualizado = p.atualizado_no_parceiro and l.status = p.status as igual
           from unnest(p_lidos) with ordinality l
-          join public.partner_pedido p on p.code = l.code
+          join public.partner_pedido p on p.code = l.code and p.code = any(v_codigos) -- by its index, whatever the plan
          where v_rodadas[l.ordinality] = v_rodada and l.ordinality <> all(coalesce(v_criados, '{}'))
            for update of p
       ), mudou as (
@@ -111,7 +113,7 @@ begin
     end if;
   end loop;
 
-  if (select count(*) from unnest(p_lidos) with ordinality l where l.erro is null and v_resultados[l.ordinality] is null) > 0 then
+  if coalesce(cardinality(array_remove(v_resultados, null)), 0) <> v_legiveis then
     raise exception 'partner_pedido_aplicar: pedido sem resultado (apagado durante a normalização?)';
   end if;
   return v_resultados;

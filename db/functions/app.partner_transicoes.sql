@@ -10,7 +10,7 @@ begin
   -- NOTIFY of each release
   with antes as (
     select m.id, m.motivo, p.estado as de
-      from unnest(p_ids, p_motivos) m(id, motivo) join public.partner_pedido p on p.id = m.id
+      from unnest(p_ids, p_motivos) m(id, motivo) join public.partner_pedido p on p.id = m.id and p.id = any(p_ids)
        for update of p
   ), mudou as (
     update public.partner_pedido p set
@@ -21,7 +21,7 @@ begin
                     case when a.motivo in ('gate_transicao', 'gate_resgate_primeira_captura') then a.motivo else 'console' end
                   else p.liberacao end
       from antes a
-     where p.id = a.id
+     where p.id = a.id and p.id = any(p_ids)
     returning p as linha, a.de, a.motivo
   ), registro as (
     insert into public.partner_pedido_transicao (pedido_id, de, para, motivo, em)

@@ -17,11 +17,14 @@ begin
   if coalesce(cardinality(p_ids), 0) = 0 then
     return 0;
   end if;
+  -- Every statement that joins a set with a table also names the table's keys with = any(…): the
+  -- table is then read by its index for the set's keys, whatever plan the planner makes (a join
+  -- alone let it read the whole index and hash it, a cost that grows with the table).
   -- 1. the bodies as JSON, the whole set's cast at once (one subtransaction); when one is not
   -- UTF-8 JSON (or holds \u0000), each is cast in its own and the failing ones keep the message
   begin
     select array_agg(convert_from(w.corpo, 'UTF8')::jsonb order by u.n) into v_json
-      from unnest(p_ids) with ordinality u(id, n) join public.partner_webhook w on w.id = u.id;
+      from unnest(p_ids) with ordinality u(id, n) join public.partner_webhook w on w.id = u.id and w.id = any(p_ids);
   exception when data_exception then
     v_json := array_fill(null::jsonb, array[cardinality(p_ids)]);
     v_erro := array_fill(null::text, array[cardinality(p_ids)]);
@@ -80,7 +83,7 @@ begin
     payload = case y.resultado when 'json_invalido' then w.payload else y.j end,
     processado_em = p_agora
     from y
-   where w.id = y.id
+   where w.id = y.id and w.id = any(p_ids)
   returning w.situacao
   )
   select count(*) filter (where situacao = 'REVISAR') into v_revisar from escrito;
