@@ -19,7 +19,7 @@ import { createMailer, type Mailer } from '../integrations/mail.js';
 import { flushErrtracker } from '../integrations/errtracker.js';
 import { ASSUNTO_PARADO, ASSUNTO_VOLTOU, quando, textoParado, textoVoltou } from './partner-textos.js';
 
-/** Events per transaction of the normalisation job (a batch is normalised as sets: 200 cost ~25 % less CPU an event than 50, docs/webhook.md). */
+/** Events per transaction of the normalisation job (a batch is normalised as sets: the more a batch holds, the less CPU an event; docs/webhook.md, "Normalisation as sets"). */
 export const NORMALIZAR_LOTE = 200;
 
 export const LOG_REVISAR = 'eventos do webhook guardados e marcados para revisão';
