@@ -58,6 +58,30 @@ CREATE TYPE app.erp_sync_item AS (
 COMMENT ON TYPE app.erp_sync_item IS 'Working row of erp_sync(): one request item as read and validated (idx, key, received values, error codes), its candidate variants, and the matched variant''s stored values.';
 
 
+--
+-- Name: partner_pedido_lido; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.partner_pedido_lido AS (
+	recurso jsonb,
+	code text,
+	status text,
+	atualizado timestamp with time zone,
+	pago_em timestamp with time zone,
+	total numeric,
+	cliente jsonb,
+	itens jsonb,
+	erro text
+);
+
+
+--
+-- Name: TYPE partner_pedido_lido; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.partner_pedido_lido IS 'An order of the platform as read by app.partner_pedido_ler: the payload (recurso), its code, status (lower-case), atualizado (updated_at, else the event''s time), pago_em, total, cliente (the customer object or {}), itens (the items array or null); erro: why it cannot be read (the PW422 message of partner_pedido_observar), the other fields then null.';
+
+
 SET default_tablespace = '';
 
 SET default_table_access_method = heap;
@@ -506,6 +530,312 @@ COMMENT ON FUNCTION app.partner_aviso_criar(p_tipo text, p_episodio bigint, p_co
 
 
 --
+-- Name: partner_gate(uuid[], timestamp with time zone); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.partner_gate(p_ids uuid[], p_agora timestamp with time zone) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_desde timestamptz := (select gate_primeira_captura_desde from public.partner_configuracao);
+  v_ids uuid[];
+  v_motivos text[];
+begin
+  select array_agg(p.id), array_agg(m.motivo) into v_ids, v_motivos
+    from public.partner_pedido p
+    cross join lateral (select case
+        when p.nao_pago_visto_em < p.recebido_visto_em then 'gate_transicao'
+        when v_desde is not null and p.pago_em >= v_desde then 'gate_resgate_primeira_captura' end as motivo) m
+   where p.id = any(p_ids) and p.estado = 'CAPTURADO' and app.partner_status_pago(p.status) and m.motivo is not null;
+  if v_ids is null then
+    return 0; -- first seen already paid: stays CAPTURADO, no alarm, until Enfileirar
+  end if;
+  perform app.partner_transicoes(v_ids, 'ENFILEIRADO', v_motivos, p_agora);
+  return cardinality(v_ids);
+end;
+$$;
+
+
+--
+-- Name: FUNCTION partner_gate(p_ids uuid[], p_agora timestamp with time zone); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.partner_gate(p_ids uuid[], p_agora timestamp with time zone) IS 'The release rule, for a set of orders (one statement, then app.partner_transicoes for those released). A CAPTURADO order whose newest status is paid is released (ENFILEIRADO) when the transition to received was witnessed: an unpaid observation (waiting_payment/refused) older than a received one, whatever their arrival order (gate_transicao); or, when partner_configuracao.gate_primeira_captura_desde is set, when its paid_at is at or after that instant (gate_resgate_primeira_captura). Otherwise it stays CAPTURADO until Enfileirar. Returns how many were released.';
+
+
+--
+-- Name: partner_instante_valido(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.partner_instante_valido(p_texto text) RETURNS boolean
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  -- one subtransaction per call: only app.partner_pedido_ler's second pass calls it, after the
+  -- cast of a whole set failed (Postgres 15 has no pg_input_is_valid)
+  perform p_texto::timestamptz;
+  return true;
+exception when data_exception then
+  return false;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION partner_instante_valido(p_texto text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.partner_instante_valido(p_texto text) IS 'Whether the text is a valid timestamptz input (in the session''s time zone), without raising. One subtransaction per call: used only by app.partner_pedido_ler when the cast of a whole set of instants failed.';
+
+
+--
+-- Name: partner_normalizar_trava(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.partner_normalizar_trava() RETURNS bigint
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ select 7245501::bigint $$;
+
+
+--
+-- Name: FUNCTION partner_normalizar_trava(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.partner_normalizar_trava() IS 'Advisory-lock key between the intake (shared) and the end of the normalisation job (exclusive), so that no stored event is left without a job.';
+
+
+--
+-- Name: partner_pedido_aplicar(app.partner_pedido_lido[], text, timestamp with time zone); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.partner_pedido_aplicar(p_lidos app.partner_pedido_lido[], p_origem text, p_agora timestamp with time zone) RETURNS text[]
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_n integer := coalesce(cardinality(p_lidos), 0);
+  v_resultados text[] := array_fill(null::text, array[v_n]);
+  v_rodadas integer[];
+  v_rodada integer := 0;
+  v_ultima integer;
+  v_criados integer[];
+  v_ids uuid[];
+  v_n_alvo integer[];
+  v_res_alvo text[];
+  v_mudados uuid[];
+  v_cancelar uuid[];
+  v_posicao jsonb;
+  v_codigos text[];
+  v_legiveis integer;
+begin
+  -- Rounds: an order observed several times in the set is applied once per round, in the set's
+  -- order (its k-th observation in round k), so each statement below sees each code at most
+  -- once and a later observation sees what the earlier one did; different orders do not meet.
+  select array_agg(s.k order by s.n), max(s.k), count(s.k) into v_rodadas, v_ultima, v_legiveis
+    from (select l.ordinality as n, case when l.erro is null then row_number() over (partition by l.code order by l.ordinality) end as k
+            from unnest(p_lidos) with ordinality l) s;
+
+  while v_rodada < coalesce(v_ultima, 0) loop
+    v_rodada := v_rodada + 1;
+    -- code -> position of this round's observations (a code appears once in a round)
+    select jsonb_object_agg(l.code, l.ordinality), array_agg(l.code) into v_posicao, v_codigos
+      from unnest(p_lidos) with ordinality l where v_rodadas[l.ordinality] = v_rodada;
+
+    -- new orders, with their 'captura' transition
+    with novo as (
+      insert into public.partner_pedido (code, estado, status, total, pago_em, atualizado_no_parceiro,
+          cliente_nome, cliente_email, cliente_documento, itens, recurso, origem, nao_pago_visto_em, recebido_visto_em)
+      select l.code, case when l.status = 'cancelled' then 'CANCELADO' else 'CAPTURADO' end, l.status, l.total, l.pago_em,
+             l.atualizado, l.cliente ->> 'name', l.cliente ->> 'email', l.cliente ->> 'document', coalesce(l.itens, '[]'), l.recurso, p_origem,
+             case when l.status in ('waiting_payment', 'refused') then l.atualizado end,
+             case when l.status = 'received' then l.atualizado end
+        from unnest(p_lidos) with ordinality l
+       where v_rodadas[l.ordinality] = v_rodada
+      on conflict (code) do nothing
+      returning id, code, estado, status
+    ), captura as (
+      insert into public.partner_pedido_transicao (pedido_id, de, para, motivo, em)
+      select novo.id, null, novo.estado, 'captura', p_agora from novo
+    )
+    select array_agg((v_posicao ->> novo.code)::integer), array_agg(novo.id) filter (where novo.estado = 'CAPTURADO' and app.partner_status_pago(novo.status))
+      into v_criados, v_ids
+      from novo;
+
+    -- orders that exist: the newest observation (updated_at, then lifecycle rank) wins; an older
+    -- one never overwrites the state but still counts as gate evidence (the instants seen unpaid
+    -- and received, a paid_at not known yet)
+    if coalesce(cardinality(v_criados), 0) < cardinality(v_codigos) then
+      with alvo as (
+        select l.ordinality as n, p.id, l.code, l.status, l.total, l.pago_em, l.atualizado, l.cliente, l.itens, l.recurso,
+               (l.atualizado, app.partner_status_ordem(l.status)) > (p.atualizado_no_parceiro, app.partner_status_ordem(p.status)) as mais_novo,
+               l.atualizado = p.atualizado_no_parceiro and l.status = p.status as igual
+          from unnest(p_lidos) with ordinality l
+          join public.partner_pedido p on p.code = l.code and p.code = any(v_codigos) -- by its index, whatever the plan
+         where v_rodadas[l.ordinality] = v_rodada and l.ordinality <> all(coalesce(v_criados, '{}'))
+           for update of p
+      ), mudou as (
+        update public.partner_pedido p set
+          status = case when a.mais_novo then a.status else p.status end,
+          total = case when a.mais_novo then coalesce(a.total, p.total) else p.total end,
+          pago_em = case when a.mais_novo then coalesce(a.pago_em, p.pago_em) else coalesce(p.pago_em, a.pago_em) end,
+          atualizado_no_parceiro = greatest(p.atualizado_no_parceiro, a.atualizado),
+          cliente_nome = case when a.mais_novo then coalesce(a.cliente ->> 'name', p.cliente_nome) else p.cliente_nome end,
+          cliente_email = case when a.mais_novo then coalesce(a.cliente ->> 'email', p.cliente_email) else p.cliente_email end,
+          cliente_documento = case when a.mais_novo then coalesce(a.cliente ->> 'document', p.cliente_documento) else p.cliente_documento end,
+          itens = case when a.mais_novo then coalesce(a.itens, p.itens) else p.itens end,
+          recurso = case when a.mais_novo then a.recurso else p.recurso end,
+          origem = case when a.mais_novo then p_origem else p.origem end,
+          nao_pago_visto_em = case when a.status in ('waiting_payment', 'refused')
+                                then least(p.nao_pago_visto_em, a.atualizado) else p.nao_pago_visto_em end,
+          recebido_visto_em = case when a.status = 'received'
+                                then greatest(p.recebido_visto_em, a.atualizado) else p.recebido_visto_em end
+          from alvo a
+         where p.id = a.id
+           and (a.mais_novo
+             or (a.pago_em is not null and p.pago_em is null)
+             or (a.status in ('waiting_payment', 'refused') and p.nao_pago_visto_em is distinct from least(p.nao_pago_visto_em, a.atualizado))
+             or (a.status = 'received' and p.recebido_visto_em is distinct from greatest(p.recebido_visto_em, a.atualizado)))
+        returning p.id, p.estado, p.status
+      )
+      select array_agg(a.n), array_agg(case when a.mais_novo then 'atualizado' when a.igual then 'repetido' else 'obsoleto' end),
+             array_agg(m.id) filter (where m.estado = 'CAPTURADO' and app.partner_status_pago(m.status)),
+             array_agg(m.id) filter (where m.status = 'cancelled' and m.estado <> 'CANCELADO')
+        into v_n_alvo, v_res_alvo, v_mudados, v_cancelar
+        from alvo a left join mudou m on m.id = a.id;
+      for i in 1 .. coalesce(cardinality(v_n_alvo), 0) loop
+        v_resultados[v_n_alvo[i]] := v_res_alvo[i];
+      end loop;
+      -- a newer cancelled status moves the order to CANCELADO (nothing new: no transition, no gate)
+      if v_cancelar is not null then
+        perform app.partner_transicoes(v_cancelar, 'CANCELADO', array_fill('cancelamento'::text, array[cardinality(v_cancelar)]), p_agora);
+      end if;
+      v_ids := coalesce(v_ids, '{}') || coalesce(v_mudados, '{}');
+    end if;
+    for i in 1 .. coalesce(cardinality(v_criados), 0) loop
+      v_resultados[v_criados[i]] := 'criado';
+    end loop;
+
+    -- the gate decides for every order created or changed that it could release (CAPTURADO with a
+    -- paid status, from the rows the statements returned: the others are not even read again)
+    if cardinality(v_ids) > 0 then
+      perform app.partner_gate(v_ids, p_agora);
+    end if;
+  end loop;
+
+  if coalesce(cardinality(array_remove(v_resultados, null)), 0) <> v_legiveis then
+    raise exception 'partner_pedido_aplicar: pedido sem resultado (apagado durante a normalização?)';
+  end if;
+  return v_resultados;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION partner_pedido_aplicar(p_lidos app.partner_pedido_lido[], p_origem text, p_agora timestamp with time zone); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.partner_pedido_aplicar(p_lidos app.partner_pedido_lido[], p_origem text, p_agora timestamp with time zone) IS 'Applies a set of orders read by app.partner_pedido_ler (those with erro are skipped: null result) to partner_pedido, in the set''s order, with a few set-based statements per round (an order observed k times in the set is applied in k rounds): new codes inserted (ON CONFLICT DO NOTHING) with their ''captura'' transition; existing ones locked and updated when the observation is newer (updated_at, then lifecycle rank) or is new gate evidence; a newer cancelled status moves the order to CANCELADO (app.partner_transicoes); then app.partner_gate for the orders created or changed that is CAPTURADO with a paid status. Returns criado | atualizado | obsoleto | repetido per element. The one place of these rules: partner_pedido_observar (one order) and the webhook''s batches call it.';
+
+
+--
+-- Name: partner_pedido_ler(jsonb[], text[], jsonb[]); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.partner_pedido_ler(p_recursos jsonb[], p_eventos text[], p_tempos jsonb[]) RETURNS app.partner_pedido_lido[]
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  v_seguro boolean := false;
+  v_lidos app.partner_pedido_lido[];
+begin
+  -- The reading rules of an order payload, for a whole set in one statement: each check is a
+  -- CASE, nothing raises, except the cast of an instant that has the ISO shape but is not one
+  -- (2026-13-45): the first pass casts every instant of the set at once, in one subtransaction;
+  -- if one fails, the second pass (v_seguro) checks each with app.partner_instante_valido first.
+  -- The checks, in this order, give the message of the first that fails (erro): payload not an
+  -- object; no code; unknown status (a missing one comes from the event: order.paid -> received,
+  -- order.cancelled -> cancelled); updated_at not an instant, else (updated_at absent) the
+  -- event's time not one; neither; paid_at not one; total not a number.
+  loop
+    begin
+      -- materialized steps: each expression evaluated once per payload (inlined, the error's CASE
+      -- and every cast were copied into each column that reads them)
+      with v as materialized (
+        select r.n, r.recurso, btrim(r.recurso ->> 'code') as code,
+               lower(btrim(coalesce(r.recurso ->> 'status',
+                 case r.evento when 'order.cancelled' then 'cancelled' when 'order.paid' then 'received' end))) as status,
+               r.recurso -> 'updated_at' as atualizado,
+               -- the event's time stands in only for an absent (or JSON null) updated_at
+               case when coalesce(jsonb_typeof(r.recurso -> 'updated_at'), 'null') = 'null' then r.tempo end as tempo,
+               r.recurso -> 'paid_at' as pago_em,
+               r.recurso -> 'total' as total
+          from unnest(p_recursos, p_eventos, p_tempos) with ordinality r(recurso, evento, tempo, n)
+      ), d as materialized (
+        select v.*,
+               case when jsonb_typeof(v.atualizado) = 'string' and v.atualizado #>> '{}' ~ '^\d{4}-\d{2}-\d{2}'
+                         and (not v_seguro or app.partner_instante_valido(v.atualizado #>> '{}'))
+                    then (v.atualizado #>> '{}')::timestamptz end as atualizado_em,
+               case when jsonb_typeof(v.tempo) = 'string' and v.tempo #>> '{}' ~ '^\d{4}-\d{2}-\d{2}'
+                         and (not v_seguro or app.partner_instante_valido(v.tempo #>> '{}'))
+                    then (v.tempo #>> '{}')::timestamptz end as tempo_em,
+               case when jsonb_typeof(v.pago_em) = 'string' and v.pago_em #>> '{}' ~ '^\d{4}-\d{2}-\d{2}'
+                         and (not v_seguro or app.partner_instante_valido(v.pago_em #>> '{}'))
+                    then (v.pago_em #>> '{}')::timestamptz end as pago_em_em
+          from v
+      ), e as materialized (
+        select d.*, case
+            when coalesce(jsonb_typeof(d.recurso) <> 'object', true) then 'o pedido não é um objeto JSON'
+            when coalesce(jsonb_typeof(d.recurso -> 'code') not in ('string', 'number'), true) or nullif(d.code, '') is null
+              then 'pedido sem code'
+            when d.status is null or app.partner_status_ordem(d.status) is null
+              then 'pedido ' || d.code || ': status desconhecido ' || coalesce(d.recurso ->> 'status', '(ausente)')
+            when coalesce(jsonb_typeof(d.atualizado), 'null') <> 'null' and d.atualizado_em is null
+              then 'campo updated_at não é uma data ISO-8601: ' || left(d.atualizado::text, 100)
+            when coalesce(jsonb_typeof(d.tempo), 'null') <> 'null' and d.tempo_em is null
+              then 'campo time não é uma data ISO-8601: ' || left(d.tempo::text, 100)
+            when d.atualizado_em is null and d.tempo_em is null then 'pedido ' || d.code || ': sem updated_at'
+            when coalesce(jsonb_typeof(d.pago_em), 'null') <> 'null' and d.pago_em_em is null
+              then 'campo paid_at não é uma data ISO-8601: ' || left(d.pago_em::text, 100)
+            when coalesce(jsonb_typeof(d.total), 'null') <> 'null' and not (jsonb_typeof(d.total) = 'number'
+                   or (jsonb_typeof(d.total) = 'string' and d.total #>> '{}' ~ '^\s*-?\d+(\.\d+)?\s*$'))
+              then 'campo total não é um número: ' || left(d.total::text, 100)
+          end as erro
+          from d
+      )
+      select coalesce(array_agg(case when e.erro is null then
+                 row(e.recurso, e.code, e.status, coalesce(e.atualizado_em, e.tempo_em), e.pago_em_em,
+                     case when coalesce(jsonb_typeof(e.total), 'null') <> 'null' then (e.total #>> '{}')::numeric end,
+                     case when jsonb_typeof(e.recurso -> 'customer') = 'object' then e.recurso -> 'customer' else '{}' end,
+                     case when jsonb_typeof(e.recurso -> 'items') = 'array' then e.recurso -> 'items' end,
+                     null)::app.partner_pedido_lido
+               else row(e.recurso, null, null, null, null, null, null, null, e.erro)::app.partner_pedido_lido end
+               order by e.n), '{}')
+        into v_lidos
+        from e;
+      return v_lidos;
+    exception when data_exception then
+      if v_seguro then
+        raise;
+      end if;
+      v_seguro := true; -- an instant of the set is not one: again, each checked before its cast
+    end;
+  end loop;
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION partner_pedido_ler(p_recursos jsonb[], p_eventos text[], p_tempos jsonb[]); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.partner_pedido_ler(p_recursos jsonb[], p_eventos text[], p_tempos jsonb[]) IS 'Reads a set of order payloads of the platform (p_recursos, with the event of each, p_eventos, and the event''s time, p_tempos) in one statement: one app.partner_pedido_lido per payload, in order, with erro set (the PW422 message) when it cannot be read: not an object, no code, unknown status (a missing one comes from the event: order.paid -> received, order.cancelled -> cancelled), updated_at (else the event''s time) or paid_at not an ISO-8601 instant, no updated_at nor time, total not a number. The one place of the reading rules: partner_pedido_observar (one payload) and the webhook''s batches (app.partner_webhook_normalizar_ids) call it. One subtransaction per call; a second pass only when an instant with the ISO shape fails its cast.';
+
+
+--
 -- Name: partner_status_ordem(text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -528,6 +858,28 @@ $$;
 --
 
 COMMENT ON FUNCTION app.partner_status_ordem(p_status text) IS 'Lifecycle rank of a platform order status; breaks ties between two observations with the same updated_at (the later stage wins), so the final state never depends on arrival order. Null for an unknown status.';
+
+
+--
+-- Name: partner_status_pago(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.partner_status_pago(p_status text) RETURNS boolean
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  -- plpgsql, not sql: see app.partner_status_ordem
+  return p_status in ('received', 'invoiced', 'shipped', 'delivered');
+end;
+$$;
+
+
+--
+-- Name: FUNCTION partner_status_pago(p_status text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.partner_status_pago(p_status text) IS 'The platform status says the order is paid (received or a later stage).';
 
 
 --
@@ -606,137 +958,6 @@ COMMENT ON COLUMN public.partner_pedido.liberacao IS 'Why the order was released
 
 
 --
--- Name: partner_gate(public.partner_pedido, timestamp with time zone); Type: FUNCTION; Schema: app; Owner: -
---
-
-CREATE FUNCTION app.partner_gate(p_pedido public.partner_pedido, p_agora timestamp with time zone) RETURNS public.partner_pedido
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
-declare
-  v_desde timestamptz;
-begin
-  if p_pedido.estado <> 'CAPTURADO' or not app.partner_status_pago(p_pedido.status) then
-    return p_pedido;
-  end if;
-  v_desde := (select gate_primeira_captura_desde from public.partner_configuracao); -- read only when it can matter
-  if p_pedido.nao_pago_visto_em < p_pedido.recebido_visto_em then
-    return app.partner_transicao(p_pedido, 'ENFILEIRADO', 'gate_transicao', p_agora);
-  end if;
-  if v_desde is not null and p_pedido.pago_em >= v_desde then
-    return app.partner_transicao(p_pedido, 'ENFILEIRADO', 'gate_resgate_primeira_captura', p_agora);
-  end if;
-  return p_pedido; -- first seen already paid: stays CAPTURADO, no alarm, until Enfileirar
-end;
-$$;
-
-
---
--- Name: FUNCTION partner_gate(p_pedido public.partner_pedido, p_agora timestamp with time zone); Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON FUNCTION app.partner_gate(p_pedido public.partner_pedido, p_agora timestamp with time zone) IS 'The release rule. A CAPTURADO order whose newest status is paid is released (ENFILEIRADO) when the transition to received was witnessed: an unpaid observation (waiting_payment/refused) older than a received one, whatever their arrival order; or, when partner_configuracao.gate_primeira_captura_desde is set, when its paid_at is at or after that instant. Otherwise it stays CAPTURADO until Enfileirar.';
-
-
---
--- Name: partner_instante(jsonb, text); Type: FUNCTION; Schema: app; Owner: -
---
-
-CREATE FUNCTION app.partner_instante(p_valor jsonb, p_campo text) RETURNS timestamp with time zone
-    LANGUAGE plpgsql STABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-  if p_valor is null or jsonb_typeof(p_valor) = 'null' then
-    return null;
-  end if;
-  if jsonb_typeof(p_valor) <> 'string' or p_valor #>> '{}' !~ '^\d{4}-\d{2}-\d{2}' then
-    raise exception 'campo % não é uma data ISO-8601: %', p_campo, left(p_valor::text, 100) using errcode = 'PW422';
-  end if;
-  -- the subtransaction of an exception block only around the cast: a null costs none
-  begin
-    return (p_valor #>> '{}')::timestamptz;
-  exception when data_exception then
-    raise exception 'campo % não é uma data ISO-8601: %', p_campo, left(p_valor::text, 100) using errcode = 'PW422';
-  end;
-end;
-$$;
-
-
---
--- Name: FUNCTION partner_instante(p_valor jsonb, p_campo text); Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON FUNCTION app.partner_instante(p_valor jsonb, p_campo text) IS 'Parses an ISO-8601 instant of a platform payload (without an offset: the session time zone); PW422 naming the field when it is not one. JSON null -> null.';
-
-
---
--- Name: partner_normalizar_trava(); Type: FUNCTION; Schema: app; Owner: -
---
-
-CREATE FUNCTION app.partner_normalizar_trava() RETURNS bigint
-    LANGUAGE sql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$ select 7245501::bigint $$;
-
-
---
--- Name: FUNCTION partner_normalizar_trava(); Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON FUNCTION app.partner_normalizar_trava() IS 'Advisory-lock key between the intake (shared) and the end of the normalisation job (exclusive), so that no stored event is left without a job.';
-
-
---
--- Name: partner_numero(jsonb, text); Type: FUNCTION; Schema: app; Owner: -
---
-
-CREATE FUNCTION app.partner_numero(p_valor jsonb, p_campo text) RETURNS numeric
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $_$
-begin
-  if p_valor is null or jsonb_typeof(p_valor) = 'null' then
-    return null;
-  end if;
-  if jsonb_typeof(p_valor) = 'number' or (jsonb_typeof(p_valor) = 'string' and p_valor #>> '{}' ~ '^\s*-?\d+(\.\d+)?\s*$') then
-    return (p_valor #>> '{}')::numeric;
-  end if;
-  raise exception 'campo % não é um número: %', p_campo, left(p_valor::text, 100) using errcode = 'PW422';
-end;
-$_$;
-
-
---
--- Name: FUNCTION partner_numero(p_valor jsonb, p_campo text); Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON FUNCTION app.partner_numero(p_valor jsonb, p_campo text) IS 'Parses a number (JSON number or numeric string) of a platform payload; PW422 naming the field otherwise. JSON null -> null.';
-
-
---
--- Name: partner_status_pago(text); Type: FUNCTION; Schema: app; Owner: -
---
-
-CREATE FUNCTION app.partner_status_pago(p_status text) RETURNS boolean
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-  -- plpgsql, not sql: see app.partner_status_ordem
-  return p_status in ('received', 'invoiced', 'shipped', 'delivered');
-end;
-$$;
-
-
---
--- Name: FUNCTION partner_status_pago(p_status text); Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON FUNCTION app.partner_status_pago(p_status text) IS 'The platform status says the order is paid (received or a later stage).';
-
-
---
 -- Name: partner_transicao(public.partner_pedido, text, text, timestamp with time zone, text); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -744,24 +965,8 @@ CREATE FUNCTION app.partner_transicao(p_pedido public.partner_pedido, p_para tex
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-declare
-  v_row public.partner_pedido;
 begin
-  update public.partner_pedido set
-    estado = p_para,
-    enfileirado_em = case when p_para = 'ENFILEIRADO' then p_agora else enfileirado_em end,
-    enfileirado_por = case when p_para = 'ENFILEIRADO' then coalesce(p_por, p_motivo) else enfileirado_por end,
-    liberacao = case when p_para = 'ENFILEIRADO' then
-                  case when p_motivo in ('gate_transicao', 'gate_resgate_primeira_captura') then p_motivo else 'console' end
-                else liberacao end
-  where id = p_pedido.id
-  returning * into v_row;
-  insert into public.partner_pedido_transicao (pedido_id, de, para, motivo, em)
-  values (p_pedido.id, p_pedido.estado, p_para, p_motivo, p_agora);
-  if p_para = 'ENFILEIRADO' then
-    perform pg_notify('partner_pedidos', v_row.code);
-  end if;
-  return v_row;
+  return (app.partner_transicoes(array[p_pedido.id], p_para, array[p_motivo], p_agora, p_por))[1];
 end;
 $$;
 
@@ -770,126 +975,158 @@ $$;
 -- Name: FUNCTION partner_transicao(p_pedido public.partner_pedido, p_para text, p_motivo text, p_agora timestamp with time zone, p_por text); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.partner_transicao(p_pedido public.partner_pedido, p_para text, p_motivo text, p_agora timestamp with time zone, p_por text) IS 'Moves an order to another local state and records it in partner_pedido_transicao; a release sends NOTIFY partner_pedidos (payload: the code) as a wake-up hint for the fulfilment queue.';
+COMMENT ON FUNCTION app.partner_transicao(p_pedido public.partner_pedido, p_para text, p_motivo text, p_agora timestamp with time zone, p_por text) IS 'Moves an order to another local state and records it in partner_pedido_transicao; a release sends NOTIFY partner_pedidos (payload: the code) as a wake-up hint for the fulfilment queue. app.partner_transicoes with a set of one.';
 
 
 --
--- Name: partner_webhook; Type: TABLE; Schema: public; Owner: -
+-- Name: partner_transicoes(uuid[], text, text[], timestamp with time zone, text); Type: FUNCTION; Schema: app; Owner: -
 --
 
-CREATE TABLE public.partner_webhook (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    recebido_em timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
-    corpo bytea NOT NULL,
-    content_type text,
-    ip text,
-    user_agent text,
-    situacao text DEFAULT 'PENDENTE'::text NOT NULL,
-    resultado text,
-    detalhe text,
-    evento text,
-    code text,
-    payload jsonb,
-    processado_em timestamp with time zone,
-    tentativas integer DEFAULT 0 NOT NULL,
-    proxima_tentativa_em timestamp with time zone,
-    CONSTRAINT partner_webhook_processado CHECK (((situacao = 'PENDENTE'::text) = (processado_em IS NULL))),
-    CONSTRAINT partner_webhook_situacao_check CHECK ((situacao = ANY (ARRAY['PENDENTE'::text, 'NORMALIZADO'::text, 'REVISAR'::text])))
-);
-
-
---
--- Name: TABLE partner_webhook; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON TABLE public.partner_webhook IS 'Every delivery of the order platform''s webhook, stored byte for byte before the 200 answer (the platform disables the webhook after one failed delivery and never resends). situacao: PENDENTE (not normalised yet), NORMALIZADO, REVISAR (stored but not understood: see resultado/detalhe). max(recebido_em) is what the watchdog watches.';
-
-
---
--- Name: COLUMN partner_webhook.corpo; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.partner_webhook.corpo IS 'The request body exactly as received (any bytes, even invalid JSON or UTF-8). Read it with convert_from(corpo, ''UTF8'') or the payload column.';
-
-
---
--- Name: COLUMN partner_webhook.resultado; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.partner_webhook.resultado IS 'NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido | erro_interno.';
-
-
---
--- Name: COLUMN partner_webhook.payload; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.partner_webhook.payload IS 'The body parsed as JSON, when it is JSON (filled by the normalisation).';
-
-
---
--- Name: COLUMN partner_webhook.tentativas; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.partner_webhook.tentativas IS 'Failed normalisation attempts (unexpected errors, e.g. a lock timeout); retried with backoff at proxima_tentativa_em, REVISAR (resultado erro_interno) after 8.';
-
-
---
--- Name: partner_webhook_interpretar(public.partner_webhook, timestamp with time zone); Type: FUNCTION; Schema: app; Owner: -
---
-
-CREATE FUNCTION app.partner_webhook_interpretar(p_row public.partner_webhook, p_agora timestamp with time zone) RETURNS public.partner_webhook
+CREATE FUNCTION app.partner_transicoes(p_ids uuid[], p_para text, p_motivos text[], p_agora timestamp with time zone, p_por text DEFAULT NULL::text) RETURNS public.partner_pedido[]
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 declare
-  v_row public.partner_webhook := p_row;
-  v_json jsonb;
-  v_evento text;
-  v_code text;
+  v_rows public.partner_pedido[];
 begin
-  v_row.processado_em := p_agora;
-  begin
-    v_json := convert_from(p_row.corpo, 'UTF8')::jsonb;
-  exception when data_exception then -- invalid UTF-8, invalid JSON, \u0000
-    v_row.situacao := 'REVISAR'; v_row.resultado := 'json_invalido'; v_row.detalhe := left(sqlerrm, 500);
-    return v_row;
-  end;
-
-  if jsonb_typeof(v_json) <> 'object' then
-    v_row.situacao := 'REVISAR'; v_row.resultado := 'formato_desconhecido';
-    v_row.detalhe := 'o corpo é JSON mas não é um objeto'; v_row.payload := v_json;
-    return v_row;
-  end if;
-
-  v_evento := v_json ->> 'event';
-  v_code := case when jsonb_typeof(v_json -> 'resource') = 'object' then nullif(btrim(v_json -> 'resource' ->> 'code'), '') end;
-  v_row.code := v_code;
-  v_row.payload := v_json;
-  if v_evento is null or v_evento not in ('order.created', 'order.paid', 'order.status.updated', 'order.cancelled') then
-    v_row.situacao := 'REVISAR'; v_row.resultado := 'evento_desconhecido';
-    v_row.detalhe := 'evento ' || coalesce(quote_literal(v_evento), 'ausente'); v_row.evento := left(v_evento, 100);
-    return v_row;
-  end if;
-
-  v_row.evento := v_evento;
-  begin
-    v_row.resultado := public.partner_pedido_observar(v_json -> 'resource', 'webhook', v_evento, v_json -> 'time', p_agora);
-  exception when sqlstate 'PW422' then
-    v_row.situacao := 'REVISAR'; v_row.resultado := 'pedido_invalido'; v_row.detalhe := left(sqlerrm, 500);
-    return v_row;
-  end;
-  v_row.situacao := 'NORMALIZADO';
-  v_row.detalhe := null;
-  return v_row;
+  -- one UPDATE of the orders, one INSERT of their transitions (from the state each was in), the
+  -- NOTIFY of each release
+  with antes as (
+    select m.id, m.motivo, p.estado as de
+      from unnest(p_ids, p_motivos) m(id, motivo) join public.partner_pedido p on p.id = m.id and p.id = any(p_ids)
+       for update of p
+  ), mudou as (
+    update public.partner_pedido p set
+      estado = p_para,
+      enfileirado_em = case when p_para = 'ENFILEIRADO' then p_agora else p.enfileirado_em end,
+      enfileirado_por = case when p_para = 'ENFILEIRADO' then coalesce(p_por, a.motivo) else p.enfileirado_por end,
+      liberacao = case when p_para = 'ENFILEIRADO' then
+                    case when a.motivo in ('gate_transicao', 'gate_resgate_primeira_captura') then a.motivo else 'console' end
+                  else p.liberacao end
+      from antes a
+     where p.id = a.id and p.id = any(p_ids)
+    returning p as linha, a.de, a.motivo
+  ), registro as (
+    insert into public.partner_pedido_transicao (pedido_id, de, para, motivo, em)
+    select (m.linha).id, m.de, p_para, m.motivo, p_agora from mudou m
+  )
+  select array_agg(m.linha), count(case when p_para = 'ENFILEIRADO' then pg_notify('partner_pedidos', (m.linha).code) end)
+    into v_rows
+    from mudou m;
+  return coalesce(v_rows, '{}');
 end;
 $$;
 
 
 --
--- Name: FUNCTION partner_webhook_interpretar(p_row public.partner_webhook, p_agora timestamp with time zone); Type: COMMENT; Schema: app; Owner: -
+-- Name: FUNCTION partner_transicoes(p_ids uuid[], p_para text, p_motivos text[], p_agora timestamp with time zone, p_por text); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.partner_webhook_interpretar(p_row public.partner_webhook, p_agora timestamp with time zone) IS 'The normalisation of one stored event, without writing its row: reads the body and applies the order through partner_pedido_observar (its only write), and returns the row as it must become (situacao, resultado, detalhe, evento, code, payload, processado_em = p_agora; the rest as given). A body that is not JSON, not an object, an unknown event or an unreadable order (PW422) comes back REVISAR with the reason; unexpected errors propagate. partner_webhook_normalizar writes the row returned; partner_webhook_normalizar_lote writes a whole batch''s with one UPDATE.';
+COMMENT ON FUNCTION app.partner_transicoes(p_ids uuid[], p_para text, p_motivos text[], p_agora timestamp with time zone, p_por text) IS 'Moves a set of orders to another local state (p_motivos: the reason of each) and records each in partner_pedido_transicao (from the state it was in), with one UPDATE and one INSERT; a release (ENFILEIRADO) sets enfileirado_em, enfileirado_por (p_por, else the reason) and liberacao (the gate''s reason, else console) and sends NOTIFY partner_pedidos (payload: the code) as a wake-up hint for the fulfilment queue. Returns the orders as they became. app.partner_transicao is the same for one order.';
+
+
+--
+-- Name: partner_webhook_normalizar_ids(uuid[], timestamp with time zone); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.partner_webhook_normalizar_ids(p_ids uuid[], p_agora timestamp with time zone) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_json jsonb[];
+  v_erro text[];
+  v_pos integer[];
+  v_recursos jsonb[];
+  v_eventos text[];
+  v_tempos jsonb[];
+  v_lidos app.partner_pedido_lido[];
+  v_res text[];
+  v_revisar integer;
+begin
+  if coalesce(cardinality(p_ids), 0) = 0 then
+    return 0;
+  end if;
+  -- Every statement that joins a set with a table also names the table's keys with = any(…): the
+  -- table is then read by its index for the set's keys, whatever plan the planner makes (a join
+  -- alone let it read the whole index and hash it, a cost that grows with the table).
+  -- 1. the bodies as JSON, the whole set's cast at once (one subtransaction); when one is not
+  -- UTF-8 JSON (or holds \u0000), each is cast in its own and the failing ones keep the message
+  begin
+    select array_agg(convert_from(w.corpo, 'UTF8')::jsonb order by u.n) into v_json
+      from unnest(p_ids) with ordinality u(id, n) join public.partner_webhook w on w.id = u.id and w.id = any(p_ids);
+  exception when data_exception then
+    v_json := array_fill(null::jsonb, array[cardinality(p_ids)]);
+    v_erro := array_fill(null::text, array[cardinality(p_ids)]);
+    for i in 1 .. cardinality(p_ids) loop
+      begin
+        v_json[i] := (select convert_from(w.corpo, 'UTF8')::jsonb from public.partner_webhook w where w.id = p_ids[i]);
+      exception when data_exception then
+        v_erro[i] := left(sqlerrm, 500);
+      end;
+    end loop;
+  end;
+  if coalesce(cardinality(v_json), 0) <> cardinality(p_ids) then
+    raise exception 'partner_webhook_normalizar_ids: evento inexistente entre %', p_ids;
+  end if;
+
+  -- 2. the order events (an object with a known event): read, then applied, as one set each
+  select array_agg(u.n order by u.n), array_agg(u.j -> 'resource' order by u.n), array_agg(u.j ->> 'event' order by u.n),
+         array_agg(u.j -> 'time' order by u.n)
+    into v_pos, v_recursos, v_eventos, v_tempos
+    from unnest(v_json) with ordinality u(j, n)
+   where jsonb_typeof(u.j) = 'object' and u.j ->> 'event' in ('order.created', 'order.paid', 'order.status.updated', 'order.cancelled');
+  if v_pos is not null then
+    v_lidos := app.partner_pedido_ler(v_recursos, v_eventos, v_tempos);
+    v_res := app.partner_pedido_aplicar(v_lidos, 'webhook', p_agora);
+  end if;
+
+  -- 3. every row as it must become, by one UPDATE: a body that is not JSON keeps what the row
+  -- had (a reprocessed event), one that is not an object gets its payload, an unknown event its
+  -- code and event (cut to 100), an unreadable order (PW422's message) or a result
+  with x as (
+    select u.id, u.j, u.erro, jsonb_typeof(u.j) as tipo, u.j ->> 'event' as ev, o.erro_pedido, o.res
+      from unnest(p_ids, v_json, coalesce(v_erro, array_fill(null::text, array[cardinality(p_ids)]))) with ordinality u(id, j, erro, n)
+      left join (select v_pos[l.ordinality] as n, l.erro as erro_pedido, v_res[l.ordinality] as res
+                   from unnest(v_lidos) with ordinality l) o on o.n = u.n
+  ), y as (
+    select x.*, case
+        when x.j is null then 'json_invalido'
+        when x.tipo <> 'object' then 'formato_desconhecido'
+        when x.ev is null or x.ev not in ('order.created', 'order.paid', 'order.status.updated', 'order.cancelled') then 'evento_desconhecido'
+        when x.erro_pedido is not null then 'pedido_invalido'
+        else x.res end as resultado
+      from x
+  ), escrito as (
+  update public.partner_webhook w set
+    situacao = case when y.resultado in ('criado', 'atualizado', 'obsoleto', 'repetido') then 'NORMALIZADO' else 'REVISAR' end,
+    resultado = y.resultado,
+    detalhe = case y.resultado
+      when 'json_invalido' then y.erro
+      when 'formato_desconhecido' then 'o corpo é JSON mas não é um objeto'
+      when 'evento_desconhecido' then 'evento ' || coalesce(quote_literal(y.ev), 'ausente')
+      when 'pedido_invalido' then left(y.erro_pedido, 500) end,
+    evento = case y.resultado when 'json_invalido' then w.evento when 'formato_desconhecido' then w.evento
+      when 'evento_desconhecido' then left(y.ev, 100) else y.ev end,
+    code = case y.resultado when 'json_invalido' then w.code when 'formato_desconhecido' then w.code
+      else case when jsonb_typeof(y.j -> 'resource') = 'object' then nullif(btrim(y.j -> 'resource' ->> 'code'), '') end end,
+    payload = case y.resultado when 'json_invalido' then w.payload else y.j end,
+    processado_em = p_agora
+    from y
+   where w.id = y.id and w.id = any(p_ids)
+  returning w.situacao
+  )
+  select count(*) filter (where situacao = 'REVISAR') into v_revisar from escrito;
+  return v_revisar;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION partner_webhook_normalizar_ids(p_ids uuid[], p_agora timestamp with time zone); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.partner_webhook_normalizar_ids(p_ids uuid[], p_agora timestamp with time zone) IS 'Normalises the given stored events (locked by the caller), in the given order, as one set: the bodies cast to JSON in one statement (each on its own only when one is not UTF-8 JSON), the order events read by app.partner_pedido_ler and applied by app.partner_pedido_aplicar (a few statements per batch, not per event), then every row written by one UPDATE: situacao NORMALIZADO with the result (criado, atualizado, obsoleto, repetido) or REVISAR with the reason (json_invalido: the cast''s message; formato_desconhecido: JSON but not an object; evento_desconhecido; pedido_invalido: the reading''s message), evento, code, payload, processado_em = p_agora. Unexpected errors propagate. Returns how many were flagged REVISAR. partner_webhook_normalizar calls it with one event, partner_webhook_normalizar_lote with a batch.';
 
 
 --
@@ -4570,93 +4807,15 @@ CREATE FUNCTION public.partner_pedido_observar(p_recurso jsonb, p_origem text, p
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 declare
-  v_code text;
-  v_status text;
-  v_atualizado timestamptz;
-  v_pago_em timestamptz;
-  v_total numeric;
-  v_cliente jsonb;
-  v_itens jsonb;
-  v_row public.partner_pedido;
-  v_mais_novo boolean;
-  v_resultado text;
+  v_lido app.partner_pedido_lido;
 begin
-  if p_recurso is null or jsonb_typeof(p_recurso) <> 'object' then
-    raise exception 'o pedido não é um objeto JSON' using errcode = 'PW422';
+  -- the rules live in the two set-based functions, here with a set of one (the webhook's batches
+  -- call them with the whole batch)
+  v_lido := (app.partner_pedido_ler(array[p_recurso], array[p_evento], array[p_tempo_evento]))[1];
+  if v_lido.erro is not null then
+    raise exception '%', v_lido.erro using errcode = 'PW422';
   end if;
-  if jsonb_typeof(p_recurso -> 'code') not in ('string', 'number') or nullif(btrim(p_recurso ->> 'code'), '') is null then
-    raise exception 'pedido sem code' using errcode = 'PW422';
-  end if;
-  v_code := btrim(p_recurso ->> 'code');
-  v_status := lower(btrim(coalesce(p_recurso ->> 'status',
-    case p_evento when 'order.cancelled' then 'cancelled' when 'order.paid' then 'received' end)));
-  if v_status is null or app.partner_status_ordem(v_status) is null then
-    raise exception 'pedido %: status desconhecido %', v_code, coalesce(p_recurso ->> 'status', '(ausente)') using errcode = 'PW422';
-  end if;
-  v_atualizado := coalesce(app.partner_instante(p_recurso -> 'updated_at', 'updated_at'),
-                           app.partner_instante(p_tempo_evento, 'time'));
-  if v_atualizado is null then
-    raise exception 'pedido %: sem updated_at', v_code using errcode = 'PW422';
-  end if;
-  v_pago_em := app.partner_instante(p_recurso -> 'paid_at', 'paid_at');
-  v_total := app.partner_numero(p_recurso -> 'total', 'total');
-  v_cliente := case when jsonb_typeof(p_recurso -> 'customer') = 'object' then p_recurso -> 'customer' else '{}' end;
-  v_itens := case when jsonb_typeof(p_recurso -> 'items') = 'array' then p_recurso -> 'items' end;
-
-  insert into public.partner_pedido (code, estado, status, total, pago_em, atualizado_no_parceiro,
-      cliente_nome, cliente_email, cliente_documento, itens, recurso, origem, nao_pago_visto_em, recebido_visto_em)
-  values (v_code, case when v_status = 'cancelled' then 'CANCELADO' else 'CAPTURADO' end, v_status, v_total, v_pago_em,
-      v_atualizado, v_cliente ->> 'name', v_cliente ->> 'email', v_cliente ->> 'document', coalesce(v_itens, '[]'), p_recurso, p_origem,
-      case when v_status in ('waiting_payment', 'refused') then v_atualizado end,
-      case when v_status = 'received' then v_atualizado end)
-  on conflict (code) do nothing
-  returning * into v_row;
-
-  if found then
-    insert into public.partner_pedido_transicao (pedido_id, de, para, motivo, em)
-    values (v_row.id, null, v_row.estado, 'captura', p_agora);
-    perform app.partner_gate(v_row, p_agora);
-    return 'criado';
-  end if;
-
-  select * into v_row from public.partner_pedido where code = v_code for update;
-  v_mais_novo := (v_atualizado, app.partner_status_ordem(v_status))
-               > (v_row.atualizado_no_parceiro, app.partner_status_ordem(v_row.status));
-  v_resultado := case
-    when v_mais_novo then 'atualizado'
-    when v_atualizado = v_row.atualizado_no_parceiro and v_status = v_row.status then 'repetido'
-    else 'obsoleto' end;
-
-  update public.partner_pedido p set
-    status = case when v_mais_novo then v_status else p.status end,
-    total = case when v_mais_novo then coalesce(v_total, p.total) else p.total end,
-    pago_em = case when v_mais_novo then coalesce(v_pago_em, p.pago_em) else coalesce(p.pago_em, v_pago_em) end,
-    atualizado_no_parceiro = greatest(p.atualizado_no_parceiro, v_atualizado),
-    cliente_nome = case when v_mais_novo then coalesce(v_cliente ->> 'name', p.cliente_nome) else p.cliente_nome end,
-    cliente_email = case when v_mais_novo then coalesce(v_cliente ->> 'email', p.cliente_email) else p.cliente_email end,
-    cliente_documento = case when v_mais_novo then coalesce(v_cliente ->> 'document', p.cliente_documento) else p.cliente_documento end,
-    itens = case when v_mais_novo then coalesce(v_itens, p.itens) else p.itens end,
-    recurso = case when v_mais_novo then p_recurso else p.recurso end,
-    origem = case when v_mais_novo then p_origem else p.origem end,
-    nao_pago_visto_em = case when v_status in ('waiting_payment', 'refused')
-                          then least(p.nao_pago_visto_em, v_atualizado) else p.nao_pago_visto_em end,
-    recebido_visto_em = case when v_status = 'received'
-                          then greatest(p.recebido_visto_em, v_atualizado) else p.recebido_visto_em end
-  where p.id = v_row.id
-    and (v_mais_novo
-      or (v_pago_em is not null and p.pago_em is null)
-      or (v_status in ('waiting_payment', 'refused') and p.nao_pago_visto_em is distinct from least(p.nao_pago_visto_em, v_atualizado))
-      or (v_status = 'received' and p.recebido_visto_em is distinct from greatest(p.recebido_visto_em, v_atualizado)))
-  returning * into v_row;
-  if not found then
-    return v_resultado; -- nothing new: a repeat or an older observation that teaches nothing
-  end if;
-
-  if v_row.status = 'cancelled' and v_row.estado <> 'CANCELADO' then
-    v_row := app.partner_transicao(v_row, 'CANCELADO', 'cancelamento', p_agora);
-  end if;
-  perform app.partner_gate(v_row, p_agora);
-  return v_resultado;
+  return (app.partner_pedido_aplicar(array[v_lido], p_origem, p_agora))[1];
 end;
 $$;
 
@@ -4665,7 +4824,7 @@ $$;
 -- Name: FUNCTION partner_pedido_observar(p_recurso jsonb, p_origem text, p_evento text, p_tempo_evento jsonb, p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.partner_pedido_observar(p_recurso jsonb, p_origem text, p_evento text, p_tempo_evento jsonb, p_agora timestamp with time zone) IS 'The one idempotent normalisation path (webhook, poll, contingency): upserts the order by code. The newest observation (updated_at, then lifecycle rank) wins; an older one never overwrites the state but still counts as gate evidence. Returns criado | atualizado | obsoleto | repetido. A payload it cannot read raises PW422 (no code, unknown status, bad date or number). p_evento fills a missing status (order.paid -> received, order.cancelled -> cancelled); p_tempo_evento (the event''s time) stands in for a missing updated_at. A newer cancelled status moves the order to CANCELADO; then the gate decides.';
+COMMENT ON FUNCTION public.partner_pedido_observar(p_recurso jsonb, p_origem text, p_evento text, p_tempo_evento jsonb, p_agora timestamp with time zone) IS 'The one idempotent normalisation path of an order (webhook, poll, contingency): upserts the order by code. The newest observation (updated_at, then lifecycle rank) wins; an older one never overwrites the state but still counts as gate evidence. Returns criado | atualizado | obsoleto | repetido. A payload it cannot read raises PW422 (no code, unknown status, bad date or number). p_evento fills a missing status (order.paid -> received, order.cancelled -> cancelled); p_tempo_evento (the event''s time) stands in for a missing updated_at. A newer cancelled status moves the order to CANCELADO; then the gate decides. The rules are app.partner_pedido_ler and app.partner_pedido_aplicar, which the webhook''s batches call with a whole batch.';
 
 
 --
@@ -5040,20 +5199,18 @@ CREATE FUNCTION public.partner_webhook_normalizar(p_id uuid, p_agora timestamp w
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 declare
-  v_row public.partner_webhook;
+  v_situacao text;
+  v_resultado text;
 begin
-  select * into v_row from public.partner_webhook where id = p_id for update;
+  select situacao, resultado into v_situacao, v_resultado from public.partner_webhook where id = p_id for update;
   if not found then
     raise exception 'evento % do webhook não existe', p_id using errcode = 'PW404';
   end if;
-  if v_row.situacao <> 'PENDENTE' then
-    return v_row.resultado; -- already done: a repeated job is harmless
+  if v_situacao <> 'PENDENTE' then
+    return v_resultado; -- already done: a repeated job is harmless
   end if;
-  v_row := app.partner_webhook_interpretar(v_row, p_agora);
-  update public.partner_webhook set situacao = v_row.situacao, resultado = v_row.resultado, detalhe = v_row.detalhe,
-         evento = v_row.evento, code = v_row.code, payload = v_row.payload, processado_em = v_row.processado_em
-   where id = p_id;
-  return v_row.resultado;
+  perform app.partner_webhook_normalizar_ids(array[p_id], p_agora);
+  return (select resultado from public.partner_webhook where id = p_id);
 end;
 $$;
 
@@ -5062,7 +5219,7 @@ $$;
 -- Name: FUNCTION partner_webhook_normalizar(p_id uuid, p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.partner_webhook_normalizar(p_id uuid, p_agora timestamp with time zone) IS 'Normalises one stored event (app.partner_webhook_interpretar, then its row). Idempotent: an event no longer PENDENTE returns its result. A body that is not JSON, not an object, an unknown event or an unreadable order is flagged REVISAR with the reason; unexpected errors propagate (partner_webhook_normalizar_lote retries them). Returns the resultado.';
+COMMENT ON FUNCTION public.partner_webhook_normalizar(p_id uuid, p_agora timestamp with time zone) IS 'Normalises one stored event (app.partner_webhook_normalizar_ids with a set of one: the same rules as a batch). Idempotent: an event no longer PENDENTE returns its result. A body that is not JSON, not an object, an unknown event or an unreadable order is flagged REVISAR with the reason; unexpected errors propagate (partner_webhook_normalizar_lote retries them). Returns the resultado.';
 
 
 --
@@ -5074,53 +5231,56 @@ CREATE FUNCTION public.partner_webhook_normalizar_lote(p_limite integer DEFAULT 
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET enable_sort TO 'off'
     SET enable_seqscan TO 'off'
-    AS $$
+    SET jit TO 'off'
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $_$
 declare
   v_ids uuid[];
-  v_novos public.partner_webhook[] := '{}';
-  v_row public.partner_webhook;
+  v_tamanhos bigint[];
+  v_agora timestamptz := coalesce(p_agora, clock_timestamp());
+  v_de integer := 1;
   v_bytes bigint := 0;
   v_revisar integer := 0;
+  v_tratados integer := 0;
 begin
-  -- the batch, oldest first, locked by this transaction (not by a subtransaction below: the locks
-  -- outlive a retry). Read in order from partner_webhook_pendente_idx, never by sorting every
-  -- PENDENTE row (enable_sort off): the statistics of a table growing fast from empty say few
-  -- rows, the planner then prefers scan-and-sort, and each batch of 50 read a backlog of 20,000
-  -- (34 ms a batch, a cost that grew with the backlog). Likewise enable_seqscan off: the plans
-  -- of this call (and of the functions it calls) are kept by the job's connection for as long as
-  -- it lives; made while the table was small, a sequential scan per event would stay as the
-  -- table grows. Every statement here has an index to use.
-  select array_agg(s.id order by s.recebido_em) into v_ids
-    from (select w.id, w.recebido_em from public.partner_webhook w
-           where w.situacao = 'PENDENTE' and (w.proxima_tentativa_em is null or w.proxima_tentativa_em <= clock_timestamp())
-           order by w.recebido_em
-           limit greatest(p_limite, 1)
-           for update skip locked) s;
-  if v_ids is null then
-    return jsonb_build_object('tratados', 0, 'revisar', 0);
-  end if;
-
-  -- fast path: the whole batch in one subtransaction, its rows written by one UPDATE (one per
-  -- 8 MiB of bodies: a body is read one at a time, and the rows waiting for the UPDATE hold their
-  -- payload). One subtransaction per event costs a transaction id and a commit entry each, and
-  -- more than 64 in a transaction make every concurrent snapshot check slower (the intake's
-  -- inserts run meanwhile).
+  -- fast path, all in ONE subtransaction: the claim of the batch and its normalisation as sets
+  -- (app.partner_webhook_normalizar_ids: a few statements per set, not per event), one set per
+  -- 8 MiB of bodies (a set holds its bodies and payloads in memory). One subtransaction per event
+  -- costs a transaction id and a commit entry each, and more than 64 in a transaction make every
+  -- concurrent snapshot check slower (the intake's inserts run meanwhile). The rows are locked by
+  -- the subtransaction that updates them: locked by the transaction and updated by a
+  -- subtransaction, each row's xmax became a MultiXact that every later visit of the row (the
+  -- next claims' index scans among them) had to look up.
   begin
+    -- the batch, oldest first. Read in order from partner_webhook_pendente_idx, never by sorting
+    -- every PENDENTE row (enable_sort off): the statistics of a table growing fast from empty say
+    -- few rows, the planner then prefers scan-and-sort, and each batch of 50 read a backlog of
+    -- 20,000 (34 ms a batch, a cost that grew with the backlog). Likewise enable_seqscan off: the
+    -- plans of this call (and of the functions it calls) are kept by the job's connection for as
+    -- long as it lives; made while the table was small, a sequential scan per event would stay as
+    -- the table grows. Every statement here has an index to use, but the one that has none
+    -- (partner_configuracao, one row, read by the gate) then costs 10^10 in the planner's units,
+    -- and JIT compiled it at each call (10-60 ms of CPU per order released): jit off. And
+    -- generic plans: planned once per connection, not again at each call (a batch of one spent a
+    -- third of its CPU planning) — except this claim, planned at each call (EXECUTE) with its
+    -- limit and the statistics of the moment: a generic plan made while every row was PENDENTE
+    -- read partner_webhook_recebido_em_idx from the oldest event on, through every row already
+    -- normalised, for as long as the connection lived.
+    execute 'select array_agg(s.id order by s.recebido_em), array_agg(s.tamanho order by s.recebido_em)
+      from (select w.id, w.recebido_em, octet_length(w.corpo)::bigint as tamanho from public.partner_webhook w
+             where w.situacao = ''PENDENTE'' and (w.proxima_tentativa_em is null or w.proxima_tentativa_em <= clock_timestamp())
+             order by w.recebido_em
+             limit $1
+             for update skip locked) s'
+      into v_ids, v_tamanhos using greatest(p_limite, 1);
+    if v_ids is null then
+      return jsonb_build_object('tratados', 0, 'revisar', 0);
+    end if;
     for i in 1 .. cardinality(v_ids) loop
-      select * into v_row from public.partner_webhook where id = v_ids[i];
-      v_row := app.partner_webhook_interpretar(v_row, coalesce(p_agora, clock_timestamp()));
-      if v_row.resultado not in ('criado', 'atualizado', 'obsoleto', 'repetido') then
-        v_revisar := v_revisar + 1;
-      end if;
-      v_bytes := v_bytes + octet_length(v_row.corpo);
-      v_row.corpo := null; -- not written back
-      v_novos := v_novos || v_row;
+      v_bytes := v_bytes + v_tamanhos[i];
       if v_bytes >= 8388608 or i = cardinality(v_ids) then
-        update public.partner_webhook w set situacao = n.situacao, resultado = n.resultado, detalhe = n.detalhe,
-               evento = n.evento, code = n.code, payload = n.payload, processado_em = n.processado_em
-          from unnest(v_novos) n
-         where w.id = n.id;
-        v_novos := '{}';
+        v_revisar := v_revisar + app.partner_webhook_normalizar_ids(v_ids[v_de:i], v_agora);
+        v_de := i + 1;
         v_bytes := 0;
       end if;
     end loop;
@@ -5129,15 +5289,14 @@ begin
     v_revisar := 0; -- an event failed unexpectedly: nothing of the batch stays; redone one event at a time below
   end;
 
+  -- one event at a time, each in its own subtransaction, in order; an event another caller took
+  -- meanwhile (the batch's locks went with its subtransaction) is left to it
   for i in 1 .. cardinality(v_ids) loop
     begin
-      select * into v_row from public.partner_webhook where id = v_ids[i];
-      v_row := app.partner_webhook_interpretar(v_row, coalesce(p_agora, clock_timestamp()));
-      update public.partner_webhook set situacao = v_row.situacao, resultado = v_row.resultado, detalhe = v_row.detalhe,
-             evento = v_row.evento, code = v_row.code, payload = v_row.payload, processado_em = v_row.processado_em
-       where id = v_row.id;
-      if v_row.resultado not in ('criado', 'atualizado', 'obsoleto', 'repetido') then
-        v_revisar := v_revisar + 1;
+      perform 1 from public.partner_webhook w where w.id = v_ids[i] and w.situacao = 'PENDENTE' for update skip locked;
+      if found then
+        v_revisar := v_revisar + app.partner_webhook_normalizar_ids(array[v_ids[i]], coalesce(p_agora, clock_timestamp()));
+        v_tratados := v_tratados + 1;
       end if;
     exception when others then
       update public.partner_webhook set
@@ -5147,20 +5306,21 @@ begin
         situacao = case when tentativas + 1 >= 8 then 'REVISAR' else situacao end,
         resultado = case when tentativas + 1 >= 8 then 'erro_interno' else resultado end,
         processado_em = case when tentativas + 1 >= 8 then coalesce(p_agora, clock_timestamp()) end
-      where id = v_ids[i];
+      where id = v_ids[i] and situacao = 'PENDENTE';
+      v_tratados := v_tratados + 1;
       raise warning 'partner_webhook %: falha na normalização (nova tentativa agendada): %', v_ids[i], sqlerrm;
     end;
   end loop;
-  return jsonb_build_object('tratados', cardinality(v_ids), 'revisar', v_revisar);
+  return jsonb_build_object('tratados', v_tratados, 'revisar', v_revisar);
 end;
-$$;
+$_$;
 
 
 --
 -- Name: FUNCTION partner_webhook_normalizar_lote(p_limite integer, p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.partner_webhook_normalizar_lote(p_limite integer, p_agora timestamp with time zone) IS 'Normalises up to p_limite due PENDENTE events, oldest first, in one transaction (FOR UPDATE SKIP LOCKED: several callers split the work), read in order from the partial index of PENDENTE rows (enable_sort and enable_seqscan off: a batch costs the same whatever the backlog or the table''s size when its plans were made). The batch runs in one subtransaction (app.partner_webhook_interpretar for each event, then one UPDATE of the batch''s rows per 8 MiB of bodies); when an event fails unexpectedly the batch is redone one event at a time, each in its own subtransaction, so that the error does not stop the others: that event is retried with backoff (5 s doubling, at most 15 min) and flagged REVISAR/erro_interno after 8 attempts. Returns {tratados: events handled (0 = nothing due), revisar: of which flagged for review}.';
+COMMENT ON FUNCTION public.partner_webhook_normalizar_lote(p_limite integer, p_agora timestamp with time zone) IS 'Normalises up to p_limite due PENDENTE events, oldest first, in one transaction (FOR UPDATE SKIP LOCKED: several callers split the work), read in order from the partial index of PENDENTE rows (enable_sort and enable_seqscan off: a batch costs the same whatever the backlog or the table''s size when its plans were made; jit off: a plan forced off a sequential scan looks costly enough to be compiled at each call; generic plans: planned once per connection). The batch is normalised as sets (app.partner_webhook_normalizar_ids, one set per 8 MiB of bodies: a few statements per set, the events applied in order, several events of one order in one batch too), claimed and normalised in one subtransaction; when an event fails unexpectedly the batch is redone one event at a time, each locked again (one another caller took meanwhile is left to it) in its own subtransaction, so that the error does not stop the others: that event is retried with backoff (5 s doubling, at most 15 min) and flagged REVISAR/erro_interno after 8 attempts. p_agora (default: the clock once per batch) is processado_em and the instant of the transitions. Returns {tratados: events handled (0 = nothing due), revisar: of which flagged for review}.';
 
 
 --
@@ -8606,6 +8766,66 @@ ALTER TABLE public.partner_puxada ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTI
 
 
 --
+-- Name: partner_webhook; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.partner_webhook (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    recebido_em timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    corpo bytea NOT NULL,
+    content_type text,
+    ip text,
+    user_agent text,
+    situacao text DEFAULT 'PENDENTE'::text NOT NULL,
+    resultado text,
+    detalhe text,
+    evento text,
+    code text,
+    payload jsonb,
+    processado_em timestamp with time zone,
+    tentativas integer DEFAULT 0 NOT NULL,
+    proxima_tentativa_em timestamp with time zone,
+    CONSTRAINT partner_webhook_processado CHECK (((situacao = 'PENDENTE'::text) = (processado_em IS NULL))),
+    CONSTRAINT partner_webhook_situacao_check CHECK ((situacao = ANY (ARRAY['PENDENTE'::text, 'NORMALIZADO'::text, 'REVISAR'::text])))
+);
+
+
+--
+-- Name: TABLE partner_webhook; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.partner_webhook IS 'Every delivery of the order platform''s webhook, stored byte for byte before the 200 answer (the platform disables the webhook after one failed delivery and never resends). situacao: PENDENTE (not normalised yet), NORMALIZADO, REVISAR (stored but not understood: see resultado/detalhe). max(recebido_em) is what the watchdog watches.';
+
+
+--
+-- Name: COLUMN partner_webhook.corpo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.partner_webhook.corpo IS 'The request body exactly as received (any bytes, even invalid JSON or UTF-8). Read it with convert_from(corpo, ''UTF8'') or the payload column.';
+
+
+--
+-- Name: COLUMN partner_webhook.resultado; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.partner_webhook.resultado IS 'NORMALIZADO: criado | atualizado | obsoleto (older updated_at, state kept) | repetido (same updated_at and status). REVISAR: json_invalido | formato_desconhecido | evento_desconhecido | pedido_invalido | erro_interno.';
+
+
+--
+-- Name: COLUMN partner_webhook.payload; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.partner_webhook.payload IS 'The body parsed as JSON, when it is JSON (filled by the normalisation).';
+
+
+--
+-- Name: COLUMN partner_webhook.tentativas; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.partner_webhook.tentativas IS 'Failed normalisation attempts (unexpected errors, e.g. a lock timeout); retried with backoff at proxima_tentativa_em, REVISAR (resultado erro_interno) after 8.';
+
+
+--
 -- Name: produto; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -11286,4 +11506,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261125800300'),
     ('20261125900000'),
     ('20261125900100'),
-    ('20261126000000');
+    ('20261126000000'),
+    ('20261127000000');

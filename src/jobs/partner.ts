@@ -19,8 +19,8 @@ import { createMailer, type Mailer } from '../integrations/mail.js';
 import { flushErrtracker } from '../integrations/errtracker.js';
 import { ASSUNTO_PARADO, ASSUNTO_VOLTOU, quando, textoParado, textoVoltou } from './partner-textos.js';
 
-/** Events per transaction of the normalisation job. */
-export const NORMALIZAR_LOTE = 50;
+/** Events per transaction of the normalisation job (a batch is normalised as sets: the more a batch holds, the less CPU an event; docs/webhook.md, "Normalisation as sets"). */
+export const NORMALIZAR_LOTE = 200;
 
 export const LOG_REVISAR = 'eventos do webhook guardados e marcados para revisão';
 export const LOG_CONTINGENCIA_LIGADA = 'Contingência de pedidos LIGADA';
