@@ -48,7 +48,8 @@ export interface PartnerConfig {
   /**
    * Group commit of the intake: deliveries waiting together are stored by one multi-row
    * insert, flushed when PARTNER_WEBHOOK_LOTE_MAX wait or PARTNER_WEBHOOK_LOTE_ESPERA_MS
-   * after the first one; at most emVoo flushes (PARTNER_WEBHOOK_LOTE_EM_VOO) in flight, each
+   * after the first one (0, the default: in the same turn of the event loop, no timer); at
+   * most emVoo flushes (PARTNER_WEBHOOK_LOTE_EM_VOO) in flight, each
    * holding one pool connection.
    */
   lote: { max: number; esperaMs: number; emVoo: number };
@@ -395,7 +396,7 @@ function loadPartnerConfig(env: Env, appEnv: Config['env'], warnings: string[]):
     gatePrimeiraCapturaDesde: desde,
     lote: {
       max: int(env, 'PARTNER_WEBHOOK_LOTE_MAX', 64, 1, 10_000),
-      esperaMs: int(env, 'PARTNER_WEBHOOK_LOTE_ESPERA_MS', 2, 0, 1000),
+      esperaMs: int(env, 'PARTNER_WEBHOOK_LOTE_ESPERA_MS', 0, 0, 1000),
       emVoo: int(env, 'PARTNER_WEBHOOK_LOTE_EM_VOO', 4, 1, 64),
     },
     spool: {

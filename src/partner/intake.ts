@@ -5,7 +5,8 @@
  *
  * - Group commit: deliveries waiting together are stored by one call of
  *   partner_webhook_receber_lote (one multi-row insert, one commit), flushed when
- *   `lote.max` wait or `lote.esperaMs` after the first; at most `lote.emVoo` flushes in
+ *   `lote.max` wait or `lote.esperaMs` after the first (0: once the deliveries read in this
+ *   turn of the event loop are queued, by setImmediate); at most `lote.emVoo` flushes in
  *   flight. A delivery is answered only after the commit of its flush.
  * - Budget: a delivery the database has not taken within `spool.orcamentoMs` of its arrival
  *   (failures are retried after 100, 400, 1000 ms inside the budget) is appended to the spool
@@ -78,7 +79,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export class PartnerIntake {
   readonly spool: WebhookSpool;
   private pending: Item[] = [];
-  private timer: NodeJS.Timeout | null = null;
+  private timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
   private emVoo = 0;
   /** set when a delivery had to be spooled or a replay failed; cleared by a commit */
   private bancoIndisponivel = false;
@@ -191,12 +192,18 @@ export class PartnerIntake {
       item.reject = (err) => { clearTimeout(t); reject(err); };
       this.pending.push(item);
       if (this.pending.length >= this.cfg.lote.max) this.kick();
-      else this.timer ??= setTimeout(() => this.kick(), this.cfg.lote.esperaMs);
+      // 0: flushed once the deliveries read in this turn of the event loop are queued (a free
+      // slot takes them at once; while every slot is busy they gather for the next flush)
+      else this.timer ??= this.cfg.lote.esperaMs === 0 ? setImmediate(() => this.kick()) : setTimeout(() => this.kick(), this.cfg.lote.esperaMs);
     });
   }
 
   private kick(): void {
-    if (this.timer) { clearTimeout(this.timer); this.timer = null; }
+    if (this.timer) {
+      if (this.cfg.lote.esperaMs === 0) clearImmediate(this.timer as NodeJS.Immediate);
+      else clearTimeout(this.timer as NodeJS.Timeout);
+      this.timer = null;
+    }
     while (this.pending.length > 0 && this.emVoo < this.cfg.lote.emVoo) {
       // at most lote.max deliveries and LOTE_BYTES of bodies (at least one) per flush
       let n = 0;
