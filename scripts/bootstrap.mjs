@@ -96,7 +96,11 @@ const [cmd, args] = mode === 'test'
     // tsx as a loader (not its CLI): a bench's child processes started with
     // process.execPath + process.execArgv run on the same Node with the same loader
     ? [node, ['--import', 'tsx', join('bench', `${extra[0]}.ts`), ...extra.slice(1)]]
-    : [node, [entry('tsx', 'dist/cli.mjs'), 'src/embedded/start.ts', ...extra]];
+    // start: tsx as a loader too, the service in this child itself. tsx's CLI would run it in
+    // a grandchild and, on Ctrl-C, SIGKILL it (exit 130) when it did not acknowledge the
+    // signal within ~60 ms — a service busy for that long at that instant (a boot's jobs, a
+    // merge) was killed instead of shutting down.
+    : [node, ['--import', 'tsx', 'src/embedded/start.ts', ...extra]];
 // PATH: node_modules/.bin first, so that whatever the child spawns by name (node, tsc,
 // dbmate) is the project's
 const PATH = `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`;

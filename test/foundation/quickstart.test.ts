@@ -2,17 +2,17 @@
  * `npm start` on embedded defaults: its own Postgres and object store (a child process)
  * under the data directory, migrations, printed URL, tokens and development secrets of every
  * page; without HOST nor OIDC it listens on loopback only and says so; Ctrl-C stops
- * everything; a second start reuses the data.
+ * everything, even while the service is busy at that instant; a second start reuses the data.
  */
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/paths.js';
 
-interface Started { out: () => string; base: string; token: string; pgPort: number; s3Port: number; stop(): Promise<number | null>; kill(): Promise<void> }
+interface Started { out: () => string; base: string; token: string; pgPort: number; s3Port: number; pgid: number; stop(): Promise<number | null>; kill(): Promise<void> }
 
 async function start(dataDir: string, host: string | undefined = '127.0.0.1'): Promise<Started> {
   // in a process group of its own, like a terminal's foreground job: Ctrl-C is a SIGINT
@@ -37,7 +37,7 @@ async function start(dataDir: string, host: string | undefined = '127.0.0.1'): P
   const pgPort = Number(/127\.0\.0\.1:(\d+)/.exec(out)![1]);
   const s3Port = Number(/object store embutido em http:\/\/127\.0\.0\.1:(\d+) \(processo \d+/.exec(out)![1]);
   return {
-    out: () => out, base, token, pgPort, s3Port,
+    out: () => out, base, token, pgPort, s3Port, pgid: child.pid!,
     stop: async () => { process.kill(-child.pid!, 'SIGINT'); return exited; },
     kill: async () => { process.kill(-child.pid!, 'SIGKILL'); await exited; },
   };
@@ -117,4 +117,32 @@ describe('npm start on embedded defaults', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 180_000);
+
+  it('Ctrl-C while the service is busy (its event loop held 300 ms) still shuts it down cleanly: exit 0, nothing killed', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'bi-start-'));
+    chmodSync(dataDir, 0o755);
+    try {
+      const s = await start(dataDir);
+      // the process running the service: the deepest process of the group whose command runs start.ts
+      const proc = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map((pid) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          return { pid: Number(pid), ppid: Number(f[1]), pgid: Number(f[2]), cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8') };
+        } catch { return null; }
+      }).filter((p): p is { pid: number; ppid: number; pgid: number; cmd: string } => p !== null && p.pgid === s.pgid && p.cmd.includes('src/embedded/start.ts'));
+      const service = proc.find((p) => !proc.some((q) => q.ppid === p.pid));
+      expect(service).toBeDefined();
+      // busy = not running at all for 300 ms (SIGSTOP): the Ctrl-C arrives meanwhile
+      process.kill(service!.pid, 'SIGSTOP');
+      const exited = s.stop();
+      await new Promise((r) => setTimeout(r, 300));
+      process.kill(service!.pid, 'SIGCONT');
+      expect(await exited).toBe(0);
+      expect(s.out()).toContain('encerrando');
+      expect(await portOpen(s.pgPort)).toBe(false);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
