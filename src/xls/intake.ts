@@ -40,6 +40,9 @@ export interface Uploader {
 }
 
 
+/** What SQL answered for an entry that a processing will read (a new one, or one reprocessed). */
+const vaiProcessar = (status: string) => status === 'ENFILEIRADO' || status === 'REPROCESSANDO';
+
 /** A name as SQL stores it: controls and bidi controls stripped (never empty). */
 const nomeEntrada = (nome: string) => limparNome(nome) || '(sem nome)';
 
@@ -87,7 +90,7 @@ export async function receberUpload(ctx: AppContext, filename: string, input: Sp
   let client: pg.PoolClient | null = null;
   let verificacao: Promise<void> | null = null;
   // the files received for a processing, kept on this host after the commit (originais-locais.ts)
-  const guardar: Array<{ path: string; file: Spooled; status: string }> = [];
+  const guardar: Array<{ path: string; file: Spooled }> = [];
   try {
     const upload = Buffer.isBuffer(input) ? await spool((async function* () { yield input; })(), tmp.file('.upload')) : input;
     source = await FileSource.open(upload.path);
@@ -106,7 +109,7 @@ export async function receberUpload(ctx: AppContext, filename: string, input: Sp
       const item = await receberArquivo(ctx, client, nomeEntrada(plan.arquivo), upload, null, opts.uploader, verificacao ?? undefined);
       verificacao = null;
       recibo = { conjuntoId: null, total: 1, itens: [item] };
-      guardar.push({ path: upload.path, file: upload, status: item.status });
+      if (vaiProcessar(item.status)) guardar.push({ path: upload.path, file: upload });
     } else {
       const conjuntoId = await xlsConjuntoAbrir(client, { arquivo: nomeEntrada(filename), uploaderId: opts.uploader?.id, uploaderNome: opts.uploader?.nome });
       for (const p of plan.entries) {
@@ -122,9 +125,9 @@ export async function receberUpload(ctx: AppContext, filename: string, input: Sp
         });
         const item = await receberArquivo(ctx, client, nomeEntrada(p.arquivo), file, conjuntoId, opts.uploader);
         // kept for its processing only within the local store's bounds; else removed at once (one entry on disk at a time)
-        if ((item.status === 'ENFILEIRADO' || item.status === 'REPROCESSANDO') && guardar.length < MAX_ARQUIVOS
+        if (vaiProcessar(item.status) && ctx.config.xls.originaisLocais !== null && guardar.length < MAX_ARQUIVOS
             && guardar.reduce((n, g) => n + g.file.size, file.size) <= MAX_BYTES) {
-          guardar.push({ path, file, status: item.status });
+          guardar.push({ path, file });
         } else {
           await rm(path, { force: true });
         }
@@ -133,10 +136,8 @@ export async function receberUpload(ctx: AppContext, filename: string, input: Sp
       recibo = { conjuntoId: r.conjuntoId, total: r.total, itens: r.itens };
     }
     await client.query('commit');
-    for (const g of guardar) {
-      if (g.status === 'ENFILEIRADO' || g.status === 'REPROCESSANDO') await guardarOriginal(ctx.config.xls.originaisLocais, g.path, g.file.sha256, g.file.size);
-    }
-    const enfileirados = recibo.itens.filter((i) => i.status === 'ENFILEIRADO' || i.status === 'REPROCESSANDO').length;
+    for (const g of guardar) await guardarOriginal(ctx.config.xls.originaisLocais, g.path, g.file.sha256, g.file.size);
+    const enfileirados = recibo.itens.filter((i) => vaiProcessar(i.status)).length;
     return { recibo, enfileirados };
   } catch (err) {
     await verificacao?.catch(() => undefined); // its reads end before the file is removed

@@ -116,6 +116,26 @@ describe('upload and processing with the local store (OBJSTORE)', () => {
     }
   });
 
+  it('the entries of a batch are kept too, each for its own processing; a duplicate is not kept', async () => {
+    const dir = novoDir('bi-orig-');
+    const p = await startPipeline(db, { env: s3env(dir), autostart: false });
+    try {
+      const a = await buildRelatorio18({ rows: 8 });
+      const b = await buildRelatorio18({ rows: 9 });
+      const res = await p.upload('lote.zip', makeZip([{ name: 'a.xlsx', data: a }, { name: 'b.xlsx', data: b }, { name: 'c.xlsx', data: a }]));
+      expect(res.statusCode).toBe(202);
+      expect(res.json().itens.map((i: { status: string }) => i.status)).toEqual(['ENFILEIRADO', 'ENFILEIRADO', 'DUPLICADO']);
+      expect(readdirSync(dir).sort()).toEqual([`${sha(a)}-${a.length}`, `${sha(b)}-${b.length}`].sort());
+      for (const run of p.runners) await run.start(null);
+      await p.drain();
+      const { rows } = await db.pool.query(`select status from xls_processamento where arquivo in ('a.xlsx', 'b.xlsx')`);
+      expect(rows.map((r) => r.status)).toEqual(['SUCESSO', 'SUCESSO']);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      await p.close();
+    }
+  });
+
   it('"off": nothing is kept, the processing downloads (and fails transiently when the object is gone)', async () => {
     const p = await startPipeline(db, { env: s3env('off'), autostart: false });
     try {
