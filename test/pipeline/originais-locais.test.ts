@@ -42,6 +42,20 @@ describe('the local store of received originals', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('a directory that cannot be made fails nothing: the file stays where it was; a kept file of another size than its name says is not given', async () => {
+    const work = novoDir('bi-orig-work-');
+    const src = join(work, 'upload');
+    writeFileSync(src, 'abc');
+    writeFileSync(join(work, 'arquivo'), 'não é um diretório');
+    await guardarOriginal(join(work, 'arquivo', 'sub'), src, sha('abc'), 3); // ENOTDIR: not thrown
+    expect(readdirSync(work).sort()).toEqual(['arquivo', 'upload']);
+    // tampered: the name says 5 bytes, the file holds 3
+    const dir = novoDir('bi-orig-');
+    writeFileSync(join(dir, `${sha('abc')}-5`), 'abc');
+    expect(await tomarOriginal(dir, sha('abc'), 5, join(work, 'dest'))).toBe(false);
+    expect(readdirSync(work).sort()).toEqual(['arquivo', 'upload']); // the wrong file is not left as the destination
+  });
+
   it('"off" (no directory) keeps nothing and gives nothing; a name that is not a SHA-256 is not kept', async () => {
     const work = novoDir('bi-orig-work-');
     const src = join(work, 'upload');
