@@ -1085,7 +1085,7 @@ begin
   -- had (a reprocessed event), one that is not an object gets its payload, an unknown event its
   -- code and event (cut to 100), an unreadable order (PW422's message) or a result
   with x as (
-    select u.id, u.j, u.erro, jsonb_typeof(u.j) as tipo, u.j ->> 'event' as ev, o.erro_pedido, o.res
+    select u.id, u.j, u.erro, jsonb_typeof(u.j) as tipo, u.j ->> 'event' as ev, o.n is not null as de_pedido, o.erro_pedido, o.res
       from unnest(p_ids, v_json, coalesce(v_erro, array_fill(null::text, array[cardinality(p_ids)]))) with ordinality u(id, j, erro, n)
       left join (select v_pos[l.ordinality] as n, l.erro as erro_pedido, v_res[l.ordinality] as res
                    from unnest(v_lidos) with ordinality l) o on o.n = u.n
@@ -1093,7 +1093,7 @@ begin
     select x.*, case
         when x.j is null then 'json_invalido'
         when x.tipo <> 'object' then 'formato_desconhecido'
-        when x.ev is null or x.ev not in ('order.created', 'order.paid', 'order.status.updated', 'order.cancelled') then 'evento_desconhecido'
+        when not x.de_pedido then 'evento_desconhecido' -- not among the order events of step 2
         when x.erro_pedido is not null then 'pedido_invalido'
         else x.res end as resultado
       from x
