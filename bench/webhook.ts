@@ -18,7 +18,7 @@
  *     that every event that got a 200 is in partner_webhook; restarts the service and shows
  *     the stored events being normalised.
  * A size of 1 (or less) runs everything tiny, to prove the bench works.
- * Env: PARTNER_WEBHOOK_LOTE_* (passed to the service), BENCH_CONCURRENCY (32), BENCH_KILL_AFTER_MS (3000, tiny: 500), BENCH_KILL (0 skips part 4), BENCH_IDLE_EVENTS (20, tiny: 3), LOG_LEVEL (warn).
+ * Env: PARTNER_WEBHOOK_LOTE_* and DATABASE_POOL_MAX (passed to the service), BENCH_PERFIL=1 (pg_stat_statements: the costliest statements of the load and its drain), BENCH_CONCURRENCY (32), BENCH_KILL_AFTER_MS (3000, tiny: 500), BENCH_KILL (0 skips part 4), BENCH_IDLE_EVENTS (20, tiny: 3), LOG_LEVEL (warn).
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,13 +29,14 @@ import { ensureDatabase, startEmbeddedPostgres } from '../src/embedded/postgres.
 import { findPgBinDir } from '../src/db/pg-bin.js';
 import { startBenchService } from './lib.js';
 import { orderEvent, postWebhook, WebhookConexao, WEBHOOK_SECRET } from './lib-webhook.js';
-import { formatCpu, postgresCpu, postmasterPid, processCpu, type PgCpu } from './profile.js';
+import { formatCpu, postgresCpu, postmasterPid, processCpu, profileSettings, type PgCpu } from './profile.js';
 
 const SECONDS = Number(process.argv[2] ?? process.env.BENCH_SECONDS ?? 10);
 const TINY = SECONDS <= 1;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const KILL_AFTER_MS = Number(process.env.BENCH_KILL_AFTER_MS ?? (TINY ? 500 : 3000));
 const IDLE_EVENTS = Number(process.env.BENCH_IDLE_EVENTS ?? (TINY ? 3 : 20));
+const PERFIL = process.env.BENCH_PERFIL === '1';
 const SPOOL_DIR = mkdtempSync(join(tmpdir(), 'bench-webhook-spool-'));
 const say = (s: string) => process.stdout.write(`${s}\n`);
 
@@ -45,8 +46,8 @@ async function startService(databaseUrl: string): Promise<Service> {
   const svc = await startBenchService({
     DATABASE_URL: databaseUrl, PARTNER_WEBHOOK_SECRET: WEBHOOK_SECRET, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', GIT_COMMIT: 'bench',
     PARTNER_WEBHOOK_SPOOL_DIR: SPOOL_DIR,
-    // PARTNER_WEBHOOK_LOTE_* of this shell reach the service, to try other group-commit settings
-    ...Object.fromEntries(Object.entries(process.env).filter(([k, v]) => k.startsWith('PARTNER_WEBHOOK_LOTE_') && v !== undefined)) as Record<string, string>,
+    // PARTNER_WEBHOOK_LOTE_* and DATABASE_POOL_MAX of this shell reach the service, to try other group-commit settings
+    ...Object.fromEntries(Object.entries(process.env).filter(([k, v]) => (k.startsWith('PARTNER_WEBHOOK_LOTE_') || k === 'DATABASE_POOL_MAX') && v !== undefined)) as Record<string, string>,
   });
   const exited = new Promise<number | null>((resolve) => {
     if (svc.child.exitCode !== null || svc.child.signalCode !== null) resolve(svc.child.exitCode);
@@ -131,7 +132,7 @@ const pct = (xs: number[], p: number) => {
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'bench-webhook-'));
   const dbName = 'bench_webhook';
-  const server = await startEmbeddedPostgres({ dataDir: dir, cronDatabase: dbName, durable: true });
+  const server = await startEmbeddedPostgres({ dataDir: dir, cronDatabase: dbName, durable: true, ...(PERFIL ? { settings: profileSettings(false) } : {}) });
   let svc: Service | null = null;
   try {
     await ensureDatabase(server.url('postgres'), dbName);
@@ -146,6 +147,7 @@ async function main() {
 
     // 1. throughput and time to the order table (a checkpoint first, as before pgbench: both start alike)
     await admin.query('checkpoint');
+    if (PERFIL) await admin.query('create extension if not exists pg_stat_statements; select pg_stat_statements_reset()');
     const commits = async () => Number((await admin.query<{ n: string }>(
       'select xact_commit::text as n from pg_stat_database where datname = current_database()')).rows[0]!.n);
     const commits0 = await commits();
@@ -185,6 +187,13 @@ async function main() {
     const cpuWebhook = sumCpu(cpuLoad, cpuDrain);
     say(`CPU per event stored and normalised: ${cpuPer(cpuWebhook, n1, 'event')}`);
     say(`  Postgres by process: ${formatCpu(cpuWebhook.pgPorTipo)}`);
+    if (PERFIL) {
+      const { rows } = await admin.query<{ ms: number; calls: string; q: string }>(`
+        select round(total_exec_time::numeric, 1)::float8 as ms, calls::text, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) as q
+          from pg_stat_statements where query not like '%pg_stat_statements%' order by total_exec_time desc limit 15`);
+      say('  statements (pg_stat_statements, nested too), load and drain:');
+      for (const r of rows) say(`  ${r.ms.toFixed(1).padStart(9)} ms ${r.calls.padStart(7)} calls  ${r.q}`);
+    }
     say(`reached partner_pedido within 5 s of recebido_em: ${share!.em5s}/${share!.total} = ${((100 * share!.em5s) / share!.total).toFixed(1)} %`);
     say(`recebido_em -> order row: p50 ${Number(share!.p50).toFixed(0)} ms, p99 ${Number(share!.p99).toFixed(0)} ms, max ${Number(share!.max).toFixed(0)} ms`);
 
