@@ -123,6 +123,27 @@ describe('POST /webhook/partner: group commit', () => {
     }
   });
 
+  it('the id given at intake is a UUIDv7: a later delivery\'s id sorts after an earlier one\'s, so the primary key grows at its right edge', async () => {
+    const app = await testApp(db, { PARTNER_WEBHOOK_SECRET: SECRET, PARTNER_WEBHOOK_SPOOL_MAX_BYTES: '0' });
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const r = await post(app, JSON.stringify(event(order(`V7-${i}`, 'waiting_payment', '2026-11-20T10:00:00Z'))));
+        expect(r.statusCode).toBe(200);
+        ids.push(r.json().id as string);
+        await new Promise((res) => setTimeout(res, 3)); // another millisecond: v7 orders by time, not within one
+      }
+      for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect([...ids].sort()).toEqual(ids);
+      // the time in the id's first 48 bits is the arrival's, to the millisecond (the row's recebido_em is the database's clock)
+      const { rows } = await db.pool.query<{ id: string; ms: string }>(`select id::text, (extract(epoch from recebido_em) * 1000)::bigint::text as ms from partner_webhook`);
+      for (const r of rows) expect(Math.abs(parseInt(r.id.replace(/-/g, '').slice(0, 12), 16) - Number(r.ms))).toBeLessThan(5_000);
+      expect((await db.pool.query<{ id: string }>('select id::text from partner_webhook order by id')).rows.map((r) => r.id)).toEqual(ids);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('a flush carries at most 8 MiB of bodies (at least one delivery): large bodies go in separate inserts, small ones still together', async () => {
     // a long budget and no spool: on a loaded machine a large body must not end in the spool instead
     const app = await testApp(db, { PARTNER_WEBHOOK_SECRET: SECRET, PARTNER_WEBHOOK_LOTE_EM_VOO: '1',
