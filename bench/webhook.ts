@@ -18,7 +18,7 @@
  *     that every event that got a 200 is in partner_webhook; restarts the service and shows
  *     the stored events being normalised.
  * A size of 1 (or less) runs everything tiny, to prove the bench works.
- * Env: PARTNER_WEBHOOK_LOTE_* and DATABASE_POOL_MAX (passed to the service), BENCH_PERFIL=1 (pg_stat_statements: the costliest statements of the load and its drain), BENCH_CONCURRENCY (32), BENCH_KILL_AFTER_MS (3000, tiny: 500), BENCH_KILL (0 skips part 4), BENCH_IDLE_EVENTS (20, tiny: 3), LOG_LEVEL (warn).
+ * Env: PARTNER_WEBHOOK_LOTE_* and DATABASE_POOL_MAX (passed to the service), BENCH_PERFIL=1 (pg_stat_statements: the costliest statements of the load and its drain), BENCH_RODADAS (1: parts 1 and 2 that many times, alternated, and their medians), BENCH_CONCURRENCY (32), BENCH_KILL_AFTER_MS (3000, tiny: 500), BENCH_KILL (0 skips part 4), BENCH_IDLE_EVENTS (20, tiny: 3), LOG_LEVEL (warn).
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +37,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const KILL_AFTER_MS = Number(process.env.BENCH_KILL_AFTER_MS ?? (TINY ? 500 : 3000));
 const IDLE_EVENTS = Number(process.env.BENCH_IDLE_EVENTS ?? (TINY ? 3 : 20));
 const PERFIL = process.env.BENCH_PERFIL === '1';
+const RODADAS = Math.max(1, Number(process.env.BENCH_RODADAS ?? 1));
 const SPOOL_DIR = mkdtempSync(join(tmpdir(), 'bench-webhook-spool-'));
 const say = (s: string) => process.stdout.write(`${s}\n`);
 
@@ -145,76 +146,90 @@ async function main() {
     say(`# POST /webhook/partner — ${CONCURRENCY} requests in flight, ${SECONDS} s, loopback, durable Postgres 15 (fsync on)`);
     say(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs shared by load generator, service and Postgres`);
 
-    // 1. throughput and time to the order table (a checkpoint first, as before pgbench: both start alike)
-    await admin.query('checkpoint');
-    if (PERFIL) await admin.query('create extension if not exists pg_stat_statements; select pg_stat_statements_reset()');
-    const commits = async () => Number((await admin.query<{ n: string }>(
-      'select xact_commit::text as n from pg_stat_database where datname = current_database()')).rows[0]!.n);
-    const commits0 = await commits();
-    const cpu1 = cpuStart(svc.child.pid!, postmaster);
-    const r1 = await load(svc.port, { seconds: SECONDS });
-    const cpuLoad = cpuTake(cpu1);
-    // (statistics reach pg_stat_database when a backend goes idle: read a moment later)
-    await new Promise((r) => setTimeout(r, 600));
-    const commitsLoad = (await commits()) - commits0;
-    const cpu2 = cpuStart(svc.child.pid!, postmaster);
-    say('');
-    say('## 1. Load');
-    say(`accepted (200): ${r1.accepted.length} in ${r1.seconds.toFixed(1)} s = ${(r1.accepted.length / r1.seconds).toFixed(0)} events/s`);
-    say(`refused: ${r1.refused}, failed connections: ${r1.failed}`);
-    say(`transactions committed in the database during the load: ${commitsLoad} (group-commit flushes, normalisation batches, jobs): ${(r1.accepted.length / Math.max(1, commitsLoad)).toFixed(1)} events per commit`);
-    const ms = r1.accepted.map((a) => a.ms);
-    say(`answer latency: p50 ${pct(ms, 50).toFixed(1)} ms, p99 ${pct(ms, 99).toFixed(1)} ms, max ${pct(ms, 100).toFixed(1)} ms`);
-    const ids = r1.accepted.map((a) => a.id);
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from partner_webhook where id = any($1::uuid[]) and situacao = 'PENDENTE'`, [ids]);
-      if (rows[0]!.n === 0 || Date.now() > deadline) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    const { rows: [share] } = await pool.query<{ total: number; em5s: number; p50: number; p99: number; max: number }>(`
-      select count(*)::int as total,
-             count(*) filter (where p.criado_em - w.recebido_em <= interval '5 seconds')::int as em5s,
-             percentile_cont(0.5) within group (order by extract(epoch from p.criado_em - w.recebido_em)) * 1000 as p50,
-             percentile_cont(0.99) within group (order by extract(epoch from p.criado_em - w.recebido_em)) * 1000 as p99,
-             max(extract(epoch from p.criado_em - w.recebido_em)) * 1000 as max
-        from partner_webhook w left join partner_pedido p on p.code = w.code
-       where w.id = any($1::uuid[])`, [ids]);
-    const cpuDrain = cpuTake(cpu2);
-    const n1 = r1.accepted.length;
-    say(`CPU during the load: ${cpuPer(cpuLoad, n1, 'event')} (${(cpuTotal(cpuLoad) / r1.seconds).toFixed(2)} of the machine's cores busy)`);
-    say(`CPU after it, until every event was normalised: ${cpuPer(cpuDrain, n1, 'event')}`);
-    const cpuWebhook = sumCpu(cpuLoad, cpuDrain);
-    say(`CPU per event stored and normalised: ${cpuPer(cpuWebhook, n1, 'event')}`);
-    say(`  Postgres by process: ${formatCpu(cpuWebhook.pgPorTipo)}`);
-    if (PERFIL) {
-      const { rows } = await admin.query<{ ms: number; calls: string; q: string }>(`
-        select round(total_exec_time::numeric, 1)::float8 as ms, calls::text, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) as q
-          from pg_stat_statements where query not like '%pg_stat_statements%' order by total_exec_time desc limit 15`);
-      say('  statements (pg_stat_statements, nested too), load and drain:');
-      for (const r of rows) say(`  ${r.ms.toFixed(1).padStart(9)} ms ${r.calls.padStart(7)} calls  ${r.q}`);
-    }
-    say(`reached partner_pedido within 5 s of recebido_em: ${share!.em5s}/${share!.total} = ${((100 * share!.em5s) / share!.total).toFixed(1)} %`);
-    say(`recebido_em -> order row: p50 ${Number(share!.p50).toFixed(0)} ms, p99 ${Number(share!.p99).toFixed(0)} ms, max ${Number(share!.max).toFixed(0)} ms`);
+    // 1 and 2, BENCH_RODADAS times alternated (a single 10-second ratio moves ±15 % between runs)
+    const rodadas: Array<{ eventos: number; tps: number; porCpu: number }> = [];
+    let ms: number[] = [];
+    let aceitosNasRodadas = 0;
+    for (let rodada = 1; rodada <= RODADAS; rodada++) {
+      // 1. throughput and time to the order table (a checkpoint first, as before pgbench: both start alike)
+      await admin.query('checkpoint');
+      if (PERFIL) await admin.query('create extension if not exists pg_stat_statements; select pg_stat_statements_reset()');
+      const commits = async () => Number((await admin.query<{ n: string }>(
+        'select xact_commit::text as n from pg_stat_database where datname = current_database()')).rows[0]!.n);
+      const commits0 = await commits();
+      const cpu1 = cpuStart(svc.child.pid!, postmaster);
+      const r1 = await load(svc.port, { seconds: SECONDS });
+      const cpuLoad = cpuTake(cpu1);
+      // (statistics reach pg_stat_database when a backend goes idle: read a moment later)
+      await new Promise((r) => setTimeout(r, 600));
+      const commitsLoad = (await commits()) - commits0;
+      const cpu2 = cpuStart(svc.child.pid!, postmaster);
+      say('');
+      say(RODADAS > 1 ? `## 1. Load (round ${rodada} of ${RODADAS})` : '## 1. Load');
+      say(`accepted (200): ${r1.accepted.length} in ${r1.seconds.toFixed(1)} s = ${(r1.accepted.length / r1.seconds).toFixed(0)} events/s`);
+      say(`refused: ${r1.refused}, failed connections: ${r1.failed}`);
+      say(`transactions committed in the database during the load: ${commitsLoad} (group-commit flushes, normalisation batches, jobs): ${(r1.accepted.length / Math.max(1, commitsLoad)).toFixed(1)} events per commit`);
+      ms = r1.accepted.map((a) => a.ms);
+      say(`answer latency: p50 ${pct(ms, 50).toFixed(1)} ms, p99 ${pct(ms, 99).toFixed(1)} ms, max ${pct(ms, 100).toFixed(1)} ms`);
+      const ids = r1.accepted.map((a) => a.id);
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from partner_webhook where id = any($1::uuid[]) and situacao = 'PENDENTE'`, [ids]);
+        if (rows[0]!.n === 0 || Date.now() > deadline) break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      const { rows: [share] } = await pool.query<{ total: number; em5s: number; p50: number; p99: number; max: number }>(`
+        select count(*)::int as total,
+               count(*) filter (where p.criado_em - w.recebido_em <= interval '5 seconds')::int as em5s,
+               percentile_cont(0.5) within group (order by extract(epoch from p.criado_em - w.recebido_em)) * 1000 as p50,
+               percentile_cont(0.99) within group (order by extract(epoch from p.criado_em - w.recebido_em)) * 1000 as p99,
+               max(extract(epoch from p.criado_em - w.recebido_em)) * 1000 as max
+          from partner_webhook w left join partner_pedido p on p.code = w.code
+         where w.id = any($1::uuid[])`, [ids]);
+      const cpuDrain = cpuTake(cpu2);
+      const n1 = r1.accepted.length;
+      say(`CPU during the load: ${cpuPer(cpuLoad, n1, 'event')} (${(cpuTotal(cpuLoad) / r1.seconds).toFixed(2)} of the machine's cores busy)`);
+      say(`CPU after it, until every event was normalised: ${cpuPer(cpuDrain, n1, 'event')}`);
+      const cpuWebhook = sumCpu(cpuLoad, cpuDrain);
+      say(`CPU per event stored and normalised: ${cpuPer(cpuWebhook, n1, 'event')}`);
+      say(`  Postgres by process: ${formatCpu(cpuWebhook.pgPorTipo)}`);
+      if (PERFIL) {
+        const { rows } = await admin.query<{ ms: number; calls: string; q: string }>(`
+          select round(total_exec_time::numeric, 1)::float8 as ms, calls::text, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) as q
+            from pg_stat_statements where query not like '%pg_stat_statements%' order by total_exec_time desc limit 15`);
+        say('  statements (pg_stat_statements, nested too), load and drain:');
+        for (const r of rows) say(`  ${r.ms.toFixed(1).padStart(9)} ms ${r.calls.padStart(7)} calls  ${r.q}`);
+      }
+      say(`reached partner_pedido within 5 s of recebido_em: ${share!.em5s}/${share!.total} = ${((100 * share!.em5s) / share!.total).toFixed(1)} %`);
+      say(`recebido_em -> order row: p50 ${Number(share!.p50).toFixed(0)} ms, p99 ${Number(share!.p99).toFixed(0)} ms, max ${Number(share!.max).toFixed(0)} ms`);
 
-    // 2. pgbench, same cluster, same run
-    const webhookRate = r1.accepted.length / r1.seconds;
-    await admin.query('checkpoint');
-    const cpu3 = cpuStart(svc.child.pid!, postmaster);
-    const pgb = await pgbench(server.port, dbName, Math.max(1, Math.round(r1.seconds)));
-    // pgbench's backends end with it: let the postmaster reap them, so that their CPU is counted
-    await new Promise((r) => setTimeout(r, 500));
-    const cpuPgbench = cpuTake(cpu3);
-    cpuPgbench.bench = pgb.cpu; // pgbench's own CPU, not this process' (idle meanwhile)
-    const tps = pgb.tps;
-    say('');
-    say(`## 2. pgbench: ${CONCURRENCY} clients, one durable 512-byte jsonb insert per transaction, ${Math.max(1, Math.round(r1.seconds))} s`);
-    say(`pgbench: ${tps.toFixed(0)} TPS (${pgb.transactions} transactions)`);
-    say(`CPU: ${cpuPer(cpuPgbench, pgb.transactions, 'transaction', 'pgbench')} (the service, idle, ${((cpuPgbench.service * 1e6) / Math.max(1, pgb.transactions)).toFixed(0)} µs)`);
-    say(`webhook / pgbench: ${(100 * webhookRate / tps).toFixed(1)} % (target >= 50 %); p99 ${pct(ms, 99).toFixed(1)} ms (target <= 50 ms)`);
-    const porEvento = cpuTotal(cpuWebhook) / Math.max(1, n1);
-    const porTx = (cpuPgbench.bench + cpuPgbench.postgres) / Math.max(1, pgb.transactions);
-    say(`by CPU (what the ratio tends to when the cores are the limit): pgbench ${(porTx * 1e6).toFixed(0)} µs per transaction / webhook ${(porEvento * 1e6).toFixed(0)} µs per event = ${(100 * porTx / porEvento).toFixed(1)} %`);
+      // 2. pgbench, same cluster, same run
+      const webhookRate = r1.accepted.length / r1.seconds;
+      await admin.query('checkpoint');
+      const cpu3 = cpuStart(svc.child.pid!, postmaster);
+      const pgb = await pgbench(server.port, dbName, Math.max(1, Math.round(r1.seconds)));
+      // pgbench's backends end with it: let the postmaster reap them, so that their CPU is counted
+      await new Promise((r) => setTimeout(r, 500));
+      const cpuPgbench = cpuTake(cpu3);
+      cpuPgbench.bench = pgb.cpu; // pgbench's own CPU, not this process' (idle meanwhile)
+      const tps = pgb.tps;
+      say('');
+      say(`## 2. pgbench${RODADAS > 1 ? ` (round ${rodada} of ${RODADAS})` : ''}: ${CONCURRENCY} clients, one durable 512-byte jsonb insert per transaction, ${Math.max(1, Math.round(r1.seconds))} s`);
+      say(`pgbench: ${tps.toFixed(0)} TPS (${pgb.transactions} transactions)`);
+      say(`CPU: ${cpuPer(cpuPgbench, pgb.transactions, 'transaction', 'pgbench')} (the service, idle, ${((cpuPgbench.service * 1e6) / Math.max(1, pgb.transactions)).toFixed(0)} µs)`);
+      say(`webhook / pgbench: ${(100 * webhookRate / tps).toFixed(1)} % (target >= 50 %); p99 ${pct(ms, 99).toFixed(1)} ms (target <= 50 ms)`);
+      const porEvento = cpuTotal(cpuWebhook) / Math.max(1, n1);
+      const porTx = (cpuPgbench.bench + cpuPgbench.postgres) / Math.max(1, pgb.transactions);
+      say(`by CPU (what the ratio tends to when the cores are the limit): pgbench ${(porTx * 1e6).toFixed(0)} µs per transaction / webhook ${(porEvento * 1e6).toFixed(0)} µs per event = ${(100 * porTx / porEvento).toFixed(1)} %`);
+      rodadas.push({ eventos: webhookRate, tps, porCpu: porTx / porEvento });
+      aceitosNasRodadas += r1.accepted.length;
+    }
+    if (RODADAS > 1) {
+      const med = (xs: number[]) => pct(xs, 50);
+      say('');
+      say(`## 1-2. ${RODADAS} rounds: webhook / pgbench ${rodadas.map((r) => `${(100 * r.eventos / r.tps).toFixed(1)} %`).join(', ')}`);
+      say(`median: ${med(rodadas.map((r) => r.eventos)).toFixed(0)} events/s, pgbench ${med(rodadas.map((r) => r.tps)).toFixed(0)} TPS, ratio ${med(rodadas.map((r) => 100 * r.eventos / r.tps)).toFixed(1)} % (target >= 50 %), by CPU ${med(rodadas.map((r) => 100 * r.porCpu)).toFixed(1)} %`);
+    }
 
     // 3. idle: one event at a time, from the request to the order row
     const idle: number[] = [];
@@ -259,7 +274,7 @@ async function main() {
     const missing = ids2.length - found!.n;
     say(`every 200 stored in partner_webhook: ${missing === 0 ? 'YES' : 'NO'} (${found!.n}/${ids2.length}, missing ${missing})`);
     const { rows: [all] } = await pool.query<{ n: number; pend: number }>(`select count(*)::int as n, count(*) filter (where situacao = 'PENDENTE')::int as pend from partner_webhook`);
-    say(`rows in partner_webhook: ${all!.n} (${all!.n - r1.accepted.length - ids2.length} stored whose answer never arrived), PENDENTE right after the kill: ${all!.pend}`);
+    say(`rows in partner_webhook: ${all!.n} (${all!.n - aceitosNasRodadas - IDLE_EVENTS - ids2.length} stored whose answer never arrived), PENDENTE right after the kill: ${all!.pend}`);
 
     // restart: the stored events are normalised by the new process
     const t0 = performance.now();
