@@ -18,7 +18,7 @@
  *     that every event that got a 200 is in partner_webhook; restarts the service and shows
  *     the stored events being normalised.
  * A size of 1 (or less) runs everything tiny, to prove the bench works.
- * Env: PARTNER_WEBHOOK_LOTE_* and DATABASE_POOL_MAX (passed to the service), BENCH_PERFIL=1 (pg_stat_statements: the costliest statements of the load and its drain), BENCH_RODADAS (1: parts 1 and 2 that many times, alternated, and their medians), BENCH_CONCURRENCY (32), BENCH_KILL_AFTER_MS (3000, tiny: 500), BENCH_KILL (0 skips part 4), BENCH_IDLE_EVENTS (20, tiny: 3), LOG_LEVEL (warn).
+ * Env: PARTNER_WEBHOOK_LOTE_* and DATABASE_POOL_MAX (passed to the service), BENCH_PERFIL=1 (pg_stat_statements: the costliest statements of the load and its drain), BENCH_RODADAS (1: parts 1 and 2 that many times, alternated, and their medians), BENCH_ESPERAS=1 (what the database's backends wait on during the load, sampled), BENCH_CONCURRENCY (32), BENCH_KILL_AFTER_MS (3000, tiny: 500), BENCH_KILL (0 skips part 4), BENCH_IDLE_EVENTS (20, tiny: 3), LOG_LEVEL (warn).
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +37,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const KILL_AFTER_MS = Number(process.env.BENCH_KILL_AFTER_MS ?? (TINY ? 500 : 3000));
 const IDLE_EVENTS = Number(process.env.BENCH_IDLE_EVENTS ?? (TINY ? 3 : 20));
 const PERFIL = process.env.BENCH_PERFIL === '1';
+const ESPERAS = process.env.BENCH_ESPERAS === '1';
 const RODADAS = Math.max(1, Number(process.env.BENCH_RODADAS ?? 1));
 const SPOOL_DIR = mkdtempSync(join(tmpdir(), 'bench-webhook-spool-'));
 const say = (s: string) => process.stdout.write(`${s}\n`);
@@ -130,6 +131,32 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
+/** Samples what this database's other backends wait on (BENCH_ESPERAS=1), until parar(). */
+function amostrarEsperas(url: string): { parar: () => Promise<{ vezes: number; ativos: number; esperas: Map<string, number> }> } {
+  const c = new pg.Client({ connectionString: url });
+  let ativo = true;
+  let vezes = 0;
+  let ativos = 0;
+  const esperas = new Map<string, number>();
+  const laco = (async () => {
+    await c.connect();
+    while (ativo) {
+      const { rows } = await c.query<{ w: string | null; n: number }>(`
+        select case when wait_event is null then null else wait_event_type || ':' || wait_event end as w, count(*)::int as n
+          from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state = 'active' group by 1`);
+      vezes += 1;
+      for (const r of rows) {
+        ativos += r.n;
+        const k = r.w ?? '(running on a CPU or waiting for one)';
+        esperas.set(k, (esperas.get(k) ?? 0) + r.n);
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await c.end();
+  })();
+  return { parar: async () => { ativo = false; await laco; return { vezes, ativos: ativos / Math.max(1, vezes), esperas }; } };
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'bench-webhook-'));
   const dbName = 'bench_webhook';
@@ -158,8 +185,14 @@ async function main() {
         'select xact_commit::text as n from pg_stat_database where datname = current_database()')).rows[0]!.n);
       const commits0 = await commits();
       const cpu1 = cpuStart(svc.child.pid!, postmaster);
+      const esperas = ESPERAS ? amostrarEsperas(url) : null;
+      const wal = async () => (await admin.query<{ rec: string; fpi: string; bytes: string; syncs: string }>(
+        'select wal_records::text as rec, wal_fpi::text as fpi, wal_bytes::text as bytes, wal_sync::text as syncs from pg_stat_wal')).rows[0]!;
+      const wal0 = ESPERAS ? await wal() : null;
       const r1 = await load(svc.port, { seconds: SECONDS });
       const cpuLoad = cpuTake(cpu1);
+      const amostras = await esperas?.parar();
+      const wal1 = ESPERAS ? await wal() : null;
       // (statistics reach pg_stat_database when a backend goes idle: read a moment later)
       await new Promise((r) => setTimeout(r, 600));
       const commitsLoad = (await commits()) - commits0;
@@ -170,6 +203,12 @@ async function main() {
       say(`refused: ${r1.refused}, failed connections: ${r1.failed}`);
       say(`transactions committed in the database during the load: ${commitsLoad} (group-commit flushes, normalisation batches, jobs): ${(r1.accepted.length / Math.max(1, commitsLoad)).toFixed(1)} events per commit`);
       ms = r1.accepted.map((a) => a.ms);
+      if (amostras) {
+        say(`backends of this database during the load (pg_stat_activity every 5 ms, ${amostras.vezes} samples): ${amostras.ativos.toFixed(2)} active on average, of which waiting:`);
+        for (const [k, n] of [...amostras.esperas].sort((a, b) => b[1] - a[1]).slice(0, 10)) say(`  ${(n / amostras.vezes).toFixed(3).padStart(7)}  ${k}`);
+        const d = (k: 'rec' | 'fpi' | 'bytes' | 'syncs') => Number(wal1![k]) - Number(wal0![k]);
+        say(`WAL during the load: ${(d('bytes') / 1e6).toFixed(1)} MB = ${(d('bytes') / Math.max(1, r1.accepted.length)).toFixed(0)} bytes per event, ${(d('rec') / Math.max(1, r1.accepted.length)).toFixed(1)} records and ${(d('fpi') / Math.max(1, r1.accepted.length)).toFixed(2)} full-page images per event, ${d('syncs')} syncs`);
+      }
       say(`answer latency: p50 ${pct(ms, 50).toFixed(1)} ms, p99 ${pct(ms, 99).toFixed(1)} ms, max ${pct(ms, 100).toFixed(1)} ms`);
       const ids = r1.accepted.map((a) => a.id);
       const deadline = Date.now() + 120_000;
