@@ -175,7 +175,6 @@ async function main() {
 
     // 1 and 2, BENCH_RODADAS times alternated (a single 10-second ratio moves ±15 % between runs)
     const rodadas: Array<{ eventos: number; tps: number; porCpu: number }> = [];
-    let ms: number[] = [];
     let aceitosNasRodadas = 0;
     for (let rodada = 1; rodada <= RODADAS; rodada++) {
       // 1. throughput and time to the order table (a checkpoint first, as before pgbench: both start alike)
@@ -186,15 +185,18 @@ async function main() {
       const commits0 = await commits();
       const cpu1 = cpuStart(svc.child.pid!, postmaster);
       const esperas = ESPERAS ? amostrarEsperas(url) : null;
+      // bytes from the WAL position (exact); records, full-page images and syncs from pg_stat_wal, which
+      // backends report at most once a second: read, like the commits, a moment after the load
       const wal = async () => (await admin.query<{ rec: string; fpi: string; bytes: string; syncs: string }>(
-        'select wal_records::text as rec, wal_fpi::text as fpi, wal_bytes::text as bytes, wal_sync::text as syncs from pg_stat_wal')).rows[0]!;
+        `select wal_records::text as rec, wal_fpi::text as fpi, (pg_current_wal_lsn() - '0/0')::text as bytes, wal_sync::text as syncs from pg_stat_wal`)).rows[0]!;
       const wal0 = ESPERAS ? await wal() : null;
       const r1 = await load(svc.port, { seconds: SECONDS });
       const cpuLoad = cpuTake(cpu1);
       const amostras = await esperas?.parar();
-      const wal1 = ESPERAS ? await wal() : null;
+      const walFim = ESPERAS ? (await wal()).bytes : null;
       // (statistics reach pg_stat_database when a backend goes idle: read a moment later)
-      await new Promise((r) => setTimeout(r, 600));
+      await new Promise((r) => setTimeout(r, 1100));
+      const wal1 = ESPERAS ? { ...(await wal()), bytes: walFim! } : null;
       const commitsLoad = (await commits()) - commits0;
       const cpu2 = cpuStart(svc.child.pid!, postmaster);
       say('');
@@ -202,12 +204,12 @@ async function main() {
       say(`accepted (200): ${r1.accepted.length} in ${r1.seconds.toFixed(1)} s = ${(r1.accepted.length / r1.seconds).toFixed(0)} events/s`);
       say(`refused: ${r1.refused}, failed connections: ${r1.failed}`);
       say(`transactions committed in the database during the load: ${commitsLoad} (group-commit flushes, normalisation batches, jobs): ${(r1.accepted.length / Math.max(1, commitsLoad)).toFixed(1)} events per commit`);
-      ms = r1.accepted.map((a) => a.ms);
+      const ms = r1.accepted.map((a) => a.ms);
       if (amostras) {
         say(`backends of this database during the load (pg_stat_activity every 5 ms, ${amostras.vezes} samples): ${amostras.ativos.toFixed(2)} active on average, of which waiting:`);
         for (const [k, n] of [...amostras.esperas].sort((a, b) => b[1] - a[1]).slice(0, 10)) say(`  ${(n / amostras.vezes).toFixed(3).padStart(7)}  ${k}`);
         const d = (k: 'rec' | 'fpi' | 'bytes' | 'syncs') => Number(wal1![k]) - Number(wal0![k]);
-        say(`WAL during the load: ${(d('bytes') / 1e6).toFixed(1)} MB = ${(d('bytes') / Math.max(1, r1.accepted.length)).toFixed(0)} bytes per event, ${(d('rec') / Math.max(1, r1.accepted.length)).toFixed(1)} records and ${(d('fpi') / Math.max(1, r1.accepted.length)).toFixed(2)} full-page images per event, ${d('syncs')} syncs`);
+        say(`WAL during the load: ${(d('bytes') / 1e6).toFixed(1)} MB = ${(d('bytes') / Math.max(1, r1.accepted.length)).toFixed(0)} bytes per event, ${(d('rec') / Math.max(1, r1.accepted.length)).toFixed(1)} records and ${(d('fpi') / Math.max(1, r1.accepted.length)).toFixed(2)} full-page images per event, ${d('syncs')} syncs (records, images and syncs: pg_stat_wal, which backends report at most once a second — approximate)`);
       }
       say(`answer latency: p50 ${pct(ms, 50).toFixed(1)} ms, p99 ${pct(ms, 99).toFixed(1)} ms, max ${pct(ms, 100).toFixed(1)} ms`);
       const ids = r1.accepted.map((a) => a.id);
