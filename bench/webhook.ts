@@ -1,4 +1,4 @@
-// @bench-tiny BENCH_SECONDS=1 BENCH_CONCURRENCY=4 BENCH_KILL_AFTER_MS=500
+// @bench-tiny BENCH_SECONDS=1 BENCH_CONCURRENCY=4 BENCH_KILL_AFTER_MS=500 BENCH_RODADAS=2 BENCH_ESPERAS=1 BENCH_PERFIL=1
 // @bench-prints every 200 stored in partner_webhook: YES
 /**
  * Benchmark of POST /webhook/partner: `npm run bench -- webhook [seconds]` (default 10)
@@ -138,6 +138,7 @@ function amostrarEsperas(url: string): { parar: () => Promise<{ vezes: number; a
   let vezes = 0;
   let ativos = 0;
   const esperas = new Map<string, number>();
+  let falha: unknown = null;
   const laco = (async () => {
     await c.connect();
     while (ativo) {
@@ -153,8 +154,15 @@ function amostrarEsperas(url: string): { parar: () => Promise<{ vezes: number; a
       await new Promise((r) => setTimeout(r, 5));
     }
     await c.end();
-  })();
-  return { parar: async () => { ativo = false; await laco; return { vezes, ativos: ativos / Math.max(1, vezes), esperas }; } };
+  })().catch((err: unknown) => { falha = err; }); // reported by parar(), never an unhandled rejection during the load
+  return {
+    parar: async () => {
+      ativo = false;
+      await laco;
+      if (falha) throw falha;
+      return { vezes, ativos: ativos / Math.max(1, vezes), esperas };
+    },
+  };
 }
 
 async function main() {
