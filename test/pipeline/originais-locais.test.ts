@@ -150,6 +150,26 @@ describe('upload and processing with the local store (OBJSTORE)', () => {
     }
   });
 
+  it(`a batch of more than ${MAX_ARQUIVOS} entries keeps its first ${MAX_ARQUIVOS} during the request; the others are removed at once (downloaded by their processing)`, async () => {
+    const dir = novoDir('bi-orig-');
+    const p = await startPipeline(db, { env: s3env(dir), autostart: false });
+    try {
+      const livros = await Promise.all(Array.from({ length: MAX_ARQUIVOS + 2 }, (_, i) => buildRelatorio18({ rows: 3 + i })));
+      const res = await p.upload('muitos.zip', makeZip(livros.map((data, i) => ({ name: `l${i}.xlsx`, data }))));
+      expect(res.statusCode).toBe(202);
+      expect(res.json().itens.every((i: { status: string }) => i.status === 'ENFILEIRADO')).toBe(true);
+      // the first entries, not the newest ones the store's own pruning would leave
+      expect(readdirSync(dir).sort()).toEqual(livros.slice(0, MAX_ARQUIVOS).map((b) => `${sha(b)}-${b.length}`).sort());
+      for (const run of p.runners) await run.start(null);
+      await p.drain();
+      const { rows } = await db.pool.query(`select count(*) filter (where status = 'SUCESSO')::int as ok, count(*)::int as n from xls_processamento where arquivo like 'l%.xlsx'`);
+      expect(rows[0]).toEqual({ ok: MAX_ARQUIVOS + 2, n: MAX_ARQUIVOS + 2 });
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      await p.close();
+    }
+  });
+
   it('"off": nothing is kept, the processing downloads (and fails transiently when the object is gone)', async () => {
     const p = await startPipeline(db, { env: s3env('off'), autostart: false });
     try {
