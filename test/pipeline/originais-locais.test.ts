@@ -154,15 +154,18 @@ describe('upload and processing with the local store (OBJSTORE)', () => {
     const dir = novoDir('bi-orig-');
     const p = await startPipeline(db, { env: s3env(dir), autostart: false });
     try {
-      const livros = await Promise.all(Array.from({ length: MAX_ARQUIVOS + 2 }, (_, i) => buildRelatorio18({ rows: 3 + i })));
+      // row counts no other test of this file uses (the same bytes would be DUPLICADO)
+      const livros = await Promise.all(Array.from({ length: MAX_ARQUIVOS + 2 }, (_, i) => buildRelatorio18({ rows: 20 + i })));
       const res = await p.upload('muitos.zip', makeZip(livros.map((data, i) => ({ name: `l${i}.xlsx`, data }))));
       expect(res.statusCode).toBe(202);
-      expect(res.json().itens.every((i: { status: string }) => i.status === 'ENFILEIRADO')).toBe(true);
+      const itens = res.json().itens as Array<{ status: string; processamentoId: string }>;
+      expect(itens.every((i) => i.status === 'ENFILEIRADO')).toBe(true);
       // the first entries, not the newest ones the store's own pruning would leave
       expect(readdirSync(dir).sort()).toEqual(livros.slice(0, MAX_ARQUIVOS).map((b) => `${sha(b)}-${b.length}`).sort());
       for (const run of p.runners) await run.start(null);
       await p.drain();
-      const { rows } = await db.pool.query(`select count(*) filter (where status = 'SUCESSO')::int as ok, count(*)::int as n from xls_processamento where arquivo like 'l%.xlsx'`);
+      const { rows } = await db.pool.query(`select count(*) filter (where status = 'SUCESSO')::int as ok, count(*)::int as n from xls_processamento where id = any($1::uuid[])`,
+        [itens.map((i) => i.processamentoId)]);
       expect(rows[0]).toEqual({ ok: MAX_ARQUIVOS + 2, n: MAX_ARQUIVOS + 2 });
       expect(readdirSync(dir)).toEqual([]);
     } finally {
@@ -215,6 +218,47 @@ describe('upload and processing with the local store (OBJSTORE)', () => {
       expect(await real.exists(puts[0]!)).toBe(false);
       expect((await db.pool.query('select count(*)::int n from xls_processamento')).rows[0].n).toBe(antes);
       expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      await p.close();
+      real.destroy();
+    }
+  });
+
+  it.each([
+    ['the removal of its object fails', 'remove'],
+    ['the store refuses the object itself', 'put'],
+  ] as const)('a refused loose xlsx is still a 400 with its reason, no row, when %s at that moment', async (_caso, falha) => {
+    const dir = novoDir('bi-orig-');
+    const real = createObjectStore({ endpoint: s3.endpoint, region: 'us-east-1', bucket: s3.bucket, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, forcePathStyle: true });
+    const tentativas: string[] = [];
+    const spy: ObjectStore = { ...real, bucket: real.bucket,
+      put: async (key, body, len, ct) => {
+        tentativas.push(`put ${key}`);
+        if (falha === 'put') throw new Error('object store: 503 SlowDown');
+        return real.put(key, body, len, ct);
+      },
+      remove: async (key) => {
+        tentativas.push(`remove ${key}`);
+        throw new Error('object store: conexão recusada');
+      } };
+    const p = await startPipeline(db, { env: s3env(dir), objstore: spy, autostart: false });
+    try {
+      const antes = (await db.pool.query('select count(*)::int n from xls_processamento')).rows[0].n;
+      const xlsx = makeZip([
+        { name: '[Content_Types].xml', data: '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>' },
+        { name: 'xl/workbook.xml', data: '<workbook/>'.repeat(2000), crc: 12345 },
+      ]);
+      const res = await p.upload('corrompida.xlsx', xlsx, XLSX);
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toMatch(/problem\+json/);
+      expect(res.json().detail).toBe("a entrada 'xl/workbook.xml' está corrompida (CRC não confere)");
+      const chave = tentativas[0]!.slice('put '.length);
+      // removal tried only for an object the store took; when it failed, the orphan stays (the same bytes' key)
+      expect(tentativas).toEqual(falha === 'remove' ? [`put ${chave}`, `remove ${chave}`] : [`put ${chave}`]);
+      expect(await real.exists(chave)).toBe(falha === 'remove');
+      expect((await db.pool.query('select count(*)::int n from xls_processamento')).rows[0].n).toBe(antes);
+      expect(readdirSync(dir)).toEqual([]);
+      if (falha === 'remove') await real.remove(chave);
     } finally {
       await p.close();
       real.destroy();
