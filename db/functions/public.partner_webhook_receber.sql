@@ -4,7 +4,7 @@ CREATE OR REPLACE FUNCTION public.partner_webhook_receber(p_corpo bytea, p_conte
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
   select l.id
-    from public.partner_webhook_receber_lote(array[gen_random_uuid()], array[p_corpo], array[p_content_type],
+    from public.partner_webhook_receber_lote(array[app.uuid_v7()], array[p_corpo], array[p_content_type],
                                              array[p_ip], array[p_user_agent]) l;
 $function$
 ;

@@ -11,7 +11,7 @@ declare
   v_checksum text := lower(btrim(p_checksum));
   v_arquivo text := nullif(btrim(p_arquivo), '');
   v_agora timestamptz := now();
-  v_id uuid := gen_random_uuid();
+  v_id uuid := app.uuid_v7();
   v_existente record;
   v_status text;
   v_motivo text;

@@ -190,8 +190,60 @@ describe('conventions', () => {
       from pg_proc p join pg_namespace n on n.oid = p.pronamespace
       left join pg_depend d on d.objid = p.oid and d.deptype = 'e'
       where n.nspname in ('public', 'app') and d.objid is null`);
-    expect(rows.filter((r) => !r.pinned).map((r) => r.fn)).toEqual([]);
+    // the one exception: app.uuid_v7(), inlined into the column defaults (a SET clause would
+    // forbid that); every name in it is schema-qualified, and the next test checks it is inlined
+    expect(rows.filter((r) => !r.pinned).map((r) => r.fn)).toEqual(['app.uuid_v7()']);
     expect(rows.filter((r) => !r.commented).map((r) => r.fn)).toEqual([]);
+  });
+
+  it('app.uuid_v7() is inlined, names nothing through search_path, and gives version-7 ids in time order', async () => {
+    // inlined: the plan computes the expression itself, no call of the function is left
+    const plan = (await db.pool.query('explain (verbose, costs off) select app.uuid_v7()')).rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(plan).not.toContain('uuid_v7');
+    expect(plan).toContain('gen_random_uuid');
+    // a schema first in search_path with functions of the same names changes nothing
+    await db.pool.query('create schema t_sombra');
+    try {
+      await db.pool.query(`create function t_sombra.gen_random_uuid() returns uuid language sql as $$ select '00000000-0000-4000-8000-000000000000'::uuid $$`);
+      await db.pool.query(`create function t_sombra.clock_timestamp() returns timestamptz language sql as $$ select timestamptz '2000-01-01' $$`);
+      const c = await db.pool.connect();
+      try {
+        await c.query('set search_path = t_sombra, pg_catalog, public');
+        const { rows } = await c.query(`select app.uuid_v7()::text id`);
+        expect(rows[0].id).not.toMatch(/^0{8}/);
+        expect(Math.abs(parseInt(rows[0].id.replace(/-/g, '').slice(0, 12), 16) - Date.now())).toBeLessThan(60_000);
+      } finally {
+        c.release();
+      }
+    } finally {
+      await db.pool.query('drop schema t_sombra cascade');
+    }
+    // version 7, RFC variant, the first 48 bits the clock in ms; ids of later milliseconds are greater
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push((await db.pool.query('select app.uuid_v7()::text id')).rows[0].id);
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    const antes = Date.now() - 60_000;
+    for (const id of ids) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const ms = parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+      expect(ms).toBeGreaterThan(antes);
+      expect(ms).toBeLessThanOrEqual(Date.now());
+    }
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('every generated uuid primary key defaults to app.uuid_v7()', async () => {
+    const { rows } = await db.pool.query(`select c.oid::regclass::text tabela, pg_get_expr(d.adbin, d.adrelid) padrao
+      from pg_constraint k join pg_class c on c.oid = k.conrelid
+      join pg_attribute a on a.attrelid = c.oid and a.attnum = k.conkey[1] and a.atttypid = 'uuid'::regtype
+      join pg_attrdef d on d.adrelid = c.oid and d.adnum = a.attnum
+      where k.contype = 'p' and cardinality(k.conkey) = 1 and c.relnamespace in ('public'::regnamespace, 'app'::regnamespace)
+      order by 1`);
+    expect(rows.length).toBeGreaterThan(20);
+    expect(rows.filter((r) => r.padrao !== 'app.uuid_v7()')).toEqual([]);
   });
 
   it('no function of public or app is executable by PUBLIC, nor one created later; the sync read role runs none', async () => {

@@ -10,7 +10,7 @@ afterAll(async () => { await db?.drop(); });
 const BI = ['bi_filial', 'bi_vendedor', 'bi_cliente', 'bi_produto', 'bi_veiculo', 'bi_faturamento', 'bi_movimento', 'bi_meta'];
 
 describe('the bi_* tables of RELATORIO18 and META', () => {
-  it('id uuid default gen_random_uuid(), atualizado_em kept by the touch trigger, bounded strings, a comment', async () => {
+  it('id uuid default app.uuid_v7(), atualizado_em kept by the touch trigger, bounded strings, a comment', async () => {
     const { rows } = await db.pool.query(`select c.relname,
         (select pg_get_expr(d.adbin, d.adrelid) from pg_attrdef d join pg_attribute a on a.attrelid = d.adrelid and a.attnum = d.adnum
           where d.adrelid = c.oid and a.attname = 'id') id_default,
@@ -23,7 +23,7 @@ describe('the bi_* tables of RELATORIO18 and META', () => {
       from pg_class c where c.relnamespace = 'public'::regnamespace and c.relname = any($1) order by c.relname`, [BI]);
     expect(rows).toHaveLength(BI.length);
     for (const r of rows) {
-      expect(r, r.relname).toMatchObject({ id_default: 'gen_random_uuid()', atualizado: true, touch: true, unbounded: null, commented: true, sync_reads: true });
+      expect(r, r.relname).toMatchObject({ id_default: 'app.uuid_v7()', atualizado: true, touch: true, unbounded: null, commented: true, sync_reads: true });
     }
   });
 

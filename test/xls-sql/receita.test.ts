@@ -28,7 +28,7 @@ export const DEPOSITO: TypeSpec = {
 /** The recipe's migration for the type TESTE_DEPOSITO: its table (step 3) and its description rows (steps 1 and 4). */
 export const RECEITA = `
 create table public.bi_deposito (
-  id uuid primary key default gen_random_uuid(),
+  id uuid primary key default app.uuid_v7(),
   codigo varchar(8) not null unique,
   nome varchar(12),
   filial varchar(20) not null,

@@ -50,7 +50,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_centro_custo.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
     }
@@ -76,7 +76,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_centro_custo.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
     }
@@ -102,7 +102,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_centro_custo.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
     }
@@ -128,7 +128,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_centro_custo.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
     }
@@ -154,7 +154,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_centro_custo.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
     }
@@ -201,7 +201,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_cliente.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -253,7 +253,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_cliente.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -305,7 +305,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_cliente.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -357,7 +357,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_cliente.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -409,7 +409,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_cliente.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -472,7 +472,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_compra.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -528,7 +528,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_compra.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -584,7 +584,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_compra.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -640,7 +640,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_compra.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -696,7 +696,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_compra.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -759,7 +759,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_configuracao.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -803,7 +803,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_configuracao.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -847,7 +847,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_configuracao.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -891,7 +891,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_configuracao.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -935,7 +935,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_configuracao.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -986,7 +986,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_cota_fornecedor.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -1030,7 +1030,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_cota_fornecedor.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -1074,7 +1074,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_cota_fornecedor.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -1118,7 +1118,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_cota_fornecedor.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -1162,7 +1162,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_cota_fornecedor.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -1231,7 +1231,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_faturamento.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -1319,7 +1319,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_faturamento.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -1407,7 +1407,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_faturamento.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -1495,7 +1495,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_faturamento.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -1583,7 +1583,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_faturamento.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -1672,7 +1672,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_filial.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -1704,7 +1704,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_filial.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -1736,7 +1736,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_filial.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -1768,7 +1768,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_filial.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -1800,7 +1800,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_filial.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -1845,7 +1845,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_fornecedor.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -1871,7 +1871,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_fornecedor.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -1897,7 +1897,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_fornecedor.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -1923,7 +1923,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_fornecedor.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -1949,7 +1949,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_fornecedor.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -2000,7 +2000,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_margem_consolidada.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -2062,7 +2062,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_margem_consolidada.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -2124,7 +2124,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_margem_consolidada.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -2186,7 +2186,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_margem_consolidada.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -2248,7 +2248,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_margem_consolidada.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -2329,7 +2329,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_margem_dia.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -2405,7 +2405,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_margem_dia.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -2481,7 +2481,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_margem_dia.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -2557,7 +2557,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_margem_dia.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -2633,7 +2633,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_margem_dia.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -2704,7 +2704,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_meta.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -2748,7 +2748,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_meta.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -2792,7 +2792,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_meta.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -2836,7 +2836,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_meta.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -2880,7 +2880,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_meta.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -2943,7 +2943,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_meta_carteira.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -2981,7 +2981,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_meta_carteira.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -3019,7 +3019,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_meta_carteira.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -3057,7 +3057,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_meta_carteira.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -3095,7 +3095,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_meta_carteira.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -3176,7 +3176,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_movimento.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -3244,7 +3244,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_movimento.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -3312,7 +3312,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_movimento.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -3380,7 +3380,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_movimento.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -3448,7 +3448,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_movimento.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -3519,7 +3519,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_posto.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -3595,7 +3595,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_posto.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -3671,7 +3671,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_posto.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -3747,7 +3747,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_posto.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -3823,7 +3823,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_posto.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -3892,7 +3892,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_produto.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
     }
@@ -3918,7 +3918,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_produto.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
     }
@@ -3944,7 +3944,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_produto.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
     }
@@ -3970,7 +3970,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_produto.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
     }
@@ -3996,7 +3996,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_produto.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
     }
@@ -4055,7 +4055,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_titulo.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -4145,7 +4145,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_titulo.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -4235,7 +4235,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_titulo.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -4325,7 +4325,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_titulo.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -4415,7 +4415,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_titulo.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -4498,7 +4498,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_trr.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -4554,7 +4554,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_trr.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -4610,7 +4610,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_trr.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -4666,7 +4666,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_trr.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -4722,7 +4722,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_trr.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -4795,7 +4795,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_veiculo.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -4837,7 +4837,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_veiculo.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -4879,7 +4879,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_veiculo.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -4921,7 +4921,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_veiculo.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -4963,7 +4963,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_veiculo.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -5014,7 +5014,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_vendedor.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -5046,7 +5046,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_vendedor.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -5078,7 +5078,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_vendedor.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -5110,7 +5110,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_vendedor.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -5142,7 +5142,7 @@ declare module 'zapatos/schema' {
       /**
       * **bi_vendedor.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -5193,7 +5193,7 @@ declare module 'zapatos/schema' {
       /**
       * **destinatario.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -5231,7 +5231,7 @@ declare module 'zapatos/schema' {
       /**
       * **destinatario.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -5269,7 +5269,7 @@ declare module 'zapatos/schema' {
       /**
       * **destinatario.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -5307,7 +5307,7 @@ declare module 'zapatos/schema' {
       /**
       * **destinatario.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -5345,7 +5345,7 @@ declare module 'zapatos/schema' {
       /**
       * **destinatario.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -7858,7 +7858,7 @@ declare module 'zapatos/schema' {
       /**
       * **partner_pedido.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -7990,7 +7990,7 @@ declare module 'zapatos/schema' {
       /**
       * **partner_pedido.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -8122,7 +8122,7 @@ declare module 'zapatos/schema' {
       /**
       * **partner_pedido.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -8254,7 +8254,7 @@ declare module 'zapatos/schema' {
       /**
       * **partner_pedido.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -8386,7 +8386,7 @@ declare module 'zapatos/schema' {
       /**
       * **partner_pedido.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -9215,7 +9215,7 @@ declare module 'zapatos/schema' {
       /**
       * **partner_webhook.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -9315,7 +9315,7 @@ declare module 'zapatos/schema' {
       /**
       * **partner_webhook.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -9415,7 +9415,7 @@ declare module 'zapatos/schema' {
       /**
       * **partner_webhook.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -9515,7 +9515,7 @@ declare module 'zapatos/schema' {
       /**
       * **partner_webhook.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -9615,7 +9615,7 @@ declare module 'zapatos/schema' {
       /**
       * **partner_webhook.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -10212,7 +10212,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_conjunto.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -10270,7 +10270,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_conjunto.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -10328,7 +10328,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_conjunto.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -10386,7 +10386,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_conjunto.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -10444,7 +10444,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_conjunto.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -11133,7 +11133,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_processamento.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -11441,7 +11441,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_processamento.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -11749,7 +11749,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_processamento.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -12057,7 +12057,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_processamento.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -12365,7 +12365,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_processamento.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -12709,7 +12709,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_resetar_replicator.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -12811,7 +12811,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_resetar_replicator.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -12913,7 +12913,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_resetar_replicator.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -13015,7 +13015,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_resetar_replicator.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -13117,7 +13117,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_resetar_replicator.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -13479,7 +13479,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_upload_recusa.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -13557,7 +13557,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_upload_recusa.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id: string;
       /**
@@ -13635,7 +13635,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_upload_recusa.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
@@ -13713,7 +13713,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_upload_recusa.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
       /**
@@ -13791,7 +13791,7 @@ declare module 'zapatos/schema' {
       /**
       * **xls_upload_recusa.id**
       * - `uuid` in database
-      * - `NOT NULL`, default: `gen_random_uuid()`
+      * - `NOT NULL`, default: `app.uuid_v7()`
       */
       id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
       /**
@@ -16109,7 +16109,7 @@ declare module 'zapatos/schema' {
         /**
         * **app.sessao.id**
         * - `uuid` in database
-        * - `NOT NULL`, default: `gen_random_uuid()`
+        * - `NOT NULL`, default: `app.uuid_v7()`
         */
         id: string;
         /**
@@ -16177,7 +16177,7 @@ declare module 'zapatos/schema' {
         /**
         * **app.sessao.id**
         * - `uuid` in database
-        * - `NOT NULL`, default: `gen_random_uuid()`
+        * - `NOT NULL`, default: `app.uuid_v7()`
         */
         id: string;
         /**
@@ -16245,7 +16245,7 @@ declare module 'zapatos/schema' {
         /**
         * **app.sessao.id**
         * - `uuid` in database
-        * - `NOT NULL`, default: `gen_random_uuid()`
+        * - `NOT NULL`, default: `app.uuid_v7()`
         */
         id?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
         /**
@@ -16313,7 +16313,7 @@ declare module 'zapatos/schema' {
         /**
         * **app.sessao.id**
         * - `uuid` in database
-        * - `NOT NULL`, default: `gen_random_uuid()`
+        * - `NOT NULL`, default: `app.uuid_v7()`
         */
         id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
         /**
@@ -16381,7 +16381,7 @@ declare module 'zapatos/schema' {
         /**
         * **app.sessao.id**
         * - `uuid` in database
-        * - `NOT NULL`, default: `gen_random_uuid()`
+        * - `NOT NULL`, default: `app.uuid_v7()`
         */
         id?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
         /**
