@@ -1072,6 +1072,9 @@ declare
   v_tempos jsonb[];
   v_lidos app.partner_pedido_lido[];
   v_res text[];
+  v_de_pedido boolean[];
+  v_erro_pedido text[];
+  v_res_evento text[];
   v_revisar integer;
 begin
   if coalesce(cardinality(p_ids), 0) = 0 then
@@ -1114,11 +1117,22 @@ begin
   -- 3. every row as it must become, by one UPDATE: a body that is not JSON keeps what the row
   -- had (a reprocessed event), one that is not an object gets its payload, an unknown event its
   -- code and event (cut to 100), an unreadable order (PW422's message) or a result
+  -- what step 2 said of each event, by the event's position (v_pos[i] is the position of the
+  -- i-th order event): placed by a loop and zipped by unnest() below, not joined — a join of two
+  -- unnest()s is planned from a guess of 10 rows each and may become a nested loop that reads the
+  -- orders again for every event (quadratic: 11 ms instead of 0.3 for a batch of 200)
+  v_de_pedido := array_fill(false, array[cardinality(p_ids)]);
+  v_erro_pedido := array_fill(null::text, array[cardinality(p_ids)]);
+  v_res_evento := array_fill(null::text, array[cardinality(p_ids)]);
+  for i in 1 .. coalesce(cardinality(v_pos), 0) loop
+    v_de_pedido[v_pos[i]] := true;
+    v_erro_pedido[v_pos[i]] := (v_lidos[i]).erro;
+    v_res_evento[v_pos[i]] := v_res[i];
+  end loop;
   with x as (
-    select u.id, u.j, u.erro, jsonb_typeof(u.j) as tipo, u.j ->> 'event' as ev, o.n is not null as de_pedido, o.erro_pedido, o.res
-      from unnest(p_ids, v_json, coalesce(v_erro, array_fill(null::text, array[cardinality(p_ids)]))) with ordinality u(id, j, erro, n)
-      left join (select v_pos[l.ordinality] as n, l.erro as erro_pedido, v_res[l.ordinality] as res
-                   from unnest(v_lidos) with ordinality l) o on o.n = u.n
+    select u.id, u.j, u.erro, jsonb_typeof(u.j) as tipo, u.j ->> 'event' as ev, u.de_pedido, u.erro_pedido, u.res
+      from unnest(p_ids, v_json, coalesce(v_erro, array_fill(null::text, array[cardinality(p_ids)])), v_de_pedido, v_erro_pedido, v_res_evento)
+             u(id, j, erro, de_pedido, erro_pedido, res)
   ), y as (
     select x.*, case
         when x.j is null then 'json_invalido'

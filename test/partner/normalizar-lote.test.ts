@@ -202,4 +202,46 @@ describe('partner_webhook_normalizar_lote: the batch as sets, the same as one ev
     expect(depois.pedidos).toEqual(referencia.pedidos);
     expect(depois.transicoes).toEqual(referencia.transicoes);
   });
+
+  it('a batch writes its events back reading each once: no plan joins the orders to every event (a quadratic nested loop)', async () => {
+    // the statistics that once gave the final UPDATE a nested loop over the orders read for each
+    // event (200 × 200 for a batch of 200): a history of normalised events, a backlog of 400
+    await q('truncate partner_webhook, partner_pedido cascade');
+    await q(`insert into partner_webhook (recebido_em, corpo, situacao, resultado, processado_em)
+      select timestamptz '2026-01-01' + g * interval '1 ms', convert_to('{}', 'UTF8'), 'NORMALIZADO', 'criado', now() from generate_series(1, 10000) g`);
+    const corpos = Array.from({ length: 400 }, (_, i) => Buffer.from(ev(`Q-${i}`, 'order.created', 'waiting_payment', T(10))));
+    const base = Date.parse('2026-11-24T10:00:00Z');
+    await q(`select count(*) from partner_webhook_receber_lote($1::uuid[], $2::bytea[], null, null, null, $3::timestamptz[])`,
+      [corpos.map(() => randomUUID()), corpos, corpos.map((_, i) => new Date(base + i).toISOString())]);
+    await q('vacuum analyze partner_webhook');
+    const c = await db.pool.connect();
+    const planos: Array<{ Plan: Plano; 'Query Text': string }> = [];
+    const ouvir = (n: { message?: string }) => {
+      const m = /plan:\s*(\{[\s\S]*\})\s*$/.exec(n.message ?? '');
+      if (m) planos.push(JSON.parse(m[1]!));
+    };
+    c.on('notice', ouvir);
+    try {
+      await c.query(`load 'auto_explain'`);
+      await c.query(`set auto_explain.log_min_duration = 0; set auto_explain.log_nested_statements = on; set auto_explain.log_analyze = on;
+        set auto_explain.log_format = 'json'; set client_min_messages = log`);
+      for (let i = 0; i < 2; i++) {
+        const r = (await c.query('select partner_webhook_normalizar_lote(200, $1) as r', [AGORA])).rows[0].r;
+        expect(r).toEqual({ tratados: 200, revisar: 0 });
+      }
+      await c.query('reset client_min_messages');
+    } finally {
+      c.off('notice', ouvir);
+      c.release();
+    }
+    const escritas = planos.filter((p) => p['Query Text'].includes('update public.partner_webhook w set'));
+    expect(escritas).toHaveLength(2);
+    const repetidos = (n: Plano): string[] => [
+      ...((n['Node Type'] === 'Function Scan' && (n['Actual Loops'] ?? 1) > 1) ? [`${n['Function Name']} × ${n['Actual Loops']}`] : []),
+      ...(n.Plans ?? []).flatMap(repetidos)];
+    for (const e of escritas) expect(repetidos(e.Plan)).toEqual([]);
+    expect((await q(`select count(*)::int n from partner_webhook where situacao = 'NORMALIZADO' and recebido_em >= '2026-11-24'`)).rows[0].n).toBe(400);
+  });
 });
+
+interface Plano { 'Node Type': string; 'Function Name'?: string; 'Actual Loops'?: number; Plans?: Plano[] }
