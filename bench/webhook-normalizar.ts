@@ -20,7 +20,7 @@
  * The machine's load average is printed next to the figures: CPU per event moves less with
  * load than a rate, but still some.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUUIDv7 } from 'node:crypto';
 import { loadavg } from 'node:os';
 import pg from 'pg';
 import { applyRepeatables } from '../src/db/repeatable.js';
@@ -103,7 +103,7 @@ async function main() {
         for (let i = 0; i < m.corpos.length; i += 1000) {
           const parte = m.corpos.slice(i, i + 1000);
           await c.query('select count(*) from partner_webhook_receber_lote($1::uuid[], $2::bytea[], null, null, null, $3::timestamptz[])', [
-            parte.map(() => randomUUID()), parte.map((s) => Buffer.from(s)),
+            parte.map(() => randomUUIDv7()), parte.map((s) => Buffer.from(s)), // ids as the intake gives them (UUIDv7)
             parte.map((_, j) => new Date((inicio + (i + j) * 10) / 1000).toISOString()),
           ]);
         }
