@@ -203,14 +203,8 @@ describe('upload and processing with the local store (OBJSTORE)', () => {
     const p = await startPipeline(db, { env: s3env(dir), objstore: spy, autostart: false });
     try {
       const antes = (await db.pool.query('select count(*)::int n from xls_processamento')).rows[0].n;
-      const xlsx = makeZip([
-        { name: '[Content_Types].xml', data: '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>' },
-        { name: 'xl/workbook.xml', data: '<workbook/>'.repeat(2000), crc: 12345 },
-      ]);
-      const res = await p.upload('corrompida.xlsx', xlsx, XLSX);
-      expect(res.statusCode).toBe(400);
-      expect(res.headers['content-type']).toMatch(/problem\+json/);
-      expect(res.json().detail).toBe("a entrada 'xl/workbook.xml' está corrompida (CRC não confere)");
+      const xlsx = xlsxCorrompida();
+      esperaRecusaCrc(await p.upload('corrompida.xlsx', xlsx, XLSX));
       // the store took it while the check ran, and it was removed again
       expect(puts).toHaveLength(1);
       expect(puts[0]).toContain(sha(xlsx));
@@ -244,14 +238,8 @@ describe('upload and processing with the local store (OBJSTORE)', () => {
     const p = await startPipeline(db, { env: s3env(dir), objstore: spy, autostart: false });
     try {
       const antes = (await db.pool.query('select count(*)::int n from xls_processamento')).rows[0].n;
-      const xlsx = makeZip([
-        { name: '[Content_Types].xml', data: '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>' },
-        { name: 'xl/workbook.xml', data: '<workbook/>'.repeat(2000), crc: 12345 },
-      ]);
-      const res = await p.upload('corrompida.xlsx', xlsx, XLSX);
-      expect(res.statusCode).toBe(400);
-      expect(res.headers['content-type']).toMatch(/problem\+json/);
-      expect(res.json().detail).toBe("a entrada 'xl/workbook.xml' está corrompida (CRC não confere)");
+      const xlsx = xlsxCorrompida();
+      esperaRecusaCrc(await p.upload('corrompida.xlsx', xlsx, XLSX));
       const chave = tentativas[0]!.slice('put '.length);
       // removal tried only for an object the store took; when it failed, the orphan stays (the same bytes' key)
       expect(tentativas).toEqual(falha === 'remove' ? [`put ${chave}`, `remove ${chave}`] : [`put ${chave}`]);
@@ -265,3 +253,18 @@ describe('upload and processing with the local store (OBJSTORE)', () => {
     }
   });
 });
+
+/** A loose xlsx whose workbook entry fails the archive check (its CRC does not match). */
+function xlsxCorrompida(): Buffer {
+  return makeZip([
+    { name: '[Content_Types].xml', data: '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>' },
+    { name: 'xl/workbook.xml', data: '<workbook/>'.repeat(2000), crc: 12345 },
+  ]);
+}
+
+/** The answer to xlsxCorrompida(): 400 problem+json with the archive check's reason. */
+function esperaRecusaCrc(res: { statusCode: number; headers: Record<string, unknown>; json(): { detail?: string } }): void {
+  expect(res.statusCode).toBe(400);
+  expect(res.headers['content-type']).toMatch(/problem\+json/);
+  expect(res.json().detail).toBe("a entrada 'xl/workbook.xml' está corrompida (CRC não confere)");
+}
