@@ -54,9 +54,6 @@ begin
     v_res := app.partner_pedido_aplicar(v_lidos, 'webhook', p_agora);
   end if;
 
-  -- 3. every row as it must become, by one UPDATE: a body that is not JSON keeps what the row
-  -- had (a reprocessed event), one that is not an object gets its payload, an unknown event its
-  -- code and event (cut to 100), an unreadable order (PW422's message) or a result
   -- what step 2 said of each event, by the event's position (v_pos[i] is the position of the
   -- i-th order event): placed by a loop and zipped by unnest() below, not joined — a join of two
   -- unnest()s is planned from a guess of 10 rows each and may become a nested loop that reads the
@@ -69,6 +66,10 @@ begin
     v_erro_pedido[v_pos[i]] := (v_lidos[i]).erro;
     v_res_evento[v_pos[i]] := v_res[i];
   end loop;
+
+  -- 3. every row as it must become, by one UPDATE: a body that is not JSON keeps what the row
+  -- had (a reprocessed event), one that is not an object gets its payload, an unknown event its
+  -- code and event (cut to 100), an unreadable order (PW422's message) or a result
   with x as (
     select u.id, u.j, u.erro, jsonb_typeof(u.j) as tipo, u.j ->> 'event' as ev, u.de_pedido, u.erro_pedido, u.res
       from unnest(p_ids, v_json, coalesce(v_erro, array_fill(null::text, array[cardinality(p_ids)])), v_de_pedido, v_erro_pedido, v_res_evento)
