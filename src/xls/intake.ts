@@ -20,8 +20,7 @@ import { ArchiveError, type ArchiveLimits } from '../xlsx/index.js';
 import { FileSource } from '../xlsx/source.js';
 import { resolveLimits } from '../xlsx/limits.js';
 import { type Spooled, TempDir, spool } from './spool.js';
-import { checkArchiveIsolado } from './isolated-check.js';
-import { extractEntryToFile, planUpload, verifyIgnored } from './upload.js';
+import { checkArchive, extractEntryToFile, planUpload, verifyIgnored } from './upload.js';
 import { xlsConjuntoAbrir, xlsConjuntoRecebido, xlsReceber, xlsReceberIgnorado, type ReciboItem } from '../db/xls.js';
 import { writesColumn, writesObjectStore } from './storage.js';
 import { limparNome, tipoDownload } from './nomes.js';
@@ -96,10 +95,10 @@ export async function receberUpload(ctx: AppContext, filename: string, input: Sp
     const upload = Buffer.isBuffer(input) ? await spool((async function* () { yield input; })(), tmp.file('.upload')) : input;
     source = await FileSource.open(upload.path);
     const plan = await planUpload(source, filename, opts.limits);
-    // a loose xlsx is checked whole (every part inflated, in a worker thread) while SQL receives it and the object
+    // a loose xlsx is checked whole (every part inflated) while SQL receives it and the object
     // store takes it; nothing commits before the check passed (a non-zip is received as is: it ends ERRO)
     if (plan.kind === 'arquivo' && plan.zip) {
-      verificacao = checkArchiveIsolado(upload.path, resolveLimits(opts.limits), null).then(() => undefined);
+      verificacao = checkArchive(source, resolveLimits(opts.limits), null).then(() => undefined);
       verificacao.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
     }
 

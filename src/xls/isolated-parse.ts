@@ -9,12 +9,14 @@
  * them into the staging tables and merges each chunk (chunks.ts). At most two chunks wait at a
  * time (credits), so a slow database holds the reader back instead of filling memory.
  */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { StagingTabela } from '../db/xls.js';
 import { type Formato, type RowError, type TipoPlanilha, WorkbookError } from '../xlsx/index.js';
 import type { ChunkCopia } from './chunks.js';
 import type { ParseWorkerData } from './parse-worker.js';
-import { workerEntry } from './worker-entry.js';
 
 export interface IsolatedParseOptions extends Omit<ParseWorkerData, 'input'> {
   /** Old-generation heap of the parse thread, in MB (XLS_LEITURA_HEAP_MB). */
@@ -29,6 +31,17 @@ type Outbound =
   | { type: 'chunk'; staging: string; linhas: number; bytes: ArrayBuffer }
   | { type: 'fim'; erros: RowError[]; rejeitadas: number }
   | { type: 'erro'; mensagem: string; workbook: boolean };
+
+/** How the worker is started: compiled JavaScript as is; TypeScript sources (tests, tsx) through tsx. */
+function workerEntry(): { script: string | URL; eval: boolean } {
+  const self = import.meta.url;
+  if (!/\.ts$/.test(new URL(self).pathname)) return { script: new URL('./parse-worker.js', self), eval: false };
+  // tsx's ESM entry (its `import` export), found from its package.json
+  const pkg = createRequire(self).resolve('tsx/package.json');
+  const tsx = pathToFileURL(join(dirname(pkg), 'dist', 'esm', 'api', 'index.mjs')).href;
+  const entry = new URL('./parse-worker.ts', self).href;
+  return { script: `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`, eval: true };
+}
 
 function deathReason(err: Error | null, code: number | null, heapMb: number): string {
   const c = (err as NodeJS.ErrnoException | null)?.code;
@@ -54,7 +67,7 @@ export class IsolatedParse {
    * the worker when the Buffer owns its whole ArrayBuffer (it is then detached here).
    */
   constructor(input: string | Buffer, private readonly options: IsolatedParseOptions) {
-    const { script, eval: isEval } = workerEntry('parse-worker');
+    const { script, eval: isEval } = workerEntry();
     const { heapMb, youngMb, ...rest } = options;
     const bytes = typeof input === 'string' ? null : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
     const data: ParseWorkerData = { ...rest, input: bytes ?? (input as string) };

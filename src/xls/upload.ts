@@ -16,17 +16,15 @@
  *   entries that are not spreadsheets (PDF, images, `__MACOSX/`, `~$` lock files,
  *   `Thumbs.db`, …) are reported as ignored. Folders are skipped silently.
  * - `extractEntryToFile` inflates one batch entry to a file (hashing it, with the size and
- *   CRC checks), then `checkArchive` checks it as an archive itself, in a worker thread
- *   (isolated-check.ts), as the service checks a loose xlsx.
+ *   CRC checks), then `checkArchive` checks it as an archive itself.
  */
 import { ArchiveError } from '../xlsx/errors.js';
 import { type ArchiveLimits, formatBytes, resolveLimits } from '../xlsx/limits.js';
-import type { ByteSource } from '../xlsx/source.js';
+import { type ByteSource, FileSource } from '../xlsx/source.js';
 import {
   type ZipEntry, type ZipIndex, MAGIC_BYTES, asSource, entryChunks, extractEntry, isZip,
   readCentralDirectory, verifyEntry,
 } from '../xlsx/zip.js';
-import { checkArchiveIsolado } from './isolated-check.js';
 import { type Spooled, SpoolTooLarge, spool } from './spool.js';
 
 export type UploadEntry =
@@ -143,7 +141,12 @@ export async function extractEntryToFile(src: ByteSource, entry: ZipEntry, path:
     }
     throw err;
   }
-  return { ...file, zip: await checkArchiveIsolado(path, L, entry.name) };
+  const fs = await FileSource.open(path);
+  try {
+    return { ...file, zip: await checkArchive(fs, L, entry.name) };
+  } finally {
+    await fs.close();
+  }
 }
 
 /** Verifies an entry that is not processed (inflated once, output discarded). */
