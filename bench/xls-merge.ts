@@ -1,4 +1,4 @@
-// @bench-tiny 200 --chunk 64
+// @bench-tiny 200 --chunk 64 --historico 500
 // @bench-prints baseline: bare ON CONFLICT
 /**
  * `npm run bench -- xls-merge [-- <rows>] [--tipo T[,T…]] [--chunk N]`: times the declarative merge
