@@ -138,6 +138,11 @@ abstract class XmlScanner {
   protected abstract wantsAttrs(name: string): boolean;
   /** A one-step read of the element just opened (sheet cells), or -1 for the general path. */
   protected fastPath(_s: string, _i: number, _name: string): number { return -1; }
+  /**
+   * A one-step read of the whole element starting at s[lt] === '<' (sheet cells, tag and
+   * value), or -1 for the general path; it must change nothing when it answers -1.
+   */
+  protected fastMarkup(_s: string, _lt: number): number { return -1; }
 
   protected localName(name: string): string {
     const prefixes = this.prefixes;
@@ -174,6 +179,11 @@ abstract class XmlScanner {
         break;
       }
       if (lt > pos) this.text(s, pos, lt);
+      const fast = this.fastMarkup(s, lt);
+      if (fast >= 0) {
+        pos = fast;
+        continue;
+      }
       try {
         pos = this.markup(s, lt);
       } catch (err) {
@@ -395,6 +405,100 @@ export class SheetScanner extends XmlScanner {
     } else if (this.target === F) {
       this.f = this.kept;
     }
+  }
+
+  /**
+   * The common cell read in one step, tag and value: `<c r="B7" s="3" t="s"><v>12</v></c>` or
+   * `<c r="B7" s="3"/>`, attributes r, s and t only (any order, one space before each, double
+   * quotes, no reference or control character in them, s all digits). Anything else — another
+   * attribute, a formula, an inline string, other spacing, a value over maxChars, a part that
+   * ends inside the cell, a column past XFD — goes the general way (markup, open, fastPath,
+   * close), which gives the same result; nothing is changed before the cell is known whole.
+   */
+  protected override fastMarkup(s: string, lt: number): number {
+    if (this.row === null || this.inCell || this.prefixes !== null || s.charCodeAt(lt + 1) !== 99 /* c */) return -1;
+    const n = s.length;
+    let i = lt + 2;
+    let col = 0;
+    let hasR = false;
+    let hasS = false;
+    let style = 0;
+    let t: string | undefined;
+    let empty = false;
+    for (;;) {
+      if (i >= n) return -1;
+      const c = s.charCodeAt(i);
+      if (c === 62 /* > */) {
+        i += 1;
+        break;
+      }
+      if (c === 47 /* / */) {
+        if (s.charCodeAt(i + 1) !== 62) return -1;
+        i += 2;
+        empty = true;
+        break;
+      }
+      if (c !== 32 || s.charCodeAt(i + 2) !== 61 /* = */ || s.charCodeAt(i + 3) !== 34 /* " */) return -1;
+      const an = s.charCodeAt(i + 1);
+      let j = i + 4;
+      if (an === 114 /* r */ && !hasR) {
+        // column letters, then the row's digits (what a writer puts there); anything else, the general way
+        hasR = true;
+        let ch = j < n ? s.charCodeAt(j) : -1;
+        while ((ch >= 65 && ch <= 90) || (ch >= 97 && ch <= 122)) {
+          col = col * 26 + (ch <= 90 ? ch - 64 : ch - 96);
+          if (col > MAX_COLUMNS) return -1;
+          ch = ++j < n ? s.charCodeAt(j) : -1;
+        }
+        while (ch >= 48 && ch <= 57) ch = ++j < n ? s.charCodeAt(j) : -1;
+        if (ch !== 34) return -1;
+      } else if (an === 115 /* s */ && !hasS) {
+        hasS = true;
+        for (let digits = 0; ; j++, digits++) {
+          if (j >= n || digits > 9) return -1;
+          const ch = s.charCodeAt(j);
+          if (ch === 34) break;
+          if (ch < 48 || ch > 57) return -1;
+          style = style * 10 + (ch - 48);
+        }
+      } else if (an === 116 /* t */ && t === undefined) {
+        const ve = s.indexOf('"', j);
+        if (ve === -1) return -1;
+        for (let k = j; k < ve; k++) {
+          const ch = s.charCodeAt(k);
+          if (ch === 38 || ch === 60 || ch < 32) return -1;
+        }
+        t = s.slice(j, ve);
+        j = ve;
+      } else {
+        return -1;
+      }
+      i = j + 1;
+    }
+    let v: string | null = null;
+    let end = i;
+    if (!empty) {
+      if (!s.startsWith('<v>', i)) return -1;
+      const e = s.indexOf('<', i + 3);
+      if (e === -1 || !s.startsWith('</v></c>', e)) return -1;
+      v = textOf(s.slice(i + 3, e));
+      if (v.length > this.maxChars) return -1;
+      end = e + 8;
+    }
+    if (col === 0) {
+      col = this.lastCol + 1;
+      if (col > MAX_COLUMNS) return -1;
+    }
+    this.lastCol = col;
+    this.col = col;
+    this.inCell = true;
+    this.cS = style;
+    this.cT = t;
+    this.v = v;
+    this.vChars = v === null ? 0 : v.length;
+    this.f = null;
+    this.closeCell();
+    return end;
   }
 
   protected override fastPath(s: string, i: number, name: string): number {

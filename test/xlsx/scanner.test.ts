@@ -113,3 +113,80 @@ describe('worksheet scanner', () => {
     expect(() => scan(xml)).toThrow(message);
   });
 });
+
+/** The same scanner with the one-step cell read turned off: every cell goes the general way. */
+class GeneralScanner extends SheetScanner {
+  protected override fastMarkup(): number { return -1; }
+}
+
+/** What a scanner gives for `xml` cut at `cuts`: the rows, or the error's message. */
+function outcome(make: () => SheetScanner, xml: string, cuts: number[] = []): unknown {
+  const s = make();
+  const rows: Row[] = [];
+  try {
+    let at = 0;
+    for (const cut of [...cuts, xml.length]) {
+      rows.push(...s.scan(xml.slice(at, cut)));
+      at = cut;
+    }
+    s.end();
+  } catch (err) {
+    return { erro: (err as Error).message };
+  }
+  return rows.map((r) => ({ number: r.number, values: [...r.values] }));
+}
+
+/** Every value the decoder sees, style included (the style is what `show` leaves out). */
+const full: CellDecoder = (t, s, v, f, vChars) => JSON.stringify([t ?? null, s, v, f, vChars]);
+
+describe('the one-step cell read', () => {
+  // cells the one step takes and cells it must leave to the general way (and give the same)
+  const cells = [
+    '<c r="A1"><v>1</v></c>', '<c r="B1" s="3"><v>12.5</v></c>', '<c r="C1" t="s"><v>0</v></c>',
+    '<c t="s" r="D1" s="12"><v>7</v></c>', '<c s="0" r="E1"/>', '<c r="F1"/>', '<c/>', '<c><v>3</v></c>',
+    '<c r="xfd1"><v>9</v></c>', '<c r="XFD1"><v>9</v></c>', '<c r="XFE1"><v>9</v></c>', '<c r="AAAA1"><v>9</v></c>',
+    '<c r="1"><v>9</v></c>', '<c r=""><v>9</v></c>', '<c r="A1B"><v>9</v></c>', '<c r="A&amp;1"><v>9</v></c>',
+    '<c r="A1" s=""><v>9</v></c>', '<c r="A1" s="007"><v>9</v></c>', '<c r="A1" s="1x"><v>9</v></c>', '<c r="A1" s="12345678901"><v>9</v></c>',
+    '<c r="A1" t=""><v>9</v></c>', '<c r="A1" t="str"><v>a &amp; b &#233;</v></c>', '<c r="A1" t="str"><v>a\r\nb</v></c>',
+    '<c r="A1" t="s&amp;"><v>9</v></c>', '<c r="A1" r="B1"><v>9</v></c>', '<c r="A1" t="s" t="n"><v>9</v></c>',
+    '<c r="A1" x="1"><v>9</v></c>', '<c  r="A1"><v>9</v></c>', '<c r = "A1"><v>9</v></c>', "<c r='A1'><v>9</v></c>",
+    '<c\tr="A1"><v>9</v></c>', '<c r="A1" ><v>9</v></c>', '<c r="A1"><v>9</v> </c>', '<c r="A1"><v></v></c>',
+    '<c r="A1"><f>1+1</f><v>2</v></c>', '<c r="A1" t="inlineStr"><is><t>x</t></is></c>', '<c r="A1"></c>',
+    '<c r="A1"><v>9</v></cx>', '<c r="A1"><v>a&nbsp;b</v></c>', '<c r="A1" t="str"><v>a & b</v></c>',
+    '<cx r="A1"><v>9</v></cx>', '<cxr="A1"/>', '<cxs="1"/>', '<c r="A1"/ >', `<c r="A1" t="str"><v>${'é'.repeat(40)}</v></c>`,
+  ];
+
+  it.each(cells)('gives what the general way gives: %s', (cell) => {
+    const xml = sheet(`<row r="1">${cell}<c r="Z1"><v>5</v></c></row><row r="2"><c><v>1</v></c>${cell}</row>`);
+    expect(outcome(() => new SheetScanner(full), xml)).toEqual(outcome(() => new GeneralScanner(full), xml));
+  });
+
+  it('gives what the general way gives for a row of every cell, cut at every point, and a value past maxChars', () => {
+    // the cells a part may hold one after the other (past XFD, the next cell without r is refused)
+    const ok = cells.filter((c) => !/xfd/i.test(c) && !('erro' in (outcome(() => new GeneralScanner(full), sheet(`<row r="1">${c}</row>`)) as object)));
+    const xml = sheet(`<row r="1">${ok.join('')}</row><row>${ok.join('')}</row>`);
+    const expected = outcome(() => new GeneralScanner(full), xml);
+    expect(expected).toHaveLength(2);
+    for (let cut = 1; cut < xml.length; cut++) {
+      expect(outcome(() => new SheetScanner(full), xml, [cut]), `cut at ${cut}`).toEqual(expected);
+    }
+    const long = sheet('<row r="1"><c r="A1" t="str"><v>abcdefghij</v></c><c r="B1"><v>123</v></c></row>');
+    const cap = (S: typeof SheetScanner) => () => new S(full, 4);
+    expect(outcome(cap(SheetScanner), long)).toEqual(outcome(cap(GeneralScanner), long));
+    expect(JSON.stringify(outcome(cap(SheetScanner), long))).toContain('abcd');
+  });
+
+  it('takes the common cells itself (the general way does not run for them)', () => {
+    let general = 0;
+    class Counting extends SheetScanner {
+      protected override fastPath(s: string, i: number, name: string): number {
+        if (name === 'c') general += 1;
+        return super.fastPath(s, i, name);
+      }
+    }
+    outcome(() => new Counting(full), sheet('<row r="1"><c r="A1" s="2" t="s"><v>1</v></c><c r="B1"><v>2</v></c><c r="C1"/></row>'));
+    expect(general).toBe(0);
+    outcome(() => new Counting(full), sheet('<row r="1"><c r="A1" x="1"><v>1</v></c></row>'));
+    expect(general).toBe(1);
+  });
+});
