@@ -13,6 +13,9 @@
  * --historico N (RELATORIO18): bi_faturamento already holds N rows of earlier months (written
  * straight by SQL, then a checkpoint) before the first import, as a table does after a few months
  * in production; the first import then adds its rows to an index of N.
+ * The merge is told the staging is trimmed (p_meta.staging_aparado, as the service tells it: the
+ * generated rows are); --sem-aparado leaves it out, as a DBA's own COPY would, and the merge
+ * trims and empties every text column itself.
  */
 import { createHash } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
@@ -36,6 +39,7 @@ const FREEZE = process.argv.includes('--freeze');
 const TEMP_BUFFERS = opt('temp-buffers');
 const TIPOS = opt('tipo')?.split(',');
 const HISTORICO = Number(opt('historico') ?? 0);
+const APARADO = !process.argv.includes('--sem-aparado');
 const WORKER = 'bench';
 
 /** The rows of one staging table as COPY lines, in the column order SQL gave (linha first). */
@@ -85,6 +89,7 @@ async function importar(pool: pg.Pool, g: GeradorTipo, label: string, n: number,
   const r = await xlsReceber(pool, { arquivo: `${label}.xlsx`, checksum: createHash('sha256').update(content).digest('hex'), tamanhoBytes: 1, arquivoBytes: Buffer.from(content) });
   await xlsIniciar(pool, r.processamentoId!, WORKER);
   await xlsDefinirTipo(pool, r.processamentoId!, WORKER, g.tipo);
+  const meta = APARADO ? { ...g.meta, staging_aparado: true } : g.meta;
   const c = await pool.connect();
   try {
     await c.query('begin');
@@ -98,12 +103,12 @@ async function importar(pool: pg.Pool, g: GeradorTipo, label: string, n: number,
       if (!CHUNK) { await copy(c, t.tabela, t.colunas, rows); continue; }
       for (let i = 0; i < rows.length; i += CHUNK) {
         await copy(c, t.tabela, t.colunas, rows.slice(i, i + CHUNK));
-        await xlsMergeChunk(c, r.processamentoId!, g.meta);
+        await xlsMergeChunk(c, r.processamentoId!, meta);
       }
     }
     const tCopy = performance.now() - t0;
     const t1 = performance.now();
-    const m = await xlsMerge(c, r.processamentoId!, g.meta);
+    const m = await xlsMerge(c, r.processamentoId!, meta);
     const tMerge = performance.now() - t1;
     const wal = await walSince(c, lsn);
     const cpuS = cpu();

@@ -3095,6 +3095,7 @@ declare
   v_inicio date;
   v_fim date;
   v_vazio boolean;
+  v_aparado boolean := coalesce(jsonb_typeof(p_meta -> 'staging_aparado') = 'boolean' and (p_meta ->> 'staging_aparado')::boolean, false);
 begin
   if not exists (select from app.xls_alvo x where x.tipo = p_tipo) then
     raise exception 'o tipo % ainda não tem importação', p_tipo using errcode = 'XL422';
@@ -3141,8 +3142,11 @@ begin
       if v_colunas is null then
         raise exception 'descrição de %: staging % sem colunas em app.xls_staging_coluna', p_tipo, a.staging using errcode = 'XL500';
       end if;
+      -- text trimmed and '' as NULL, unless the caller says its staging comes so already
+      -- (p_meta.staging_aparado: the service's readers trim every text cell and give NULL for
+      -- an empty one); those two calls are over half of the normalisation's cost
       v_origem := format('(select linha, %s, %L::jsonb as p_meta from %s)',
-        (select string_agg(case when c.tipo_sql = 'text' then format('nullif(btrim(%1$I), %2$L) as %1$I', c.coluna, '') else quote_ident(c.coluna) end,
+        (select string_agg(case when c.tipo_sql = 'text' and not v_aparado then format('nullif(btrim(%1$I), %2$L) as %1$I', c.coluna, '') else quote_ident(c.coluna) end,
                            ', ' order by c.ordem)
            from app.xls_staging_coluna c where c.tipo = p_tipo and c.staging = a.staging and c.ordem > 1),
         coalesce(p_meta, '{}') - 'linhas_rejeitadas', v_stg);
@@ -3458,7 +3462,7 @@ $_$;
 -- Name: FUNCTION xls_merge_preparar(p_tipo text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb) IS 'Internal, first chunk of a merge (called by app.xls_merge_chunk): takes the merge lock of the type''s target tables, reads the description (app.xls_alvo, app.xls_staging_coluna) and the targets'' catalog (UNIQUE constraint = natural key, varchar(n) = length, NOT NULL without default = required, foreign keys = XL424 checks), generates every statement once with format(%I) (lists by app.xls_sql_lista) into pg_temp.xls_merge_estado and creates the work tables pg_temp.xls_chunk_<staging>, xls_dif_, xls_aceitas_, xls_hash_, xls_protegidas_ and xls_ocorrencia. A target with a fonte (a reference table) reads its fonte''s chunk (quando = chunk: the fonte''s table has a foreign key to it) or accepted rows (quando = fim), one row per key, and is never deleted from. A key longer than its varchar(n), or a column feeding the key of such a reference table, makes a row error (longo demais). A description the catalog contradicts raises XL500; a periodo scope without a valid period XL422. Calls the type hook''s phase inicio.';
+COMMENT ON FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb) IS 'Internal, first chunk of a merge (called by app.xls_merge_chunk): takes the merge lock of the type''s target tables, reads the description (app.xls_alvo, app.xls_staging_coluna) and the targets'' catalog (UNIQUE constraint = natural key, varchar(n) = length, NOT NULL without default = required, foreign keys = XL424 checks), generates every statement once with format(%I) (lists by app.xls_sql_lista) into pg_temp.xls_merge_estado and creates the work tables pg_temp.xls_chunk_<staging>, xls_dif_, xls_aceitas_, xls_hash_, xls_protegidas_ and xls_ocorrencia. A target with a fonte (a reference table) reads its fonte''s chunk (quando = chunk: the fonte''s table has a foreign key to it) or accepted rows (quando = fim), one row per key, and is never deleted from. A key longer than its varchar(n), or a column feeding the key of such a reference table, makes a row error (longo demais). A description the catalog contradicts raises XL500; a periodo scope without a valid period XL422. Calls the type hook''s phase inicio. The normalisation trims text and turns '''' into NULL unless p_meta.staging_aparado is true (the caller''s staging has no leading or trailing space and no empty string: the service''s readers).';
 
 
 --

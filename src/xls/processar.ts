@@ -128,6 +128,9 @@ export async function mergeNaTransacao(client: pg.PoolClient, id: string, tipo: 
   reader: IsolatedParse, log: ExecLog | null,
   o: { aoChunk?: (linhasAteAgora: number) => void; antesDoFim?: (errors: RowError[]) => Promise<void> } = {}): Promise<{ r: ResultadoMerge; linhasLidas: number; errors: RowError[] }> {
   const tabelas = await xlsStagingPreparar(client, tipo);
+  // The readers trim every text cell and give null for an empty one (src/xlsx/cells.ts, every
+  // text parser), so the merge need not do it again (docs/xls-merge.md, "staging_aparado").
+  meta = { ...meta, staging_aparado: true };
   const started = Date.now();
   let chunks = 0;
   const copied = await gravarChunks(client, tabelas, reader.chunks(tabelas), (lidas) => {

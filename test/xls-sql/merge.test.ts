@@ -185,6 +185,32 @@ describe('RELATORIO18: diff-aware merge', () => {
   });
 });
 
+describe('staging_aparado: the caller says its staging text is trimmed, with NULL for empty', () => {
+  const lerFat = async (nf: string) => (await db.pool.query(
+    `select cliente, vendedor, produto from bi_faturamento where filial = '01' and nota_fiscal = $1`, [nf])).rows[0];
+
+  it('without it the merge trims and turns blank text into NULL; with it the staged text is taken as it is', async () => {
+    const sujo = { cliente: ' C7 ', vendedor: '  V1', produto: 'P2  ' };
+    await r18([fat(1, { nota_fiscal: '88001', ...sujo })], [mov(1, { lancamento: '88001' })]);
+    expect(await lerFat('88001')).toEqual({ cliente: 'C7', vendedor: 'V1', produto: 'P2' });
+    const { merge } = await r18([fat(1, { nota_fiscal: '88002', ...sujo })], [mov(1, { lancamento: '88002' })], { ...periodoNov, staging_aparado: true });
+    expect(merge.linhasEfetivas).toBe(2);
+    expect(await lerFat('88002')).toEqual(sujo);
+  });
+
+  it('with it the generated normalisation has no btrim; a value that is not a boolean true is ignored', async () => {
+    for (const [meta, btrim] of [[{ staging_aparado: true }, false], [{ staging_aparado: 'true' }, true], [{ staging_aparado: false }, true], [{}, true]] as const) {
+      const t = await emTransacao('RELATORIO18');
+      await xlsStagingPreparar(t.client, 'RELATORIO18');
+      await t.client.query(`select app.xls_merge_preparar('RELATORIO18', $1)`, [{ ...periodoNov, ...meta }]);
+      const { rows } = await t.client.query(`select sql_select from pg_temp.xls_merge_estado where fonte is null`);
+      expect(rows.length).toBe(2);
+      for (const r of rows) expect(r.sql_select.includes('btrim('), JSON.stringify(meta)).toBe(btrim);
+      await t.end();
+    }
+  });
+});
+
 describe('the length policy: text cut to its varchar(n), a key over its length a row error', () => {
   it('every string column outside a key written from a sheet is cut to its varchar(n)', async () => {
     const longo = (p: string) => p + 'x'.repeat(400);

@@ -334,7 +334,8 @@ class TableReader {
   private readonly oneOf: string[][];
   private cols: Array<number | undefined> | null = null;
   private best: { number: number; found: number; texts: string[] } | null = null;
-  private readonly sheetValue: string;
+  /** The tab's name, trimmed (null when nothing is left: staging text is never ''). */
+  private readonly sheetValue: string | null;
   private readonly unpivot: { idx: number[]; keys: string[]; key: string; value: string } | null;
 
   constructor(
@@ -346,7 +347,7 @@ class TableReader {
   ) {
     this.columns = compile(table);
     this.oneOf = (table.requireOneOf ?? []).map((g) => g.map(normalizeHeader));
-    this.sheetValue = sheet.name.trim();
+    this.sheetValue = sheet.name.trim() || null;
     const u = table.unpivot;
     this.unpivot = u ? {
       idx: u.fields.map((f) => this.columns.findIndex((c) => c.field === f.field)),
