@@ -2675,7 +2675,7 @@ CREATE FUNCTION app.xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean D
 -- One chunk of a declarative merge: for every target of the type (app.xls_alvo, in order),
 -- the rows staged so far are normalised, rows without a required value set aside, a key
 -- repeated in the chunk settled (the last row wins), foreign keys checked (XL424), and the
--- target written diff-aware in key order (new keys inserted, changed rows upserted); the
+-- target written diff-aware (new keys inserted, changed rows upserted in key order); the
 -- staging is emptied. The statements were generated once by app.xls_merge_preparar.
 declare
   -- time-ordered ids for new rows: 48-bit ms timestamp, version 7, rand_a 0, variant 10, xls_id_seq
@@ -2739,7 +2739,7 @@ $$;
 -- Name: FUNCTION xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean) IS 'Internal, one chunk of the declarative merge of a type (called by xls_merge_chunk while the edge reads, and by xls_merge for what is left): per target of app.xls_alvo, normalises the staged rows (trimmed, empty -> NULL, expressions, cut to the column length), sets aside rows with an empty NOT NULL column or a key longer than its column (xls_ocorrencia; a readable key stays protected from deletion), lets the last row of a key repeated in the chunk win, calls hook aceito, writes the reference tables the target refers to (app.xls_alvo.fonte, quando = chunk) from the accepted rows, checks the foreign keys (XL424 naming the missing codes and rows) and writes the target diff-aware in key order (app.xls_merge_gravar) and keeps key, scope column and retained columns of the accepted rows (xls_aceitas_<staging>) for the end; the staging is emptied. The first call of a transaction prepares the merge (app.xls_merge_preparar); every chunk must carry the same parameters (else XL409). Returns the rows taken.';
+COMMENT ON FUNCTION app.xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean) IS 'Internal, one chunk of the declarative merge of a type (called by xls_merge_chunk while the edge reads, and by xls_merge for what is left): per target of app.xls_alvo, normalises the staged rows (trimmed, empty -> NULL, expressions, cut to the column length), sets aside rows with an empty NOT NULL column or a key longer than its column (xls_ocorrencia; a readable key stays protected from deletion), lets the last row of a key repeated in the chunk win, calls hook aceito, writes the reference tables the target refers to (app.xls_alvo.fonte, quando = chunk) from the accepted rows, checks the foreign keys (XL424 naming the missing codes and rows) and writes the target diff-aware (app.xls_merge_gravar) and keeps key, scope column and retained columns of the accepted rows (xls_aceitas_<staging>) for the end; the staging is emptied. The first call of a transaction prepares the merge (app.xls_merge_preparar); every chunk must carry the same parameters (else XL409). Returns the rows taken.';
 
 
 --
@@ -2973,7 +2973,8 @@ CREATE FUNCTION app.xls_merge_gravar(p_staging text, p_id_prefixo text) RETURNS 
     AS $$
 -- Writes the rows of pg_temp.xls_chunk_<p_staging> to its target with the statements of
 -- app.xls_merge_preparar: the foreign-key checks (XL424), the diff (new and changed rows),
--- new keys inserted and changed rows upserted, both in key order. Returns the rows written.
+-- new keys inserted (a reference table's in key order) and changed rows upserted in key order.
+-- Returns the rows written.
 declare
   e record;
   v_fk text;
@@ -3007,7 +3008,7 @@ $$;
 -- Name: FUNCTION xls_merge_gravar(p_staging text, p_id_prefixo text); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_merge_gravar(p_staging text, p_id_prefixo text) IS 'Internal, the write step of the declarative merge for one target (a row of pg_temp.xls_merge_estado): checks its foreign keys on pg_temp.xls_chunk_<staging> (XL424 naming the missing codes and rows), finds the new and changed rows (a kept column compares as the stored value when the sheet''s is empty), inserts new keys in key order with time-ordered ids (p_id_prefixo) and upserts changed rows in key order. Returns the rows written. Called by app.xls_merge_chunk and, for reference tables written at the end, app.xls_merge_fim.';
+COMMENT ON FUNCTION app.xls_merge_gravar(p_staging text, p_id_prefixo text) IS 'Internal, the write step of the declarative merge for one target (a row of pg_temp.xls_merge_estado): checks its foreign keys on pg_temp.xls_chunk_<staging> (XL424 naming the missing codes and rows), finds the new and changed rows (a kept column compares as the stored value when the sheet''s is empty), inserts new keys with time-ordered ids (p_id_prefixo; in the file''s order for a target of its own type, which the merge lock keeps to one writer, in key order for a reference table other types write too) and upserts changed rows in key order. Returns the rows written. Called by app.xls_merge_chunk and, for reference tables written at the end, app.xls_merge_fim.';
 
 
 --
@@ -3418,12 +3419,15 @@ begin
           app.xls_sql_lista('%s', ', ', (select array_agg(case when w = any(v_manter) then format('coalesce(s.%1$I, t.%1$I)', w) else format('s.%I', w) end order by o)
                                            from unnest(v_comparar) with ordinality x (w, o))))
         else '' end),
-      -- new keys: plain INSERT in key order with time-ordered ids (the merge lock excludes a concurrent writer)
+      -- new keys: plain INSERT with time-ordered ids. A target of its own type is written in the
+      -- file's order (the merge lock excludes a concurrent writer; sorting 25,000 rows on the key
+      -- cost more than it saved the index, measured); a reference table, which other types write
+      -- too, in key order (two merges never take the same keys in opposite orders)
       format($q$
         insert into %1$s (id, %2$s)
         select ($1 || lpad(to_hex(nextval('public.xls_id_seq')), 15, '0'))::uuid, o.*
-          from (select %2$s from %3$s s where s.novo order by %4$s) o$q$,
-        v_tabela, app.xls_sql_lista('%I', ', ', v_written), v_dif, v_key_list),
+          from (select %2$s from %3$s s where s.novo%4$s) o$q$,
+        v_tabela, app.xls_sql_lista('%I', ', ', v_written), v_dif, case when a.fonte is null then '' else ' order by ' || v_key_list end),
       -- changed rows: the diff-aware upsert in key order (a kept column keeps the stored value when the sheet's is empty)
       case when cardinality(v_naochave) > 0 then format($q$
         insert into %1$s as t (%2$s)

@@ -7,7 +7,7 @@ AS $function$
 -- One chunk of a declarative merge: for every target of the type (app.xls_alvo, in order),
 -- the rows staged so far are normalised, rows without a required value set aside, a key
 -- repeated in the chunk settled (the last row wins), foreign keys checked (XL424), and the
--- target written diff-aware in key order (new keys inserted, changed rows upserted); the
+-- target written diff-aware (new keys inserted, changed rows upserted in key order); the
 -- staging is emptied. The statements were generated once by app.xls_merge_preparar.
 declare
   -- time-ordered ids for new rows: 48-bit ms timestamp, version 7, rand_a 0, variant 10, xls_id_seq
@@ -67,4 +67,4 @@ end;
 $function$
 ;
 
-comment on function app.xls_merge_chunk(text,jsonb,boolean) is 'Internal, one chunk of the declarative merge of a type (called by xls_merge_chunk while the edge reads, and by xls_merge for what is left): per target of app.xls_alvo, normalises the staged rows (trimmed, empty -> NULL, expressions, cut to the column length), sets aside rows with an empty NOT NULL column or a key longer than its column (xls_ocorrencia; a readable key stays protected from deletion), lets the last row of a key repeated in the chunk win, calls hook aceito, writes the reference tables the target refers to (app.xls_alvo.fonte, quando = chunk) from the accepted rows, checks the foreign keys (XL424 naming the missing codes and rows) and writes the target diff-aware in key order (app.xls_merge_gravar) and keeps key, scope column and retained columns of the accepted rows (xls_aceitas_<staging>) for the end; the staging is emptied. The first call of a transaction prepares the merge (app.xls_merge_preparar); every chunk must carry the same parameters (else XL409). Returns the rows taken.';
+comment on function app.xls_merge_chunk(text,jsonb,boolean) is 'Internal, one chunk of the declarative merge of a type (called by xls_merge_chunk while the edge reads, and by xls_merge for what is left): per target of app.xls_alvo, normalises the staged rows (trimmed, empty -> NULL, expressions, cut to the column length), sets aside rows with an empty NOT NULL column or a key longer than its column (xls_ocorrencia; a readable key stays protected from deletion), lets the last row of a key repeated in the chunk win, calls hook aceito, writes the reference tables the target refers to (app.xls_alvo.fonte, quando = chunk) from the accepted rows, checks the foreign keys (XL424 naming the missing codes and rows) and writes the target diff-aware (app.xls_merge_gravar) and keeps key, scope column and retained columns of the accepted rows (xls_aceitas_<staging>) for the end; the staging is emptied. The first call of a transaction prepares the merge (app.xls_merge_preparar); every chunk must carry the same parameters (else XL409). Returns the rows taken.';

@@ -6,7 +6,8 @@ CREATE OR REPLACE FUNCTION app.xls_merge_gravar(p_staging text, p_id_prefixo tex
 AS $function$
 -- Writes the rows of pg_temp.xls_chunk_<p_staging> to its target with the statements of
 -- app.xls_merge_preparar: the foreign-key checks (XL424), the diff (new and changed rows),
--- new keys inserted and changed rows upserted, both in key order. Returns the rows written.
+-- new keys inserted (a reference table's in key order) and changed rows upserted in key order.
+-- Returns the rows written.
 declare
   e record;
   v_fk text;
@@ -36,4 +37,4 @@ end;
 $function$
 ;
 
-comment on function app.xls_merge_gravar(text,text) is 'Internal, the write step of the declarative merge for one target (a row of pg_temp.xls_merge_estado): checks its foreign keys on pg_temp.xls_chunk_<staging> (XL424 naming the missing codes and rows), finds the new and changed rows (a kept column compares as the stored value when the sheet''s is empty), inserts new keys in key order with time-ordered ids (p_id_prefixo) and upserts changed rows in key order. Returns the rows written. Called by app.xls_merge_chunk and, for reference tables written at the end, app.xls_merge_fim.';
+comment on function app.xls_merge_gravar(text,text) is 'Internal, the write step of the declarative merge for one target (a row of pg_temp.xls_merge_estado): checks its foreign keys on pg_temp.xls_chunk_<staging> (XL424 naming the missing codes and rows), finds the new and changed rows (a kept column compares as the stored value when the sheet''s is empty), inserts new keys with time-ordered ids (p_id_prefixo; in the file''s order for a target of its own type, which the merge lock keeps to one writer, in key order for a reference table other types write too) and upserts changed rows in key order. Returns the rows written. Called by app.xls_merge_chunk and, for reference tables written at the end, app.xls_merge_fim.';

@@ -374,12 +374,15 @@ begin
           app.xls_sql_lista('%s', ', ', (select array_agg(case when w = any(v_manter) then format('coalesce(s.%1$I, t.%1$I)', w) else format('s.%I', w) end order by o)
                                            from unnest(v_comparar) with ordinality x (w, o))))
         else '' end),
-      -- new keys: plain INSERT in key order with time-ordered ids (the merge lock excludes a concurrent writer)
+      -- new keys: plain INSERT with time-ordered ids. A target of its own type is written in the
+      -- file's order (the merge lock excludes a concurrent writer; sorting 25,000 rows on the key
+      -- cost more than it saved the index, measured); a reference table, which other types write
+      -- too, in key order (two merges never take the same keys in opposite orders)
       format($q$
         insert into %1$s (id, %2$s)
         select ($1 || lpad(to_hex(nextval('public.xls_id_seq')), 15, '0'))::uuid, o.*
-          from (select %2$s from %3$s s where s.novo order by %4$s) o$q$,
-        v_tabela, app.xls_sql_lista('%I', ', ', v_written), v_dif, v_key_list),
+          from (select %2$s from %3$s s where s.novo%4$s) o$q$,
+        v_tabela, app.xls_sql_lista('%I', ', ', v_written), v_dif, case when a.fonte is null then '' else ' order by ' || v_key_list end),
       -- changed rows: the diff-aware upsert in key order (a kept column keeps the stored value when the sheet's is empty)
       case when cardinality(v_naochave) > 0 then format($q$
         insert into %1$s as t (%2$s)

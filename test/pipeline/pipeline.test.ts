@@ -126,9 +126,10 @@ describe('a monthly batch: RELATORIO18 + META + a stray PDF', () => {
 
 describe('text cells with blanks around them (the merge is told the staging is trimmed: staging_aparado)', () => {
   it('are stored trimmed, and a cell of blanks only as NULL, as the merge would store them itself', async () => {
-    const base = { filial: '  7 ', serie: '1', item: '1', emissao: new Date(Date.UTC(2026, 10, 10)), quantidade: 1, valor_unitario: 1, valor_total: 1 };
+    // a month of its own: the other tests' November is not this file's scope
+    const base = { filial: '  7 ', serie: '1', item: '1', emissao: new Date(Date.UTC(2025, 2, 10)), quantidade: 1, valor_unitario: 1, valor_total: 1 };
     const r18 = await buildRelatorio18({
-      periodo: { inicio: new Date(Date.UTC(2026, 10, 1)), fim: new Date(Date.UTC(2026, 10, 30)) },
+      periodo: { inicio: new Date(Date.UTC(2025, 2, 1)), fim: new Date(Date.UTC(2025, 2, 31)) },
       faturamento: [
         { ...base, nota_fiscal: ' 990001\u00a0', cliente: '\u00a0C990 ', nome_cliente: ' Cliente  990 ', vendedor: ' 10', produto: '0001\t', descricao_produto: '\u200b Diesel ', placa: '   ', modelo_veiculo: ' ' },
       ],
@@ -137,8 +138,8 @@ describe('text cells with blanks around them (the merge is told the staging is t
     const res = await p.upload('aparado.xlsx', r18, 'application/octet-stream');
     expect(res.statusCode).toBe(202);
     await p.drain();
-    const { rows: [proc] } = await db.pool.query('select status, linhas_efetivas from xls_processamento where id = $1', [res.json().itens[0].processamentoId]);
-    expect(proc).toEqual({ status: 'SUCESSO', linhas_efetivas: 1 });
+    const { rows: [proc] } = await db.pool.query('select status, linhas_efetivas, erro_mensagem from xls_processamento where id = $1', [res.json().itens[0].processamentoId]);
+    expect(proc).toEqual({ status: 'SUCESSO', linhas_efetivas: 1, erro_mensagem: null });
     const { rows } = await db.pool.query(`select f.filial, f.nota_fiscal, f.cliente, f.vendedor, f.produto, f.placa, c.nome, p.descricao
       from bi_faturamento f join bi_cliente c on c.codigo = f.cliente join bi_produto p on p.codigo = f.produto where f.nota_fiscal like '%990001%'`);
     expect(rows).toEqual([{ filial: '7', nota_fiscal: '990001', cliente: 'C990', vendedor: '10', produto: '0001', placa: null, nome: 'Cliente  990', descricao: 'Diesel' }]);

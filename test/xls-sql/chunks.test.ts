@@ -193,11 +193,15 @@ describe('xls_merge_chunk', () => {
   });
 
   it('new rows get time-ordered ids (UUID version 7 layout), increasing in the order they were written', async () => {
-    const faturamento = [fat(503), fat(501), fat(502), fat(500)].map((r, i) => ({ ...r, linha: i + 2 }));
+    const faturamento = [fat(503, { cliente: 'CZ3' }), fat(501, { cliente: 'CZ1' }), fat(502, { cliente: 'CZ2' }), fat(500, { cliente: 'CZ0' })]
+      .map((r, i) => ({ ...r, linha: i + 2 }));
     await processarNovo(chunks.pool, `ids-${++n}`, 'RELATORIO18', { staging: { faturamento, movimento: [] }, meta: { periodo_inicio: '2026-08-01', periodo_fim: '2026-08-31' }, chunk: 2 });
     const { rows } = await chunks.pool.query(`select id::text, nota_fiscal from bi_faturamento where nota_fiscal in ('1500', '1501', '1502', '1503') order by id`);
-    // chunk 1 (1503, 1501) is written in key order, then chunk 2 (1502, 1500)
-    expect(rows.map((r) => r.nota_fiscal)).toEqual(['1501', '1503', '1500', '1502']);
+    // the type's own target in the file's order: chunk 1 (1503, 1501), then chunk 2 (1502, 1500)
+    expect(rows.map((r) => r.nota_fiscal)).toEqual(['1503', '1501', '1502', '1500']);
+    // a reference table, which other types write too, in key order (bi_cliente: once, at the end)
+    const clientes = await chunks.pool.query(`select codigo from bi_cliente where codigo like 'CZ_' order by id`);
+    expect(clientes.rows.map((r) => r.codigo)).toEqual(['CZ0', 'CZ1', 'CZ2', 'CZ3']);
     for (const r of rows) {
       expect(r.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       const ms = parseInt(r.id.replace(/-/g, '').slice(0, 12), 16);
