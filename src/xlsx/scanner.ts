@@ -410,7 +410,8 @@ export class SheetScanner extends XmlScanner {
   /**
    * The common cell read in one step, tag and value: `<c r="B7" s="3" t="s"><v>12</v></c>` or
    * `<c r="B7" s="3"/>`, attributes r, s and t only (any order, one space before each, double
-   * quotes, no reference or control character in them, s all digits). Anything else — another
+   * quotes; r letters then digits, s all digits, t without a reference or control character).
+   * Anything else — another
    * attribute, a formula, an inline string, other spacing, a value over maxChars, a part that
    * ends inside the cell, a column past XFD — goes the general way (markup, open, fastPath,
    * close), which gives the same result; nothing is changed before the cell is known whole.
