@@ -6,6 +6,8 @@
  * out of the WAL). Prints, side by side:
  *   1. the reference: a bare exceljs streaming read of the same file (rows/s; median of three,
  *      each in a fresh Node process);
+ *   1b. the floor: our own reader alone on the same file (bench/leitor-read.ts, median of three,
+ *      each in a fresh process) — an import that reads every row cannot end sooner;
  *   2. the service end to end, upload -> SUCESSO (rows/s, peak RSS of the service);
  *   3. a re-import of the same rows in a file with another checksum (must write 0 rows; WAL);
  *   4. a re-import with 1% of the billing rows changed.
@@ -52,13 +54,13 @@ function relatorio18(variant: 'base' | 'outro-checksum' | 'um-porcento'): Promis
  * The reference, measured fairly: each bare read runs in a fresh Node process that loads only
  * exceljs (bench/bare-read.ts), three times; the median counts.
  */
-function bareReads(bytes: Buffer, runs = 3): { rows: number; seconds: number; all: number[] } {
+function bareReads(bytes: Buffer, runs = 3, script = './bare-read.ts'): { rows: number; seconds: number; all: number[] } {
   const dir = mkdtempSync(join(tmpdir(), 'bi-bench-bare-'));
   try {
     const file = join(dir, 'relatorio18.xlsx');
     writeFileSync(file, bytes);
     const results = Array.from({ length: runs }, () => JSON.parse(execFileSync(process.execPath,
-      [...process.execArgv, fileURLToPath(new URL('./bare-read.ts', import.meta.url)), file], { encoding: 'utf8' })) as { rows: number; seconds: number });
+      [...process.execArgv, fileURLToPath(new URL(script, import.meta.url)), file], { encoding: 'utf8' })) as { rows: number; seconds: number });
     const sorted = [...results].sort((a, b) => a.seconds - b.seconds);
     return { ...sorted[Math.floor(runs / 2)]!, all: results.map((r) => r.seconds) };
   } finally {
@@ -91,6 +93,8 @@ async function main(): Promise<void> {
   const postmaster = await postmasterPid(client);
   try {
     const bare = bareReads(files.base);
+    // the floor: our reader alone on the same file (bench/leitor-read.ts), median of 3
+    const leitor = bareReads(files.base, 3, './leitor-read.ts');
     const sheetRows = N + M + 3; // data rows + headers + the period row
     const bareRate = bare.rows / bare.seconds;
 
@@ -134,11 +138,12 @@ async function main(): Promise<void> {
     const line = (label: string, v: string) => console.log(`${label.padEnd(58)} ${v}`);
     console.log(`\nbench/ingest — RELATORIO18, ${N.toLocaleString('pt-BR')} linhas de faturamento + ${M.toLocaleString('pt-BR')} de movimento; arquivo ${mb(files.base.length)} MB (sha256 ${createHash('sha256').update(files.base).digest('hex').slice(0, 12)}…)`);
     line('referência: leitura exceljs pura (streaming), mediana de 3', `${fmt(bareRate, 0)} linhas/s (${fmt(bare.seconds, 2)} s; ${bare.all.map((x) => fmt(x, 2)).join(' / ')} s; ${bare.rows} linhas)`);
+    line('nosso leitor sozinho, mesmo arquivo, mediana de 3', `${fmt(leitor.seconds, 2)} s (${leitor.all.map((x) => fmt(x, 2)).join(' / ')} s; ${leitor.rows} linhas) = ${fmt(bare.seconds / leitor.seconds, 2)}× a referência`);
     line('serviço ponta a ponta (upload -> SUCESSO)', `${fmt(first.rate, 0)} linhas/s (${fmt(first.seconds, 2)} s) = ${fmt(first.rate / bareRate, 2)}× a referência`);
     line('  upload aceito (202) em', `${fmt(first.accepted, 2)} s`);
     line('  CPU do serviço (Node) / do Postgres (deste cluster)', `${fmt(first.cpu.service, 2)} s / ${fmt(first.cpu.postgres, 2)} s (${cpus().length} núcleos)`);
     line('  gravadas / removidas / WAL', `${first.linhas_efetivas} / ${first.linhas_removidas} / ${mb(first.wal)} MB`);
-    line('reimportação, mesmas linhas, outro checksum', `${fmt(same.seconds, 2)} s = ${fmt((100 * same.seconds) / first.seconds, 0)}% da primeira; gravadas ${same.linhas_efetivas}; WAL ${mb(same.wal)} MB`);
+    line('reimportação, mesmas linhas, outro checksum', `${fmt(same.seconds, 2)} s = ${fmt((100 * same.seconds) / first.seconds, 0)}% da primeira (${fmt(same.seconds / leitor.seconds, 2)}× o leitor sozinho); gravadas ${same.linhas_efetivas}; WAL ${mb(same.wal)} MB`);
     line('  CPU do serviço (Node) / do Postgres', `${fmt(same.cpu.service, 2)} s / ${fmt(same.cpu.postgres, 2)} s`);
     line('reimportação com 1% das linhas de faturamento alteradas', `${fmt(pct.seconds, 2)} s; gravadas ${pct.linhas_efetivas}; WAL ${mb(pct.wal)} MB`);
     line(`pico de RSS do serviço (VmHWM; heap ${HEAP > 0 ? `${HEAP} MB` : 'padrão do Node'})`, `${fmt(rss, 0)} MB`);
