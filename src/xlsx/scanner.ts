@@ -479,40 +479,65 @@ export class SheetScanner extends XmlScanner {
     let v: string | null = null;
     let end = i;
     if (!empty) {
-      if (!s.startsWith('<v>', i)) return -1;
-      const e = s.indexOf('<', i + 3);
-      if (e === -1 || !s.startsWith('</v></c>', e)) return -1;
-      v = textOf(s.slice(i + 3, e));
-      if (v.length > this.maxChars) return -1;
-      end = e + 8;
+      end = this.plainValue(s, i);
+      if (end < 0) return -1;
+      v = this.plainText;
     }
     if (col === 0) {
       col = this.lastCol + 1;
       if (col > MAX_COLUMNS) return -1;
     }
-    this.lastCol = col;
-    this.col = col;
-    this.inCell = true;
-    this.cS = style;
-    this.cT = t;
-    this.v = v;
-    this.vChars = v === null ? 0 : v.length;
-    this.f = null;
+    this.startCell(col, style, t);
+    if (v !== null) {
+      this.v = v;
+      this.vChars = v.length;
+    }
     this.closeCell();
     return end;
   }
 
-  protected override fastPath(s: string, i: number, name: string): number {
-    // the common cell `<c …><v>text</v></c>` in one step instead of four (same result)
-    if (name !== 'c' || !this.inCell || this.prefixes !== null || !s.startsWith('<v>', i)) return -1;
+  /** The text plainValue read last (set only when it answers a position). */
+  private plainText = '';
+
+  /**
+   * `<v>text</v></c>` at s[i], the end of a cell holding a plain value: its text (references
+   * decoded, line ends normalised) into plainText and the position after it; -1 when the cell
+   * goes on otherwise, ends in the next chunk or holds more than maxChars (the general path
+   * cuts it). Changes nothing else.
+   */
+  private plainValue(s: string, i: number): number {
+    if (!s.startsWith('<v>', i)) return -1;
     const e = s.indexOf('<', i + 3);
     if (e === -1 || !s.startsWith('</v></c>', e)) return -1;
     const text = textOf(s.slice(i + 3, e));
-    if (text.length > this.maxChars) return -1; // the general path cuts it
-    this.v = text;
-    this.vChars = text.length;
-    this.closeCell();
+    if (text.length > this.maxChars) return -1;
+    this.plainText = text;
     return e + 8;
+  }
+
+  /** A cell begins at column `col` with style `style` and type `t`, no value yet. */
+  private startCell(col: number, style: number, t: string | undefined): void {
+    this.lastCol = col;
+    this.inCell = true;
+    this.col = col;
+    this.cS = style;
+    this.cT = t;
+    this.v = null;
+    this.vChars = 0;
+    this.f = null;
+    this.target = 0;
+  }
+
+  protected override fastPath(s: string, i: number, name: string): number {
+    // a cell whose tag the general way read (another attribute, other spacing): its plain
+    // value `<v>text</v></c>` in one step instead of four (same result)
+    if (name !== 'c' || !this.inCell || this.prefixes !== null) return -1;
+    const end = this.plainValue(s, i);
+    if (end < 0) return -1;
+    this.v = this.plainText;
+    this.vChars = this.plainText.length;
+    this.closeCell();
+    return end;
   }
 
   protected open(name: string): void {
@@ -543,15 +568,7 @@ export class SheetScanner extends XmlScanner {
           if (col > MAX_COLUMNS) {
             throw new Error(`célula ${ref ? `'${showRef(ref)}'` : `na coluna ${col}`} fora dos limites da planilha (a última coluna é XFD, a ${MAX_COLUMNS.toLocaleString('pt-BR')}ª)`);
           }
-          this.lastCol = col;
-          this.inCell = true;
-          this.col = col;
-          this.cS = this.aS ? parseInt(this.aS, 10) : 0;
-          this.cT = this.aT;
-          this.v = null;
-          this.vChars = 0;
-          this.f = null;
-          this.target = 0;
+          this.startCell(col, this.aS ? parseInt(this.aS, 10) : 0, this.aT);
         }
         break;
       case 'f':
