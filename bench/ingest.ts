@@ -51,10 +51,11 @@ function relatorio18(variant: 'base' | 'outro-checksum' | 'um-porcento'): Promis
 
 
 /**
- * The reference, measured fairly: each bare read runs in a fresh Node process that loads only
- * exceljs (bench/bare-read.ts), three times; the median counts.
+ * A read of the file measured fairly: `script` runs in a fresh Node process that loads only what
+ * it reads with, `runs` times; the median counts. The reference is bench/bare-read.ts (exceljs
+ * alone), the floor bench/leitor-read.ts (our reader alone).
  */
-function bareReads(bytes: Buffer, runs = 3, script = './bare-read.ts'): { rows: number; seconds: number; all: number[] } {
+function childReads(bytes: Buffer, runs = 3, script = './bare-read.ts'): { rows: number; seconds: number; all: number[] } {
   const dir = mkdtempSync(join(tmpdir(), 'bi-bench-bare-'));
   try {
     const file = join(dir, 'relatorio18.xlsx');
@@ -92,9 +93,9 @@ async function main(): Promise<void> {
   // the CPU of this bench's server only (its postmaster and children), not of other clusters on the machine
   const postmaster = await postmasterPid(client);
   try {
-    const bare = bareReads(files.base);
+    const bare = childReads(files.base);
     // the floor: our reader alone on the same file (bench/leitor-read.ts), median of 3
-    const leitor = bareReads(files.base, 3, './leitor-read.ts');
+    const leitor = childReads(files.base, 3, './leitor-read.ts');
     const sheetRows = N + M + 3; // data rows + headers + the period row
     const bareRate = bare.rows / bare.seconds;
 
