@@ -55,13 +55,13 @@ function relatorio18(variant: 'base' | 'outro-checksum' | 'um-porcento'): Promis
  * it reads with, `runs` times; the median counts. The reference is bench/bare-read.ts (exceljs
  * alone), the floor bench/leitor-read.ts (our reader alone).
  */
-function childReads(bytes: Buffer, runs = 3, script = './bare-read.ts'): { rows: number; seconds: number; all: number[] } {
+function childReads(bytes: Buffer, runs = 3, script = './bare-read.ts'): { rows: number; seconds: number; cpu: number; all: number[] } {
   const dir = mkdtempSync(join(tmpdir(), 'bi-bench-bare-'));
   try {
     const file = join(dir, 'relatorio18.xlsx');
     writeFileSync(file, bytes);
     const results = Array.from({ length: runs }, () => JSON.parse(execFileSync(process.execPath,
-      [...process.execArgv, fileURLToPath(new URL(script, import.meta.url)), file], { encoding: 'utf8' })) as { rows: number; seconds: number });
+      [...process.execArgv, fileURLToPath(new URL(script, import.meta.url)), file], { encoding: 'utf8' })) as { rows: number; seconds: number; cpu: number });
     const sorted = [...results].sort((a, b) => a.seconds - b.seconds);
     return { ...sorted[Math.floor(runs / 2)]!, all: results.map((r) => r.seconds) };
   } finally {
@@ -143,6 +143,10 @@ async function main(): Promise<void> {
     line('serviço ponta a ponta (upload -> SUCESSO)', `${fmt(first.rate, 0)} linhas/s (${fmt(first.seconds, 2)} s) = ${fmt(first.rate / bareRate, 2)}× a referência`);
     line('  upload aceito (202) em', `${fmt(first.accepted, 2)} s`);
     line('  CPU do serviço (Node) / do Postgres (deste cluster)', `${fmt(first.cpu.service, 2)} s / ${fmt(first.cpu.postgres, 2)} s (${cpus().length} núcleos)`);
+    // what the ratio tends to when the cores are the limit: every core busy all along, the
+    // upload included (CPU seconds of the reference read and ours, from their own processes)
+    const cpuPrimeira = first.cpu.service + first.cpu.postgres;
+    line('  teto por CPU (todos os núcleos sempre ocupados)', `${fmt(bare.seconds / (cpuPrimeira / cpus().length), 2)}× a referência (CPU: referência ${fmt(bare.cpu, 2)} s, nosso leitor sozinho ${fmt(leitor.cpu, 2)} s, esta importação ${fmt(cpuPrimeira, 2)} s)`);
     line('  gravadas / removidas / WAL', `${first.linhas_efetivas} / ${first.linhas_removidas} / ${mb(first.wal)} MB`);
     line('reimportação, mesmas linhas, outro checksum', `${fmt(same.seconds, 2)} s = ${fmt((100 * same.seconds) / first.seconds, 0)}% da primeira (${fmt(same.seconds / leitor.seconds, 2)}× o leitor sozinho); gravadas ${same.linhas_efetivas}; WAL ${mb(same.wal)} MB`);
     line('  CPU do serviço (Node) / do Postgres', `${fmt(same.cpu.service, 2)} s / ${fmt(same.cpu.postgres, 2)} s`);
