@@ -110,6 +110,7 @@ async function main(): Promise<void> {
       const res = await fetch(`${svc.base}/api/xls/processar`, { method: 'POST', body: form, headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
       if (res.status !== 202) throw new Error(`upload ${name}: ${res.status} ${await res.text()}\n--- saída do serviço:\n${svc.output().slice(-3000)}`);
       const accepted = Number(process.hrtime.bigint() - started) / 1e9;
+      const cpuAceito = processCpu(svc.child.pid!) - cpu0;
       const id = ((await res.json()) as { itens: Array<{ processamentoId: string }> }).itens[0]!.processamentoId;
       let row: { status: string; linhas_enviadas: number; linhas_efetivas: number; linhas_removidas: number; erro_mensagem: string | null };
       for (;;) {
@@ -127,7 +128,7 @@ async function main(): Promise<void> {
         process.stderr.write(`\n${name}: CPU do Postgres por processo: ${formatCpu(pgPorTipo)}\n${pgss.split('\n').slice(0, 14).join('\n')}\n`);
         writeFileSync(join(PROFILE, `pg-cpu-${name}.txt`), `${formatCpu(pgPorTipo)}\n`);
       }
-      return { seconds, accepted, cpu, rate: sheetRows / seconds, wal, ...row };
+      return { seconds, accepted, cpuAceito, cpu, rate: sheetRows / seconds, wal, ...row };
     }
 
     const first = await ingest('primeira', files.base);
@@ -141,7 +142,7 @@ async function main(): Promise<void> {
     line('referência: leitura exceljs pura (streaming), mediana de 3', `${fmt(bareRate, 0)} linhas/s (${fmt(bare.seconds, 2)} s; ${bare.all.map((x) => fmt(x, 2)).join(' / ')} s; ${bare.rows} linhas)`);
     line('nosso leitor sozinho, mesmo arquivo, mediana de 3', `${fmt(leitor.seconds, 2)} s (${leitor.all.map((x) => fmt(x, 2)).join(' / ')} s; ${leitor.rows} linhas) = ${fmt(bare.seconds / leitor.seconds, 2)}× a referência`);
     line('serviço ponta a ponta (upload -> SUCESSO)', `${fmt(first.rate, 0)} linhas/s (${fmt(first.seconds, 2)} s) = ${fmt(first.rate / bareRate, 2)}× a referência`);
-    line('  upload aceito (202) em', `${fmt(first.accepted, 2)} s`);
+    line('  upload aceito (202) em', `${fmt(first.accepted, 2)} s (CPU do serviço até ali ${fmt(first.cpuAceito, 2)} s)`);
     line('  CPU do serviço (Node) / do Postgres (deste cluster)', `${fmt(first.cpu.service, 2)} s / ${fmt(first.cpu.postgres, 2)} s (${cpus().length} núcleos)`);
     // what the ratio tends to when the cores are the limit: every core busy all along, the
     // upload included (CPU seconds of the reference read and ours, from their own processes)
