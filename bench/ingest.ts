@@ -16,7 +16,9 @@
  * --cpu-prof profiles summed into DIR/cpu-summary.txt; --explain adds auto_explain (EXPLAIN
  * ANALYZE, BUFFERS of every statement of 20 ms or more) into DIR/postgres.log. Profiling costs
  * time: compare shares, rows and buffers, not the wall times of a profiled run.
- * Usage: npm run bench -- ingest [--rows 200000] [--movimento 20000] [--heap 192] [--chunk 25000] [--profile DIR [--explain]]
+ * BENCH_SERVICE_LOG=FILE writes what the service printed (its log; with BENCH_NODE_ARGS=--trace-gc, its collections).
+ * --threads: the service's CPU per thread (main, parse worker, libuv's pool, V8's helpers) of each import.
+ * Usage: npm run bench -- ingest [--rows 200000] [--movimento 20000] [--heap 192] [--chunk 25000] [--threads] [--profile DIR [--explain]]
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -27,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startEmbeddedObjectStore } from '../src/embedded/objstore.js';
 import { BENCH_TOKEN, benchDatabase, benchRelatorio18, fmt, startBenchService } from './lib.js';
-import { cpuProfileSummary, formatCpu, pgssDump, postgresCpu, postmasterPid, processCpu, profileSettings } from './profile.js';
+import { cpuProfileSummary, formatCpu, pgssDump, postgresCpu, postmasterPid, processCpu, profileSettings, threadCpu } from './profile.js';
 
 function arg(name: string, def: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -42,6 +44,8 @@ const HEAP = arg('heap', 192);
 const LOTE = arg(process.argv.includes("--lote") ? "lote" : "chunk", 0); // --lote: the legacy name
 const PROFILE = process.argv.includes('--profile') ? resolve(process.argv[process.argv.indexOf('--profile') + 1]!) : null;
 const EXPLAIN = process.argv.includes('--explain');
+/** --threads: the service's CPU per thread of each import (also part of --profile). */
+const THREADS = PROFILE !== null || process.argv.includes('--threads');
 
 function relatorio18(variant: 'base' | 'outro-checksum' | 'um-porcento'): Promise<Buffer> {
   // the title cell differs between variants: same rows, another checksum
@@ -104,6 +108,7 @@ async function main(): Promise<void> {
       if (PROFILE) await client.query('select pg_stat_statements_reset()');
       const pgCpu = postgresCpu(postmaster);
       const cpu0 = processCpu(svc.child.pid!);
+      const threads = THREADS ? threadCpu(svc.child.pid!) : null;
       const started = process.hrtime.bigint();
       const form = new FormData();
       form.append('arquivo', new Blob([bytes]), `${name}.xlsx`);
@@ -123,10 +128,16 @@ async function main(): Promise<void> {
       const wal = (await client.query('select pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::bigint b', [lsn0])).rows[0].b as number;
       const pgPorTipo = pgCpu.take();
       const cpu = { service: processCpu(svc.child.pid!) - cpu0, postgres: Object.values(pgPorTipo).reduce((a, b) => a + b, 0) };
+      if (threads) {
+        const porThread = formatCpu(threads.take());
+        process.stderr.write(`${name}: CPU do serviço por thread: ${porThread}\n`);
+        if (PROFILE) writeFileSync(join(PROFILE, `service-cpu-${name}.txt`), `${porThread}\n`);
+      }
       if (PROFILE) {
         const pgss = await pgssDump(client, PROFILE, name);
         process.stderr.write(`\n${name}: CPU do Postgres por processo: ${formatCpu(pgPorTipo)}\n${pgss.split('\n').slice(0, 14).join('\n')}\n`);
         writeFileSync(join(PROFILE, `pg-cpu-${name}.txt`), `${formatCpu(pgPorTipo)}\n`);
+
       }
       return { seconds, accepted, cpuAceito, cpu, rate: sheetRows / seconds, wal, ...row };
     }
@@ -168,6 +179,8 @@ async function main(): Promise<void> {
   } finally {
     await client.end();
     await svc.stop();
+    // BENCH_SERVICE_LOG=FILE: what the service printed (e.g. with BENCH_NODE_ARGS=--trace-gc)
+    if (process.env.BENCH_SERVICE_LOG) writeFileSync(process.env.BENCH_SERVICE_LOG, svc.output());
     if (PROFILE) {
       process.stderr.write(cpuProfileSummary(join(PROFILE, 'cpu'), join(PROFILE, 'cpu-summary.txt')));
       if (cluster.logFile) copyFileSync(cluster.logFile, join(PROFILE, 'postgres.log'));

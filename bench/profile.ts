@@ -80,6 +80,49 @@ function kind(title: string): string {
   return t.replace(/\s+\S*\d\S*$/, '').replace(/ bi_\w+$/, '');
 }
 
+/**
+ * The CPU of one process' threads, by thread name (/proc/PID/task/TID: `node` is the main
+ * thread, a worker thread shows its own name, `libuv-worker` the pool that inflates and hashes,
+ * `V8 DefaultWorke` the collector's helpers), sampled every 20 ms while `take()` has not been
+ * called, so that a thread that ended meanwhile (the parse worker) still counts up to its last
+ * sample.
+ */
+export interface ThreadCpu { take(): Record<string, number> }
+export function threadCpu(pid: number): ThreadCpu {
+  const seen = new Map<string, { comm: string; start: number; last: number }>();
+  const sample = () => {
+    let tids: string[];
+    try { tids = readdirSync(`/proc/${pid}/task`); } catch { return; }
+    for (const tid of tids) {
+      try {
+        const comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+        const f = statFields(`${pid}/task/${tid}`);
+        const cpu = (Number(f[11]) + Number(f[12])) / TICK;
+        const s = seen.get(tid);
+        if (s) s.last = cpu; else seen.set(tid, { comm, start: cpu, last: cpu });
+      } catch { /* the thread ended */ }
+    }
+  };
+  // threads alive at the start count from there; one born later counts whole
+  sample();
+  for (const s of seen.values()) s.start = s.last;
+  const onNew = () => {
+    const before = new Set(seen.keys());
+    sample();
+    for (const [tid, s] of seen) if (!before.has(tid)) s.start = 0;
+  };
+  const timer = setInterval(onNew, 20);
+  return {
+    take() {
+      clearInterval(timer);
+      sample();
+      const by: Record<string, number> = {};
+      for (const s of seen.values()) by[s.comm] = (by[s.comm] ?? 0) + (s.last - s.start);
+      return by;
+    },
+  };
+}
+
 export interface PgCpu { take(): Record<string, number> }
 
 /** CPU seconds of one server per process kind since this call (see the file's comment). */
