@@ -1,4 +1,4 @@
-// @bench-tiny --rows 300 --movimento 30
+// @bench-tiny --rows 300 --movimento 30 --threads
 // @bench-prints serviço ponta a ponta
 /**
  * bench/ingest: end-to-end spreadsheet ingest against a running service (a child process on
