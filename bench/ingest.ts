@@ -164,7 +164,7 @@ async function main(): Promise<void> {
     line('  CPU do serviço (Node) / do Postgres', `${fmt(same.cpu.service, 2)} s / ${fmt(same.cpu.postgres, 2)} s`);
     line('reimportação com 1% das linhas de faturamento alteradas', `${fmt(pct.seconds, 2)} s = ${fmt((100 * pct.seconds) / first.seconds, 0)}% da primeira; gravadas ${pct.linhas_efetivas}; WAL ${mb(pct.wal)} MB`);
     // The floor of any import that reads every row, in this run: the upload's acceptance plus our
-    // reader alone on the file (no merge at all). Set against the issue's targets: a first import
+    // reader alone on the file (no merge at all). Set against the ingest targets (docs/benchmarks.md): a first import
     // at 1.5× the reference, and re-imports at 40 % / 45 % of it (docs/pipeline.md, "the arithmetic
     // of the targets").
     const piso = same.accepted + leitor.seconds;
