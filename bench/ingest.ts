@@ -159,6 +159,8 @@ async function main(): Promise<void> {
     // upload included (CPU seconds of the reference read and ours, from their own processes)
     const cpuPrimeira = first.cpu.service + first.cpu.postgres;
     line('  teto por CPU (todos os núcleos sempre ocupados)', `${fmt(bare.seconds / (cpuPrimeira / cpus().length), 2)}× a referência (CPU: referência ${fmt(bare.cpu, 2)} s, nosso leitor sozinho ${fmt(leitor.cpu, 2)} s, esta importação ${fmt(cpuPrimeira, 2)} s)`);
+    // the ratio over the ceiling: how busy the cores were on average, the upload included
+    line('  núcleos ocupados em média', `${fmt(cpuPrimeira / first.seconds, 2)} de ${cpus().length} (${fmt((100 * cpuPrimeira) / first.seconds / cpus().length, 0)}% do teto)`);
     line('  gravadas / removidas / WAL', `${first.linhas_efetivas} / ${first.linhas_removidas} / ${mb(first.wal)} MB`);
     line('reimportação, mesmas linhas, outro checksum', `${fmt(same.seconds, 2)} s = ${fmt((100 * same.seconds) / first.seconds, 0)}% da primeira (${fmt(same.seconds / leitor.seconds, 2)}× o leitor sozinho); gravadas ${same.linhas_efetivas}; WAL ${mb(same.wal)} MB`);
     line('  CPU do serviço (Node) / do Postgres', `${fmt(same.cpu.service, 2)} s / ${fmt(same.cpu.postgres, 2)} s`);
