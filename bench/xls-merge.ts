@@ -84,7 +84,10 @@ async function backendCpu(c: pg.PoolClient): Promise<() => number> {
 
 interface Cenario { alterada?: (i: number) => boolean; manter?: (i: number) => boolean }
 
-async function importar(pool: pg.Pool, g: GeradorTipo, label: string, n: number, cenario: Cenario = {}) {
+/** One import's merge time (COPY + chunks + end) and its backend's CPU; a re-import is printed as a share of the first. */
+interface Medida { s: number; cpu: number }
+
+async function importar(pool: pg.Pool, g: GeradorTipo, label: string, n: number, cenario: Cenario = {}, primeira?: Medida): Promise<Medida> {
   const content = `${g.tipo}-${label}-${Math.random()}`;
   const r = await xlsReceber(pool, { arquivo: `${label}.xlsx`, checksum: createHash('sha256').update(content).digest('hex'), tamanhoBytes: 1, arquivoBytes: Buffer.from(content) });
   await xlsIniciar(pool, r.processamentoId!, WORKER);
@@ -114,8 +117,11 @@ async function importar(pool: pg.Pool, g: GeradorTipo, label: string, n: number,
     const cpuS = cpu();
     await xlsConcluir(c, r.processamentoId!, WORKER);
     await c.query('commit');
+    const medida = { s: (tCopy + tMerge) / 1000, cpu: cpuS };
+    const parte = primeira ? `   = ${((100 * medida.s) / primeira.s).toFixed(0)} % of the first import's time, ${((100 * medida.cpu) / Math.max(primeira.cpu, 1e-9)).toFixed(0)} % of its CPU` : '';
     console.log(`${(g.tipo + ' ' + label).padEnd(48)} COPY${CHUNK ? '+chunks' : ''} ${(tCopy / 1000).toFixed(2)} s   merge ${(tMerge / 1000).toFixed(2)} s   CPU pg ${cpuS.toFixed(2)} s   WAL ${mb(wal).padStart(8)}   `
-      + `enviadas ${m.linhasEnviadas}  efetivas ${m.linhasEfetivas}  removidas ${m.linhasRemovidas}`);
+      + `enviadas ${m.linhasEnviadas}  efetivas ${m.linhasEfetivas}  removidas ${m.linhasRemovidas}${parte}`);
+    return medida;
   } finally {
     c.release();
   }
@@ -173,10 +179,10 @@ async function main() {
         await pool.query('checkpoint');
         console.log(`bi_faturamento holds ${HISTORICO} rows of earlier months (${((performance.now() - t) / 1000).toFixed(1)} s to write), checkpoint done`);
       }
-      await importar(pool, g, 'first import', ROWS);
+      const primeira = await importar(pool, g, 'first import', ROWS);
       await pool.query(`vacuum analyze ${tabelas.map((t) => `public."${t}"`).join(', ')}`);
-      await importar(pool, g, 'identical re-import', ROWS);
-      await importar(pool, g, '1% changed', ROWS, { alterada: (i) => i % 100 === 0 });
+      await importar(pool, g, 'identical re-import', ROWS, {}, primeira);
+      await importar(pool, g, '1% changed', ROWS, { alterada: (i) => i % 100 === 0 }, primeira);
       if (g.tipo === 'RELATORIO18') {
         await importar(pool, g, '1% back + 1% absent (scope delete)', ROWS, { manter: (i) => i % 100 !== 1 });
         await importar(pool, g, 'identical re-import again', ROWS, { manter: (i) => i % 100 !== 1 });
