@@ -99,7 +99,8 @@ export function threadCpu(pid: number): ThreadCpu {
         const f = statFields(`${pid}/task/${tid}`);
         const cpu = (Number(f[11]) + Number(f[12])) / TICK;
         const s = seen.get(tid);
-        if (s) s.last = cpu; else seen.set(tid, { comm, start: cpu, last: cpu });
+        // a new thread carries its creator's name until it names itself: the latest name counts
+        if (s) { s.last = cpu; s.comm = comm; } else seen.set(tid, { comm, start: cpu, last: cpu });
       } catch { /* the thread ended */ }
     }
   };
