@@ -137,7 +137,6 @@ async function main(): Promise<void> {
         const pgss = await pgssDump(client, PROFILE, name);
         process.stderr.write(`\n${name}: CPU do Postgres por processo: ${formatCpu(pgPorTipo)}\n${pgss.split('\n').slice(0, 14).join('\n')}\n`);
         writeFileSync(join(PROFILE, `pg-cpu-${name}.txt`), `${formatCpu(pgPorTipo)}\n`);
-
       }
       return { seconds, accepted, cpuAceito, cpu, rate: sheetRows / seconds, wal, ...row };
     }
@@ -174,8 +173,10 @@ async function main(): Promise<void> {
     line('piso de uma importação que lê todas as linhas', `upload aceito ${fmt(same.accepted, 2)} s + nosso leitor sozinho ${fmt(leitor.seconds, 2)} s = ${fmt(piso, 2)} s = ${fmt((100 * piso) / first.seconds, 0)}% desta primeira importação`);
     line('metas: primeira >= 1,5× a referência', `${first.rate / bareRate >= 1.5 ? 'atingida' : 'não atingida'} (${fmt(first.rate / bareRate, 2)}×; 1,5× = ${fmt(primeiraMeta, 2)} s)`);
     for (const [nome, r, meta] of [['reimportação idêntica <= 40%', same, 0.4], ['1% alterado <= 45%', pct, 0.45]] as const) {
-      const limite = meta * Math.min(first.seconds, primeiraMeta);
-      line(`metas: ${nome} da primeira`, `${r.seconds <= meta * first.seconds ? 'atingida' : 'não atingida'} (${fmt((100 * r.seconds) / first.seconds, 0)}%); com a primeira na meta, ${fmt(meta * 100, 0)}% dela = ${fmt(limite, 2)} s, ${limite < piso ? 'abaixo do piso: só uma reimportação que não lê todas as linhas chega lá' : 'acima do piso'}`);
+      // with the first import at its target (or this run's, when faster)
+      const primeiraAlvo = Math.min(first.seconds, primeiraMeta);
+      const limite = meta * primeiraAlvo;
+      line(`metas: ${nome} da primeira`, `${r.seconds <= meta * first.seconds ? 'atingida' : 'não atingida'} (${fmt((100 * r.seconds) / first.seconds, 0)}%); com a primeira em ${fmt(primeiraAlvo, 2)} s (na meta), ${fmt(meta * 100, 0)}% dela = ${fmt(limite, 2)} s, ${limite < piso ? 'abaixo do piso: só uma reimportação que não lê todas as linhas chega lá' : 'acima do piso'}`);
     }
     line(`pico de RSS do serviço (VmHWM; heap ${HEAP > 0 ? `${HEAP} MB` : 'padrão do Node'})`, `${fmt(rss, 0)} MB`);
   } finally {

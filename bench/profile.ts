@@ -81,11 +81,11 @@ function kind(title: string): string {
 }
 
 /**
- * The CPU of one process' threads, by thread name (/proc/PID/task/TID: `node` is the main
- * thread, a worker thread shows its own name, `libuv-worker` the pool that inflates and hashes,
- * `V8 DefaultWorke` the collector's helpers), sampled every 20 ms while `take()` has not been
- * called, so that a thread that ended meanwhile (the parse worker) still counts up to its last
- * sample.
+ * The CPU of one process' threads, by thread name (/proc/PID/task/TID/comm; Node 24 names them
+ * `MainThread`, `WorkerThread` for a worker thread, `libuv-worker` for the pool that inflates and
+ * hashes, `V8Worker` for V8's helpers: concurrent marking, parallel scavenges, background
+ * compilation), sampled every 20 ms until `take()`, so that a thread that ended meanwhile (the
+ * parse worker) still counts up to its last sample.
  */
 export interface ThreadCpu { take(): Record<string, number> }
 export function threadCpu(pid: number): ThreadCpu {
