@@ -41,8 +41,8 @@ function statFields(pid: number | string): string[] {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' '); // [0] state, [1] ppid, … [11] utime, [12] stime, [13] cutime, [14] cstime
 }
 
-/** CPU seconds (user + system) used so far by process `pid` (Linux /proc; USER_HZ 100). */
-export function processCpu(pid: number): number {
+/** CPU seconds (user + system) used so far by process `pid`, or thread `PID/task/TID` (Linux /proc; USER_HZ 100). */
+export function processCpu(pid: number | string): number {
   const f = statFields(pid);
   return (Number(f[11]) + Number(f[12])) / TICK;
 }
@@ -90,33 +90,26 @@ function kind(title: string): string {
 export interface ThreadCpu { take(): Record<string, number> }
 export function threadCpu(pid: number): ThreadCpu {
   const seen = new Map<string, { comm: string; start: number; last: number }>();
-  const sample = () => {
+  // a thread alive at the first sample counts from there; one born later counts whole
+  const sample = (bornLater: boolean) => {
     let tids: string[];
     try { tids = readdirSync(`/proc/${pid}/task`); } catch { return; }
     for (const tid of tids) {
       try {
         const comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-        const f = statFields(`${pid}/task/${tid}`);
-        const cpu = (Number(f[11]) + Number(f[12])) / TICK;
+        const cpu = processCpu(`${pid}/task/${tid}`);
         const s = seen.get(tid);
         // a new thread carries its creator's name until it names itself: the latest name counts
-        if (s) { s.last = cpu; s.comm = comm; } else seen.set(tid, { comm, start: cpu, last: cpu });
+        if (s) { s.last = cpu; s.comm = comm; } else seen.set(tid, { comm, start: bornLater ? 0 : cpu, last: cpu });
       } catch { /* the thread ended */ }
     }
   };
-  // threads alive at the start count from there; one born later counts whole
-  sample();
-  for (const s of seen.values()) s.start = s.last;
-  const onNew = () => {
-    const before = new Set(seen.keys());
-    sample();
-    for (const [tid, s] of seen) if (!before.has(tid)) s.start = 0;
-  };
-  const timer = setInterval(onNew, 20);
+  sample(false);
+  const timer = setInterval(() => sample(true), 20).unref();
   return {
     take() {
       clearInterval(timer);
-      sample();
+      sample(true);
       const by: Record<string, number> = {};
       for (const s of seen.values()) by[s.comm] = (by[s.comm] ?? 0) + (s.last - s.start);
       return by;
