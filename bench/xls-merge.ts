@@ -1,5 +1,6 @@
 // @bench-tiny 200 --chunk 64 --historico 500
 // @bench-prints baseline: bare ON CONFLICT
+// @bench-prints of the first import's time
 /**
  * `npm run bench -- xls-merge [-- <rows>] [--tipo T[,T…]] [--chunk N]`: times the declarative merge
  * (xls_merge) of every spreadsheet type that has a generator in bench/xls-merge-tipos.ts, on a

@@ -1,7 +1,7 @@
 // The benchmarks of bench/ (plain Node, no dependencies: the bootstrap imports it).
 // A benchmark is a bench/<name>.ts file with a `// @bench-tiny <args>` line: the arguments
 // (and NAME=value environment) of its smallest run, which test/foundation/bench.test.ts
-// runs so that no benchmark rots; `// @bench-prints <text>` names a text its output must
+// runs so that no benchmark rots; each `// @bench-prints <text>` line names a text its output must
 // contain. Files marked `// @bench-helper` are imported by the benchmarks, not run.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,7 +14,7 @@ export function benchFiles(dir = benchDir) {
   return readdirSync(dir).filter((f) => f.endsWith('.ts')).sort().map((f) => {
     const text = readFileSync(join(dir, f), 'utf8');
     const tiny = /^\s*\/\/\s*@bench-tiny\b(.*)$/m.exec(text);
-    const prints = /^\s*\/\/\s*@bench-prints\s+(.+)$/m.exec(text);
+    const prints = [...text.matchAll(/^\s*\/\/\s*@bench-prints\s+(.+)$/gm)].map((m) => m[1].trim());
     const helper = /^\s*\/\/\s*@bench-helper\b/m.test(text);
     const words = tiny ? tiny[1].trim().split(/\s+/).filter(Boolean) : [];
     return {
@@ -24,7 +24,7 @@ export function benchFiles(dir = benchDir) {
         env: Object.fromEntries(words.filter((w) => /^[A-Z_][A-Z0-9_]*=/.test(w)).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)])),
         args: words.filter((w) => !/^[A-Z_][A-Z0-9_]*=/.test(w)),
       } : undefined,
-      prints: prints ? prints[1].trim() : undefined,
+      prints,
     };
   });
 }
