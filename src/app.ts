@@ -16,6 +16,7 @@ import loginRoutes from './routes/telas/login.js';
 import viewRoutes from './routes/telas/index.js';
 import importarRoutes from './routes/telas/importar.js';
 import { PartnerIntake } from './partner/intake.js';
+import { enterOperation, markReported } from './operation-context.js';
 
 export interface BuildOptions {
   logger?: boolean;
@@ -42,6 +43,16 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true, allowUnionTypes: true } },
   });
   app.decorate('ctx', ctx);
+  // every request is one operation: a promise rejection nobody handled in it fails this
+  // request (500) instead of the process (operation-context.ts)
+  app.addHook('onRequest', (req, reply, done) => {
+    enterOperation({
+      kind: 'request',
+      label: `${req.method} ${req.routeOptions.url ?? req.url.split('?')[0]}`,
+      fail(err) { if (!reply.sent) void reply.send(markReported(err)); },
+    });
+    done();
+  });
   // the webhook's spool is opened and replayed once the app is ready (after the migrations)
   const intake = ctx.partnerIntake ??= new PartnerIntake(ctx.pool, ctx.config.partner, app.log);
   app.addHook('onReady', async () => { await intake.start(); });

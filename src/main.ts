@@ -22,6 +22,7 @@ import { partnerConfigurar } from './db/partner.js';
 import { replicacaoRecuperar } from './db/replicacao.js';
 import { reportarErro } from './jobs/replicacao.js';
 import type { AppContext } from './context.js';
+import { installRejectionNet } from './operation-context.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -45,6 +46,8 @@ export async function startService(env: Record<string, string | undefined> = pro
   const ctx: AppContext = { config, pool, version, commit, objstore, configuracao };
   const app = await buildApp(ctx);
   for (const w of warnings) app.log.warn(w);
+  // a promise rejection nobody handled fails its request or job, never the process
+  const uninstallNet = installRejectionNet(app.log);
 
   if (opts.migrate !== false) {
     await migrate(config.databaseUrl);
@@ -107,6 +110,7 @@ export async function startService(env: Record<string, string | undefined> = pro
       await pool.end().catch(() => undefined);
       objstore?.destroy();
       await flushErrtracker();
+      uninstallNet();
     })();
     return stopping;
   };

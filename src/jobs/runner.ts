@@ -14,6 +14,7 @@ import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Listener } from './listener.js';
 import { comBanco } from '../db/indisponivel.js';
+import { alreadyReported, runOperation } from '../operation-context.js';
 
 export interface Job {
   id: number;
@@ -123,9 +124,22 @@ export class JobRunner {
   private execute(job: Job): void {
     const abort = new AbortController();
     const log = this.log.child({ jobId: job.id, kind: job.kind });
+    // the job is one operation: a promise rejection nobody handled in its handler fails the
+    // job (and aborts its handler) instead of the process (operation-context.ts)
+    let failStray: (err: Error) => void = () => undefined;
+    const stray = new Promise<never>((_, reject) => { failStray = reject; });
+    stray.catch(() => undefined);
+    const operation = {
+      kind: 'job' as const,
+      label: `job ${job.id} (${job.kind})`,
+      fail(err: Error) { failStray(err); abort.abort(err); },
+    };
     const promise = (async () => {
       try {
-        await this.handlers[job.kind]!(job, { signal: abort.signal, workerId: this.workerId, log });
+        await Promise.race([
+          runOperation(operation, () => this.handlers[job.kind]!(job, { signal: abort.signal, workerId: this.workerId, log })),
+          stray,
+        ]);
         // the outcome is written even across a database restart: a job left 'running' by a
         // live worker would never be rescued
         await comBanco(() => this.pool.query('select app.complete_job($1, $2, $3)', [this.workerId, job.id, job.epoch ?? null]),
@@ -135,7 +149,8 @@ export class JobRunner {
         const status = await comBanco(() => this.pool.query<{ s: string | null }>('select app.fail_job($1, $2, $3, $4) as s',
           [this.workerId, job.id, err instanceof Error ? err.message : String(err), job.epoch ?? null]),
         { onRetry: () => log.warn('banco indisponível: nova tentativa de registrar a falha do job') }).then((r) => r.rows[0]?.s ?? null).catch(() => 'sem registro' as const);
-        if (status === 'failed') log.error({ err, attempts: job.attempts }, 'job falhou definitivamente');
+        if (status === 'failed' && !alreadyReported(err)) log.error({ err, attempts: job.attempts }, 'job falhou definitivamente');
+        else if (status === 'failed') log.warn({ err, attempts: job.attempts }, 'job falhou definitivamente (rejeição não tratada, já registrada)');
         else if (status === 'pending') log.warn({ err, attempts: job.attempts }, 'job falhou; nova tentativa agendada');
         else if (status === 'sem registro') log.error({ err }, 'job falhou e a falha não pôde ser registrada (banco indisponível)');
         else log.warn({ err, epoch: job.epoch }, 'job falhou, mas já não é deste worker (foi retomado depois que ele parou de responder): desfecho descartado');

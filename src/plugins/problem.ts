@@ -8,6 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { HttpProblem, STATUS_TITLES, httpStatusOfSqlState } from '../errors.js';
 import { paginaErro, querPaginaHtml } from '../routes/telas/render.js';
+import { alreadyReported } from '../operation-context.js';
 
 export interface ProblemBody {
   type: string;
@@ -89,7 +90,7 @@ export async function notFoundHandler(req: FastifyRequest, reply: FastifyReply) 
 export default fp(async function problemPlugin(app: FastifyInstance) {
   app.setErrorHandler(async (err: FastifyError, req, reply) => {
     const body = classify(err, req);
-    if (body.status >= 500) req.log.error({ err }, 'erro ao atender requisição');
+    if (body.status >= 500 && !alreadyReported(err)) req.log.error({ err }, 'erro ao atender requisição');
     else req.log.info({ status: body.status, code: err.code }, err.message);
     if (querPaginaHtml(req)) {
       return paginaErro(req, reply, body.status, body.status >= 500 ? 'Erro interno; o incidente foi registrado. Tente de novo em instantes.' : body.detail ?? body.title);

@@ -6,8 +6,8 @@
  * - `planUpload` reads directories only (no inflating) and refuses at once what can be
  *   judged there: sizes, entry count, ratio, names, zip inside the zip, and an entry that
  *   would inflate beyond the single-file limit (`maxUploadBytes`).
- * - A loose file that is not a zip (a legacy .xls, a password-protected xlsx, anything else)
- *   is accepted: the reader decides by its content (a .xls is read; anything unreadable ends
+ * - A loose file that is not a zip (a legacy .xls, a password-protected xlsx, anything else),
+ *   or a zip whose directory cannot be read (truncated: UnreadableZipError), is accepted: the reader decides by its content (a .xls is read; anything unreadable ends
  *   in ERRO with its reason, the original kept; docs/formatos.md, "Receiving files"). So is such
  *   a file inside a batch.
  * - A zip holding `[Content_Types].xml` or `xl/workbook.xml` (an xlsx or xlsb), or a
@@ -23,7 +23,7 @@ import { type ArchiveLimits, formatBytes, resolveLimits } from '../xlsx/limits.j
 import { type ByteSource, FileSource } from '../xlsx/source.js';
 import {
   type ZipEntry, type ZipIndex, MAGIC_BYTES, asSource, entryChunks, extractEntry, isZip,
-  readCentralDirectory, verifyEntry,
+  UnreadableZipError, readCentralDirectory, verifyEntry,
 } from '../xlsx/zip.js';
 import { type Spooled, SpoolTooLarge, spool } from './spool.js';
 
@@ -76,12 +76,21 @@ async function verifyAll(src: Buffer | ByteSource, index: ZipIndex, label: strin
 
 /**
  * Checks one file as an xlsx archive (directory, limits, every part inflated once).
- * Returns false, refusing nothing, when it is not a zip at all (its processing ends ERRO).
+ * Returns false, refusing nothing, when it is not a zip at all or its directory cannot be
+ * read (truncated): its processing ends ERRO with the reason.
  */
 export async function checkArchive(src: Buffer | ByteSource, limits: ArchiveLimits, label: string | null): Promise<boolean> {
   const source = asSource(src);
   if (!isZip(await source.read(0, MAGIC_BYTES))) return false;
-  const index = await readCentralDirectory(source, limits, label);
+  let index: ZipIndex;
+  try {
+    index = await readCentralDirectory(source, limits, label);
+  } catch (err) {
+    // a truncated spreadsheet (in a batch: its entry is whole, its content is not) is a file
+    // its processing will end ERRO, not a reason to refuse its batch
+    if (err instanceof UnreadableZipError) return false;
+    throw err;
+  }
   await verifyAll(source, index, label);
   return true;
 }
@@ -100,7 +109,16 @@ export async function planUpload(src: Buffer | ByteSource, filename: string, lim
   }
   if (!isZip(await source.read(0, MAGIC_BYTES))) return { kind: 'arquivo', arquivo, zip: false };
 
-  const index = await readCentralDirectory(source, L, null);
+  let index: ZipIndex;
+  try {
+    index = await readCentralDirectory(source, L, null);
+  } catch (err) {
+    // a loose spreadsheet whose directory cannot be read (truncated) is received like any
+    // unreadable file: its processing ends ERRO with the reason, the original kept; a batch
+    // (.zip) that cannot be read has nothing to process and is refused
+    if (err instanceof UnreadableZipError && !/\.zip$/i.test(arquivo)) return { kind: 'arquivo', arquivo, zip: false };
+    throw err;
+  }
   if (looksLikeSpreadsheetPackage(index) || (/\.(xlsx|ods)$/i.test(arquivo) && !index.entries.some((e) => SPREADSHEET_NAME.test(e.name)))) {
     return { kind: 'arquivo', arquivo, zip: true };
   }

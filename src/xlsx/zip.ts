@@ -38,11 +38,16 @@ class SourceReader extends yauzl.RandomAccessReader {
     return Readable.from(sourceChunks(this.source, start, end), { objectMode: false });
   }
   override read(buffer: Buffer, offset: number, length: number, position: number, callback: (err: Error | null) => void): void {
+    // yauzl waits for the callback: every outcome must reach it, never a throw (a throw here
+    // would reject a promise nobody holds, and leave yauzl waiting)
     this.source.read(position, length).then((b) => {
-      if (b.length !== length) throw new Error('unexpected EOF');
+      if (b.length !== length) {
+        callback(new Error('fim inesperado do arquivo (truncado)'));
+        return;
+      }
       b.copy(buffer, offset);
       callback(null);
-    }, (err: Error) => callback(err));
+    }, (err: unknown) => callback(err instanceof Error ? err : new Error(String(err))));
   }
 }
 
@@ -104,6 +109,9 @@ export function isEncryptedOoxml(buf: Buffer): boolean {
   return isCfb(buf) && buf.indexOf(Buffer.from('EncryptedPackage', 'utf16le')) >= 0;
 }
 
+const DIRECTORY_NOT_FOUND = 'diretório central do zip não encontrado (arquivo truncado ou não é um zip)';
+const TRUNCATED = 'arquivo truncado: o diretório central do zip aponta para além do fim do arquivo';
+
 /** The pt-BR reason why a non-zip file is not an xlsx. */
 export function notZipReason(buf: Buffer): string {
   if (isEncryptedOoxml(buf)) return 'arquivo protegido por senha; remova a senha no Excel e envie novamente';
@@ -112,13 +120,33 @@ export function notZipReason(buf: Buffer): string {
   return 'o arquivo não é uma planilha (.xlsx, .xls ou .ods)';
 }
 
+/**
+ * The zip's directory cannot be read at all: no end-of-central-directory record, or one that
+ * points past the end of the file — what a truncated download or attachment looks like. Not
+ * hostile: a loose spreadsheet in this state is received and its processing ends ERRO with
+ * this reason (upload.ts), where a hostile structure is refused at the door.
+ */
+export class UnreadableZipError extends ArchiveError {
+  constructor(motivo: string) {
+    super(400, motivo);
+    this.name = 'UnreadableZipError';
+  }
+}
+
+const UNREADABLE_REASONS = [DIRECTORY_NOT_FOUND, TRUNCATED];
+
+function refusal(where: string, reason: string): ArchiveError {
+  return UNREADABLE_REASONS.includes(reason) ? new UnreadableZipError(`${where}${reason}`) : new ArchiveError(400, `${where}${reason}`);
+}
+
 function describeYauzlError(message: string): string {
   if (/absolute path|invalid relative path/.test(message)) return 'caminho de entrada fora do arquivo (zip slip)';
   if (/invalid characters in fileName/.test(message)) return 'nome de entrada inválido';
-  if (/End of central directory record signature not found/.test(message)) return 'diretório central do zip não encontrado (arquivo truncado ou não é um zip)';
+  if (/End of central directory record signature not found/.test(message)) return DIRECTORY_NOT_FOUND;
   if (/strong encryption/.test(message)) return 'entrada criptografada';
   if (/multi-disk/.test(message)) return 'zip dividido em vários volumes não é aceito';
   if (/size mismatch/.test(message)) return 'tamanho declarado de uma entrada não confere';
+  if (/fim inesperado do arquivo|unexpected EOF/.test(message)) return TRUNCATED;
   return `zip inválido (${message})`;
 }
 
@@ -137,7 +165,7 @@ export async function readCentralDirectory(input: Buffer | ByteSource, limits: A
       ? await yauzl.fromBufferPromise(source.buffer, options)
       : await yauzl.fromRandomAccessReaderPromise(new SourceReader(source), source.size, options);
   } catch (err) {
-    throw fail400(describeYauzlError((err as Error).message));
+    throw refusal(where, describeYauzlError((err as Error).message));
   }
   if (zipfile.entryCount > limits.maxEntries) {
     zipfile.close();
@@ -202,7 +230,7 @@ export async function readCentralDirectory(input: Buffer | ByteSource, limits: A
     }
   } catch (err) {
     if (err instanceof ArchiveError) throw err;
-    throw fail400(describeYauzlError((err as Error).message));
+    throw refusal(where, describeYauzlError((err as Error).message));
   } finally {
     zipfile.close();
   }

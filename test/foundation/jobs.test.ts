@@ -6,6 +6,7 @@ import { createPool } from '../../src/db/pool.js';
 import { JobRunner, type Job } from '../../src/jobs/runner.js';
 import { createListener } from '../../src/jobs/listener.js';
 import { enqueueJob } from '../../src/db/functions.js';
+import { handleStrayRejection } from '../../src/operation-context.js';
 
 const log = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 let db: TestDatabase;
@@ -117,6 +118,31 @@ describe('job queue', () => {
       { id: quick, status: 'done', attempts: 1, locked_by: null },
       { id: stuck, status: 'pending', attempts: 0, locked_by: null },
     ]);
+  });
+
+  it('a promise rejection nobody handled inside a job fails that job (aborting its handler), not the process', async () => {
+    // the process-level listener (installRejectionNet) calls handleStrayRejection in the async
+    // context of the rejected promise; vitest keeps its own listener, so the test calls it
+    // from inside the handler's context, where Node would
+    const logged: Array<{ obj: object; msg: string }> = [];
+    const id = await enqueueJob(db.pool, 'rejeicao_solta', {}, { maxAttempts: 1 });
+    let abortado = false;
+    const runner = new JobRunner(db.pool, {
+      rejeicao_solta: (_job, ctx) => new Promise<void>(() => {
+        ctx.signal.addEventListener('abort', () => { abortado = true; });
+        setTimeout(() => handleStrayRejection(new Error('solta'), { error: (obj, msg) => logged.push({ obj, msg }) }), 20);
+      }),
+    }, log, { concurrency: 1, pollIntervalMs: 60_000, workerId: 'rejeicao' });
+    await runner.start(null);
+    await until(async () => (await db.pool.query('select status from app.job where id = $1', [id])).rows[0].status === 'failed');
+    await runner.stop(300);
+    expect(abortado).toBe(true);
+    expect((await db.pool.query('select last_error from app.job where id = $1', [id])).rows[0].last_error).toBe('solta');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]!.msg).toBe(`rejeição de promise não tratada em job ${id} (rejeicao_solta): a operação falhou; o processo continua`);
+    // outside any operation it is logged and nothing else
+    handleStrayRejection('texto', { error: (obj, msg) => logged.push({ obj, msg }) });
+    expect(logged[1]!.msg).toBe('rejeição de promise não tratada fora de uma requisição ou job; o processo continua');
   });
 });
 

@@ -17,8 +17,10 @@ export interface ServicoProcesso {
 
 const vivos = new Set<ChildProcess>();
 
-export function startServicoProcesso(env: Record<string, string | undefined>): Promise<ServicoProcesso> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+/** `preload`: modules (paths from the project root) imported before src/main.ts, e.g. a deliberate break. */
+export function startServicoProcesso(env: Record<string, string | undefined>, opts: { preload?: string[] } = {}): Promise<ServicoProcesso> {
+  const preload = (opts.preload ?? []).flatMap((m) => ['--import', `./${m}`]);
+  const child = spawn(process.execPath, ['--import', 'tsx', ...preload, 'src/main.ts'], {
     cwd: projectRoot, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   vivos.add(child);

@@ -1,8 +1,13 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { HttpProblem } from '../../src/errors.js';
 import { ArchiveError, DEFAULT_ARCHIVE_LIMITS, openWorkbook } from '../../src/xlsx/index.js';
-import { inspectUpload } from '../../src/xls/upload.js';
+import { checkArchive, inspectUpload, planUpload } from '../../src/xls/upload.js';
+import { FileSource } from '../../src/xlsx/source.js';
+import { UnreadableZipError, readCentralDirectory } from '../../src/xlsx/zip.js';
 import { buildMeta } from '../fixtures/builder.js';
 import { handmadeXlsx } from '../fixtures/handmade.js';
 import { makeZip } from '../fixtures/zip.js';
@@ -218,5 +223,56 @@ describe('inspectUpload: refusals (nothing stored)', () => {
     m.writeUInt16LE(12, m.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])) + 10); // central header too
     const method = await refusal(inspectUpload(m, 'lote.zip'));
     expect([method.status, method.motivo]).toEqual([400, "a entrada 'a.pdf' usa um método de compressão não suportado (12)"]);
+  });
+});
+
+describe('a truncated spreadsheet (a cut download or attachment)', () => {
+  // the end-of-directory record kept but pointing past the end (the fuzzers' cases), or gone
+  const cortes = async () => {
+    const inteiro = await buildMeta({ rows: 3 });
+    return {
+      meio: Buffer.concat([inteiro.subarray(0, 200), inteiro.subarray(inteiro.length - 22)]),
+      metade: inteiro.subarray(0, inteiro.length >> 1),
+      inteiro,
+    };
+  };
+
+  it('its directory is unreadable (UnreadableZipError), from memory and from a file, never an unhandled rejection', async () => {
+    const { meio, metade } = await cortes();
+    const dir = mkdtempSync(join(tmpdir(), 'bi-trunc-'));
+    try {
+      for (const [bytes, motivo] of [[meio, 'arquivo truncado: o diretório central do zip aponta para além do fim do arquivo'],
+        [metade, 'diretório central do zip não encontrado (arquivo truncado ou não é um zip)']] as const) {
+        const err = await refusal(readCentralDirectory(bytes, DEFAULT_ARCHIVE_LIMITS, null));
+        expect([err.constructor, err.status, err.motivo]).toEqual([UnreadableZipError, 400, motivo]);
+        const path = join(dir, 'x.xlsx');
+        writeFileSync(path, bytes);
+        const src = await FileSource.open(path);
+        const deArquivo = await refusal(readCentralDirectory(src, DEFAULT_ARCHIVE_LIMITS, null)).finally(() => src.close());
+        expect([deArquivo.constructor, deArquivo.motivo]).toEqual([UnreadableZipError, motivo]);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('loose, it is received (its processing ends ERRO with the reason); a batch (.zip) that cannot be read is refused', async () => {
+    const { meio, metade } = await cortes();
+    for (const bytes of [meio, metade]) {
+      expect(await planUpload(bytes, 'vendas.xlsx')).toEqual({ kind: 'arquivo', arquivo: 'vendas.xlsx', zip: false });
+      await expect(openWorkbook(bytes)).rejects.toThrow(/^formato não suportado: (arquivo truncado|diretório central do zip não encontrado)/);
+    }
+    expect((await refusal(planUpload(metade, 'lote.zip'))).motivo).toMatch(/diretório central do zip não encontrado/);
+  });
+
+  it('inside a batch, it does not refuse its batch: checkArchive says "not a zip" and its processing ends ERRO', async () => {
+    const { meio, inteiro } = await cortes();
+    const lote = makeZip([{ name: 'ok.xlsx', data: inteiro }, { name: 'cortado.xlsx', data: meio }]);
+    const r = await inspectUpload(lote, 'lote.zip');
+    expect(r.entries.map((e) => [e.arquivo, e.ok])).toEqual([['ok.xlsx', true], ['cortado.xlsx', true]]);
+    expect(await checkArchive(meio, DEFAULT_ARCHIVE_LIMITS, 'cortado.xlsx')).toBe(false);
+    // a hostile structure still refuses it
+    const dup = makeZip([{ name: 'a.xml', data: 'x' }, { name: 'A.xml', data: 'y' }]);
+    await refusal(checkArchive(dup, DEFAULT_ARCHIVE_LIMITS, 'dup.xlsx'));
   });
 });

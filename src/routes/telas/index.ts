@@ -17,6 +17,7 @@ import adminScreens from './admin.js';
 import destinatariosScreens from './destinatarios.js';
 import pedidosScreens from './pedidos.js';
 import replicacaoScreens from './replicacao.js';
+import { alreadyReported } from '../../operation-context.js';
 
 export class CsrfInvalido extends HttpProblem {
   constructor() {
@@ -67,7 +68,7 @@ export function viewErrorHandler(err: FastifyError & { code?: string }, req: Fas
   const mensagem = status >= 500 ? 'Erro interno; o incidente foi registrado.'
     : caractere ? 'O formulário contém um caractere não aceito (NUL ou texto Unicode inválido); nada foi gravado.'
     : err.validation ? `Parâmetro inválido: ${err.message}` : err.message;
-  if (status >= 500) req.log.error({ err }, 'erro ao atender tela');
+  if (status >= 500 && !alreadyReported(err)) req.log.error({ err }, 'erro ao atender tela');
   else req.log.info({ status, code: err.code }, err.message);
   if (!aceitaHtml(req)) return sendProblem(reply, problemBody(status, req, mensagem));
   return paginaErro(req, reply, status, mensagem, voltarPara(req));
