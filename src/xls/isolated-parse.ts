@@ -43,6 +43,11 @@ function workerEntry(): { script: string | URL; eval: boolean } {
   return { script: `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`, eval: true };
 }
 
+/** The parse thread's resource limits (resourceLimits of its Worker): the heap of XLS_LEITURA_HEAP_MB. */
+export function parseThreadLimits(heapMb: number, youngMb?: number): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number; stackSizeMb: number } {
+  return { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: youngMb ?? Math.min(16, Math.max(4, Math.floor(heapMb / 4))), stackSizeMb: 4 };
+}
+
 function deathReason(err: Error | null, code: number | null, heapMb: number): string {
   const c = (err as NodeJS.ErrnoException | null)?.code;
   if (c === 'ERR_WORKER_OUT_OF_MEMORY') {
@@ -79,7 +84,7 @@ export class IsolatedParse {
       eval: isEval,
       workerData: data,
       transferList: owned ? [bytes.buffer as ArrayBuffer] : [],
-      resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: youngMb ?? Math.min(16, Math.max(4, Math.floor(heapMb / 4))), stackSizeMb: 4 },
+      resourceLimits: parseThreadLimits(heapMb, youngMb),
       stdout: false,
       stderr: false,
     });

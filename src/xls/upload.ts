@@ -11,7 +11,7 @@
  *   in ERRO with its reason, the original kept; docs/formatos.md, "Receiving files"). So is such
  *   a file inside a batch.
  * - A zip holding `[Content_Types].xml` or `xl/workbook.xml` (an xlsx or xlsb), or a
- *   `mimetype` and `content.xml` (an OpenDocument: .ods), is one file; any other zip is a
+ *   `content.xml` with `mimetype` or `META-INF/manifest.xml` (an OpenDocument: .ods), is one file; any other zip is a
  *   batch, whose entries named .xlsx, .xlsm, .xls, .xlsb or .ods are spreadsheets. Batch
  *   entries that are not spreadsheets (PDF, images, `__MACOSX/`, `~$` lock files,
  *   `Thumbs.db`, …) are reported as ignored. Folders are skipped silently.
@@ -53,7 +53,7 @@ function baseName(path: string): string {
 /** One spreadsheet rather than a batch: an OOXML package (.xlsx, .xlsb) or an OpenDocument (.ods). */
 function looksLikeSpreadsheetPackage(index: ZipIndex): boolean {
   return index.byName.has('[content_types].xml') || index.byName.has('xl/workbook.xml')
-    || (index.byName.has('mimetype') && index.byName.has('content.xml'));
+    || (index.byName.has('content.xml') && (index.byName.has('mimetype') || index.byName.has('meta-inf/manifest.xml')));
 }
 
 /** Names of batch entries that are spreadsheets; which format each is, its content decides. */

@@ -10,12 +10,14 @@
  * CODEPAGE (BIFF5 text), DATEMODE (1904), FORMAT and XF (date formats), BOUNDSHEET (tabs:
  * name, state, kind, offset), SST with its CONTINUE records (strings split across records,
  * rich and phonetic runs skipped), LABELSST, LABEL, RSTRING, NUMBER, RK, MULRK, BOOLERR,
- * FORMULA with its cached result (a STRING record for text). Merged cells keep their value in
- * the first cell, as in the other formats. Every offset, length and index the file gives is
- * checked; a string longer than the cell limit is cut and marked (TruncatedText).
+ * FORMULA with its cached result (a STRING record for text; BIFF3/4's FORMULA numbers too). Merged
+ * cells keep their value in the first cell, as in the other formats. Every offset, length and
+ * index the file gives is checked; a string longer than the cell limit is cut and marked
+ * (TruncatedText); a shared-string index past the table is an error value (cells.ts,
+ * missingSharedString). Cell records out of row order are read in passes over row ranges.
  */
 import { TextDecoder } from 'node:util';
-import { TruncatedText, excelToDate } from './cells.js';
+import { TruncatedText, excelToDate, missingSharedString } from './cells.js';
 import { Cfb } from './cfb.js';
 import { WorkbookError, unsupported } from './errors.js';
 import type { SheetInfo } from './package.js';
@@ -28,6 +30,15 @@ const BOF = 0x0809, EOF = 0x000a, CONTINUE = 0x003c, FILEPASS = 0x002f, CODEPAGE
 const FORMAT = 0x041e, XF = 0x00e0, BOUNDSHEET = 0x0085, SST = 0x00fc;
 const LABELSST = 0x00fd, LABEL = 0x0204, RSTRING = 0x00d6, NUMBER = 0x0203, RK = 0x027e, MULRK = 0x00bd;
 const BOOLERR = 0x0205, FORMULA = 0x0006, STRING = 0x0207;
+/** FORMULA as BIFF3 and BIFF4 numbered it: some writers put these in BIFF5/8 files (Excel reads them; the cell's first 14 bytes are laid out alike). */
+const FORMULA3 = 0x0206, FORMULA4 = 0x0406;
+/** The records holding a cell (their row first): the row-order check reads only these. */
+const CELL_RECORDS = new Set([NUMBER, RK, MULRK, LABELSST, LABEL, RSTRING, BOOLERR, FORMULA, FORMULA3, FORMULA4]);
+/**
+ * A sheet whose cell records come out of row order is read in passes over row ranges, each
+ * holding at most this many cells (rows are handed over in order, in bounded memory).
+ */
+export const XLS_UNORDERED_PASS_CELLS = 250_000;
 
 /** Records that may come between a FORMULA and the STRING holding its text (CONTINUE, SHRFMLA, ARRAY, TABLE). */
 const KEEPS_PENDING_STRING = new Set([STRING, CONTINUE, 0x04bc, 0x0221, 0x0236]);
@@ -78,7 +89,7 @@ class Segments {
    * `cch` characters (BIFF8: compressed Latin-1 or UTF-16LE by the flags; a CONTINUE in the
    * middle starts with a new flags byte). Keeps at most `max` characters.
    */
-  chars(cch: number, flags: number, max: number): string | TruncatedText {
+  chars(cch: number, flags: number, max: number, partial = false): string | TruncatedText {
     let high = flags & 1;
     let out = '';
     let kept = 0;
@@ -90,7 +101,10 @@ class Segments {
         this.si++;
         this.pos = 0;
         s = this.segs[this.si];
-        if (!s || s.length < 2) throw corrupt(`texto do registro ${this.what} termina antes de ${cch} caracteres`);
+        if (!s || s.length < 2) {
+          if (partial) return out; // what the record holds (a FORMAT cut short by its writer)
+          throw corrupt(`texto do registro ${this.what} termina antes de ${cch} caracteres`);
+        }
         high = s[0]! & 1;
         this.pos = 1;
       }
@@ -160,7 +174,8 @@ function readGlobals(s: Buffer, maxCellChars: number): Globals {
   if (bof.type !== BOF) throw unsupported('o fluxo Workbook não começa por um registro BOF; não parece um .xls');
   need(bof.data, 4, 'BOF');
   const vers = bof.data.readUInt16LE(0);
-  const biff = vers === 0x0600 ? 8 : vers === 0x0500 ? 5 : null;
+  // 0x0580: the BIFF5 of Microsoft Graph's "Book" (a chart's data sheet embedded in an Office document)
+  const biff = vers === 0x0600 ? 8 : vers === 0x0500 || vers === 0x0580 ? 5 : null;
   if (biff === null) throw unsupported(`versão BIFF 0x${vers.toString(16)} não suportada (lemos Excel 97–2003 e Excel 5/95)`);
   const g: Globals = { biff, date1904: false, sheets: [], sst: [], dateXf: new Uint8Array(0), decoder: codepageDecoder(1252) };
   const formats = new Map<number, string>();
@@ -188,10 +203,17 @@ function readGlobals(s: Buffer, maxCellChars: number): Globals {
         break;
       case FORMAT: {
         const { segs, next } = withContinues(s, pos);
+        need(r.data, 2, 'FORMAT');
         const rd = new Segments(segs, 'FORMAT');
         const id = rd.u16();
-        const code = biff === 8 ? rd.chars(rd.u16(), rd.u8(), 1024) : bytesText(rd, rd.u8(), g.decoder);
-        formats.set(id, String(code));
+        // a FORMAT cut short is read as far as it goes, as other readers do: it only tells dates apart
+        let code = '';
+        try {
+          code = String(biff === 8 ? rd.chars(rd.u16(), rd.u8(), 1024, true) : bytesText(rd, rd.u8(), g.decoder, true));
+        } catch (err) {
+          if (!(err instanceof WorkbookError)) throw err;
+        }
+        formats.set(id, code);
         pos = next;
         continue;
       }
@@ -200,7 +222,7 @@ function readGlobals(s: Buffer, maxCellChars: number): Globals {
         if (xfFormats.length < 65_536) xfFormats.push(r.data.readUInt16LE(2));
         break;
       case BOUNDSHEET: {
-        need(r.data, 8, 'BOUNDSHEET');
+        need(r.data, 7, 'BOUNDSHEET'); // a BIFF5 tab with an empty name has 7 bytes
         const offset = r.data.readUInt32LE(0);
         const st = r.data[4]! & 3;
         const dt = r.data[5]!;
@@ -225,9 +247,12 @@ function readGlobals(s: Buffer, maxCellChars: number): Globals {
   }
 }
 
-function bytesText(rd: Segments, n: number, decoder: TextDecoder): string {
+function bytesText(rd: Segments, n: number, decoder: TextDecoder, partial = false): string {
   const b = Buffer.alloc(n);
-  for (let i = 0; i < n; i++) b[i] = rd.u8();
+  for (let i = 0; i < n; i++) {
+    if (partial && rd.atEnd) return decoder.decode(b.subarray(0, i));
+    b[i] = rd.u8();
+  }
   return decoder.decode(b);
 }
 
@@ -261,9 +286,57 @@ function rkNumber(rk: number): number {
   return rk & 1 ? n / 100 : n;
 }
 
+/** Rows [lo, hi) (0-based) of an out-of-order sheet: one pass collects them and hands them over sorted. */
+interface RowRange { lo: number; hi: number }
+
+/**
+ * The row order of a sheet's cell records: null when they come in order (the sheet is
+ * streamed), else the row ranges to read it in, each holding at most XLS_UNORDERED_PASS_CELLS cells.
+ */
+function rowRanges(s: Buffer, offset: number, passCells: number): RowRange[] | null {
+  let perRow: Uint32Array | null = null;
+  for (;;) {
+    let last = -1;
+    let unordered = false;
+    let pos = offset;
+    let depth = 0;
+    while (pos + 4 <= s.length) {
+      const type = s.readUInt16LE(pos);
+      const len = s.readUInt16LE(pos + 2);
+      const d = pos + 4;
+      pos = d + len;
+      if (pos > s.length) break; // the pass itself reports the cut record
+      if (type === BOF) depth++;
+      else if (type === EOF) { if (--depth === 0) break; }
+      else if (depth === 1 && len >= 2 && CELL_RECORDS.has(type)) {
+        const row = s.readUInt16LE(d);
+        if (perRow) perRow[row]! += type === MULRK ? Math.max(1, Math.floor((len - 6) / 6)) : 1;
+        else if (row < last) { unordered = true; break; }
+        else last = row;
+      }
+    }
+    if (perRow) break;
+    if (!unordered) return null;
+    perRow = new Uint32Array(65_536); // a second walk counts the cells of each row
+  }
+  const ranges: RowRange[] = [];
+  let lo = 0, cells = 0;
+  for (let r = 0; r < 65_536; r++) {
+    const n = perRow[r]!;
+    if (cells > 0 && cells + n > passCells) { ranges.push({ lo, hi: r }); lo = r; cells = 0; }
+    cells += n;
+  }
+  ranges.push({ lo, hi: 65_536 });
+  return ranges;
+}
+
 /** The opened `.xls`: its globals, and one pass over a sheet's records per request. */
 export class XlsWorkbook extends Workbook {
   readonly formato = 'xls' as const;
+  /** Per tab offset: null (in row order: streamed) or the row ranges of its passes. */
+  private readonly order = new Map<number, RowRange[] | null>();
+  /** Most cells a pass over an out-of-order tab holds (tests lower it). */
+  unorderedPassCells = XLS_UNORDERED_PASS_CELLS;
 
   constructor(private stream: Buffer, private readonly g: Globals, private readonly maxCellChars: number) {
     super();
@@ -281,21 +354,32 @@ export class XlsWorkbook extends Workbook {
 
   protected async *sheetBatches(sheet: SheetInfo): AsyncGenerator<SheetRow[]> {
     const info = this.g.sheets[sheet.position]!;
-    const rows = this.decode(info);
-    for (;;) {
-      let next: IteratorResult<SheetRow[]>;
-      try {
-        next = rows.next();
-      } catch (err) {
-        throw readError(sheet, err);
+    let ranges = this.order.get(info.offset);
+    if (ranges === undefined) {
+      ranges = info.offset < this.stream.length ? rowRanges(this.stream, info.offset, this.unorderedPassCells) : null;
+      this.order.set(info.offset, ranges);
+    }
+    for (const range of ranges ?? [null]) {
+      const rows = this.decode(info, range);
+      for (;;) {
+        let next: IteratorResult<SheetRow[]>;
+        try {
+          next = rows.next();
+        } catch (err) {
+          throw readError(sheet, err);
+        }
+        if (next.done) break;
+        yield next.value;
       }
-      if (next.done) return;
-      yield next.value;
     }
   }
 
-  /** The rows of a sheet, decoded synchronously in batches. */
-  private *decode(info: SheetInfo & { offset: number }): Generator<SheetRow[]> {
+  /**
+   * The rows of a sheet, decoded synchronously in batches: streamed as the records come
+   * (range null: they are in row order), or the rows of one range collected and handed over
+   * sorted (a writer that put its cell records out of row order, as Excel and other readers accept).
+   */
+  private *decode(info: SheetInfo & { offset: number }, range: RowRange | null): Generator<SheetRow[]> {
     const s = this.stream;
     const { biff, sst, dateXf, date1904, decoder } = this.g;
     const max = this.maxCellChars;
@@ -306,10 +390,18 @@ export class XlsWorkbook extends Workbook {
     let depth = 1;
     let batch: SheetRow[] = [];
     const open: { row: { number: number; values: unknown[] } | null } = { row: null };
+    const collected = new Map<number, unknown[]>();
     let pendingString: { row: number; col: number } | null = null;
     const num = (xf: number, n: number): unknown => (dateXf[xf] === 1 ? excelToDate(n, date1904) : n);
     const set = (row: number, col: number, v: unknown): void => {
       if (col >= MAX_COLUMNS) throw new Error(`célula na coluna ${col + 1} fora dos limites da planilha (a última coluna é XFD, a ${MAX_COLUMNS.toLocaleString('pt-BR')}ª)`);
+      if (range) {
+        if (row < range.lo || row >= range.hi) return;
+        let values = collected.get(row);
+        if (!values) collected.set(row, values = []);
+        values[col] = v;
+        return;
+      }
       const number = row + 1;
       let cur = open.row;
       if (cur === null || cur.number !== number) {
@@ -349,9 +441,8 @@ export class XlsWorkbook extends Workbook {
         }
         case LABELSST: {
           need(d, 10, 'LABELSST');
-          const v = sst[d.readUInt32LE(6)];
-          if (v === undefined) throw corrupt(`texto compartilhado ${d.readUInt32LE(6)} inexistente (há ${sst.length})`);
-          set(d.readUInt16LE(0), d.readUInt16LE(2), v);
+          const i = d.readUInt32LE(6);
+          set(d.readUInt16LE(0), d.readUInt16LE(2), sst[i] ?? missingSharedString(i, sst.length)); // as in .xlsx: a row error, not the file refused
           break;
         }
         case LABEL:
@@ -370,7 +461,9 @@ export class XlsWorkbook extends Workbook {
           need(d, 8, 'BOOLERR');
           set(d.readUInt16LE(0), d.readUInt16LE(2), d[7] ? { error: ERRORS[d[6]!] ?? '#N/A' } : d[6] !== 0);
           break;
-        case FORMULA: {
+        case FORMULA:
+        case FORMULA3:
+        case FORMULA4: {
           need(d, 14, 'FORMULA');
           const row = d.readUInt16LE(0), col = d.readUInt16LE(2), xf = d.readUInt16LE(4);
           if (d.readUInt16LE(12) !== 0xffff) set(row, col, num(xf, d.readDoubleLE(6)));
@@ -401,6 +494,13 @@ export class XlsWorkbook extends Workbook {
       }
     }
     if (open.row !== null) batch.push(open.row);
+    for (const row of [...collected.keys()].sort((a, b) => a - b)) {
+      batch.push({ number: row + 1, values: collected.get(row)! });
+      if (batch.length >= BATCH_ROWS) {
+        yield batch;
+        batch = [];
+      }
+    }
     if (batch.length > 0) yield batch;
   }
 }
@@ -410,6 +510,16 @@ export class XlsWorkbook extends Workbook {
  * (FILEPASS, or an encrypted OOXML package), not a spreadsheet, or corrupt.
  */
 export function openXls(file: Buffer, maxCellChars: number): XlsWorkbook {
+  try {
+    return openXlsChecked(file, maxCellChars);
+  } catch (err) {
+    if (err instanceof WorkbookError) throw err;
+    // every number is checked before use; should one slip through, the staff still get words, not Node's
+    throw corrupt('estrutura do contêiner ou dos registros inválida');
+  }
+}
+
+function openXlsChecked(file: Buffer, maxCellChars: number): XlsWorkbook {
   const cfb = new Cfb(file);
   if (cfb.find('EncryptedPackage') || cfb.find('EncryptionInfo')) throw new WorkbookError(ENCRYPTED_OOXML_REASON);
   const entry = cfb.find('Workbook') ?? cfb.find('Book');

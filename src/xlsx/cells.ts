@@ -33,7 +33,7 @@ export class TruncatedText {
 export interface DecodeContext {
   date1904: boolean;
   /** The shared strings (null when the workbook has none). */
-  sharedStrings: { get(index: number): unknown } | null;
+  sharedStrings: { get(index: number): unknown; readonly length: number } | null;
   /** Whether style `s` (a cellXfs index) shows numbers as dates. */
   isDateStyle(s: number): boolean;
 }
@@ -43,12 +43,34 @@ export function excelToDate(serial: number, date1904: boolean): Date {
   return new Date(Math.round((serial - 25569 + (date1904 ? 1462 : 0)) * 86_400_000));
 }
 
-/** Value of a `t="d"` cell: ISO 8601, read as UTC unless it has a zone. */
-function isoCellDate(text: string): Date {
+/**
+ * The Date of a time of day alone (`10:10:10`, an ODS `PT10H10M10S`): that time on the day
+ * serial 0 stands for (1899-12-30, or 1904-01-01 in a 1904 workbook), the value a numeric
+ * cell of 0.4237 with a time format gives — one type for a time, whatever the format.
+ */
+export function timeOfDay(days: number, date1904: boolean): Date {
+  return excelToDate(days, date1904);
+}
+
+/**
+ * Value of a `t="d"` cell: ISO 8601, read as UTC unless it has a zone; a time alone
+ * (`10:10:10`) is a time of day (timeOfDay); anything else is kept as its text.
+ */
+function isoCellDate(text: string, date1904: boolean): Date | string {
   const t = text.trim();
-  if (/^\d{4}-\d{2}-\d{2}$/.test(t)) return new Date(`${t}T00:00:00Z`);
-  if (/([zZ]|[+-]\d{2}:?\d{2})$/.test(t)) return new Date(t);
-  return new Date(`${t}Z`);
+  const time = /^(\d{2}):(\d{2})(?::(\d{2}(?:\.\d+)?))?$/.exec(t);
+  if (time) return timeOfDay((Number(time[1]) * 3600 + Number(time[2]) * 60 + Number(time[3] ?? 0)) / 86_400, date1904);
+  const d = /^\d{4}-\d{2}-\d{2}$/.test(t) ? new Date(`${t}T00:00:00Z`)
+    : /([zZ]|[+-]\d{2}:?\d{2})$/.test(t) ? new Date(t) : new Date(`${t}Z`);
+  return Number.isNaN(d.getTime()) ? text : d;
+}
+
+/**
+ * A shared-string index the table does not have (past its end, or no table at all): an
+ * error value, so a field reading it is a row error that says why (never a silent empty cell).
+ */
+export function missingSharedString(index: string | number, count: number): { error: string } {
+  return { error: `texto compartilhado ${index} inexistente (a tabela tem ${count})` };
 }
 
 /**
@@ -76,13 +98,17 @@ export function cellDecoder(ctx: DecodeContext): CellDecoder {
     }
     if (v === null) return undefined;
     switch (t) {
-      case 's':
-        return sharedStrings ? sharedStrings.get(parseInt(v, 10)) : undefined;
+      case 's': {
+        if (v.trim() === '') return undefined;
+        const i = Number(v);
+        const text = sharedStrings && Number.isInteger(i) ? sharedStrings.get(i) : undefined;
+        return text === undefined ? missingSharedString(v.trim(), sharedStrings?.length ?? 0) : text;
+      }
       case 'inlineStr':
       case 'str':
         return vChars > v.length ? new TruncatedText(v, vChars) : v;
       case 'd':
-        return isoCellDate(v);
+        return isoCellDate(v, date1904);
       case 'e':
         return { error: v };
       case 'b':

@@ -80,6 +80,7 @@ export class Cfb {
       if (seenDifat[d]) throw corrupt('cadeia de setores cíclica na DIFAT');
       seenDifat[d] = 1;
       const off = this.offset(d);
+      if (off + this.sectorSize > buf.length) throw corrupt(`o setor ${d} da DIFAT passa do fim do arquivo`);
       for (let i = 0; i < perDifat && fatSectors.length < fatCount; i++) fatSectors.push(buf.readUInt32LE(off + 4 * i));
       d = buf.readUInt32LE(off + 4 * perDifat);
     }
@@ -88,7 +89,9 @@ export class Cfb {
     fatSectors.forEach((s, i) => {
       this.checkSector(s, 'FAT');
       const off = this.offset(s);
-      for (let j = 0; j < perSector; j++) this.fat[i * perSector + j] = buf.readUInt32LE(off + 4 * j);
+      // a FAT sector cut short by the end of the file (a 4096-byte-sector file shorter than
+      // its sectors): the entries past the end are free (they could only name sectors past it)
+      for (let j = 0; j < perSector; j++) this.fat[i * perSector + j] = off + 4 * j + 4 <= buf.length ? buf.readUInt32LE(off + 4 * j) : FREESECT;
     });
 
     // Directory: 128-byte entries in the directory chain.

@@ -22,13 +22,14 @@
  *   (ODS_MAX_REPEATED_CELLS) — a tiny file cannot expand into billions of cells.
  */
 import { SaxesParser } from 'saxes';
-import { TruncatedText } from './cells.js';
+import { TruncatedText, timeOfDay } from './cells.js';
 import { unsupported } from './errors.js';
 import type { SheetInfo } from './package.js';
 import { MAX_COLUMNS, MAX_MARKUP_CHARS, MAX_ROWS } from './scanner.js';
 import type { ByteSource } from './source.js';
 import type { SheetRow } from './row.js';
 import { Workbook, readError } from './workbook.js';
+import { xmlMotivo } from './xml-motivo.js';
 import { type ZipEntry, type ZipIndex, entryChunks, readSmallPart } from './zip.js';
 
 export const ODS_MIMETYPE = 'application/vnd.oasis.opendocument.spreadsheet';
@@ -43,11 +44,45 @@ export const ODS_MAX_REPEATED_CELLS = 10_000_000;
 
 const BATCH_ROWS = 1000;
 
+const NS_MANIFEST = 'urn:oasis:names:tc:opendocument:xmlns:manifest:1.0';
+
+/** What the package's manifest says: encrypted parts (a password-protected .ods), the package's media type. */
+export interface OdsManifest { encrypted: boolean; mediaType: string | null }
+
+/**
+ * Reads `META-INF/manifest.xml` (null when absent): an `encryption-data` element of the
+ * manifest namespace means encrypted parts — the element, not the words (a comment or a
+ * file name saying `encryption-data` is not one) — and the media type of the `/` entry.
+ * A manifest that is not XML is ignored (content.xml decides), as other readers do.
+ */
+export async function readOdsManifest(source: ByteSource, index: ZipIndex): Promise<OdsManifest | null> {
+  const entry = index.byName.get('meta-inf/manifest.xml');
+  if (!entry) return null;
+  const xml = (await readSmallPart(source, entry, 16 * 1024 * 1024)).toString('utf8');
+  const out: OdsManifest = { encrypted: false, mediaType: null };
+  const parser = new SaxesParser({ xmlns: true, position: false });
+  parser.on('doctype', () => { throw new Error('DOCTYPE'); });
+  parser.on('opentag', (tag) => {
+    if (tag.uri !== NS_MANIFEST) return;
+    if (tag.local === 'encryption-data') out.encrypted = true;
+    else if (tag.local === 'file-entry') {
+      const attrs = tag.attributes as Record<string, { uri: string; local: string; value: string }>;
+      const attr = (local: string) => Object.values(attrs).find((a) => a.uri === NS_MANIFEST && a.local === local)?.value;
+      if (attr('full-path') === '/') out.mediaType = attr('media-type') ?? null;
+    }
+  });
+  try {
+    parser.write(xml).close();
+  } catch {
+    // an encryption-data element seen before the error still counts
+    return out.encrypted ? out : { encrypted: false, mediaType: null };
+  }
+  return out;
+}
+
 /** Whether the package's manifest declares encrypted parts (a password-protected .ods). */
 export async function isEncryptedOds(source: ByteSource, index: ZipIndex): Promise<boolean> {
-  const manifest = index.byName.get('meta-inf/manifest.xml');
-  if (!manifest) return false;
-  return (await readSmallPart(source, manifest, 16 * 1024 * 1024)).includes('encryption-data');
+  return (await readOdsManifest(source, index))?.encrypted ?? false;
 }
 
 interface OdsSheet extends SheetInfo {
@@ -262,13 +297,18 @@ export class OdsWorkbook extends Workbook {
           return cellAttrs[aValue] === undefined || Number.isNaN(n) ? str() : n;
         }
         case 'date': return cellAttrs[aDate] === undefined ? str() : isoDate(cellAttrs[aDate]);
-        case 'time': return cellAttrs[aTime] === undefined ? str() : durationDays(cellAttrs[aTime]);
+        case 'time': {
+          // a time of day, as .xlsx and .xls give it (cells.ts, timeOfDay)
+          const days = cellAttrs[aTime] === undefined ? NaN : durationDays(cellAttrs[aTime]);
+          return Number.isNaN(days) ? str() : timeOfDay(days, this.nullDate1904);
+        }
         case 'boolean': return cellAttrs[aBool] === undefined ? str() : cellAttrs[aBool] === 'true' || cellAttrs[aBool] === '1';
         default: return str();
       }
     };
 
     const parser = new SaxesParser({ xmlns: false, position: false });
+    parser.on('error', (err) => { throw new Error(xmlMotivo(err)); }); // staff words, not saxes' English
     parser.on('doctype', () => { throw new Error('XML: DOCTYPE não é aceito'); });
     parser.on('opentag', (tag) => {
       if (done) return;

@@ -1,8 +1,10 @@
 /**
  * Opening a stored spreadsheet by what it is, not by its name (docs/xlsx.md, "Formats"):
  *
- * - a zip whose `mimetype` entry is `application/vnd.oasis.opendocument.spreadsheet`: `.ods`
- *   (ods.ts; an encrypted one — `encryption-data` in its manifest — is refused);
+ * - a zip whose `mimetype` entry is `application/vnd.oasis.opendocument.spreadsheet`, or with
+ *   no `mimetype` but a `content.xml` (and no OOXML part; the manifest's media type, when
+ *   given, must be the spreadsheet's): `.ods` (ods.ts; an encrypted one — an `encryption-data`
+ *   element in its manifest — is refused);
  * - a zip holding `xl/workbook.bin`: `.xlsb`, refused with a reason;
  * - any other zip: `.xlsx` (package.ts, scanner.ts);
  * - a CFB container (`D0 CF 11 E0`): a `.xls` with a `Workbook` (BIFF8) or `Book` (BIFF5)
@@ -13,7 +15,7 @@
 import { XlsWorkbook, openXls } from './biff.js';
 import { ArchiveError, WorkbookError, unsupported } from './errors.js';
 import { type ArchiveLimits, DEFAULT_READER_LIMITS, type ReaderLimits, formatBytes, resolveLimits } from './limits.js';
-import { ODS_MIMETYPE, OdsWorkbook, isEncryptedOds, openOds } from './ods.js';
+import { ODS_MIMETYPE, OdsWorkbook, isEncryptedOds, openOds, readOdsManifest } from './ods.js';
 import { type PackageStructure, readPackageStructure } from './package.js';
 import { type ByteSource, toSource } from './source.js';
 import { type Workbook, XlsxWorkbook } from './workbook.js';
@@ -31,6 +33,13 @@ export async function zipKind(source: ByteSource, index: ZipIndex): Promise<'ods
     if (type.startsWith('application/vnd.oasis.opendocument.')) return 'opendocument';
   }
   if (index.byName.has('xl/workbook.bin')) return 'xlsb';
+  if (!mt && index.byName.has('content.xml') && !index.byName.has('[content_types].xml') && !index.byName.has('xl/workbook.xml')) {
+    // an OpenDocument without its mimetype entry (the standard says "should"; other readers
+    // open it): the manifest's media type says which, else content.xml is read as a spreadsheet's
+    const type = (await readOdsManifest(source, index))?.mediaType ?? ODS_MIMETYPE;
+    if (type === ODS_MIMETYPE) return 'ods';
+    if (type.startsWith('application/vnd.oasis.opendocument.')) return 'opendocument';
+  }
   return 'xlsx';
 }
 

@@ -6,7 +6,8 @@
  * any name and any folder, and namespace prefixes (`x:sheet`) are understood.
  */
 import { SaxesParser } from 'saxes';
-import { unsupported } from './errors.js';
+import { WorkbookError, unsupported } from './errors.js';
+import { xmlMotivo } from './xml-motivo.js';
 import type { ByteSource } from './source.js';
 import { type ZipEntry, type ZipIndex, readSmallPart } from './zip.js';
 
@@ -47,7 +48,7 @@ function parseXml(xml: Buffer, part: string, onOpen: (local: string, attrs: Attr
   try {
     parser.write(xml.toString('utf8')).close();
   } catch (err) {
-    throw unsupported(`XML inválido em ${part} (${(err as Error).message.split('\n')[0]})`, err);
+    throw unsupported(`XML inválido em ${part} (${xmlMotivo(err)})`, err);
   }
 }
 
@@ -98,11 +99,18 @@ function find(index: ZipIndex, name: string): ZipEntry | undefined {
 const OFFICE_DOCUMENT = /\/officeDocument$/;
 
 export async function readPackageStructure(buf: Buffer | ByteSource, index: ZipIndex): Promise<PackageStructure> {
-  // 1. _rels/.rels → the workbook part (xl/workbook.xml when absent).
+  // 1. _rels/.rels → the workbook part (xl/workbook.xml when absent, or when _rels/.rels is
+  //    not XML and xl/workbook.xml is there: other readers fall back to it too).
   let workbookName = 'xl/workbook.xml';
   const rootRels = find(index, '_rels/.rels');
   if (rootRels) {
-    const doc = parseRels(await readSmallPart(buf, rootRels), '_rels/.rels').find((r) => OFFICE_DOCUMENT.test(r.type) && !r.external);
+    let rels: Rel[] = [];
+    try {
+      rels = parseRels(await readSmallPart(buf, rootRels), '_rels/.rels');
+    } catch (err) {
+      if (!(err instanceof WorkbookError) || !find(index, workbookName)) throw err;
+    }
+    const doc = rels.find((r) => OFFICE_DOCUMENT.test(r.type) && !r.external);
     if (doc) workbookName = resolveTarget('', doc.target);
   }
   const workbookPart = find(index, workbookName) ?? find(index, 'xl/workbook.xml');

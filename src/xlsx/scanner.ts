@@ -650,7 +650,7 @@ export class SheetScanner extends XmlScanner {
 export type StringSink = (text: string, chars: number) => void;
 
 /**
- * Scans the shared strings part: each `<si>` gives one string, the text of its `<t>`
+ * Scans the shared strings part: each `<si>` (`<sstItem>` in Excel 2007 beta files) gives one string, the text of its `<t>`
  * elements (plain or rich-text runs joined; phonetic runs `<rPh>` left out).
  */
 export class SharedStringsScanner extends XmlScanner {
@@ -666,6 +666,7 @@ export class SharedStringsScanner extends XmlScanner {
   protected open(name: string): void {
     switch (name) {
       case 'si':
+      case 'sstItem': // Excel 2007 beta's name for it
         this.inSi = true;
         this.kept = '';
         this.chars = 0;
@@ -691,6 +692,7 @@ export class SharedStringsScanner extends XmlScanner {
         this.inPhonetic = false;
         break;
       case 'si':
+      case 'sstItem':
         if (this.inSi) {
           this.capturing = false;
           this.inSi = false;

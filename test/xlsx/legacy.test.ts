@@ -185,7 +185,7 @@ describe('.ods', () => {
     expect(await failure(openWorkbook(odsFile(odsTable('P', [['&lol2;']]), { prolog: lol }))))
       .toBe('formato não suportado: content.xml do .ods com DOCTYPE (declarações de entidades não são aceitas)');
     const wb = await openWorkbook(odsFile(odsTable('P', [['&lol9;']])));
-    expect(await failure(all(wb))).toBe("formato não suportado: erro ao ler a aba 'P' (undefined entity.)");
+    expect(await failure(all(wb))).toBe("formato não suportado: erro ao ler a aba 'P' (XML: entidade não declarada (só as cinco entidades do XML são aceitas))");
   });
 
   it('a run of text over 1 Mi characters, a cell past XFD and a repetition bomb are refused', async () => {
