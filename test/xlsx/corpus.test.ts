@@ -60,16 +60,6 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
   'poi/52575_main.xlsx': 'A2 is a formula (an external link) whose cached text LibreOffice wrote as <v> of a t="inlineStr" cell; both references drop it, we keep "POI rocks!", the value the cell shows',
 };
 
-/**
- * Crashes owned by issue 33 §1 (another branch): a truncated .xlsx throws inside zip.ts's
- * SourceReader.read, where nothing catches it. Counted as crashed until that fix is merged;
- * once it is, each must be a sound refusal like any other file (and this list goes).
- */
-const KNOWN_CRASHES = new Set([
-  'poi/clusterfuzz-testcase-minimized-POIXSSFFuzzer-6448258963341312.xlsx',
-  'poi/clusterfuzz-testcase-minimized-XLSX2CSVFuzzer-5025401116950528.xlsx',
-  'poi/crash-274d6342e4842d61be0fb48eaadad6208ae767ae.xlsx',
-]);
 
 /** A reference's cell: our kinds, or 'S' for a long text given by its summary. */
 type RefCell = [number, number, CorpusCell[2] | 'S', unknown];
@@ -237,7 +227,7 @@ it('every file of the shared corpus opens or is refused soundly; cells equal the
       let outcome: Outcome;
       if ('crashed' in answer) {
         outcome = 'quebrou';
-        if (!KNOWN_CRASHES.has(name)) problems.push(`${name}: quebrou (${answer.crashed})`);
+        problems.push(`${name}: quebrou (${answer.crashed})`);
         lines.push(`${name}: QUEBROU ${answer.crashed}`);
       } else if (!answer.ok) {
         const known = KNOWN_REFUSALS[name];
