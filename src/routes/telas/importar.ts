@@ -21,11 +21,11 @@ import * as db from 'zapatos/db';
 import { HttpProblem } from '../../errors.js';
 import { safeEqual } from '../../plugins/bearer.js';
 import { renderPagina } from './render.js';
-import { detectType, openWorkbook, WorkbookError, ArchiveError } from '../../xlsx/index.js';
 import { ZIP_MAX_BYTES, tamanhoZipArmazenado, zipArmazenadoArquivo } from '../../xls/zip-escrever.js';
 import { formatBytes } from '../../xlsx/limits.js';
 import { receberUpload } from '../../xls/intake.js';
 import { simularUpload } from '../../xls/simular.js';
+import { abrirLeitura } from '../../xls/processar.js';
 import { type Spooled, SpoolSourceError, SpoolTooLarge, TempDir, spool } from '../../xls/spool.js';
 import { FALHA_DE_P, resumoFluxo, type Falha, type Progresso } from '../../xls/consulta.js';
 import { xlsUploadRecusar } from '../../db/xls.js';
@@ -222,17 +222,18 @@ export default async function importarRoutes(app: FastifyInstance) {
           if (!/\.(xlsx|xls|ods)$/i.test(a.nome)) { problemas.push({ arquivo: a.nome, bytes: a.file.size, motivo: 'só planilhas .xlsx, .xls ou .ods são aceitas' }); continue; }
           if (a.file.size === 0) { problemas.push({ arquivo: a.nome, bytes: 0, motivo: 'arquivo vazio' }); continue; }
           let tipo: TipoPlanilha | null;
+          // detected in the parse thread, as a processing is (its heap limit, its own thread):
+          // whatever the file holds, it cannot take this process's memory or time
+          const leitura = abrirLeitura(app.ctx, a.file.path, null);
           try {
-            const wb = await openWorkbook(a.file.path, { ...limits, maxCellChars: app.ctx.config.xls.maxCellChars, maxBiffBytes: app.ctx.config.xls.maxBiffBytes });
-            try { tipo = await detectType(wb); } finally { await wb.close(); }
+            tipo = await leitura.tipo();
           } catch (err) {
-            if (err instanceof WorkbookError || err instanceof ArchiveError) {
-              // the reader's reason (zip internals) goes to the log, not to the page
-              req.log.info({ arquivo: a.nome, motivo: err.message }, 'importação: arquivo ilegível');
-              problemas.push({ arquivo: a.nome, bytes: a.file.size, motivo: 'não é uma planilha legível: abra no Excel ou no LibreOffice, salve de novo e envie outra vez' });
-              continue;
-            }
-            throw err;
+            // the reader's reason (zip internals) goes to the log, not to the page
+            req.log.info({ arquivo: a.nome, motivo: err instanceof Error ? err.message : String(err) }, 'importação: arquivo ilegível');
+            problemas.push({ arquivo: a.nome, bytes: a.file.size, motivo: 'não é uma planilha legível: abra no Excel ou no LibreOffice, salve de novo e envie outra vez' });
+            continue;
+          } finally {
+            await leitura.close();
           }
           if (tipo === null || !TIPOS_IMPORTAVEIS.includes(tipo)) {
             problemas.push({ arquivo: a.nome, bytes: a.file.size, motivo: `${tipo ? `é uma planilha de ${nomesTipo.get(tipo) ?? tipo}` : 'tipo de planilha não reconhecido'}; esta página aceita apenas ${aceitos}` });
