@@ -25,7 +25,7 @@ const linhaRejeitadaSchema = obj({ aba: nullable(str()), linha: int(), campo: nu
 export const simulacaoSchema = obj({
   total: int(),
   arquivos: arr(obj({
-    arquivo: str(), status: str({ enum: ['SIMULADO', 'RETIDO', 'ERRO', 'IGNORADO'] }), tipo: nullable(str()),
+    arquivo: str(), status: str({ enum: ['SIMULADO', 'RETIDO', 'ERRO', 'IGNORADO', 'DUPLICADO'] }), tipo: nullable(str()),
     periodoInicio: nullable(str()), periodoFim: nullable(str()), posicao: nullable(str()),
     linhasLidas: int(), linhasRejeitadas: arr(linhaRejeitadaSchema),
     tabelas: { type: 'object', additionalProperties: obj({
