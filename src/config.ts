@@ -150,6 +150,8 @@ export interface Config {
    */
   xls: {
     limits: ArchiveLimits; chunkLinhas: number; maxCellChars: number; leituraHeapMb: number; maxBiffBytes: number;
+    /** XLS_LEITURA_TEMPO_MAX_MS: most time one step of a parse may take (open and detect, parameters, a chunk of rows) */
+    leituraTempoMaxMs: number;
     /** XLS_MERGE_OCIOSO_MAX_MS: a merge transaction idle this long is ended by Postgres (a stopped worker) */
     mergeOciosoMaxMs: number;
     /**
@@ -313,6 +315,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
         },
         maxCellChars: int(env, 'XLS_CELL_MAX_CHARS', 32_767, 1, 100_000_000),
         leituraHeapMb: int(env, 'XLS_LEITURA_HEAP_MB', 128, 16, 16_384),
+        leituraTempoMaxMs: int(env, 'XLS_LEITURA_TEMPO_MAX_MS', 120_000, 1, 3_600_000),
         mergeOciosoMaxMs: int(env, 'XLS_MERGE_OCIOSO_MAX_MS', 60_000, 1_000, 3_600_000),
         originaisLocais: originaisLocais(env),
         maxBiffBytes: int(env, 'XLS_BIFF_MAX_BYTES', 64 * 1024 * 1024, 1024 * 1024, 2 * 1024 * 1024 * 1024),
