@@ -117,6 +117,14 @@ export interface Config {
   env: 'production' | 'development' | 'test';
   port: number;
   host: string;
+  /**
+   * How long a request may take to arrive (src/plugins/prazo-corpo.ts): a body that receives no
+   * byte for ociosoMs (HTTP_CORPO_OCIOSO_MS), or averages under taxaMinBytes a second once
+   * twice ociosoMs have passed (HTTP_CORPO_TAXA_MIN_BYTES), is answered 408; the headers must arrive
+   * within ociosoMs; Node's total request timeout is left as a backstop that an upload of the
+   * largest size at the minimum rate still fits in (requisicaoMaxMs).
+   */
+  http: { ociosoMs: number; taxaMinBytes: number; requisicaoMaxMs: number };
   databaseUrl: string;
   databasePoolMax: number;
   apiToken: string;
@@ -286,6 +294,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
       env: appEnv,
       port: int(env, 'PORT', 3000, 0, 65535),
       host: hostPadrao(env, telas, warnings),
+      http: httpPrazos(env),
       databaseUrl,
       databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 2, 500),
       apiToken,
@@ -327,6 +336,16 @@ export function loadConfig(env: Env = process.env): ConfigResult {
       telas,
     },
   };
+}
+
+/** The request-arrival limits (docs/configuration.md, "Core"). */
+function httpPrazos(env: Env): { ociosoMs: number; taxaMinBytes: number; requisicaoMaxMs: number } {
+  const ociosoMs = int(env, 'HTTP_CORPO_OCIOSO_MS', 30_000, 100, 600_000);
+  const taxaMinBytes = int(env, 'HTTP_CORPO_TAXA_MIN_BYTES', 64 * 1024, 0, 1024 * 1024 * 1024);
+  const maxUpload = int(env, 'XLS_UPLOAD_MAX_BYTES', 256 * 1024 * 1024, 1024);
+  // the largest upload at the minimum rate, after the grace, plus the headers: never the binding limit
+  const porTaxa = taxaMinBytes > 0 ? Math.ceil(maxUpload / taxaMinBytes) * 1000 : 3_600_000;
+  return { ociosoMs, taxaMinBytes, requisicaoMaxMs: Math.min(2_147_483_647, 3 * ociosoMs + porTaxa) };
 }
 
 /** proxy-addr's named ranges, accepted in TRUST_PROXY besides addresses and CIDRs. */
