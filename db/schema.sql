@@ -7447,14 +7447,22 @@ CREATE FUNCTION public.xls_simular_abrir(p_arquivo text, p_checksum text, p_tipo
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 declare
-  v_id uuid;
+  v_id uuid := app.uuid_v7();
+  v_checksum text := p_checksum;
 begin
   if not exists (select from app.xls_alvo a where a.tipo = p_tipo) then
     raise exception 'o tipo % ainda não tem importação', p_tipo using errcode = 'XL422';
   end if;
-  insert into public.xls_processamento (status, tipo, arquivo, checksum, arquivo_bytes, log_arquivo, worker, iniciado_em, execucoes)
-  values ('PROCESSANDO', p_tipo, left(p_arquivo, 255), p_checksum, ''::bytea, 'simulacao', 'simulacao', now(), 1)
-  returning id into v_id;
+  -- the file may already be stored (a send in ERRO or IGNORADO is reprocessed, and previewed),
+  -- or come twice in one batch: the preview's processing then takes a checksum of its own
+  insert into public.xls_processamento (id, status, tipo, arquivo, checksum, arquivo_bytes, log_arquivo, worker, iniciado_em, execucoes)
+  values (v_id, 'PROCESSANDO', p_tipo, left(p_arquivo, 255), v_checksum, ''::bytea, 'simulacao', 'simulacao', now(), 1)
+  on conflict (checksum) do nothing;
+  if not found then
+    v_checksum := encode(sha256(convert_to('simulacao:' || v_id::text, 'UTF8')), 'hex');
+    insert into public.xls_processamento (id, status, tipo, arquivo, checksum, arquivo_bytes, log_arquivo, worker, iniciado_em, execucoes)
+    values (v_id, 'PROCESSANDO', p_tipo, left(p_arquivo, 255), v_checksum, ''::bytea, 'simulacao', 'simulacao', now(), 1);
+  end if;
   return v_id;
 end;
 $$;
@@ -7464,7 +7472,29 @@ $$;
 -- Name: FUNCTION xls_simular_abrir(p_arquivo text, p_checksum text, p_tipo text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_simular_abrir(p_arquivo text, p_checksum text, p_tipo text) IS 'Preview (POST /api/xls/simular): opens a processing in PROCESSANDO, inside the caller''s transaction, so that the staging, xls_merge_chunk and xls_merge (with p_meta.simular = true: the mass-deletion guard reports instead of refusing) run exactly as for a real send; public.xls_simular_resumo then reads what it would change, and the caller ROLLS BACK: nothing of it is kept (only sequences advance). Never commit after it.';
+COMMENT ON FUNCTION public.xls_simular_abrir(p_arquivo text, p_checksum text, p_tipo text) IS 'Preview (POST /api/xls/simular): opens a processing in PROCESSANDO, inside the caller''s transaction, so that the staging, xls_merge_chunk and xls_merge (with p_meta.simular = true: the mass-deletion guard reports instead of refusing) run exactly as for a real send; public.xls_simular_resumo then reads what it would change, and the caller ROLLS BACK: nothing of it is kept (only sequences advance). A checksum already stored (a file in ERRO or IGNORADO, which a send would reprocess) gives the preview''s processing a checksum of its own; a file a send would call DUPLICADO is not previewed (public.xls_simular_duplicado). Never commit after it.';
+
+
+--
+-- Name: xls_simular_duplicado(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xls_simular_duplicado(p_checksum text) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select format('arquivo já recebido: processamento %s (%s)', p.id, p.status)
+    from public.xls_processamento p
+   where p.checksum = lower(btrim(p_checksum))
+     and p.status in ('SUCESSO', 'PENDENTE', 'PROCESSANDO')
+$$;
+
+
+--
+-- Name: FUNCTION xls_simular_duplicado(p_checksum text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.xls_simular_duplicado(p_checksum text) IS 'Preview (POST /api/xls/simular): the reason a send of a file with this checksum would be DUPLICADO now (the same rule and words as public.xls_receber: a processing of that checksum in SUCESSO, PENDENTE or PROCESSANDO), or null when a send would process it (new, or reprocessed from ERRO or IGNORADO). Reads only.';
 
 
 --

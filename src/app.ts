@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { reportLog } from './integrations/errtracker.js';
 import problemPlugin from './plugins/problem.js';
+import prazoCorpoPlugin from './plugins/prazo-corpo.js';
 import healthRoutes from './routes/health.js';
 import apiRoutes from './routes/api/index.js';
 import diagnosticsRoutes from './routes/diagnostics.js';
@@ -38,6 +39,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       },
     },
     bodyLimit: 1024 * 1024,
+    // a backstop only: a stalled or trickling body is answered 408 long before (plugins/prazo-corpo.ts)
+    requestTimeout: ctx.config.http.requisicaoMaxMs,
     // only the configured proxies may say who the client is (X-Forwarded-For): see TRUST_PROXY
     trustProxy: ctx.config.trustProxy.length > 0 ? ctx.config.trustProxy : false,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true, allowUnionTypes: true } },
@@ -53,6 +56,9 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     });
     done();
   });
+  // the headers must arrive within the body's idle limit (Node's default is 60 s)
+  app.server.headersTimeout = Math.min(ctx.config.http.ociosoMs, ctx.config.http.requisicaoMaxMs);
+  await app.register(prazoCorpoPlugin, { ociosoMs: ctx.config.http.ociosoMs, taxaMinBytes: ctx.config.http.taxaMinBytes });
   // the webhook's spool is opened and replayed once the app is ready (after the migrations)
   const intake = ctx.partnerIntake ??= new PartnerIntake(ctx.pool, ctx.config.partner, app.log);
   app.addHook('onReady', async () => { await intake.start(); });

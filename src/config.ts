@@ -117,6 +117,14 @@ export interface Config {
   env: 'production' | 'development' | 'test';
   port: number;
   host: string;
+  /**
+   * How long a request may take to arrive (src/plugins/prazo-corpo.ts): a body that receives no
+   * byte for ociosoMs (HTTP_CORPO_OCIOSO_MS), or averages under taxaMinBytes a second once
+   * twice ociosoMs have passed (HTTP_CORPO_TAXA_MIN_BYTES), is answered 408; the headers must arrive
+   * within ociosoMs; Node's total request timeout is left as a backstop that an upload of the
+   * largest size at the minimum rate still fits in (requisicaoMaxMs).
+   */
+  http: { ociosoMs: number; taxaMinBytes: number; requisicaoMaxMs: number };
   databaseUrl: string;
   databasePoolMax: number;
   apiToken: string;
@@ -150,6 +158,8 @@ export interface Config {
    */
   xls: {
     limits: ArchiveLimits; chunkLinhas: number; maxCellChars: number; leituraHeapMb: number; maxBiffBytes: number;
+    /** XLS_LEITURA_TEMPO_MAX_MS: most time one step of a parse may take (open and detect, parameters, a chunk of rows) */
+    leituraTempoMaxMs: number;
     /** XLS_MERGE_OCIOSO_MAX_MS: a merge transaction idle this long is ended by Postgres (a stopped worker) */
     mergeOciosoMaxMs: number;
     /**
@@ -284,6 +294,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
       env: appEnv,
       port: int(env, 'PORT', 3000, 0, 65535),
       host: hostPadrao(env, telas, warnings),
+      http: httpPrazos(env),
       databaseUrl,
       databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 2, 500),
       apiToken,
@@ -313,6 +324,7 @@ export function loadConfig(env: Env = process.env): ConfigResult {
         },
         maxCellChars: int(env, 'XLS_CELL_MAX_CHARS', 32_767, 1, 100_000_000),
         leituraHeapMb: int(env, 'XLS_LEITURA_HEAP_MB', 128, 16, 16_384),
+        leituraTempoMaxMs: int(env, 'XLS_LEITURA_TEMPO_MAX_MS', 120_000, 1, 3_600_000),
         mergeOciosoMaxMs: int(env, 'XLS_MERGE_OCIOSO_MAX_MS', 60_000, 1_000, 3_600_000),
         originaisLocais: originaisLocais(env),
         maxBiffBytes: int(env, 'XLS_BIFF_MAX_BYTES', 64 * 1024 * 1024, 1024 * 1024, 2 * 1024 * 1024 * 1024),
@@ -324,6 +336,16 @@ export function loadConfig(env: Env = process.env): ConfigResult {
       telas,
     },
   };
+}
+
+/** The request-arrival limits (docs/configuration.md, "Core"). */
+function httpPrazos(env: Env): { ociosoMs: number; taxaMinBytes: number; requisicaoMaxMs: number } {
+  const ociosoMs = int(env, 'HTTP_CORPO_OCIOSO_MS', 30_000, 100, 600_000);
+  const taxaMinBytes = int(env, 'HTTP_CORPO_TAXA_MIN_BYTES', 64 * 1024, 0, 1024 * 1024 * 1024);
+  const maxUpload = int(env, 'XLS_UPLOAD_MAX_BYTES', 256 * 1024 * 1024, 1024);
+  // the largest upload at the minimum rate, after the grace, plus the headers: never the binding limit
+  const porTaxa = taxaMinBytes > 0 ? Math.ceil(maxUpload / taxaMinBytes) * 1000 : 3_600_000;
+  return { ociosoMs, taxaMinBytes, requisicaoMaxMs: Math.min(2_147_483_647, 3 * ociosoMs + porTaxa) };
 }
 
 /** proxy-addr's named ranges, accepted in TRUST_PROXY besides addresses and CIDRs. */

@@ -32,6 +32,7 @@ export const STATUS_TITLES: Record<number, string> = {
   404: 'Não encontrado',
   405: 'Método não permitido',
   406: 'Formato não aceito',
+  408: 'Tempo esgotado',
   409: 'Conflito',
   413: 'Conteúdo grande demais',
   415: 'Tipo de conteúdo não suportado',

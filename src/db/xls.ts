@@ -363,6 +363,13 @@ export async function xlsSimularAbrir(q: db.Queryable, o: { arquivo: string; che
   return r!.id;
 }
 
+/** Preview: why a send of this content would be DUPLICADO now (public.xls_simular_duplicado), or null. */
+export async function xlsSimularDuplicado(q: db.Queryable, checksum: string): Promise<string | null> {
+  const [r] = await db.sql<db.SQL, Array<{ motivo: string | null }>>`
+    select public.xls_simular_duplicado(${db.param(checksum)}) as motivo`.run(q);
+  return r?.motivo ?? null;
+}
+
 /** Preview: what the processing changed so far in this transaction, per table, with examples. */
 export async function xlsSimularResumo(q: db.Queryable, id: string, exemplos = 20): Promise<Record<string, ResumoTabela>> {
   const [r] = await db.sql<db.SQL, Array<{ r: Record<string, ResumoTabela> }>>`

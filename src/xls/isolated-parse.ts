@@ -23,6 +23,13 @@ export interface IsolatedParseOptions extends Omit<ParseWorkerData, 'input'> {
   heapMb: number;
   /** Young generation of the parse thread, in MB (default: a quarter of heapMb, 4 to 16). */
   youngMb?: number;
+  /**
+   * Most milliseconds the parse may take for one step — opening and detecting the type, the
+   * type's parameters, each chunk of rows — counted only while the job waits for it (never
+   * while the worker waits for the job or the database) (XLS_LEITURA_TEMPO_MAX_MS). Past it the
+   * worker is stopped and the parse fails with a WorkbookError (the processing ends ERRO).
+   */
+  tempoMaxMs?: number;
 }
 
 type Outbound =
@@ -57,6 +64,10 @@ function deathReason(err: Error | null, code: number | null, heapMb: number): st
   return `a leitura da planilha foi interrompida (a linha de execução da leitura terminou com o código ${code ?? '?'})`;
 }
 
+function formatMs(ms: number): string {
+  return ms >= 1000 && ms % 1000 === 0 ? `${(ms / 1000).toLocaleString('pt-BR')} s` : `${ms.toLocaleString('pt-BR')} ms`;
+}
+
 export class IsolatedParse {
   private readonly worker: Worker;
   private readonly queue: Outbound[] = [];
@@ -73,7 +84,7 @@ export class IsolatedParse {
    */
   constructor(input: string | Buffer, private readonly options: IsolatedParseOptions) {
     const { script, eval: isEval } = workerEntry();
-    const { heapMb, youngMb, ...rest } = options;
+    const { heapMb, youngMb, tempoMaxMs: _tempo, ...rest } = options;
     const bytes = typeof input === 'string' ? null : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
     const data: ParseWorkerData = { ...rest, input: bytes ?? (input as string) };
     // Bytes that own their whole memory are moved to the worker (the caller's Buffer is
@@ -117,8 +128,24 @@ export class IsolatedParse {
         return m as Extract<Outbound, { type: T }>;
       }
       if (this.failure) throw this.failure;
-      await new Promise<void>((resolve) => { this.wake = resolve; });
+      // every message received so far is taken and credited: the worker is at work (or dead)
+      const limite = this.options.tempoMaxMs;
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        if (limite !== undefined && limite > 0) timer = setTimeout(() => this.timeout(limite), limite);
+      });
+      clearTimeout(timer);
     }
+  }
+
+  /** The step went past its time limit: the worker is stopped, the parse fails with the reason. */
+  private timeout(limite: number): void {
+    this.fail(new WorkbookError(`a leitura da planilha foi interrompida: passou de ${formatMs(limite)} sem concluir uma etapa `
+      + '(abrir e reconhecer o tipo, ler os parâmetros ou um bloco de linhas; limite XLS_LEITURA_TEMPO_MAX_MS); '
+      + 'o arquivo é grande ou malformado demais para ser lido'));
+    this.closed = true;
+    void this.worker.terminate();
   }
 
   /** The type: the one given, or the detected one; null when the file matches no type. */

@@ -68,6 +68,7 @@ export function abrirLeitura(ctx: AppContext, original: Buffer | string, tipo: T
     limits: { ...ctx.config.xls.limits, maxCellChars: ctx.config.xls.maxCellChars, maxBiffBytes: ctx.config.xls.maxBiffBytes },
     chunkLinhas: ctx.config.xls.chunkLinhas,
     heapMb: ctx.config.xls.leituraHeapMb,
+    tempoMaxMs: ctx.config.xls.leituraTempoMaxMs,
   });
 }
 

@@ -19,12 +19,13 @@ import { type Spooled, type TempDir } from './spool.js';
 import { checkArchive, extractEntryToFile, planUpload } from './upload.js';
 import { limparNome } from './nomes.js';
 import { abrirLeitura, mergeNaTransacao } from './processar.js';
-import { type LinhaRejeitada, type Retencao, type ResumoTabela, xlsSimularAbrir, xlsSimularResumo } from '../db/xls.js';
+import { type LinhaRejeitada, type Retencao, type ResumoTabela, xlsSimularAbrir, xlsSimularDuplicado, xlsSimularResumo } from '../db/xls.js';
 
 export interface SimulacaoArquivo {
   arquivo: string;
-  /** SIMULADO: it would be imported (see tabelas); RETIDO: the mass-deletion guard would hold it; ERRO / IGNORADO as a send would end. */
-  status: 'SIMULADO' | 'RETIDO' | 'ERRO' | 'IGNORADO';
+  /** SIMULADO: it would be imported (see tabelas); RETIDO: the mass-deletion guard would hold it; ERRO / IGNORADO as a send would end;
+   *  DUPLICADO: a send would store nothing (the same content already received, or earlier in this upload), so it is not read. */
+  status: 'SIMULADO' | 'RETIDO' | 'ERRO' | 'IGNORADO' | 'DUPLICADO';
   tipo: TipoPlanilha | null;
   /** The period or position the file carries, when its type has one. */
   periodoInicio: string | null;
@@ -72,8 +73,21 @@ export async function simularUpload(ctx: AppContext, filename: string, upload: S
   }
 
   const resultados = new Map<Entrada, SimulacaoArquivo>();
+  // a send stores nothing for content already received (public.xls_receber: DUPLICADO), nor for
+  // an entry that repeats an earlier one of the same batch: neither is read
+  const vistos = new Map<string, string>();
+  for (const e of entradas) {
+    if (e.ignorado !== null || !e.path) continue;
+    const anterior = vistos.get(e.checksum);
+    const motivo = anterior !== undefined
+      ? `arquivo repetido neste envio: mesmo conteúdo de '${anterior}' (um envio o receberia uma vez só)`
+      : await xlsSimularDuplicado(ctx.pool, e.checksum);
+    if (motivo !== null) resultados.set(e, vazio(e.arquivo, 'DUPLICADO', motivo));
+    else vistos.set(e.checksum, e.arquivo);
+  }
   // first pass: the type of each (an unreadable file ends here, as its processing would)
   for (const e of entradas) {
+    if (resultados.has(e)) continue;
     if (e.ignorado !== null || !e.path) { resultados.set(e, vazio(e.arquivo, 'IGNORADO', e.ignorado)); continue; }
     const reader = abrirLeitura(ctx, e.path, null);
     try {

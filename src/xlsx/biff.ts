@@ -47,6 +47,8 @@ const ERRORS: Record<number, string> = { 0x00: '#NULL!', 0x07: '#DIV/0!', 0x0f: 
 
 /** Rows handed over per batch (one await per batch). */
 const BATCH_ROWS = 1000;
+/** The records walked are counted (Workbook.bytesRead) at least every this many bytes. */
+const WALK_COUNT_BYTES = 64 * 1024;
 
 export const ENCRYPTED_REASON = 'formato não suportado: arquivo .xls protegido por senha (criptografado); remova a senha no Excel e envie novamente';
 export const ENCRYPTED_OOXML_REASON = 'formato não suportado: arquivo protegido por senha; remova a senha no Excel e envie novamente';
@@ -344,6 +346,8 @@ export class XlsWorkbook extends Workbook {
 
   get sheets(): readonly SheetInfo[] { return this.g.sheets; }
   get date1904(): boolean { return this.g.date1904; }
+  /** Tabs are told apart by where their records start: tabs pointing at one offset are one sheet. */
+  protected override sheetKey(sheet: SheetInfo): string { return `@${this.g.sheets[sheet.position]!.offset}`; }
   /** Whether the file is BIFF5 (Excel 5/95) rather than BIFF8. */
   get biff(): 5 | 8 { return this.g.biff; }
 
@@ -374,6 +378,12 @@ export class XlsWorkbook extends Workbook {
     }
   }
 
+  /** Counts the records walked (detection's cap: docs/formatos.md). */
+  private walked(from: number, to: number): number {
+    this.sheetBytes += to - from;
+    return to;
+  }
+
   /**
    * The rows of a sheet, decoded synchronously in batches: streamed as the records come
    * (range null: they are in row order), or the rows of one range collected and handed over
@@ -387,6 +397,7 @@ export class XlsWorkbook extends Workbook {
     const bof = recordAt(s, info.offset);
     if (bof.type !== BOF) throw corrupt(`a aba não começa por um registro BOF (posição ${info.offset})`);
     let pos = bof.next;
+    let counted = info.offset;
     let depth = 1;
     let batch: SheetRow[] = [];
     const open: { row: { number: number; values: unknown[] } | null } = { row: null };
@@ -488,11 +499,13 @@ export class XlsWorkbook extends Workbook {
           break;
         }
       }
-      if (batch.length >= BATCH_ROWS) {
-        yield batch;
+      if (batch.length >= BATCH_ROWS || pos - counted >= WALK_COUNT_BYTES) {
+        counted = this.walked(counted, pos);
+        if (batch.length > 0) yield batch;
         batch = [];
       }
     }
+    counted = this.walked(counted, pos);
     if (open.row !== null) batch.push(open.row);
     for (const row of [...collected.keys()].sort((a, b) => a - b)) {
       batch.push({ number: row + 1, values: collected.get(row)! });

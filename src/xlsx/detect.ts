@@ -1,11 +1,17 @@
 /**
  * Type detection (docs/formatos.md, "Detection"): checked in order, the first match wins.
  * Tab-name signatures cost nothing; header signatures read only rows 1..20 of each sheet
- * (once per sheet, cached on the workbook), and only when no tab-name signature matched.
+ * (once per distinct sheet, all of them in as few passes as the format allows, cached on the
+ * workbook), and only when no tab-name signature matched. What detection may read is capped
+ * (DETECT_MAX_BYTES of sheet data): a file past it ends with a reason, never a long wait.
  */
 import { hasAll, normalizeHeader } from './headers.js';
 import type { TipoPlanilha } from './types.js';
+import { MiB } from './limits.js';
 import type { SheetInfo, Workbook } from './workbook.js';
+
+/** Most bytes of sheet data detection reads over all tabs (their first rows only). */
+export const DETECT_MAX_BYTES = 64 * MiB;
 
 interface Signature {
   tipo: TipoPlanilha;
@@ -41,11 +47,14 @@ export const SIGNATURES: readonly Signature[] = [
 ];
 
 /** The workbook's type, or null when it matches none (→ IGNORADO 'tipo não reconhecido'). */
-export async function detectType(wb: Workbook): Promise<TipoPlanilha | null> {
+export async function detectType(wb: Workbook, o: { maxBytes?: number } = {}): Promise<TipoPlanilha | null> {
   const names = wb.sheets.map((s) => normalizeHeader(s.name));
   for (const sig of SIGNATURES) {
     if (sig.byNames?.(names)) return sig.tipo;
   }
+  // every worksheet's first rows, each distinct sheet once, within the cap (a sheet that failed
+  // to read throws below, when its turn comes, as if it were read then)
+  await wb.readHeaders(wb.sheets.filter((s) => s.kind === 'worksheet'), o.maxBytes ?? DETECT_MAX_BYTES);
   for (const sig of SIGNATURES) {
     if (!sig.byHeader) continue;
     for (const s of wb.sheets) {

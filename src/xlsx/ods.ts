@@ -28,7 +28,8 @@ import type { SheetInfo } from './package.js';
 import { MAX_COLUMNS, MAX_MARKUP_CHARS, MAX_ROWS } from './scanner.js';
 import type { ByteSource } from './source.js';
 import type { SheetRow } from './row.js';
-import { Workbook, readError } from './workbook.js';
+import { HEADER_SCAN_ROWS, rowTexts } from './headers.js';
+import { type HeaderRows, Workbook, checkHeaderBudget, readError } from './workbook.js';
 import { xmlMotivo } from './xml-motivo.js';
 import { type ZipEntry, type ZipIndex, entryChunks, readSmallPart } from './zip.js';
 
@@ -182,7 +183,9 @@ async function scanStructure(source: ByteSource, content: ZipEntry): Promise<{ p
       });
       at = end + 1;
     }
-    const keepFrom = pendingFrom >= 0 ? pendingFrom : Math.max(0, buf.length - 64);
+    // the tail is kept for a tag cut by the chunk's end, never a tag already taken (a small
+    // table's start tag in the last 64 bytes was counted twice: a tab read twice)
+    const keepFrom = pendingFrom >= 0 ? pendingFrom : Math.max(at, buf.length - 64);
     if (buf.length - keepFrom > MAX_MARKUP_CHARS) throw unsupported(`content.xml do .ods: marcação com mais de ${MAX_MARKUP_CHARS} caracteres`);
     carry = Buffer.from(buf.subarray(keepFrom));
     base += keepFrom;
@@ -238,7 +241,74 @@ export class OdsWorkbook extends Workbook {
   get date1904(): boolean { return this.nullDate1904; }
   close(): Promise<void> { return this.source.close(); }
 
+  /** Tabs are told apart by where their table starts in content.xml. */
+  protected override sheetKey(sheet: SheetInfo): string { return `@${this.odsSheets[sheet.position]!.offset}`; }
+
+  /**
+   * Every tab's first rows in ONE pass over content.xml: inflated once, each table parsed from
+   * its start tag until its header rows are read, the bytes up to the next table skipped
+   * unparsed (reading them tab by tab inflated content.xml from its start for every tab:
+   * 20,000 empty tabs took two minutes). A table that cannot be read keeps its error.
+   */
+  override async readHeaders(sheets: readonly SheetInfo[], maxBytes = Number.POSITIVE_INFINITY): Promise<void> {
+    const todo = new Map<string, SheetInfo>();
+    for (const s of sheets) if (s.kind === 'worksheet' && !this.cachedHeaders(s)) todo.set(this.sheetKey(s), s);
+    const ordered = [...todo.values()].sort((a, b) => this.odsSheets[a.position]!.offset - this.odsSheets[b.position]!.offset);
+    // a table ends before the next one starts (unless nested): its parse is fed up to there only
+    const starts = [...new Set(this.odsSheets.map((t) => t.offset))].sort((a, b) => a - b);
+    let k = 0;
+    const start = this.sheetBytes;
+    const cursor = this.cursor();
+    try {
+      for (const s of ordered) {
+        const offset = this.odsSheets[s.position]!.offset;
+        while (k < starts.length && starts[k]! <= offset) k++;
+        const until = starts[k];
+        checkHeaderBudget(this.sheetBytes - start, maxBytes, sheets.length);
+        if (cursor.pos > this.odsSheets[s.position]!.offset) {
+          // a table that starts inside the one read before (nested): a pass of its own
+          await this.headerRows(s).catch((err: unknown) => this.cacheHeaders(s, err instanceof Error ? err : new Error(String(err))));
+          continue;
+        }
+        const out: HeaderRows = [];
+        try {
+          scan: for await (const batch of this.tableBatches(s, cursor, until)) {
+            for (const row of batch) {
+              if (row.number > HEADER_SCAN_ROWS) break scan;
+              out.push({ number: row.number, texts: rowTexts(row) });
+            }
+          }
+          this.cacheHeaders(s, out);
+        } catch (err) {
+          this.cacheHeaders(s, err instanceof Error ? err : new Error(String(err)));
+        }
+      }
+    } finally {
+      await cursor.chunks.return(undefined);
+    }
+  }
+
+  /** A reading position over the inflated content.xml, shared by the tables of one pass. */
+  private cursor(): Cursor {
+    return { chunks: entryChunks(this.source, this.content, null), buf: null, pos: 0 };
+  }
+
   protected async *sheetBatches(sheet: SheetInfo): AsyncGenerator<SheetRow[]> {
+    const cursor = this.cursor();
+    try {
+      yield* this.tableBatches(sheet, cursor);
+    } finally {
+      await cursor.chunks.return(undefined);
+    }
+  }
+
+  /**
+   * The rows of one table, read from `cursor`, which must not be past the table's start. When
+   * the table is over (or the caller stops), the cursor stays on the chunk it read last, so a
+   * later table of the same pass starts from there. `until`: where the next table starts; the
+   * parser is fed up to there first, and past it only if the table is not over (a nested table).
+   */
+  private async *tableBatches(sheet: SheetInfo, cursor: Cursor, until?: number): AsyncGenerator<SheetRow[]> {
     const { offset } = this.odsSheets[sheet.position]!;
     const p = this.p;
     const T = `${p.table}:`, O = `${p.office}:`, X = `${p.text}:`;
@@ -313,7 +383,7 @@ export class OdsWorkbook extends Workbook {
     parser.on('opentag', (tag) => {
       if (done) return;
       const name = tag.name;
-      if (name === tagTable) { tableDepth++; return; }
+      if (name === tagTable) { tableDepth++; if (tag.isSelfClosing) closeTag(name); return; }
       if (tableDepth !== 1) return;
       const attrs = tag.attributes as Record<string, string>;
       if (name === tagRow) {
@@ -379,9 +449,8 @@ export class OdsWorkbook extends Workbook {
       if (!done && inP > 0 && inAnnotation === 0 && tableDepth === 1) addText(t);
     });
 
-    const chunks = entryChunks(this.source, this.content, null);
     const decoder = new TextDecoder('utf-8');
-    let at = 0;
+    let from = offset; // the next byte of content.xml this table needs
     let started = false;
     let run = 0; // characters since the last '<'
     const feed = (s: string) => {
@@ -398,39 +467,49 @@ export class OdsWorkbook extends Workbook {
         if (!done) throw err;
       }
     };
-    try {
-      for (;;) {
-        let next: IteratorResult<Buffer>;
-        try {
-          next = await chunks.next();
+    if (cursor.pos > from) throw readError(sheet, new Error('a leitura do content.xml já passou do início da aba'));
+    for (;;) {
+      try {
+        while (cursor.buf === null || cursor.pos + cursor.buf.length <= from) {
+          if (cursor.buf !== null) { cursor.pos += cursor.buf.length; cursor.buf = null; }
+          const next = await cursor.chunks.next();
           if (next.done) {
             if (!done) throw new Error('content.xml termina antes do fim da aba');
             return;
           }
-          let buf = next.value;
-          if (!started) {
-            if (at + buf.length <= offset) { at += buf.length; continue; }
-            buf = buf.subarray(offset - at);
-            started = true;
-            parser.write(`<r ${p.decls}>`);
-          }
-          feed(decoder.decode(buf, { stream: true }));
-        } catch (err) {
-          throw readError(sheet, err);
+          cursor.buf = next.value;
         }
-        while (out.length > 0) {
-          const batch: SheetRow[] = [];
-          while (out.length > 0 && batch.length < BATCH_ROWS) {
-            const r = out[0]!;
-            batch.push({ number: r.number, values: r.values });
-            if (r.repeat > 1) { r.number++; r.repeat--; } else out.shift();
-          }
-          yield batch;
+        let end = cursor.pos + cursor.buf.length;
+        if (until !== undefined && from < until && until < end) end = until;
+        const buf = cursor.buf.subarray(from - cursor.pos, end - cursor.pos);
+        from = end;
+        if (!started) {
+          started = true;
+          parser.write(`<r ${p.decls}>`);
         }
-        if (done) return;
+        this.sheetBytes += buf.length;
+        feed(decoder.decode(buf, { stream: true }));
+      } catch (err) {
+        throw readError(sheet, err);
       }
-    } finally {
-      await chunks.return(undefined);
+      while (out.length > 0) {
+        const batch: SheetRow[] = [];
+        while (out.length > 0 && batch.length < BATCH_ROWS) {
+          const r = out[0]!;
+          batch.push({ number: r.number, values: r.values });
+          if (r.repeat > 1) { r.number++; r.repeat--; } else out.shift();
+        }
+        yield batch;
+      }
+      if (done) return;
     }
   }
+}
+
+interface Cursor {
+  chunks: AsyncGenerator<Buffer>;
+  /** The chunk read last (null before the first and at the end). */
+  buf: Buffer | null;
+  /** Offset of buf[0] in the inflated content.xml. */
+  pos: number;
 }

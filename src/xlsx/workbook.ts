@@ -6,7 +6,7 @@
  */
 import { WorkbookError, ArchiveError, unsupported } from './errors.js';
 import { type DecodeContext, cellDecoder } from './cells.js';
-import { DEFAULT_READER_LIMITS } from './limits.js';
+import { DEFAULT_READER_LIMITS, formatBytes } from './limits.js';
 import type { PackageStructure, SheetInfo } from './package.js';
 import { HEADER_SCAN_ROWS, rowTexts } from './headers.js';
 import type { SheetRow } from './row.js';
@@ -19,6 +19,17 @@ import { type ZipIndex, entryChunks, readSmallPart } from './zip.js';
 export type { SheetInfo } from './package.js';
 
 export type { SheetRow } from './row.js';
+
+/** The normalised texts of a sheet's first rows, with their row numbers. */
+export type HeaderRows = Array<{ number: number; texts: string[] }>;
+
+/** Refuses a detection that has read more than its cap (docs/formatos.md, "Detection"). */
+export function checkHeaderBudget(read: number, maxBytes: number, sheets: number): void {
+  if (read > maxBytes) {
+    throw unsupported(`a detecção do tipo leu ${formatBytes(read)} das primeiras linhas das ${sheets.toLocaleString('pt-BR')} abas `
+      + `sem terminar (o limite é ${formatBytes(maxBytes)}): a planilha tem abas demais ou abas malformadas; envie só as abas do relatório`);
+  }
+}
 
 export interface SheetPass {
   sheet: SheetInfo;
@@ -35,8 +46,10 @@ export type Formato = 'xlsx' | 'xls' | 'ods';
  * same SheetRow values (XlsxWorkbook here, XlsWorkbook in biff.ts, OdsWorkbook in ods.ts).
  */
 export abstract class Workbook {
-  /** Normalised texts of rows 1..20, per sheet position (detection fills it, readers reuse it). */
-  private readonly headerCache = new Map<number, Array<{ number: number; texts: string[] }>>();
+  /** Normalised texts of rows 1..20, per distinct sheet (sheetKey; detection fills it, readers reuse it). */
+  private readonly headerCache = new Map<string, HeaderRows | Error>();
+  /** Bytes of sheet data the passes have read so far (detection's cap is counted with it). */
+  protected sheetBytes = 0;
 
   abstract readonly formato: Formato;
   abstract get sheets(): readonly SheetInfo[];
@@ -48,6 +61,14 @@ export abstract class Workbook {
   protected abstract sheetBatches(sheet: SheetInfo): AsyncGenerator<SheetRow[]>;
   /** Whether the sheet has cells to read. */
   protected hasRows(sheet: SheetInfo): boolean { return sheet.kind === 'worksheet'; }
+  /**
+   * What identifies the content of a sheet: two tabs with the same key read the same cells
+   * (a hostile file may point thousands of tabs at one sheet; it is read once).
+   */
+  protected sheetKey(sheet: SheetInfo): string { return `#${sheet.position}`; }
+
+  /** Bytes of sheet data read so far by every pass over this workbook. */
+  get bytesRead(): number { return this.sheetBytes; }
 
   get sheetNames(): string[] { return this.sheets.map((s) => s.name); }
 
@@ -56,14 +77,24 @@ export abstract class Workbook {
     return this.sheets.find((s) => s.name === name) ?? this.sheets.find((s) => s.name.trim() === name.trim());
   }
 
+  /** The cached header rows of a sheet (read by headerRows or readHeaders), or the error of reading them. */
+  protected cachedHeaders(sheet: SheetInfo): HeaderRows | Error | undefined {
+    return this.headerCache.get(this.sheetKey(sheet));
+  }
+
+  protected cacheHeaders(sheet: SheetInfo, rows: HeaderRows | Error): void {
+    this.headerCache.set(this.sheetKey(sheet), rows);
+  }
+
   /**
    * The first rows (1..HEADER_SCAN_ROWS) of a sheet as normalised texts. Reads only those
-   * rows (the pass is abandoned after them) and caches the result.
+   * rows (the pass is abandoned after them) and caches the result per distinct sheet.
    */
-  async headerRows(sheet: SheetInfo): Promise<Array<{ number: number; texts: string[] }>> {
-    const cached = this.headerCache.get(sheet.position);
+  async headerRows(sheet: SheetInfo): Promise<HeaderRows> {
+    const cached = this.cachedHeaders(sheet);
+    if (cached instanceof Error) throw cached;
     if (cached) return cached;
-    const out: Array<{ number: number; texts: string[] }> = [];
+    const out: HeaderRows = [];
     if (sheet.kind === 'worksheet') {
       scan: for await (const { batches } of this.pass([sheet])) {
         for await (const batch of batches) {
@@ -74,8 +105,27 @@ export abstract class Workbook {
         }
       }
     }
-    this.headerCache.set(sheet.position, out);
+    this.cacheHeaders(sheet, out);
     return out;
+  }
+
+  /**
+   * Reads (and caches) the header rows of all these sheets, each distinct sheet once, in as few
+   * passes as the format allows (an .ods reads them all in one pass over content.xml). A sheet
+   * that cannot be read keeps its error, thrown when headerRows asks for it (as if read then).
+   * Throws a WorkbookError once more than `maxBytes` of sheet data have been read for it.
+   */
+  async readHeaders(sheets: readonly SheetInfo[], maxBytes = Number.POSITIVE_INFINITY): Promise<void> {
+    const start = this.sheetBytes;
+    for (const s of sheets) {
+      if (this.cachedHeaders(s)) continue;
+      checkHeaderBudget(this.sheetBytes - start, maxBytes, sheets.length);
+      try {
+        await this.headerRows(s);
+      } catch (err) {
+        this.cacheHeaders(s, err instanceof Error ? err : new Error(String(err)));
+      }
+    }
   }
 
   /**
@@ -124,6 +174,7 @@ export class XlsxWorkbook extends Workbook {
   get sheets(): readonly SheetInfo[] { return this.structure.sheets; }
   get date1904(): boolean { return this.structure.date1904; }
   protected override hasRows(sheet: SheetInfo): boolean { return sheet.kind === 'worksheet' && sheet.part !== null; }
+  protected override sheetKey(sheet: SheetInfo): string { return sheet.part ? `@${sheet.part.name}` : super.sheetKey(sheet); }
 
   /** The cell decoder of this workbook: shared strings and styles, read on first use. */
   private decoder(): Promise<CellDecoder> {
@@ -159,6 +210,7 @@ export class XlsxWorkbook extends Workbook {
             if (rows.length > 0) yield rows;
             return;
           }
+          this.sheetBytes += next.value.length;
           rows = scanner.scan(decoder.decode(next.value, { stream: true }));
         } catch (err) {
           throw readError(sheet, err);

@@ -178,6 +178,46 @@ describe('preview', () => {
   });
 });
 
+describe('preview of content already received (issue 33 §5)', () => {
+  it('says DUPLICADO, as a send does, for a file already imported and for a zip holding the same entry twice; nothing read, nothing stored', async () => {
+    const bytes = await buildRelatorio18({ rows: 12, faturamento: [{ vendedor: 9911, nome_vendedor: 'Dup' }] });
+    const real = await enviar('r18-dup.xlsx', bytes);
+    expect(real.status).toBe('SUCESSO');
+    const antes = await estado();
+    // the README's "Try it": send the batch, then preview it
+    const res = await simular('r18-dup.xlsx', bytes);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().arquivos[0]).toMatchObject({ status: 'DUPLICADO', linhasLidas: 0, tabelas: {}, motivo: `arquivo já recebido: processamento ${real.id} (SUCESSO)` });
+    // a send of it says the same
+    const envio = await p.upload('r18-dup.xlsx', bytes, XLSX);
+    expect(envio.json().itens[0]).toMatchObject({ status: 'DUPLICADO', motivo: `arquivo já recebido: processamento ${real.id} (SUCESSO)` });
+
+    const nova = await buildMeta({ linhas: [{ vendedor: 9911 }] });
+    // the same entry twice (same bytes under another name; one name twice is refused, 400), and the already imported file
+    const zip = makeZip([{ name: 'meta.xlsx', data: nova }, { name: 'meta-copia.xlsx', data: nova }, { name: 'r18.xlsx', data: bytes }]);
+    const lote = await simular('lote-dup.zip', zip, 'application/zip');
+    expect(lote.statusCode, lote.body).toBe(200);
+    const [primeira, copia, r18] = lote.json().arquivos;
+    expect(lote.json().total).toBe(3);
+    expect(primeira).toMatchObject({ arquivo: 'meta.xlsx', status: 'SIMULADO', tipo: 'META' });
+    expect(copia).toMatchObject({ arquivo: 'meta-copia.xlsx', status: 'DUPLICADO', linhasLidas: 0, motivo: "arquivo repetido neste envio: mesmo conteúdo de 'meta.xlsx' (um envio o receberia uma vez só)" });
+    expect(r18).toMatchObject({ arquivo: 'r18.xlsx', status: 'DUPLICADO', motivo: `arquivo já recebido: processamento ${real.id} (SUCESSO)` });
+    expect(await estado()).toEqual(antes);
+  });
+
+  it('previews a file whose earlier send ended ERRO (a send would reprocess it): 200, never the unique key of the checksum', async () => {
+    // an invalid row refuses a FLUXO whole: the send ends ERRO (XL422)
+    const fluxo = await escrever(fluxoSheets({ posicao: '20/01/2027', totalReceber: 100, titulos: [titulo({ documento: 'E1', saldo: 'mil' })] }), 'exceljs');
+    const real = await enviar('fluxo-erro.xlsx', fluxo);
+    expect(real.status, real.erro_mensagem).toBe('ERRO');
+    const antes = await estado();
+    const res = await simular('fluxo-erro.xlsx', fluxo);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().arquivos[0]).toMatchObject({ tipo: 'FLUXO_PAGAR_RECEBER', status: 'ERRO', motivo: real.erro_mensagem });
+    expect(await estado()).toEqual(antes);
+  });
+});
+
 describe('mass-deletion guard, end to end', () => {
   it('a truncated RELATORIO18 (13 of 600 rows) ends ERRO with 0 rows removed; "aplicarExclusoes" applies it', async () => {
     const completo = await enviar('r18-completo.xlsx', await buildRelatorio18({ rows: 1200 }));

@@ -12,6 +12,8 @@ import { partnerConfigurar } from '../../src/db/partner.js';
 import { colName } from '../fixtures/handmade.js';
 import { makeZip } from '../fixtures/zip.js';
 import { fatAt, odsFile, odsTable, xlsFile } from '../fixtures/cfb.js';
+import { odsAbasVazias } from '../fixtures/muitas-abas.js';
+import { API_TOKEN } from '../harness/service.js';
 
 const SECRET = 'segredo-isolamento';
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -145,6 +147,28 @@ describe('hostile spreadsheets while order events keep arriving', () => {
     expect(enorme).toMatchObject({ status: 'ERRO', erro_mensagem: 'a leitura da planilha foi interrompida: memória esgotada (limite de 32 MB da leitura); o arquivo é grande ou malformado demais para ser lido' });
     // the same heap reads an ordinary file: it gets as far as the database (an unknown seller)
     expect(pequena!.erro_mensagem).toMatch(/vendedor não cadastrado/);
+    expect((await fetch(`${base}/health`)).status).toBe(200);
+  }));
+
+  it('a parse past its time limit (XLS_LEITURA_TEMPO_MAX_MS) is stopped: the processing ends ERRO with the reason, the preview says ERRO for the file (200)', () => withListening(db, {
+    XLS_LEITURA_TEMPO_MAX_MS: '1',
+  }, async (p, base) => {
+    const ods = odsAbasVazias(20_000);
+    const motivo = 'a leitura da planilha foi interrompida: passou de 1 ms sem concluir uma etapa (abrir e reconhecer o tipo, '
+      + 'ler os parâmetros ou um bloco de linhas; limite XLS_LEITURA_TEMPO_MAX_MS); o arquivo é grande ou malformado demais para ser lido';
+    const { st: [abas] } = await uploadWhileWebhooks(p, base, [['abas.ods', ods]], 'application/vnd.oasis.opendocument.spreadsheet');
+    expect(abas).toMatchObject({ status: 'ERRO', erro_mensagem: motivo });
+    const boundary = '----bi-tempo';
+    const previa = await p.app.inject({
+      method: 'POST', url: '/api/xls/simular',
+      headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload: Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="arquivo"; filename="outras-abas.ods"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+        odsAbasVazias(19_999), Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]),
+    });
+    expect(previa.statusCode, previa.body).toBe(200);
+    expect(previa.json().arquivos).toEqual([expect.objectContaining({ arquivo: 'outras-abas.ods', status: 'ERRO', motivo })]);
     expect((await fetch(`${base}/health`)).status).toBe(200);
   }));
 });

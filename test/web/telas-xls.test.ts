@@ -78,10 +78,11 @@ describe('/processamentos list', () => {
     expect([...set.body.matchAll(/href="\/processamentos\/([0-9a-f-]{36})"/g)].map((m) => m[1])).toEqual([d.sucesso]);
     expect(set.body).toContain('30/09/2026 23:30');
     expect((await get('/processamentos?de=2026-10-01&ate=2026-10-01')).body).toContain('Nenhum processamento com esses filtros.');
-    for (const q of ['de=31/12/2026', 'ate=2026-02-30', 'de=2026-11-02&ate=2026-11-01']) {
+    for (const q of ['de=31/12/2026', 'ate=2026-02-30', 'de=2026-11-02&ate=2026-11-01', 'de=0000-01-01', 'ate=0000-12-31', 'de=0000-02-29&ate=2026-01-01']) {
       const bad = await get(`/processamentos?${q}`);
       expect(bad.statusCode, q).toBe(400);
       expect(bad.headers['content-type']).toMatch(/text\/html/);
+      expect(bad.body, q).toMatch(/inválida|fora do intervalo aceito|período está invertido/);
     }
   });
 

@@ -25,7 +25,7 @@ const linhaRejeitadaSchema = obj({ aba: nullable(str()), linha: int(), campo: nu
 export const simulacaoSchema = obj({
   total: int(),
   arquivos: arr(obj({
-    arquivo: str(), status: str({ enum: ['SIMULADO', 'RETIDO', 'ERRO', 'IGNORADO'] }), tipo: nullable(str()),
+    arquivo: str(), status: str({ enum: ['SIMULADO', 'RETIDO', 'ERRO', 'IGNORADO', 'DUPLICADO'] }), tipo: nullable(str()),
     periodoInicio: nullable(str()), periodoFim: nullable(str()), posicao: nullable(str()),
     linhasLidas: int(), linhasRejeitadas: arr(linhaRejeitadaSchema),
     tabelas: { type: 'object', additionalProperties: obj({
@@ -41,8 +41,10 @@ const malformado = (motivo: string) =>
   new HttpProblem(400, 'Requisição inválida', `multipart/form-data malformado: ${motivo}`, undefined, { campo: 'arquivo' });
 
 /** An error of the multipart parser (busboy, @fastify/multipart) as a problem: 413 for limits, else 400. */
-function parserProblem(err: unknown, maxBytes: number): HttpProblem {
+function parserProblem(err: unknown, maxBytes: number, req?: FastifyRequest): HttpProblem {
   if (err instanceof HttpProblem) return err;
+  // the arrival limits cut the body (plugins/prazo-corpo.ts): the 408 was answered already
+  if (req?.corpoExpirado) return new HttpProblem(408, 'Tempo esgotado', req.corpoExpirado);
   const e = err as { statusCode?: number; code?: string; message?: string };
   if (e.code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge(maxBytes);
   if (e.statusCode === 413) return new HttpProblem(413, 'Conteúdo grande demais', `o formulário passa dos limites aceitos (${e.message ?? 'limite'})`);
@@ -64,7 +66,7 @@ async function spoolArquivo(req: FastifyRequest, dir: TempDir, maxBytes: number,
     try {
       next = await parts.next();
     } catch (err) {
-      throw parserProblem(err, maxBytes);
+      throw parserProblem(err, maxBytes, req);
     }
     if (next.done) break;
     const part = next.value;
@@ -91,7 +93,7 @@ async function spoolArquivo(req: FastifyRequest, dir: TempDir, maxBytes: number,
       found = { filename: limparNome(raw.split(/[\\/]/).pop() ?? '') || 'arquivo', file };
     } catch (err) {
       if (err instanceof SpoolTooLarge) throw tooLarge(maxBytes);
-      if (err instanceof SpoolSourceError) throw parserProblem(err.cause, maxBytes);
+      if (err instanceof SpoolSourceError) throw parserProblem(err.cause, maxBytes, req);
       throw err;
     }
   }

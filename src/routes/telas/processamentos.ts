@@ -34,13 +34,20 @@ function filtro<T extends string>(nome: string, v: unknown, validos: readonly T[
 
 const DIA = /^\d{4}-\d{2}-\d{2}$/;
 
-/** A day filter (yyyy-mm-dd, the value of an <input type="date">); '' when absent. */
+/**
+ * A day filter (yyyy-mm-dd, the value of an <input type="date">); '' when absent. A real day
+ * of the years 0001 to 9999 (the year 0000 exists in JavaScript, not in Postgres: it is a 400,
+ * never a query that fails).
+ */
 function dia(nome: string, v: unknown): string {
   const s = Array.isArray(v) ? String(v[v.length - 1]) : v === undefined ? '' : String(v).trim();
   if (s === '') return '';
   const d = new Date(`${s}T00:00:00Z`);
   if (!DIA.test(s) || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== s) {
     throw new HttpProblem(400, 'Requisição inválida', `data "${nome}" inválida: use o seletor de data (dia/mês/ano)`);
+  }
+  if (s < '0001-01-01') {
+    throw new HttpProblem(400, 'Requisição inválida', `data "${nome}" fora do intervalo aceito (do ano 1 ao ano 9999): use o seletor de data (dia/mês/ano)`);
   }
   return s;
 }
