@@ -1,23 +1,24 @@
 /**
  * Mutation runner of db/functions files (`npm run mutacao -- db/functions/<file>.sql`): applies
- * one mutant at a time (scripts/mutacao/sql-mutantes.ts) to the function file, runs the test
- * files that call the function, and reports each mutant killed, survived, timed out or invalid.
+ * one mutant at a time (scripts/mutacao/sql-mutantes.ts) to the function, runs the test files
+ * that call it, and reports each mutant killed, survived, timed out or invalid.
  *
  * One database server for the whole run (test/harness/cluster.ts: a throwaway embedded
- * cluster, or TEST_DATABASE_URL's), its template and pg_cron databases migrated once. Each
- * mutant is written to the file itself (put back after it, and on Ctrl-C), checked on the
- * template in a rolled-back transaction with check_function_bodies on (a mutant that does not
- * parse is invalid, no test run), then vitest runs the chosen test files on that server with
- * TEST_TEMPLATE_KEEP=1: its global setup migrates the template in place, which applies the
- * mutated file again (its hash changed), and every test file clones that template. One worker,
- * `--bail=1`: the first failing test kills the mutant.
+ * cluster, or TEST_DATABASE_URL's), its template and pg_cron databases migrated once. A mutant
+ * is applied to those two databases only — never written to the file — with
+ * check_function_bodies on (one that does not compile is invalid, no test run); vitest then runs
+ * the chosen test files on that server with TEST_TEMPLATE_KEEP=1: its global setup migrates the
+ * template in place, which leaves the mutant there (app.repeatable_file still records the
+ * file's own text, unchanged on disk), and every test file clones that template. The original
+ * text is applied back after each mutant. One worker, `--bail=1`: the first failing test kills
+ * the mutant. A test that migrates a fresh database of its own sees the file, not the mutant.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import pg from 'pg';
 import { projectRoot } from '../../src/paths.js';
-import { TEMPLATE_DB, prepareDatabases, startTestCluster, type TestCluster } from '../../test/harness/cluster.js';
+import { CRON_DB, TEMPLATE_DB, prepareDatabases, startTestCluster, type TestCluster } from '../../test/harness/cluster.js';
 import { aplicar, corpo, limitar, mutantes, type Mutante, type Regra } from './sql-mutantes.js';
 
 export type Resultado = 'killed' | 'survived' | 'timeout' | 'invalid' | 'not-run';
@@ -132,33 +133,36 @@ function rodarVitest(cluster: TestCluster, testes: string[], timeoutMs: number):
   });
 }
 
-/** Whether the mutated file parses and its function compiles (check_function_bodies on), on the template. */
-async function compila(cluster: TestCluster, sql: string): Promise<string | null> {
-  const c = new pg.Client({ connectionString: cluster.urlFor(TEMPLATE_DB) });
-  await c.connect();
-  try {
-    await c.query('begin');
-    await c.query('set local check_function_bodies = on');
-    await c.query(sql);
-    return null;
-  } catch (err) {
-    return (err as Error).message;
-  } finally {
-    await c.query('rollback').catch(() => undefined);
-    await c.end();
+/**
+ * Applies a function file's text to the template and the pg_cron database, each in its own
+ * transaction (check_function_bodies on when `checar`); the error message when it fails.
+ */
+async function aplicarNoServidor(cluster: TestCluster, sql: string, checar: boolean): Promise<string | null> {
+  for (const db of [TEMPLATE_DB, CRON_DB]) {
+    const c = new pg.Client({ connectionString: cluster.urlFor(db) });
+    await c.connect();
+    try {
+      await c.query('begin');
+      await c.query(`set local check_function_bodies = ${checar ? 'on' : 'off'}`);
+      await c.query(sql);
+      await c.query('commit');
+    } catch (err) {
+      await c.query('rollback').catch(() => undefined);
+      return (err as Error).message;
+    } finally {
+      await c.end();
+    }
   }
+  return null;
 }
 
-/** Runs every file; the file of the mutant in flight is put back on exit, Ctrl-C included. */
+/** Runs every file on one server (stopped at the end, Ctrl-C included). */
 export async function rodarSql(arquivos: string[], opts: OpcoesSql): Promise<RelatorioArquivo[]> {
   const relatorios: RelatorioArquivo[] = [];
   const fimGeral = Date.now() + opts.tempoMin * 60_000;
-  let emVoo: { caminho: string; original: string } | null = null;
-  const restaurar = () => { if (emVoo) { writeFileSync(emVoo.caminho, emVoo.original); emVoo = null; } };
   let cluster: TestCluster | null = null;
   const sinal = (s: NodeJS.Signals) => {
-    restaurar();
-    log(`${s}: file restored`);
+    log(`${s}: stopping`);
     void (cluster?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
   };
   process.once('SIGINT', sinal);
@@ -168,8 +172,7 @@ export async function rodarSql(arquivos: string[], opts: OpcoesSql): Promise<Rel
     cluster = await startTestCluster();
     await prepareDatabases(cluster);
     for (const arquivo of arquivos) {
-      const caminho = join(projectRoot, arquivo);
-      const original = readFileSync(caminho, 'utf8');
+      const original = readFileSync(join(projectRoot, arquivo), 'utf8');
       const funcao = funcaoDoArquivo(arquivo);
       const todos = mutantes(original).filter((m) => !opts.regras || opts.regras.includes(m.regra));
       const escolhidos = limitar(todos, opts.max);
@@ -195,25 +198,24 @@ export async function rodarSql(arquivos: string[], opts: OpcoesSql): Promise<Rel
         log(rel.erro);
         continue;
       }
-      const timeoutMs = Math.max(60_000, base.segundos * 3000);
+      const timeoutMs = Math.max(120_000, base.segundos * 5000);
       log(`baseline ${base.segundos.toFixed(0)} s; timeout per mutant ${(timeoutMs / 1000).toFixed(0)} s`);
       for (const m of escolhidos) {
         if (Date.now() > fimGeral) { rel.mutantes.push({ ...m, resultado: 'not-run' }); continue; }
         const sql = aplicar(original, m);
         const descricao = `#${m.id} line ${m.linha} ${m.regra}: '${m.original.replace(/\s+/g, ' ').slice(0, 60)}' → '${m.substituto}'`;
-        const erro = await compila(cluster, sql);
+        const erro = await aplicarNoServidor(cluster, sql, true);
         if (erro) {
           rel.mutantes.push({ ...m, resultado: 'invalid' });
           log(`${descricao}: invalid (${erro.split('\n')[0]})`);
           continue;
         }
-        emVoo = { caminho, original };
-        writeFileSync(caminho, sql);
         let r: Execucao;
         try {
           r = await rodarVitest(cluster, testes, timeoutMs);
         } finally {
-          restaurar();
+          const volta = await aplicarNoServidor(cluster, original, false);
+          if (volta) throw new Error(`could not apply ${arquivo} back: ${volta}`);
         }
         const resultado: Resultado = r.timeout ? 'timeout' : r.ok ? 'survived' : 'killed';
         rel.mutantes.push({ ...m, resultado, teste: r.teste, segundos: Math.round(r.segundos) });
@@ -221,7 +223,6 @@ export async function rodarSql(arquivos: string[], opts: OpcoesSql): Promise<Rel
       }
     }
   } finally {
-    restaurar();
     process.off('SIGINT', sinal);
     process.off('SIGTERM', sinal);
     await cluster?.stop();
