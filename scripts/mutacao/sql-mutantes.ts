@@ -8,12 +8,12 @@
  * `interval '20 seconds'`). The rules:
  *
  * - `comparison`: `<` → `<=` and `>=`, `<=` → `<` and `>`, `>` → `>=` and `<=`, `>=` → `>` and
- *   `<`, `=` → `<>`, `<>` / `!=` → `=`;
+ *   `<`, `=` → `<>` (not the `=` of an UPDATE's `set a = …, b = …`), `<>` / `!=` → `=`;
  * - `logical`: `and` ↔ `or` (not the `and` of `between`);
  * - `negation`: a `not` dropped;
  * - `constant`: a number n → n + 1 and n - 1 (n ≥ 1), also inside a typed literal;
  * - `arithmetic`: `+` ↔ `-`, `*` ↔ `/` between two operands;
- * - `condition`: the condition of a `where`, `if`, `elsif` or `when` replaced by `true` up to its first
+ * - `condition`: the condition of a `where`, `if`, `elsif` or `when` (not a simple CASE's) replaced by `true` up to its first
  *   top-level `and`/`or`, and every further `and …` conjunct dropped.
  *
  * A mutant that does not parse is left to the runner, which checks each one on the database
@@ -148,6 +148,34 @@ export function mutantes(sql: string): Mutante[] {
     });
   }
 
+  // the `when`s of a simple CASE (`case x when 'A' then`): a value, not a condition
+  const whenDeValor = new Set<number>();
+  {
+    const simples: boolean[] = [];
+    tk.forEach((t, k) => {
+      const w = palavra(t);
+      if (w === 'case' && palavra(tk[k - 1]) !== 'end') simples.push(palavra(tk[k + 1]) !== 'when');
+      else if (w === 'end' && !['if', 'loop'].includes(palavra(tk[k + 1]) ?? '')) simples.pop();
+      else if (w === 'when' && simples.at(-1)) whenDeValor.add(k);
+    });
+  }
+  // the `=`s of an UPDATE's `set a = …, b = …` (assignments, not comparisons): at the SET's
+  // depth, up to its `where`, `from`, `returning` or `;`
+  const atribuicoes = new Set<number>();
+  {
+    let depth = 0;
+    let emSet: number | null = null;
+    tk.forEach((t, k) => {
+      const w = palavra(t);
+      if (t.texto === '(') depth++;
+      else if (t.texto === ')') { depth--; if (emSet !== null && depth < emSet) emSet = null; }
+      else if (w === 'set') emSet = depth;
+      else if (emSet === depth && (t.texto === ';' || ['where', 'from', 'returning'].includes(w ?? ''))) emSet = null;
+      else if (emSet === depth && t.texto === '=') atribuicoes.add(k);
+    });
+  }
+  const atribuicao = (k: number) => atribuicoes.has(k);
+
   /** index just past the condition that starts at token k (exclusive), at depth 0 relative to it */
   const fimCondicao = (k: number): number => {
     let depth = 0;
@@ -175,8 +203,10 @@ export function mutantes(sql: string): Mutante[] {
 
   tk.forEach((t, k) => {
     const w = palavra(t);
-    if (t.tipo === 'op' && COMPARACAO[t.texto]) {
+    if (t.tipo === 'op' && COMPARACAO[t.texto] && !(t.texto === '=' && atribuicao(k))) {
       for (const s of COMPARACAO[t.texto]!) add('comparison', t.inicio, t.fim, s);
+    } else if (t.tipo === 'op' && t.texto === '=') {
+      // the assignment of `set col =`: no mutant
     } else if (t.tipo === 'op' && ARITMETICA[t.texto] && operando(tk[k - 1]) && operando(tk[k + 1]) && tk[k + 1]!.texto !== ')') {
       add('arithmetic', t.inicio, t.fim, ARITMETICA[t.texto]!);
     } else if ((w === 'and' && !andDeBetween.has(k)) || w === 'or') {
@@ -202,7 +232,7 @@ export function mutantes(sql: string): Mutante[] {
       }
     }
     // conditions: the first conjunct of a where/if/elsif/when → true; a further `and …` dropped
-    if (w && INICIO_CONDICAO.has(w) && tk[k + 1]) {
+    if (w && INICIO_CONDICAO.has(w) && tk[k + 1] && !whenDeValor.has(k)) {
       const fim = fimCondicao(k + 1);
       if (fim > k + 1 && !(fim === k + 2 && palavra(tk[k + 1]) === 'true')) add('condition', tk[k + 1]!.inicio, tk[fim - 1]!.fim, 'true');
     } else if (w === 'and' && !andDeBetween.has(k) && tk[k + 1]) {

@@ -71,6 +71,14 @@ describe('SQL mutants', () => {
     ]);
   });
 
+  it('leave alone the assignment of an UPDATE and the values of a simple CASE', () => {
+    const sql = `create function public.h(p text) returns void language sql as $function$ update t set a = 1, x.b = 2 where case p when 'A' then c = 3 end $function$;`;
+    expect(mutantes(sql).filter((m) => m.regra !== 'constant').map((m) => [m.regra, m.original, m.substituto])).toEqual([
+      ['condition', "case p when 'A' then c = 3 end", 'true'],
+      ['comparison', '=', '<>'],
+    ]);
+  });
+
   it('are bounded evenly over the file', () => {
     const ms = mutantes(SQL);
     expect(limitar(ms, 4).map((m) => m.id)).toEqual([1, 6, 12, 17]);
