@@ -91,8 +91,30 @@ export async function recreateDatabase(adminUrl: string, database: string, templ
   }
 }
 
-/** Builds the migrated template (cloned per test file) and the pg_cron database. */
+async function databaseExists(adminUrl: string, database: string): Promise<boolean> {
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    return (await c.query('select 1 from pg_database where datname = $1', [database])).rowCount === 1;
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * Builds the migrated template (cloned per test file) and the pg_cron database. With
+ * TEST_TEMPLATE_KEEP=1 (set by the mutation runner, scripts/mutacao/sql-runner.ts, on the
+ * server it keeps for all its runs) databases that exist are migrated in place instead: only
+ * the db/functions and db/views files whose text changed since are applied again (by hash), so
+ * a run sees the function file as it is on disk now, without rebuilding the template.
+ */
 export async function prepareDatabases(cluster: TestCluster): Promise<void> {
+  if (process.env.TEST_TEMPLATE_KEEP === '1'
+    && await databaseExists(cluster.adminUrl, TEMPLATE_DB) && await databaseExists(cluster.adminUrl, CRON_DB)) {
+    await migrate(cluster.urlFor(TEMPLATE_DB));
+    await migrate(cluster.urlFor(CRON_DB));
+    return;
+  }
   await recreateDatabase(cluster.adminUrl, TEMPLATE_DB);
   await migrate(cluster.urlFor(TEMPLATE_DB));
   await recreateDatabase(cluster.adminUrl, CRON_DB);
