@@ -1588,13 +1588,29 @@ CREATE FUNCTION app.tg__grant_bi_select() RETURNS event_trigger
     AS $$
 declare
   v_cmd record;
+  v_rel record;
+  v_bi boolean;
+  v_tem boolean;
 begin
+  -- a table that is bi_* of public after the command (created, renamed to bi_*, moved into
+  -- public) gets SELECT; one that is not (renamed away, moved out) loses it: the read role
+  -- reads the bi_* tables of public and nothing else. Any schema: a table may leave public.
   for v_cmd in
-    select * from pg_event_trigger_ddl_commands()
-    where object_type = 'table' and schema_name = 'public'
+    select distinct d.objid from pg_event_trigger_ddl_commands() d where d.object_type = 'table'
   loop
-    if (select c.relname from pg_class c where c.oid = v_cmd.objid) like 'bi\_%' then
-      execute format('grant select on %s to bi_sync_reader', v_cmd.object_identity);
+    select c.relname, n.nspname, c.relacl into v_rel
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where c.oid = v_cmd.objid and c.relkind in ('r', 'p');
+    if not found then
+      continue;
+    end if;
+    v_bi := v_rel.nspname = 'public' and v_rel.relname like 'bi\_%';
+    v_tem := exists (select from aclexplode(v_rel.relacl) a
+                      where a.grantee = 'bi_sync_reader'::regrole and a.privilege_type = 'SELECT');
+    if v_bi and not v_tem then
+      execute format('grant select on %I.%I to bi_sync_reader', v_rel.nspname, v_rel.relname);
+    elsif not v_bi and v_tem then
+      execute format('revoke select on %I.%I from bi_sync_reader', v_rel.nspname, v_rel.relname);
     end if;
   end loop;
 end;
@@ -1605,7 +1621,7 @@ $$;
 -- Name: FUNCTION tg__grant_bi_select(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.tg__grant_bi_select() IS 'Event trigger: every table created in public whose name starts with bi_ is granted SELECT to bi_sync_reader (the sync engine''s read role), so future tables need no manual grant.';
+COMMENT ON FUNCTION app.tg__grant_bi_select() IS 'Event trigger (_100_bi_grant_sync_reader, on CREATE TABLE and ALTER TABLE): a table that is bi_* of public after the command (created, renamed to bi_*, moved into public by SET SCHEMA) is granted SELECT to bi_sync_reader (the sync engine''s read role), so future tables need no manual grant; a table that stops being bi_* of public (renamed away, moved out) has that SELECT revoked: the role reads the bi_* tables of public and nothing else.';
 
 
 --
@@ -1621,18 +1637,20 @@ declare
   v_nome text;
   v_mudou boolean := false;
 begin
-  -- a bi_* table not yet published (created, or renamed to bi_*), or a published table
-  -- that is no longer bi_* (renamed away): the registered publications are set again
+  -- a bi_* table of public not yet published (created, renamed to bi_*, moved into public), or a
+  -- published table that is no longer a bi_* table of public (renamed away, moved out by SET
+  -- SCHEMA: any schema, so the command's schema is not a filter): the publications are set again
   for v_cmd in
     select * from pg_event_trigger_ddl_commands()
-     where object_type in ('table', 'table column') and schema_name = 'public'
+     where object_type in ('table', 'table column')
   loop
-    select c.relname into v_nome from pg_class c where c.oid = v_cmd.objid and c.relkind in ('r', 'p');
-    if v_nome is null then
-      continue;
+    select c.relname into v_nome from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where c.oid = v_cmd.objid and c.relkind in ('r', 'p') and n.nspname = 'public';
+    if not found then
+      v_nome := null;
     end if;
     if exists (select from app.replicacao_publicacao r join pg_publication p on p.pubname = r.nome
-                where (v_nome like 'bi\_%') <> exists (select from pg_publication_rel pr
+                where coalesce(v_nome like 'bi\_%', false) <> exists (select from pg_publication_rel pr
                                                        where pr.prpubid = p.oid and pr.prrelid = v_cmd.objid)) then
       v_mudou := true;
     end if;
@@ -1648,7 +1666,7 @@ $$;
 -- Name: FUNCTION tg__publicar_bi(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.tg__publicar_bi() IS 'Event trigger (_200_bi_publicar): when a table of public becomes bi_* (created or renamed) or a published table stops being bi_*, the publications of app.replicacao_publicacao are set again to exactly the bi_* tables (replicacao_publicacao_sincronizar). Dropped tables leave publications by themselves.';
+COMMENT ON FUNCTION app.tg__publicar_bi() IS 'Event trigger (_200_bi_publicar): when a table of public becomes bi_* (created, renamed or moved into public by SET SCHEMA) or a published table stops being a bi_* table of public (renamed away or moved out), the publications of app.replicacao_publicacao are set again to exactly the bi_* tables (replicacao_publicacao_sincronizar). Dropped tables leave publications by themselves.';
 
 
 --
@@ -11497,7 +11515,7 @@ ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_vendedor;
 --
 
 CREATE EVENT TRIGGER _100_bi_grant_sync_reader ON ddl_command_end
-         WHEN TAG IN ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO')
+         WHEN TAG IN ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO', 'ALTER TABLE')
    EXECUTE FUNCTION app.tg__grant_bi_select();
 
 
@@ -11550,4 +11568,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261126000000'),
     ('20261127000000'),
     ('20261128000000'),
-    ('20261129360000');
+    ('20261129360000'),
+    ('20261129360100');
