@@ -1208,7 +1208,7 @@ $$;
 -- Name: FUNCTION pascoa(p_ano integer); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.pascoa(p_ano integer) IS 'Easter Sunday of a Gregorian year (used to seed Good Friday in public.feriado).';
+COMMENT ON FUNCTION app.pascoa(p_ano integer) IS 'Easter Sunday of a Gregorian year (Good Friday, a national holiday, is two days before: public.feriado_nacional).';
 
 
 --
@@ -4320,6 +4320,7 @@ CREATE FUNCTION public.dia_util(p_data date) RETURNS boolean
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
   select extract(isodow from p_data) < 6
+     and public.feriado_nacional(p_data) is null
      and not exists (select from public.feriado f where f.data = p_data);
 $$;
 
@@ -4328,7 +4329,7 @@ $$;
 -- Name: FUNCTION dia_util(p_data date); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.dia_util(p_data date) IS 'True when p_data is Monday to Friday and not in public.feriado.';
+COMMENT ON FUNCTION public.dia_util(p_data date) IS 'True when p_data is Monday to Friday, not a national holiday (public.feriado_nacional, derived for any year) and not in public.feriado (state, municipal and company days).';
 
 
 --
@@ -4568,6 +4569,40 @@ COMMENT ON FUNCTION public.erp_sync_recusa_registrar(p_status integer, p_detalhe
 
 
 --
+-- Name: feriado_nacional(date); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.feriado_nacional(p_data date) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select coalesce(
+           case to_char(p_data, 'MM-DD')
+             when '01-01' then 'Confraternização Universal'
+             when '04-21' then 'Tiradentes'
+             when '05-01' then 'Dia do Trabalho'
+             when '09-07' then 'Independência do Brasil'
+             when '10-12' then 'Nossa Senhora Aparecida'
+             when '11-02' then 'Finados'
+             when '11-15' then 'Proclamação da República'
+             -- national since Lei 14.759/2023
+             when '11-20' then case when extract(year from p_data) >= 2024 then 'Dia Nacional de Zumbi e da Consciência Negra' end
+             when '12-25' then 'Natal'
+           end,
+           -- the one national holiday that follows Easter (Carnaval and Corpus Christi are not
+           -- national holidays by law: public.feriado holds them where they are observed)
+           case when p_data = app.pascoa(extract(year from p_data)::integer) - 2 then 'Sexta-feira Santa' end);
+$$;
+
+
+--
+-- Name: FUNCTION feriado_nacional(p_data date); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.feriado_nacional(p_data date) IS 'The name of the Brazilian national holiday on p_data, or null: the fixed dates (1/1, 21/4, 1/5, 7/9, 12/10, 2/11, 15/11, 20/11 from 2024, 25/12) and Good Friday (Easter, app.pascoa, minus two days), for any year. public.dia_util excludes them; public.feriado holds the other days off (state, municipal, company).';
+
+
+--
 -- Name: gtin_valido(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -4622,7 +4657,7 @@ $$;
 -- Name: FUNCTION minutos_comerciais(p_de timestamp with time zone, p_ate timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.minutos_comerciais(p_de timestamp with time zone, p_ate timestamp with time zone) IS 'Business minutes between two instants: the part of [p_de, p_ate] that falls Monday to Friday, 08:00-18:00 America/Sao_Paulo, on days not in public.feriado. Fractional (3 decimals); 0 when p_ate <= p_de.';
+COMMENT ON FUNCTION public.minutos_comerciais(p_de timestamp with time zone, p_ate timestamp with time zone) IS 'Business minutes between two instants: the part of [p_de, p_ate] that falls Monday to Friday, 08:00-18:00 America/Sao_Paulo, on business days (public.dia_util: no national holiday, no day of public.feriado). Fractional (3 decimals); 0 when p_ate <= p_de.';
 
 
 --
@@ -8585,14 +8620,14 @@ CREATE TABLE public.feriado (
 -- Name: TABLE feriado; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON TABLE public.feriado IS 'Days that are not business days even when they fall Monday to Friday. Seeded with the Brazilian national holidays 2026-2040 (fixed dates and Good Friday). DBAs add state, municipal or company days (e.g. Carnaval, Corpus Christi) with a plain INSERT and remove them with DELETE; public.minutos_comerciais honours every row.';
+COMMENT ON TABLE public.feriado IS 'Days that are not business days even when they fall Monday to Friday, besides the national holidays (public.feriado_nacional derives those for any year: fixed dates and Good Friday). DBAs add state, municipal or company days (e.g. Carnaval, Corpus Christi) with a plain INSERT and remove them with DELETE; public.dia_util and public.minutos_comerciais honour every row.';
 
 
 --
 -- Name: COLUMN feriado.abrangencia; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON COLUMN public.feriado.abrangencia IS 'nacional (seeded), estadual, municipal or empresa: informative only, every row counts.';
+COMMENT ON COLUMN public.feriado.abrangencia IS 'estadual, municipal, empresa or nacional (a national day the derivation lacks): informative only, every row counts.';
 
 
 --
@@ -11569,4 +11604,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261127000000'),
     ('20261128000000'),
     ('20261129360000'),
-    ('20261129360100');
+    ('20261129360100'),
+    ('20261129360200');

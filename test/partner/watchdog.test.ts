@@ -96,12 +96,27 @@ describe('business minutes (Mon-Fri 08:00-18:00 America/Sao_Paulo, holidays excl
     expect(await mc('2026-12-07T13:00:00Z', '2026-12-07T13:00:30Z')).toBe(0.5);
   });
 
-  it('honours the seeded national holidays and rows DBAs add', async () => {
+  it('honours the national holidays of any year and the rows DBAs add', async () => {
     expect(await mc('2026-11-20T09:00:00-03:00', '2026-11-20T17:00:00-03:00')).toBe(0); // Consciência Negra (Friday)
     expect(await mc('2026-12-25T09:00:00-03:00', '2026-12-25T17:00:00-03:00')).toBe(0);
-    const sextas = await q<{ data: string }>(`select to_char(data, 'YYYY-MM-DD') as data from feriado
-      where nome = 'Sexta-feira Santa' and extract(year from data) in (2026, 2027, 2030) order by data`);
-    expect(sextas.map((s) => s.data)).toEqual(['2026-04-03', '2027-03-26', '2030-04-19']);
+    // far beyond any seeded list: Christmas 2041 (Wednesday), Tiradentes 2087 (Monday), Good Friday
+    // (Easter 2027-03-28, 2042-04-06, 2050-04-10, 2100-03-28)
+    expect(await mc('2041-12-25T09:00:00-03:00', '2041-12-25T17:00:00-03:00')).toBe(0);
+    expect(await mc('2087-04-21T09:00:00-03:00', '2087-04-21T17:00:00-03:00')).toBe(0);
+    expect(await mc('2041-12-24T17:50:00-03:00', '2041-12-26T08:35:00-03:00')).toBe(45);
+    const t = await q<{ t: Date }>(`select apos_minutos_comerciais('2041-12-24T17:50:00-03:00', 45) as t`);
+    expect(t[0]!.t.toISOString()).toBe('2041-12-26T11:35:00.000Z');
+    for (const sexta of ['2026-04-03', '2027-03-26', '2042-04-04', '2050-04-08', '2100-03-26']) {
+      expect(await mc(`${sexta}T09:00:00-03:00`, `${sexta}T10:00:00-03:00`), sexta).toBe(0);
+      expect(await q('select feriado_nacional($1::date) n', [sexta]), sexta).toEqual([{ n: 'Sexta-feira Santa' }]);
+    }
+    // the Thursday before and the Monday after Good Friday 2042 are business days; 20/11 only from 2024
+    expect(await mc('2042-04-03T09:00:00-03:00', '2042-04-03T10:00:00-03:00')).toBe(60);
+    expect(await mc('2042-04-07T09:00:00-03:00', '2042-04-07T10:00:00-03:00')).toBe(60);
+    expect(await mc('2023-11-20T09:00:00-03:00', '2023-11-20T10:00:00-03:00')).toBe(60);
+    expect(await mc('2045-11-20T09:00:00-03:00', '2045-11-20T10:00:00-03:00')).toBe(0);
+    // the table holds the local days only: no national row is stored
+    expect(await q(`select data from feriado where feriado_nacional(data) is not null`)).toEqual([]);
     expect(await mc('2026-12-08T10:00:00-03:00', '2026-12-08T11:00:00-03:00')).toBe(60);
     await db.pool.query(`insert into feriado (data, nome, abrangencia) values ('2026-12-08', 'Aniversário da cidade', 'municipal')`);
     expect(await mc('2026-12-08T10:00:00-03:00', '2026-12-08T11:00:00-03:00')).toBe(0);

@@ -6316,7 +6316,7 @@ declare module 'zapatos/schema' {
       /**
       * **feriado.abrangencia**
       *
-      * nacional (seeded), estadual, municipal or empresa: informative only, every row counts.
+      * estadual, municipal, empresa or nacional (a national day the derivation lacks): informative only, every row counts.
       * - `text` in database
       * - `NOT NULL`, default: `'nacional'::text`
       */
@@ -6344,7 +6344,7 @@ declare module 'zapatos/schema' {
       /**
       * **feriado.abrangencia**
       *
-      * nacional (seeded), estadual, municipal or empresa: informative only, every row counts.
+      * estadual, municipal, empresa or nacional (a national day the derivation lacks): informative only, every row counts.
       * - `text` in database
       * - `NOT NULL`, default: `'nacional'::text`
       */
@@ -6372,7 +6372,7 @@ declare module 'zapatos/schema' {
       /**
       * **feriado.abrangencia**
       *
-      * nacional (seeded), estadual, municipal or empresa: informative only, every row counts.
+      * estadual, municipal, empresa or nacional (a national day the derivation lacks): informative only, every row counts.
       * - `text` in database
       * - `NOT NULL`, default: `'nacional'::text`
       */
@@ -6400,7 +6400,7 @@ declare module 'zapatos/schema' {
       /**
       * **feriado.abrangencia**
       *
-      * nacional (seeded), estadual, municipal or empresa: informative only, every row counts.
+      * estadual, municipal, empresa or nacional (a national day the derivation lacks): informative only, every row counts.
       * - `text` in database
       * - `NOT NULL`, default: `'nacional'::text`
       */
@@ -6428,7 +6428,7 @@ declare module 'zapatos/schema' {
       /**
       * **feriado.abrangencia**
       *
-      * nacional (seeded), estadual, municipal or empresa: informative only, every row counts.
+      * estadual, municipal, empresa or nacional (a national day the derivation lacks): informative only, every row counts.
       * - `text` in database
       * - `NOT NULL`, default: `'nacional'::text`
       */
