@@ -11,7 +11,7 @@ import {
   drainJobs, logCapture, makeRunner, order, startErrtrackerReceiver, startFakePartner, startSmtp,
   type FakePartner, type SmtpSink, type TrackerReceiver,
 } from '../harness/partner.js';
-import { LOG_CONTINGENCIA_DESLIGADA, LOG_CONTINGENCIA_LIGADA, partnerJobHandlers } from '../../src/jobs/partner.js';
+import { partnerJobHandlers } from '../../src/jobs/partner.js';
 import { partnerConfigurar, partnerTick } from '../../src/db/partner.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -203,6 +203,13 @@ describe('watchdog: one alert per silence episode', () => {
     expect(await tick('2026-04-22T08:35:00-03:00')).toMatchObject({ motivo: 'limite_min_comercial' });
   });
 
+  it('a non-default business-minute limit is the one applied: 30, last event Friday 17:05 → nothing at 17:34, the alert at 17:35', async () => {
+    await reset({ ...NO_API, PARTNER_WATCHDOG_LIMITE_MIN_COMERCIAL: '30' });
+    await delivery('2026-12-04T17:05:00-03:00');
+    expect(await tick('2026-12-04T17:34:00-03:00')).not.toHaveProperty('episodio_aberto');
+    expect(await tick('2026-12-04T17:35:00-03:00')).toMatchObject({ motivo: 'limite_min_comercial', minutos_comerciais: 30 });
+  });
+
   it('no event ever: silence counts from the start of the watch; nothing when the watchdog is off', async () => {
     await reset({ ...NO_API, PARTNER_WATCHDOG_HABILITADO: 'false' }, '2026-12-07T08:00:00-03:00');
     expect(await tick('2026-12-09T08:00:00-03:00')).not.toHaveProperty('episodio_aberto');
@@ -276,7 +283,7 @@ describe('contingency and REST poll', () => {
     fake.orders.set('K-1', order('K-1', 'received', new Date().toISOString()));
     expect(await tick('2026-12-07T10:15:00-03:00')).toMatchObject({ contingencia: 'LIGADA' });
     await drain();
-    expect(logs.count(LOG_CONTINGENCIA_LIGADA)).toBe(1);
+    expect(logs.count('Contingência de pedidos LIGADA')).toBe(1);
     expect(fake.requests.at(-1)).toMatchObject({ path: '/orders', page: 1, authorization: `Bearer ${fake.token}` });
     const [k1] = await q('select estado, origem from partner_pedido where code = $1', ['K-1']);
     expect(k1).toEqual({ estado: 'CAPTURADO', origem: 'contingencia' }); // paid order of the outage: arrives, waits for Enfileirar
@@ -294,7 +301,7 @@ describe('contingency and REST poll', () => {
     await tick('2026-12-07T10:25:00-03:00');
     await drain();
     expect(await pulls()).toBe(3);
-    expect(logs.count(LOG_CONTINGENCIA_LIGADA)).toBe(1);
+    expect(logs.count('Contingência de pedidos LIGADA')).toBe(1);
     const st = (await app.inject({ url: '/api/partner/status', headers: bearer() })).json();
     expect(st.contingencia).toMatchObject({ ligada: true, apiConfigurada: true });
     expect(st.ultimaPuxada).toMatchObject({ motivo: 'contingencia', status: 'CONCLUIDA' });
@@ -307,9 +314,17 @@ describe('contingency and REST poll', () => {
     await tick('2026-12-07T10:40:00-03:00');
     await drain();
     expect(await pulls()).toBe(3);
-    expect(logs.count(LOG_CONTINGENCIA_LIGADA)).toBe(1);
-    expect(logs.count(LOG_CONTINGENCIA_DESLIGADA)).toBe(1);
+    expect(logs.count('Contingência de pedidos LIGADA')).toBe(1);
+    expect(logs.count('Contingência de pedidos DESLIGADA')).toBe(1);
     expect(await avisos()).toEqual(['contingencia_ligada', 'contingencia_desligada']);
+  });
+
+  it('the contingency counts business minutes: last event Friday 17:50 → nothing at 18:05 nor Monday 08:04, LIGADA at Monday 08:05', async () => {
+    await delivery('2026-12-04T17:50:00-03:00');
+    for (const at of ['2026-12-04T18:05:00-03:00', '2026-12-05T12:00:00-03:00', '2026-12-07T08:04:00-03:00']) {
+      expect(await tick(at), at).not.toHaveProperty('contingencia');
+    }
+    expect(await tick('2026-12-07T08:05:00-03:00')).toMatchObject({ contingencia: 'LIGADA' });
   });
 
   it('the poll every 6 hours recovers an order the webhook missed, through the same idempotent path', async () => {
@@ -404,7 +419,7 @@ describe('two replicas', () => {
 
       expect(smtp.mails).toHaveLength(2);
       expect(parado()).toHaveLength(1);
-      expect(logs.count(LOG_CONTINGENCIA_LIGADA)).toBe(1);
+      expect(logs.count('Contingência de pedidos LIGADA')).toBe(1);
       const jobs = await q<{ kind: string; status: string; attempts: number; locked_by: string | null }>(
         'select kind, status, attempts, locked_by from app.job');
       expect(jobs.every((j) => j.status === 'done' && j.attempts === 1)).toBe(true);
