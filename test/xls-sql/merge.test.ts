@@ -135,6 +135,22 @@ describe('RELATORIO18: diff-aware merge', () => {
     expect(await count(`select count(*)::int n from bi_cliente`)).toBe(50);
   });
 
+  it('the period scope includes its first and last days: a re-import removes rows dated on them, not the day before or after', async () => {
+    const dez = { periodo_inicio: '2026-12-01', periodo_fim: '2026-12-31' };
+    const f = (i: number, emissao: string) => fat(30000 + i, { emissao });
+    const m = (i: number, data: string) => mov(30000 + i, { data });
+    await r18([f(0, '2026-11-30')], [m(0, '2026-11-30')]);
+    await r18([f(1, '2027-01-01')], [m(1, '2027-01-01')], { periodo_inicio: '2027-01-01', periodo_fim: '2027-01-31' });
+    await r18([f(2, '2026-12-01'), f(3, '2026-12-15'), f(4, '2026-12-31')], [m(2, '2026-12-01'), m(3, '2026-12-15'), m(4, '2026-12-31')], dez);
+    const { merge } = await r18([f(3, '2026-12-15')], [m(3, '2026-12-15')], dez);
+    expect(merge.tabelas.bi_faturamento).toMatchObject({ removidas: 2 });
+    expect(merge.tabelas.bi_movimento).toMatchObject({ removidas: 2 });
+    expect((await db.pool.query(`select to_char(emissao, 'YYYY-MM-DD') d from bi_faturamento where nota_fiscal::int >= 30000 order by 1`)).rows.map((r) => r.d))
+      .toEqual(['2026-11-30', '2026-12-15', '2027-01-01']);
+    expect((await db.pool.query(`select to_char(data, 'YYYY-MM-DD') d from bi_movimento where lancamento::int >= 30000 order by 1`)).rows.map((r) => r.d))
+      .toEqual(['2026-11-30', '2026-12-15', '2027-01-01']);
+  });
+
   it('reference upserts keep the manual registry data and the columns RELATORIO18 does not own', async () => {
     await db.pool.query(`update bi_filial set municipio = 'Cuiabá', uf = 'MT' where codigo = '01'`);
     await db.pool.query(`update bi_cliente set cnpj_cpf = '12345678000190', classe = 'A', municipio = 'Sinop', uf = 'MT' where codigo = 'C1'`);

@@ -177,6 +177,15 @@ describe('COMPRAS', () => {
     ]);
   });
 
+  it('every fuel code of the spec enters (1170, 1202, 1203, 1223, 1863, 3475); a neighbour of each does not', async () => {
+    const combustiveis = [1170, 1202, 1203, 1223, 1863, 3475];
+    const vizinhos = combustiveis.map((c) => c + 1).filter((c) => !combustiveis.includes(c));
+    const r = await importar('COMPRAS', { compra: [...combustiveis, ...vizinhos].map((onu, i) =>
+      compra(2 + i, { codigo_onu: String(onu), data: '2026-05-10', nota_fiscal: `ONU-${onu}` })) });
+    expect(r.merge.tabelas).toMatchObject({ bi_compra: { efetivas: combustiveis.length }, filtradas_onu: { linhas: vizinhos.length } });
+    expect((await rows(`select codigo_onu from bi_compra where nota_fiscal like 'ONU-%' order by codigo_onu`)).map((x) => x.codigo_onu)).toEqual(combustiveis);
+  });
+
   it('a supplier named on an earlier row keeps that name when a later row leaves it empty (in one chunk and across chunks)', async () => {
     for (const [i, chunk] of [undefined, 1].entries()) {
       const cnpj = `9999999900019${i}`;
@@ -372,6 +381,19 @@ describe('in chunks (merged while the reader reads on): the hooks see every chun
     expect(await rows(`select cnpj, nome from bi_fornecedor where cnpj in ('77777777000177', '88888888000188') order by cnpj`)).toEqual([
       { cnpj: '77777777000177', nome: 'Chunk' }, { cnpj: '88888888000188', nome: 'Outro' },
     ]);
+  });
+
+  it('FLUXO_PAGAR_RECEBER: the newest position is atual on every row, merged in several chunks and re-imported (in chunks too)', async () => {
+    const t = (linha: number, saldo: string): Row => ({ linha, tipo: 'RECEBER', documento: `A${linha}`, parcela: '1', pessoa: null, cnpj_cpf: null,
+      emissao: null, vencimento: '2028-01-10', valor: null, saldo, centro_custo: null, descricao_centro_custo: null });
+    const posicao = '2028-01-31';
+    const atuais = () => rows(`select documento, saldo::text s, atual from bi_titulo where posicao = $1 order by documento`, [posicao]);
+    for (const saldo of ['10', '11']) { // the newest position, then its re-import (the current one) with every balance changed
+      await processarNovo(db.pool, `fluxo-atual-${++n}`, 'FLUXO_PAGAR_RECEBER', { chunk: 2,
+        staging: { titulo: [2, 3, 4, 5, 6].map((l) => t(l, saldo)) }, meta: { posicao, total_receber_grupo: String(5 * Number(saldo)) } });
+      expect(await atuais(), `saldo ${saldo}`).toEqual(['A2', 'A3', 'A4', 'A5', 'A6'].map((documento) => ({ documento, s: saldo, atual: true })));
+      expect(await rows(`select distinct to_char(posicao, 'YYYY-MM-DD') p from bi_titulo where atual`)).toEqual([{ p: posicao }]);
+    }
   });
 
   it('FLUXO_PAGAR_RECEBER: the Grupo sum covers every chunk; a rejected row refuses the whole file after chunks were written', async () => {
