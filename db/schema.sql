@@ -1208,7 +1208,7 @@ $$;
 -- Name: FUNCTION pascoa(p_ano integer); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.pascoa(p_ano integer) IS 'Easter Sunday of a Gregorian year (used to seed Good Friday in public.feriado).';
+COMMENT ON FUNCTION app.pascoa(p_ano integer) IS 'Easter Sunday of a Gregorian year (Good Friday, a national holiday, is two days before: public.feriado_nacional).';
 
 
 --
@@ -1588,13 +1588,29 @@ CREATE FUNCTION app.tg__grant_bi_select() RETURNS event_trigger
     AS $$
 declare
   v_cmd record;
+  v_rel record;
+  v_bi boolean;
+  v_tem boolean;
 begin
+  -- a table that is bi_* of public after the command (created, renamed to bi_*, moved into
+  -- public) gets SELECT; one that is not (renamed away, moved out) loses it: the read role
+  -- reads the bi_* tables of public and nothing else. Any schema: a table may leave public.
   for v_cmd in
-    select * from pg_event_trigger_ddl_commands()
-    where object_type = 'table' and schema_name = 'public'
+    select distinct d.objid from pg_event_trigger_ddl_commands() d where d.object_type = 'table'
   loop
-    if (select c.relname from pg_class c where c.oid = v_cmd.objid) like 'bi\_%' then
-      execute format('grant select on %s to bi_sync_reader', v_cmd.object_identity);
+    select c.relname, n.nspname, c.relacl into v_rel
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where c.oid = v_cmd.objid and c.relkind in ('r', 'p');
+    if not found then
+      continue;
+    end if;
+    v_bi := v_rel.nspname = 'public' and v_rel.relname like 'bi\_%';
+    v_tem := exists (select from aclexplode(v_rel.relacl) a
+                      where a.grantee = 'bi_sync_reader'::regrole and a.privilege_type = 'SELECT');
+    if v_bi and not v_tem then
+      execute format('grant select on %I.%I to bi_sync_reader', v_rel.nspname, v_rel.relname);
+    elsif not v_bi and v_tem then
+      execute format('revoke select on %I.%I from bi_sync_reader', v_rel.nspname, v_rel.relname);
     end if;
   end loop;
 end;
@@ -1605,7 +1621,7 @@ $$;
 -- Name: FUNCTION tg__grant_bi_select(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.tg__grant_bi_select() IS 'Event trigger: every table created in public whose name starts with bi_ is granted SELECT to bi_sync_reader (the sync engine''s read role), so future tables need no manual grant.';
+COMMENT ON FUNCTION app.tg__grant_bi_select() IS 'Event trigger (_100_bi_grant_sync_reader, on CREATE TABLE and ALTER TABLE): a table that is bi_* of public after the command (created, renamed to bi_*, moved into public by SET SCHEMA) is granted SELECT to bi_sync_reader (the sync engine''s read role), so future tables need no manual grant; a table that stops being bi_* of public (renamed away, moved out) has that SELECT revoked: the role reads the bi_* tables of public and nothing else.';
 
 
 --
@@ -1621,18 +1637,20 @@ declare
   v_nome text;
   v_mudou boolean := false;
 begin
-  -- a bi_* table not yet published (created, or renamed to bi_*), or a published table
-  -- that is no longer bi_* (renamed away): the registered publications are set again
+  -- a bi_* table of public not yet published (created, renamed to bi_*, moved into public), or a
+  -- published table that is no longer a bi_* table of public (renamed away, moved out by SET
+  -- SCHEMA: any schema, so the command's schema is not a filter): the publications are set again
   for v_cmd in
     select * from pg_event_trigger_ddl_commands()
-     where object_type in ('table', 'table column') and schema_name = 'public'
+     where object_type in ('table', 'table column')
   loop
-    select c.relname into v_nome from pg_class c where c.oid = v_cmd.objid and c.relkind in ('r', 'p');
-    if v_nome is null then
-      continue;
+    select c.relname into v_nome from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where c.oid = v_cmd.objid and c.relkind in ('r', 'p') and n.nspname = 'public';
+    if not found then
+      v_nome := null;
     end if;
     if exists (select from app.replicacao_publicacao r join pg_publication p on p.pubname = r.nome
-                where (v_nome like 'bi\_%') <> exists (select from pg_publication_rel pr
+                where coalesce(v_nome like 'bi\_%', false) <> exists (select from pg_publication_rel pr
                                                        where pr.prpubid = p.oid and pr.prrelid = v_cmd.objid)) then
       v_mudou := true;
     end if;
@@ -1648,7 +1666,7 @@ $$;
 -- Name: FUNCTION tg__publicar_bi(); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.tg__publicar_bi() IS 'Event trigger (_200_bi_publicar): when a table of public becomes bi_* (created or renamed) or a published table stops being bi_*, the publications of app.replicacao_publicacao are set again to exactly the bi_* tables (replicacao_publicacao_sincronizar). Dropped tables leave publications by themselves.';
+COMMENT ON FUNCTION app.tg__publicar_bi() IS 'Event trigger (_200_bi_publicar): when a table of public becomes bi_* (created, renamed or moved into public by SET SCHEMA) or a published table stops being a bi_* table of public (renamed away or moved out), the publications of app.replicacao_publicacao are set again to exactly the bi_* tables (replicacao_publicacao_sincronizar). Dropped tables leave publications by themselves.';
 
 
 --
@@ -3255,20 +3273,16 @@ begin
       v_select := format('select %s from %s s', v_select, v_origem);
     else
       -- a reference table: one row per key (a row without key names no reference); the key's last
-      -- row wins, its empty kept columns keep the stored value; with manter_ultimo_valor each
-      -- kept column takes the last row of the file that has a value. %1$s: the rows to reduce.
+      -- row gives the columns outside manter, and each manter column takes the last row of the file
+      -- that has a value (a value given on an earlier row of the key is not lost; none at all keeps
+      -- the stored one). The one rule of every reference table. %1$s: the rows to reduce.
       v_lista := v_select;
-      if a.manter_ultimo_valor then
-        v_reduzir := format('select max(z.linha) as linha, %s from (%%1$s) z where %s group by %s',
-          app.xls_sql_lista('%s as %I', ', ', (select array_agg(case when w = any(v_chave) then format('z.%I', w)
-                                                                      when w = any(v_manter) then format('(array_agg(z.%1$I order by z.linha desc) filter (where z.%1$I is not null))[1]', w)
-                                                                      else format('(array_agg(z.%I order by z.linha desc))[1]', w) end order by o)
-                                                 from unnest(v_written) with ordinality x (w, o)), v_written),
-          app.xls_sql_lista('z.%I is not null', ' and ', v_chave), app.xls_sql_lista('z.%I', ', ', v_chave));
-      else
-        v_reduzir := format('select distinct on (%1$s) z.* from (%%1$s) z where %2$s order by %1$s, z.linha desc',
-          app.xls_sql_lista('z.%I', ', ', v_chave), app.xls_sql_lista('z.%I is not null', ' and ', v_chave));
-      end if;
+      v_reduzir := format('select max(z.linha) as linha, %s from (%%1$s) z where %s group by %s',
+        app.xls_sql_lista('%s as %I', ', ', (select array_agg(case when w = any(v_chave) then format('z.%I', w)
+                                                                    when w = any(v_manter) then format('(array_agg(z.%1$I order by z.linha desc) filter (where z.%1$I is not null))[1]', w)
+                                                                    else format('(array_agg(z.%I order by z.linha desc))[1]', w) end order by o)
+                                               from unnest(v_written) with ordinality x (w, o)), v_written),
+        app.xls_sql_lista('z.%I is not null', ' and ', v_chave), app.xls_sql_lista('z.%I', ', ', v_chave));
       -- the rows to reduce are first grouped by their values (a hash aggregate keeping each group's
       -- last line): a few rows per key are left to sort instead of every row (same result: the
       -- reduction reads only the last line of each key and of each value)
@@ -3466,7 +3480,7 @@ $_$;
 -- Name: FUNCTION xls_merge_preparar(p_tipo text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb) IS 'Internal, first chunk of a merge (called by app.xls_merge_chunk): takes the merge lock of the type''s target tables, reads the description (app.xls_alvo, app.xls_staging_coluna) and the targets'' catalog (UNIQUE constraint = natural key, varchar(n) = length, NOT NULL without default = required, foreign keys = XL424 checks), generates every statement once with format(%I) (lists by app.xls_sql_lista) into pg_temp.xls_merge_estado and creates the work tables pg_temp.xls_chunk_<staging>, xls_dif_, xls_aceitas_, xls_hash_, xls_protegidas_ and xls_ocorrencia. A target with a fonte (a reference table) reads its fonte''s chunk (quando = chunk: the fonte''s table has a foreign key to it) or accepted rows (quando = fim), one row per key, and is never deleted from. A key longer than its varchar(n), or a column feeding the key of such a reference table, makes a row error (longo demais). A description the catalog contradicts raises XL500; a periodo scope without a valid period XL422. Calls the type hook''s phase inicio. The normalisation trims text and turns '''' into NULL unless p_meta.staging_aparado is true (the caller''s staging has no leading or trailing space and no empty string: the service''s readers).';
+COMMENT ON FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb) IS 'Internal, first chunk of a merge (called by app.xls_merge_chunk): takes the merge lock of the type''s target tables, reads the description (app.xls_alvo, app.xls_staging_coluna) and the targets'' catalog (UNIQUE constraint = natural key, varchar(n) = length, NOT NULL without default = required, foreign keys = XL424 checks), generates every statement once with format(%I) (lists by app.xls_sql_lista) into pg_temp.xls_merge_estado and creates the work tables pg_temp.xls_chunk_<staging>, xls_dif_, xls_aceitas_, xls_hash_, xls_protegidas_ and xls_ocorrencia. A target with a fonte (a reference table) reads its fonte''s chunk (quando = chunk: the fonte''s table has a foreign key to it) or accepted rows (quando = fim), one row per key (the key''s last row, each manter column from the last row of the file that has a value), and is never deleted from. A key longer than its varchar(n), or a column feeding the key of such a reference table, makes a row error (longo demais). A description the catalog contradicts raises XL500; a periodo scope without a valid period XL422. Calls the type hook''s phase inicio. The normalisation trims text and turns '''' into NULL unless p_meta.staging_aparado is true (the caller''s staging has no leading or trailing space and no empty string: the service''s readers).';
 
 
 --
@@ -4306,6 +4320,7 @@ CREATE FUNCTION public.dia_util(p_data date) RETURNS boolean
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
   select extract(isodow from p_data) < 6
+     and public.feriado_nacional(p_data) is null
      and not exists (select from public.feriado f where f.data = p_data);
 $$;
 
@@ -4314,7 +4329,7 @@ $$;
 -- Name: FUNCTION dia_util(p_data date); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.dia_util(p_data date) IS 'True when p_data is Monday to Friday and not in public.feriado.';
+COMMENT ON FUNCTION public.dia_util(p_data date) IS 'True when p_data is Monday to Friday, not a national holiday (public.feriado_nacional, derived for any year) and not in public.feriado (state, municipal and company days).';
 
 
 --
@@ -4554,6 +4569,40 @@ COMMENT ON FUNCTION public.erp_sync_recusa_registrar(p_status integer, p_detalhe
 
 
 --
+-- Name: feriado_nacional(date); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.feriado_nacional(p_data date) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select coalesce(
+           case to_char(p_data, 'MM-DD')
+             when '01-01' then 'Confraternização Universal'
+             when '04-21' then 'Tiradentes'
+             when '05-01' then 'Dia do Trabalho'
+             when '09-07' then 'Independência do Brasil'
+             when '10-12' then 'Nossa Senhora Aparecida'
+             when '11-02' then 'Finados'
+             when '11-15' then 'Proclamação da República'
+             -- national since Lei 14.759/2023
+             when '11-20' then case when extract(year from p_data) >= 2024 then 'Dia Nacional de Zumbi e da Consciência Negra' end
+             when '12-25' then 'Natal'
+           end,
+           -- the one national holiday that follows Easter (Carnaval and Corpus Christi are not
+           -- national holidays by law: public.feriado holds them where they are observed)
+           case when p_data = app.pascoa(extract(year from p_data)::integer) - 2 then 'Sexta-feira Santa' end);
+$$;
+
+
+--
+-- Name: FUNCTION feriado_nacional(p_data date); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.feriado_nacional(p_data date) IS 'The name of the Brazilian national holiday on p_data, or null: the fixed dates (1/1, 21/4, 1/5, 7/9, 12/10, 2/11, 15/11, 20/11 from 2024, 25/12) and Good Friday (Easter, app.pascoa, minus two days), for any year. public.dia_util excludes them; public.feriado holds the other days off (state, municipal, company).';
+
+
+--
 -- Name: gtin_valido(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -4608,7 +4657,7 @@ $$;
 -- Name: FUNCTION minutos_comerciais(p_de timestamp with time zone, p_ate timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.minutos_comerciais(p_de timestamp with time zone, p_ate timestamp with time zone) IS 'Business minutes between two instants: the part of [p_de, p_ate] that falls Monday to Friday, 08:00-18:00 America/Sao_Paulo, on days not in public.feriado. Fractional (3 decimals); 0 when p_ate <= p_de.';
+COMMENT ON FUNCTION public.minutos_comerciais(p_de timestamp with time zone, p_ate timestamp with time zone) IS 'Business minutes between two instants: the part of [p_de, p_ate] that falls Monday to Friday, 08:00-18:00 America/Sao_Paulo, on business days (public.dia_util: no national holiday, no day of public.feriado). Fractional (3 decimals); 0 when p_ate <= p_de.';
 
 
 --
@@ -7860,7 +7909,6 @@ CREATE TABLE app.xls_alvo (
     reter text[] DEFAULT '{}'::text[] NOT NULL,
     fonte text,
     manter text[] DEFAULT '{}'::text[] NOT NULL,
-    manter_ultimo_valor boolean DEFAULT false NOT NULL,
     CONSTRAINT xls_alvo_check CHECK (((escopo = ANY (ARRAY['tudo'::text, 'nenhum'::text])) = (escopo_coluna IS NULL))),
     CONSTRAINT xls_alvo_escopo_check CHECK ((escopo = ANY (ARRAY['periodo'::text, 'valores'::text, 'meses'::text, 'tudo'::text, 'nenhum'::text]))),
     CONSTRAINT xls_alvo_escopo_coluna_check CHECK ((escopo_coluna ~ '^[a-z][a-z0-9_]*$'::text)),
@@ -7897,14 +7945,7 @@ COMMENT ON COLUMN app.xls_alvo.fonte IS 'A reference table: the staging of the t
 -- Name: COLUMN xls_alvo.manter; Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON COLUMN app.xls_alvo.manter IS 'Columns that keep the stored value when the sheet''s is empty (a new key gets NULL).';
-
-
---
--- Name: COLUMN xls_alvo.manter_ultimo_valor; Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON COLUMN app.xls_alvo.manter_ultimo_valor IS 'For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key''s last row.';
+COMMENT ON COLUMN app.xls_alvo.manter IS 'Columns that keep the stored value when the sheet''s is empty (a new key gets NULL). For a reference table (fonte), each takes the last row of the file that has a value, not only the key''s last row.';
 
 
 --
@@ -8609,14 +8650,14 @@ CREATE TABLE public.feriado (
 -- Name: TABLE feriado; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON TABLE public.feriado IS 'Days that are not business days even when they fall Monday to Friday. Seeded with the Brazilian national holidays 2026-2040 (fixed dates and Good Friday). DBAs add state, municipal or company days (e.g. Carnaval, Corpus Christi) with a plain INSERT and remove them with DELETE; public.minutos_comerciais honours every row.';
+COMMENT ON TABLE public.feriado IS 'Days that are not business days even when they fall Monday to Friday, besides the national holidays (public.feriado_nacional derives those for any year: fixed dates and Good Friday). DBAs add state, municipal or company days (e.g. Carnaval, Corpus Christi) with a plain INSERT and remove them with DELETE; public.dia_util and public.minutos_comerciais honour every row.';
 
 
 --
 -- Name: COLUMN feriado.abrangencia; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON COLUMN public.feriado.abrangencia IS 'nacional (seeded), estadual, municipal or empresa: informative only, every row counts.';
+COMMENT ON COLUMN public.feriado.abrangencia IS 'estadual, municipal, empresa or nacional (a national day the derivation lacks): informative only, every row counts.';
 
 
 --
@@ -11539,7 +11580,7 @@ ALTER PUBLICATION powersync ADD TABLE ONLY public.bi_vendedor;
 --
 
 CREATE EVENT TRIGGER _100_bi_grant_sync_reader ON ddl_command_end
-         WHEN TAG IN ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO')
+         WHEN TAG IN ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO', 'ALTER TABLE')
    EXECUTE FUNCTION app.tg__grant_bi_select();
 
 
@@ -11591,4 +11632,7 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261125900100'),
     ('20261126000000'),
     ('20261127000000'),
-    ('20261128000000');
+    ('20261128000000'),
+    ('20261129360000'),
+    ('20261129360100'),
+    ('20261129360200');

@@ -26,4 +26,4 @@ end;
 $function$
 ;
 
-comment on function app.pascoa(integer) is 'Easter Sunday of a Gregorian year (used to seed Good Friday in public.feriado).';
+comment on function app.pascoa(integer) is 'Easter Sunday of a Gregorian year (Good Friday, a national holiday, is two days before: public.feriado_nacional).';

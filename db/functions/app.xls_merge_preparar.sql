@@ -210,20 +210,16 @@ begin
       v_select := format('select %s from %s s', v_select, v_origem);
     else
       -- a reference table: one row per key (a row without key names no reference); the key's last
-      -- row wins, its empty kept columns keep the stored value; with manter_ultimo_valor each
-      -- kept column takes the last row of the file that has a value. %1$s: the rows to reduce.
+      -- row gives the columns outside manter, and each manter column takes the last row of the file
+      -- that has a value (a value given on an earlier row of the key is not lost; none at all keeps
+      -- the stored one). The one rule of every reference table. %1$s: the rows to reduce.
       v_lista := v_select;
-      if a.manter_ultimo_valor then
-        v_reduzir := format('select max(z.linha) as linha, %s from (%%1$s) z where %s group by %s',
-          app.xls_sql_lista('%s as %I', ', ', (select array_agg(case when w = any(v_chave) then format('z.%I', w)
-                                                                      when w = any(v_manter) then format('(array_agg(z.%1$I order by z.linha desc) filter (where z.%1$I is not null))[1]', w)
-                                                                      else format('(array_agg(z.%I order by z.linha desc))[1]', w) end order by o)
-                                                 from unnest(v_written) with ordinality x (w, o)), v_written),
-          app.xls_sql_lista('z.%I is not null', ' and ', v_chave), app.xls_sql_lista('z.%I', ', ', v_chave));
-      else
-        v_reduzir := format('select distinct on (%1$s) z.* from (%%1$s) z where %2$s order by %1$s, z.linha desc',
-          app.xls_sql_lista('z.%I', ', ', v_chave), app.xls_sql_lista('z.%I is not null', ' and ', v_chave));
-      end if;
+      v_reduzir := format('select max(z.linha) as linha, %s from (%%1$s) z where %s group by %s',
+        app.xls_sql_lista('%s as %I', ', ', (select array_agg(case when w = any(v_chave) then format('z.%I', w)
+                                                                    when w = any(v_manter) then format('(array_agg(z.%1$I order by z.linha desc) filter (where z.%1$I is not null))[1]', w)
+                                                                    else format('(array_agg(z.%I order by z.linha desc))[1]', w) end order by o)
+                                               from unnest(v_written) with ordinality x (w, o)), v_written),
+        app.xls_sql_lista('z.%I is not null', ' and ', v_chave), app.xls_sql_lista('z.%I', ', ', v_chave));
       -- the rows to reduce are first grouped by their values (a hash aggregate keeping each group's
       -- last line): a few rows per key are left to sort instead of every row (same result: the
       -- reduction reads only the last line of each key and of each value)
@@ -417,4 +413,4 @@ end;
 $function$
 ;
 
-comment on function app.xls_merge_preparar(text,jsonb) is 'Internal, first chunk of a merge (called by app.xls_merge_chunk): takes the merge lock of the type''s target tables, reads the description (app.xls_alvo, app.xls_staging_coluna) and the targets'' catalog (UNIQUE constraint = natural key, varchar(n) = length, NOT NULL without default = required, foreign keys = XL424 checks), generates every statement once with format(%I) (lists by app.xls_sql_lista) into pg_temp.xls_merge_estado and creates the work tables pg_temp.xls_chunk_<staging>, xls_dif_, xls_aceitas_, xls_hash_, xls_protegidas_ and xls_ocorrencia. A target with a fonte (a reference table) reads its fonte''s chunk (quando = chunk: the fonte''s table has a foreign key to it) or accepted rows (quando = fim), one row per key, and is never deleted from. A key longer than its varchar(n), or a column feeding the key of such a reference table, makes a row error (longo demais). A description the catalog contradicts raises XL500; a periodo scope without a valid period XL422. Calls the type hook''s phase inicio. The normalisation trims text and turns '''' into NULL unless p_meta.staging_aparado is true (the caller''s staging has no leading or trailing space and no empty string: the service''s readers).';
+comment on function app.xls_merge_preparar(text,jsonb) is 'Internal, first chunk of a merge (called by app.xls_merge_chunk): takes the merge lock of the type''s target tables, reads the description (app.xls_alvo, app.xls_staging_coluna) and the targets'' catalog (UNIQUE constraint = natural key, varchar(n) = length, NOT NULL without default = required, foreign keys = XL424 checks), generates every statement once with format(%I) (lists by app.xls_sql_lista) into pg_temp.xls_merge_estado and creates the work tables pg_temp.xls_chunk_<staging>, xls_dif_, xls_aceitas_, xls_hash_, xls_protegidas_ and xls_ocorrencia. A target with a fonte (a reference table) reads its fonte''s chunk (quando = chunk: the fonte''s table has a foreign key to it) or accepted rows (quando = fim), one row per key (the key''s last row, each manter column from the last row of the file that has a value), and is never deleted from. A key longer than its varchar(n), or a column feeding the key of such a reference table, makes a row error (longo demais). A description the catalog contradicts raises XL500; a periodo scope without a valid period XL422. Calls the type hook''s phase inicio. The normalisation trims text and turns '''' into NULL unless p_meta.staging_aparado is true (the caller''s staging has no leading or trailing space and no empty string: the service''s readers).';

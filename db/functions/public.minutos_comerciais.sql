@@ -18,4 +18,4 @@ AS $function$
 $function$
 ;
 
-comment on function public.minutos_comerciais(timestamp with time zone,timestamp with time zone) is 'Business minutes between two instants: the part of [p_de, p_ate] that falls Monday to Friday, 08:00-18:00 America/Sao_Paulo, on days not in public.feriado. Fractional (3 decimals); 0 when p_ate <= p_de.';
+comment on function public.minutos_comerciais(timestamp with time zone,timestamp with time zone) is 'Business minutes between two instants: the part of [p_de, p_ate] that falls Monday to Friday, 08:00-18:00 America/Sao_Paulo, on business days (public.dia_util: no national holiday, no day of public.feriado). Fractional (3 decimals); 0 when p_ate <= p_de.';

@@ -17,6 +17,8 @@ export interface FakeHosting {
   ignoreSuspend: boolean;
   /** answer resume with this status instead of 202 */
   failResume: number | null;
+  /** answer resume with 202 but never start the engine (an engine that does not come back) */
+  ignoreResume: boolean;
   close(): Promise<void>;
 }
 
@@ -25,7 +27,7 @@ export async function startFakeHosting(engine: FakeSyncEngine, opts: { apiKey?: 
   const serviceId = opts.serviceId ?? 'srv-motor123';
   let suspended = false;
   const fake: FakeHosting = {
-    url: '', apiKey, serviceId, calls: [], ignoreSuspend: false, failResume: null,
+    url: '', apiKey, serviceId, calls: [], ignoreSuspend: false, failResume: null, ignoreResume: false,
     close: async () => undefined,
   };
   const json = (res: http.ServerResponse, status: number, body: unknown) =>
@@ -51,7 +53,7 @@ export async function startFakeHosting(engine: FakeSyncEngine, opts: { apiKey?: 
       if (fake.failResume) return json(res, fake.failResume, { id: 'error', message: 'resume failed' });
       suspended = false;
       json(res, 202, null);
-      setTimeout(() => { void engine.start().catch(() => undefined); }, 200);
+      if (!fake.ignoreResume) setTimeout(() => { void engine.start().catch(() => undefined); }, 200);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

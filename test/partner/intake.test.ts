@@ -140,6 +140,21 @@ describe('POST /webhook/partner: store first, answer 200', () => {
     expect(logs.lines.filter((l) => l.msg === LOG_REVISAR).reduce((a, l) => a + Number(l.revisar), 0)).toBe(cases.length + 2);
   });
 
+  it('an event without status takes it from the event: order.paid → received, order.cancelled → cancelled', async () => {
+    const semStatus = (code: string) => { const { status: _s, ...o } = order(code, 'received', '2026-11-20T10:00:00Z'); return o; };
+    for (const [code, evento] of [['S-PAGO', 'order.paid'], ['S-CANC', 'order.cancelled']] as const) {
+      const b = { event: evento, time: '2026-11-20T10:00:00Z', resource: semStatus(code) };
+      expect(b.resource).not.toHaveProperty('status');
+      expect((await post(b)).statusCode).toBe(200);
+    }
+    await drain();
+    expect((await db.pool.query(`select code, status, estado from partner_pedido order by code`)).rows).toEqual([
+      { code: 'S-CANC', status: 'cancelled', estado: 'CANCELADO' },
+      { code: 'S-PAGO', status: 'received', estado: 'CAPTURADO' },
+    ]);
+    expect(await count(`partner_webhook where situacao <> 'NORMALIZADO'`)).toBe(0);
+  });
+
   it('what the normalisation writes on the row, per outcome: the same through a batch (one UPDATE of the batch) and one event at a time', async () => {
     const bodies = [
       '{nope',

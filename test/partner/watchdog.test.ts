@@ -11,7 +11,7 @@ import {
   drainJobs, logCapture, makeRunner, order, startErrtrackerReceiver, startFakePartner, startSmtp,
   type FakePartner, type SmtpSink, type TrackerReceiver,
 } from '../harness/partner.js';
-import { LOG_CONTINGENCIA_DESLIGADA, LOG_CONTINGENCIA_LIGADA, partnerJobHandlers } from '../../src/jobs/partner.js';
+import { partnerJobHandlers } from '../../src/jobs/partner.js';
 import { partnerConfigurar, partnerTick } from '../../src/db/partner.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -96,12 +96,27 @@ describe('business minutes (Mon-Fri 08:00-18:00 America/Sao_Paulo, holidays excl
     expect(await mc('2026-12-07T13:00:00Z', '2026-12-07T13:00:30Z')).toBe(0.5);
   });
 
-  it('honours the seeded national holidays and rows DBAs add', async () => {
+  it('honours the national holidays of any year and the rows DBAs add', async () => {
     expect(await mc('2026-11-20T09:00:00-03:00', '2026-11-20T17:00:00-03:00')).toBe(0); // Consciência Negra (Friday)
     expect(await mc('2026-12-25T09:00:00-03:00', '2026-12-25T17:00:00-03:00')).toBe(0);
-    const sextas = await q<{ data: string }>(`select to_char(data, 'YYYY-MM-DD') as data from feriado
-      where nome = 'Sexta-feira Santa' and extract(year from data) in (2026, 2027, 2030) order by data`);
-    expect(sextas.map((s) => s.data)).toEqual(['2026-04-03', '2027-03-26', '2030-04-19']);
+    // far beyond any seeded list: Christmas 2041 (Wednesday), Tiradentes 2087 (Monday), Good Friday
+    // (Easter 2027-03-28, 2042-04-06, 2050-04-10, 2100-03-28)
+    expect(await mc('2041-12-25T09:00:00-03:00', '2041-12-25T17:00:00-03:00')).toBe(0);
+    expect(await mc('2087-04-21T09:00:00-03:00', '2087-04-21T17:00:00-03:00')).toBe(0);
+    expect(await mc('2041-12-24T17:50:00-03:00', '2041-12-26T08:35:00-03:00')).toBe(45);
+    const t = await q<{ t: Date }>(`select apos_minutos_comerciais('2041-12-24T17:50:00-03:00', 45) as t`);
+    expect(t[0]!.t.toISOString()).toBe('2041-12-26T11:35:00.000Z');
+    for (const sexta of ['2026-04-03', '2027-03-26', '2042-04-04', '2050-04-08', '2100-03-26']) {
+      expect(await mc(`${sexta}T09:00:00-03:00`, `${sexta}T10:00:00-03:00`), sexta).toBe(0);
+      expect(await q('select feriado_nacional($1::date) n', [sexta]), sexta).toEqual([{ n: 'Sexta-feira Santa' }]);
+    }
+    // the Thursday before and the Monday after Good Friday 2042 are business days; 20/11 only from 2024
+    expect(await mc('2042-04-03T09:00:00-03:00', '2042-04-03T10:00:00-03:00')).toBe(60);
+    expect(await mc('2042-04-07T09:00:00-03:00', '2042-04-07T10:00:00-03:00')).toBe(60);
+    expect(await mc('2023-11-20T09:00:00-03:00', '2023-11-20T10:00:00-03:00')).toBe(60);
+    expect(await mc('2045-11-20T09:00:00-03:00', '2045-11-20T10:00:00-03:00')).toBe(0);
+    // the table holds the local days only: no national row is stored
+    expect(await q(`select data from feriado where feriado_nacional(data) is not null`)).toEqual([]);
     expect(await mc('2026-12-08T10:00:00-03:00', '2026-12-08T11:00:00-03:00')).toBe(60);
     await db.pool.query(`insert into feriado (data, nome, abrangencia) values ('2026-12-08', 'Aniversário da cidade', 'municipal')`);
     expect(await mc('2026-12-08T10:00:00-03:00', '2026-12-08T11:00:00-03:00')).toBe(0);
@@ -188,6 +203,13 @@ describe('watchdog: one alert per silence episode', () => {
     expect(await tick('2026-04-22T08:35:00-03:00')).toMatchObject({ motivo: 'limite_min_comercial' });
   });
 
+  it('a non-default business-minute limit is the one applied: 30, last event Friday 17:05 → nothing at 17:34, the alert at 17:35', async () => {
+    await reset({ ...NO_API, PARTNER_WATCHDOG_LIMITE_MIN_COMERCIAL: '30' });
+    await delivery('2026-12-04T17:05:00-03:00');
+    expect(await tick('2026-12-04T17:34:00-03:00')).not.toHaveProperty('episodio_aberto');
+    expect(await tick('2026-12-04T17:35:00-03:00')).toMatchObject({ motivo: 'limite_min_comercial', minutos_comerciais: 30 });
+  });
+
   it('no event ever: silence counts from the start of the watch; nothing when the watchdog is off', async () => {
     await reset({ ...NO_API, PARTNER_WATCHDOG_HABILITADO: 'false' }, '2026-12-07T08:00:00-03:00');
     expect(await tick('2026-12-09T08:00:00-03:00')).not.toHaveProperty('episodio_aberto');
@@ -261,7 +283,7 @@ describe('contingency and REST poll', () => {
     fake.orders.set('K-1', order('K-1', 'received', new Date().toISOString()));
     expect(await tick('2026-12-07T10:15:00-03:00')).toMatchObject({ contingencia: 'LIGADA' });
     await drain();
-    expect(logs.count(LOG_CONTINGENCIA_LIGADA)).toBe(1);
+    expect(logs.count('Contingência de pedidos LIGADA')).toBe(1);
     expect(fake.requests.at(-1)).toMatchObject({ path: '/orders', page: 1, authorization: `Bearer ${fake.token}` });
     const [k1] = await q('select estado, origem from partner_pedido where code = $1', ['K-1']);
     expect(k1).toEqual({ estado: 'CAPTURADO', origem: 'contingencia' }); // paid order of the outage: arrives, waits for Enfileirar
@@ -279,7 +301,7 @@ describe('contingency and REST poll', () => {
     await tick('2026-12-07T10:25:00-03:00');
     await drain();
     expect(await pulls()).toBe(3);
-    expect(logs.count(LOG_CONTINGENCIA_LIGADA)).toBe(1);
+    expect(logs.count('Contingência de pedidos LIGADA')).toBe(1);
     const st = (await app.inject({ url: '/api/partner/status', headers: bearer() })).json();
     expect(st.contingencia).toMatchObject({ ligada: true, apiConfigurada: true });
     expect(st.ultimaPuxada).toMatchObject({ motivo: 'contingencia', status: 'CONCLUIDA' });
@@ -292,9 +314,17 @@ describe('contingency and REST poll', () => {
     await tick('2026-12-07T10:40:00-03:00');
     await drain();
     expect(await pulls()).toBe(3);
-    expect(logs.count(LOG_CONTINGENCIA_LIGADA)).toBe(1);
-    expect(logs.count(LOG_CONTINGENCIA_DESLIGADA)).toBe(1);
+    expect(logs.count('Contingência de pedidos LIGADA')).toBe(1);
+    expect(logs.count('Contingência de pedidos DESLIGADA')).toBe(1);
     expect(await avisos()).toEqual(['contingencia_ligada', 'contingencia_desligada']);
+  });
+
+  it('the contingency counts business minutes: last event Friday 17:50 → nothing at 18:05 nor Monday 08:04, LIGADA at Monday 08:05', async () => {
+    await delivery('2026-12-04T17:50:00-03:00');
+    for (const at of ['2026-12-04T18:05:00-03:00', '2026-12-05T12:00:00-03:00', '2026-12-07T08:04:00-03:00']) {
+      expect(await tick(at), at).not.toHaveProperty('contingencia');
+    }
+    expect(await tick('2026-12-07T08:05:00-03:00')).toMatchObject({ contingencia: 'LIGADA' });
   });
 
   it('the poll every 6 hours recovers an order the webhook missed, through the same idempotent path', async () => {
@@ -389,7 +419,7 @@ describe('two replicas', () => {
 
       expect(smtp.mails).toHaveLength(2);
       expect(parado()).toHaveLength(1);
-      expect(logs.count(LOG_CONTINGENCIA_LIGADA)).toBe(1);
+      expect(logs.count('Contingência de pedidos LIGADA')).toBe(1);
       const jobs = await q<{ kind: string; status: string; attempts: number; locked_by: string | null }>(
         'select kind, status, attempts, locked_by from app.job');
       expect(jobs.every((j) => j.status === 'done' && j.attempts === 1)).toBe(true);

@@ -8,6 +8,7 @@ import { startFakeBot, type FakeBot } from '../harness/fake-bot.js';
 import { testEnv } from '../harness/service.js';
 import { buildMeta, buildRelatorio18 } from '../fixtures/builder.js';
 import { makeZip } from '../fixtures/zip.js';
+import { backendPid } from '../harness/wait.js';
 import { xlsProcessarHandler } from '../../src/xls/processar.js';
 import { startService } from '../../src/main.js';
 
@@ -74,8 +75,37 @@ describe('two replicas', () => {
     const { rows } = await db.pool.query(`select status, execucoes, worker from xls_processamento where tipo = 'META'`);
     expect(rows).toHaveLength(6);
     expect(rows.every((r) => r.status === 'SUCESSO' && r.execucoes === 1)).toBe(true);
-    expect(new Set(rows.map((r) => String(r.worker).split('-')[1])).size).toBeGreaterThanOrEqual(1);
   }, { replicas: 2, concurrency: 2 }));
+});
+
+describe('the files of a zip', () => {
+  it('are processed at the same time: with the merge lock held elsewhere, two are PROCESSANDO and waiting at once; both succeed once it is released',
+    () => withPipeline(async (db, p) => {
+      expect((await p.upload('mestre.xlsx', await buildRelatorio18({ rows: 20 }), XLSX)).statusCode).toBe(202);
+      await p.drain();
+      const metas = await Promise.all([1, 2].map((m) => buildMeta({ rows: 5,
+        linhas: [{ competencia: new Date(Date.UTC(2025, m, 1)), vendedor: 10, produto: 'X', meta_volume: m, meta_margem: 0.1 }] })));
+      const trava = await db.pool.connect();
+      try {
+        // the lock app.xls_travar takes for bi_meta: every META merge waits for it, after reading its file
+        await trava.query(`select pg_advisory_lock(hashtextextended('xls_merge:bi_meta', 0))`);
+        expect((await p.upload('metas.zip', makeZip(metas.map((data, i) => ({ name: `meta-${i}.xlsx`, data }))))).statusCode).toBe(202);
+        const esperando = async () => (await db.pool.query(`select count(*)::int n from pg_stat_activity
+          where wait_event_type = 'Lock' and wait_event = 'advisory' and pid <> $1`, [backendPid(trava)])).rows[0].n as number;
+        const limite = Date.now() + 15_000;
+        while (await esperando() < 2) {
+          if (Date.now() > limite) throw new Error(`os arquivos do zip não foram processados ao mesmo tempo: ${await esperando()} à espera`);
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        expect((await db.pool.query(`select count(*)::int n from xls_processamento where tipo = 'META' and status = 'PROCESSANDO'`)).rows[0].n).toBe(2);
+      } finally {
+        await trava.query('select pg_advisory_unlock_all()');
+        trava.release();
+      }
+      await p.drain();
+      const { rows } = await db.pool.query(`select status, execucoes from xls_processamento where tipo = 'META'`);
+      expect(rows).toEqual([{ status: 'SUCESSO', execucoes: 1 }, { status: 'SUCESSO', execucoes: 1 }]);
+    }, { replicas: 1, concurrency: 2 }));
 });
 
 describe('restart recovery', () => {

@@ -132,7 +132,8 @@ describe('GET …/resetar-replicator/{id} and the list', () => {
     await db.pool.query('delete from xls_resetar_replicator');
     for (let i = 0; i < 3; i++) {
       const { rows } = await db.pool.query(`select id from replicacao_resetar($1, 'psql')`, [`motivo ${i}`]);
-      await db.pool.query(`update xls_resetar_replicator set iniciado_em = now() - make_interval(hours => $2) where id = $1`, [rows[0].id, 3 - i]);
+      // the first started is the newest: iniciado_em's order is the reverse of the insertion's (and of the time-ordered ids)
+      await db.pool.query(`update xls_resetar_replicator set iniciado_em = now() - make_interval(hours => $2) where id = $1`, [rows[0].id, i + 1]);
       await limpar(db.pool);
     }
     const res = await svc.app.inject({ method: 'GET', url: `${LISTA_URL}?size=2&limit=1&offset=2`, headers: bearer() });
@@ -140,9 +141,9 @@ describe('GET …/resetar-replicator/{id} and the list', () => {
     const page = res.json();
     expect(page.totalSize).toBe(3);
     expect(page.pageable).toMatchObject({ number: 0, size: 2, mode: 'OFFSET' });
-    expect(page.content.map((c: { motivo: string }) => c.motivo)).toEqual(['motivo 2', 'motivo 1']);
+    expect(page.content.map((c: { motivo: string }) => c.motivo)).toEqual(['motivo 0', 'motivo 1']);
     const p1 = (await svc.app.inject({ method: 'GET', url: `${LISTA_URL}?page=1&size=2`, headers: bearer() })).json();
-    expect(p1.content.map((c: { motivo: string }) => c.motivo)).toEqual(['motivo 0']);
+    expect(p1.content.map((c: { motivo: string }) => c.motivo)).toEqual(['motivo 2']);
     const def = (await svc.app.inject({ method: 'GET', url: `${LISTA_URL}?size=0`, headers: bearer() })).json();
     expect(def.pageable.size).toBe(20);
     expect((await svc.app.inject({ method: 'GET', url: `${LISTA_URL}?size=500`, headers: bearer() })).json().pageable.size).toBe(100);

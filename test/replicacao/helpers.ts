@@ -1,6 +1,7 @@
 /** A service (app + job runner) for the reset tests, and small helpers around the reset API. */
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
+import type { Writable } from 'node:stream';
 import { expect } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
@@ -22,10 +23,10 @@ export interface Servico {
 }
 
 export async function startServico(db: Pick<TestDatabase, 'url'>, pool: pg.Pool, env: Record<string, string | undefined>,
-  opts: { runner?: boolean } = {}): Promise<Servico> {
+  opts: { runner?: boolean; logStream?: Writable } = {}): Promise<Servico> {
   const { config } = loadConfig(testEnv(db, { REPLICATOR_CONFIRM_SECRET: SEGREDO, REPLICATOR_POLL_MS: '100', ...env }));
   const ctx: AppContext = { config, pool, version: 'test', commit: null, objstore: null };
-  const app = await buildApp(ctx);
+  const app = await buildApp(ctx, opts.logStream ? { logStream: opts.logStream } : undefined);
   await app.ready();
   let runner: JobRunner | null = null;
   if (opts.runner !== false) {

@@ -53,6 +53,43 @@ describe('publication powersync', () => {
     expect(await publicadas()).toEqual(await tabelasBi());
   });
 
+  it('the read role follows renames and SET SCHEMA: SELECT on exactly the bi_* tables of public, and nothing else', async () => {
+    const pode = async (t: string) => (await db.pool.query<{ ok: boolean }>(
+      `select has_table_privilege('bi_sync_reader', $1, 'select') ok`, [t])).rows[0]!.ok;
+    /** The tables granted to the role, beyond the bi_* tables of public. */
+    const alemDoBi = async () => (await db.pool.query<{ t: string }>(
+      `select n.nspname || '.' || c.relname t from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where c.relkind in ('r', 'p')
+          and exists (select from aclexplode(c.relacl) a where a.grantee = 'bi_sync_reader'::regrole and a.privilege_type = 'SELECT')
+          and not (n.nspname = 'public' and c.relname like 'bi\\_%') order by 1`)).rows.map((r) => r.t);
+    /** The bi_* tables of public the role may not read. */
+    const biSemLeitura = async () => (await db.pool.query<{ t: string }>(
+      `select c.relname t from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = 'public' and c.relkind in ('r', 'p') and c.relname like 'bi\\_%'
+          and not has_table_privilege('bi_sync_reader', c.oid, 'select') order by 1`)).rows.map((r) => r.t);
+    await db.pool.query('create schema if not exists rascunho');
+    await db.pool.query('create table public.xls_x (id int primary key); create table rascunho.bi_y (id int primary key); create table public.bi_z (id int primary key)');
+    expect(await pode('public.xls_x')).toBe(false);
+    expect(await pode('public.bi_z')).toBe(true);
+
+    await db.pool.query('alter table public.xls_x rename to bi_x');
+    expect(await pode('public.bi_x')).toBe(true);
+    expect(await publicadas()).toContain('public.bi_x');
+    await db.pool.query('alter table rascunho.bi_y set schema public');
+    expect(await pode('public.bi_y')).toBe(true);
+    expect(await publicadas()).toContain('public.bi_y');
+
+    await db.pool.query('alter table public.bi_z rename to z');
+    expect(await pode('public.z')).toBe(false);
+    await db.pool.query('alter table public.bi_y set schema rascunho');
+    expect(await pode('rascunho.bi_y')).toBe(false);
+    expect(await publicadas()).not.toContain('rascunho.bi_y');
+    expect(await publicadas()).toEqual(await tabelasBi());
+    expect(await alemDoBi()).toEqual([]);
+    expect(await biSemLeitura()).toEqual([]);
+    await db.pool.query('drop table public.bi_x, public.z, rascunho.bi_y; drop schema rascunho');
+  });
+
   it('replicacao_publicacao_recriar drops and recreates it, and registers another name so that it follows new tables too', async () => {
     const { rows } = await db.pool.query<{ n: number }>(`select replicacao_publicacao_recriar('powersync') n`);
     expect(rows[0]!.n).toBe((await tabelasBi()).length);

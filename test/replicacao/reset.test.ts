@@ -13,6 +13,7 @@ import { flushErrtracker, initErrtracker } from '../../src/integrations/errtrack
 import { startFakeSyncEngine, slotAtivo, waitUntil, type FakeSyncEngine } from '../harness/sync-engine.js';
 import { startFakeHosting, type FakeHosting } from '../harness/fake-hosting.js';
 import { aguardar, iniciar, limpar, startServico, terminou, ultimoNuke, type Servico } from './helpers.js';
+import { logCapture } from '../harness/partner.js';
 
 let db: TestDatabase;
 let bot: FakeBot;
@@ -93,6 +94,9 @@ describe('reset with the hosting strategy (Render API fake) on real slots', () =
     await db.pool.query(`select pg_create_logical_replication_slot($1, 'test_decoding')`, [`outro_${dbName}`]);
     const antes = await ultimoNuke(db.pool);
     const clientesAntes = (await db.pool.query('select count(*)::int n from bi_configuracao')).rows[0].n;
+    // a publication gone wrong (a bi_* table left out): RECRIAR_PUBLICACAO drops it and creates it again
+    await db.pool.query('alter publication powersync drop table public.bi_cliente');
+    const pubAntes = (await db.pool.query(`select oid::text from pg_publication where pubname = 'powersync'`)).rows[0].oid;
     const listen = new pg.Client({ connectionString: db.url });
     await listen.connect();
     const notificacoes: string[] = [];
@@ -131,9 +135,13 @@ describe('reset with the hosting strategy (Render API fake) on real slots', () =
     expect(await schemas()).toEqual(['vizinho']);
     expect((await db.pool.query('select count(*)::int n from vizinho.guardado')).rows[0].n).toBe(7);
     expect((await db.pool.query('select count(*)::int n from bi_configuracao')).rows[0].n).toBe(clientesAntes);
-    // the publication still covers the bi_* tables
-    const pub = await db.pool.query(`select count(*)::int n from pg_publication_tables where pubname = 'powersync'`);
-    expect(pub.rows[0].n).toBeGreaterThan(5);
+    // the publication was recreated (a new one) and covers exactly the bi_* tables again
+    expect((await db.pool.query(`select oid::text from pg_publication where pubname = 'powersync'`)).rows[0].oid).not.toBe(pubAntes);
+    const publicadas = (await db.pool.query(`select tablename from pg_publication_tables where pubname = 'powersync' and schemaname = 'public' order by 1`)).rows;
+    const bi = (await db.pool.query(`select relname as tablename from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = 'public' and c.relkind in ('r', 'p') and c.relname like 'bi\\_%' and not c.relispartition order by 1`)).rows;
+    expect(publicadas).toEqual(bi);
+    expect(publicadas).toContainEqual({ tablename: 'bi_cliente' });
     // ultimo_nuke advanced, and every replica's configuration cache was told (NOTIFY app_config)
     const depois = await ultimoNuke(db.pool);
     expect(Date.parse(depois)).toBeGreaterThan(Date.parse(antes));
@@ -178,6 +186,27 @@ describe('reset with the hosting strategy (Render API fake) on real slots', () =
     expect(ev.level).toBe('error');
     expect(ev.message).toContain('AGUARDAR_PARADA');
   }, 90_000);
+
+  it('an engine that never comes back: ERRO at AGUARDAR_REPLICACAO after its limit (REPLICATOR_REPLICACAO_LIMITE_S), so a new reset may start', async () => {
+    await criarDocstore();
+    if (!engine.running) await engine.start();
+    hosting.ignoreResume = true;
+    try {
+      svc = await startServico(db, db.pool, envHosting({ REPLICATOR_REPLICACAO_LIMITE_S: '2' }));
+      const res = await iniciar(svc.app, { motivo: 'motor que não volta' });
+      expect(res.statusCode, res.body).toBe(202);
+      const d = await aguardar(svc.app, res.json().id, terminou);
+      expect(d.status, JSON.stringify(d, null, 1)).toBe('ERRO');
+      expect(d.stepFalho).toBe('AGUARDAR_REPLICACAO');
+      expect(d.erroMensagem).toMatch(/nenhum slot .* ficou ativo em 2 s/);
+      expect(d.passos.map((p) => [p.step, p.status]).slice(-2)).toEqual([['RESUME', 'SUCESSO'], ['AGUARDAR_REPLICACAO', 'ERRO']]);
+      // nothing holds the reset any more: a new one would not be refused with 409
+      expect((await db.pool.query(`select count(*)::int n from xls_resetar_replicator where status = 'EM_ANDAMENTO'`)).rows[0].n).toBe(0);
+    } finally {
+      hosting.ignoreResume = false;
+      if (!engine.running) await engine.start();
+    }
+  }, 60_000);
 
   it('DROP_DOCSTORE fails (unreachable MongoDB): RESUME is still attempted, the engine comes back on a new slot, ERRO with instructions', async () => {
     if (!engine.running) await engine.start();
@@ -258,7 +287,8 @@ describe('reset with the manual strategy', () => {
     if (!engine.running) await engine.start();
     const slot = engine.slots.at(-1)!;
     const antes = await ultimoNuke(db.pool);
-    svc = await startServico(db, db.pool, envBase({ REPLICATOR_RESTART: 'manual' }));
+    const logs = logCapture();
+    svc = await startServico(db, db.pool, envBase({ REPLICATOR_RESTART: 'manual', LOG_LEVEL: 'info' }), { logStream: logs.stream });
     const res = await iniciar(svc.app, null);
     expect(res.statusCode, res.body).toBe(202);
     const id = res.json().id;
@@ -285,6 +315,12 @@ describe('reset with the manual strategy', () => {
     expect(await schemas()).toEqual(['vizinho']);
     expect(Date.parse(await ultimoNuke(db.pool))).toBeGreaterThan(Date.parse(antes));
     expect(hosting.calls).toEqual([]);
+    // the operator's part is logged as a warning (pino level 40), one line per step that asks for it
+    expect(logs.lines.filter((l) => l.level === 40 && l.resetId === id).map((l) => [l.step, l.msg])).toEqual([
+      ['PAUSAR', expect.stringMatching(/^reinício manual: pare o motor/)],
+      ['RESUME', 'reinício manual: inicie o motor de sincronização agora'],
+      ['AGUARDAR_REPLICACAO', expect.stringMatching(/^reinício manual: a volta da replicação não é aguardada/)],
+    ]);
     const msg = await bot.waitFor((m) => m.text.includes(id));
     expect(msg.text).toContain('MANUAL');
   }, 90_000);

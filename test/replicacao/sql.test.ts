@@ -80,6 +80,17 @@ describe('steps and outcome', () => {
     expect(Math.abs(Date.parse(novo) - agora)).toBeLessThan(60_000);
   });
 
+  it('replicacao_finalizar creates ultimo_nuke when the row is missing', async () => {
+    await db.pool.query(`delete from bi_configuracao where chave = 'ultimo_nuke'`);
+    const id = await iniciar('finalizar sem linha');
+    const agora = Date.now();
+    const { rows } = await db.pool.query('select * from replicacao_finalizar($1)', [id]);
+    expect(rows[0]).toMatchObject({ status: 'SUCESSO' });
+    const { rows: linha } = await db.pool.query(`select valor, tipo, sistema from bi_configuracao where chave = 'ultimo_nuke'`);
+    expect(linha).toEqual([{ valor: rows[0].ultimo_nuke, tipo: 'string', sistema: true }]);
+    expect(Math.abs(Date.parse(linha[0].valor) - agora)).toBeLessThan(60_000);
+  });
+
   it('a step that fails keeps the first failed step; replicacao_falhar closes the running step and notifies', async () => {
     const id = await iniciar();
     await db.pool.query(`select replicacao_passo($1, 'DROP_DOCSTORE', 'EM_ANDAMENTO')`, [id]);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { xlsConjuntoAbrir, xlsConjuntoRecebido, xlsFalhar } from '../../src/db/xls.js';
-import { completeJobs, fat, iniciar, periodoNov, processarNovo, receberAvulso } from './helpers.js';
+import { completeJobs, fat, iniciar, periodoNov, processarNovo, receberAvulso, status } from './helpers.js';
 
 let db: TestDatabase;
 beforeAll(async () => { db = await createTestDatabase(); });
@@ -71,4 +71,22 @@ describe('DBA views', () => {
       and obj_description(c.oid, 'pg_class') is null`);
     expect(sem).toEqual([]);
   });
+});
+
+describe('a missing registration is a transient failure, whether the merge says XL424 or Postgres a raw 23503', () => {
+  for (const sqlstate of ['XL424', '23503']) {
+    it(`${sqlstate}: silent the first time inside a batch (fk_falhas 1, alarmar false); a loose file alarms`, async () => {
+      const conjunto = await xlsConjuntoAbrir(db.pool, { arquivo: `fk-${sqlstate}.zip` });
+      const membro = await receberAvulso(db.pool, `fk-membro-${sqlstate}`, 'a.xlsx', { conjuntoId: conjunto });
+      await xlsConjuntoRecebido(db.pool, conjunto);
+      const solto = await receberAvulso(db.pool, `fk-solto-${sqlstate}`, 'b.xlsx');
+      for (const p of [membro, solto]) {
+        await iniciar(db.pool, p.processamentoId!, 'w-fk', 'META');
+        await xlsFalhar(db.pool, p.processamentoId!, 'w-fk', { motivo: 'vendedor não cadastrado em bi_vendedor: 999 (linha 5)', sqlstate });
+        await completeJobs(db.pool, 'w-fk');
+      }
+      expect(await status(db.pool, membro.processamentoId!)).toMatchObject({ alarmar: false, fk_falhas: 1 });
+      expect(await status(db.pool, solto.processamentoId!)).toMatchObject({ status: 'ERRO', alarmar: true });
+    });
+  }
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { xlsDefinirTipo, xlsMerge, xlsStagingPreparar } from '../../src/db/xls.js';
 import type { TipoPlanilha } from '../../src/xlsx/types.js';
-import { completeJobs, fat, importar, iniciar, mov, periodoNov, processarNovo, receberAvulso, semTravaDeExclusao, type Row } from './helpers.js';
+import { completeJobs, copyStaging, fat, importar, iniciar, mov, periodoNov, processarNovo, receberAvulso, semTravaDeExclusao, type Row } from './helpers.js';
 import { backendPid, waitUntilBlocked } from '../harness/wait.js';
 
 let db: TestDatabase;
@@ -133,6 +133,22 @@ describe('RELATORIO18: diff-aware merge', () => {
     expect(await count(`select count(*)::int n from bi_faturamento where emissao between '2026-11-01' and '2026-11-30'`)).toBe(N - 30);
     // the reference tables are never deleted from
     expect(await count(`select count(*)::int n from bi_cliente`)).toBe(50);
+  });
+
+  it('the period scope includes its first and last days: a re-import removes rows dated on them, not the day before or after', async () => {
+    const dez = { periodo_inicio: '2026-12-01', periodo_fim: '2026-12-31' };
+    const f = (i: number, emissao: string) => fat(30000 + i, { emissao });
+    const m = (i: number, data: string) => mov(30000 + i, { data });
+    await r18([f(0, '2026-11-30')], [m(0, '2026-11-30')]);
+    await r18([f(1, '2027-01-01')], [m(1, '2027-01-01')], { periodo_inicio: '2027-01-01', periodo_fim: '2027-01-31' });
+    await r18([f(2, '2026-12-01'), f(3, '2026-12-15'), f(4, '2026-12-31')], [m(2, '2026-12-01'), m(3, '2026-12-15'), m(4, '2026-12-31')], dez);
+    const { merge } = await r18([f(3, '2026-12-15')], [m(3, '2026-12-15')], dez);
+    expect(merge.tabelas.bi_faturamento).toMatchObject({ removidas: 2 });
+    expect(merge.tabelas.bi_movimento).toMatchObject({ removidas: 2 });
+    expect((await db.pool.query(`select to_char(emissao, 'YYYY-MM-DD') d from bi_faturamento where nota_fiscal::int >= 30000 order by 1`)).rows.map((r) => r.d))
+      .toEqual(['2026-11-30', '2026-12-15', '2027-01-01']);
+    expect((await db.pool.query(`select to_char(data, 'YYYY-MM-DD') d from bi_movimento where lancamento::int >= 30000 order by 1`)).rows.map((r) => r.d))
+      .toEqual(['2026-11-30', '2026-12-15', '2027-01-01']);
   });
 
   it('reference upserts keep the manual registry data and the columns RELATORIO18 does not own', async () => {
@@ -335,6 +351,42 @@ describe('concurrent merges', () => {
     expect(a.merge.linhasEfetivas + b.merge.linhasEfetivas).toBe(3000);
     const finais = (await db.pool.query(`select distinct valor_total from bi_faturamento where emissao = '2026-09-10'`)).rows;
     expect(finais).toHaveLength(1);
+  });
+
+  it('merges writing the same reference table are serialised by the merge lock, whatever the order of their keys (RELATORIO18 and MARGEM_DIA, customers in opposite orders)', async () => {
+    // the rule (docs/xls-merge.md, "Concurrent merges"): the merge lock, not the order of the
+    // writes, keeps concurrent processings from deadlocking; the second waits on the lock itself
+    const clientes = Array.from({ length: 40 }, (_, i) => `LK${String(i).padStart(2, '0')}`);
+    const a = await emTransacao('RELATORIO18');
+    const b = await emTransacao('MARGEM_DIA');
+    try {
+      const [fatT] = (await xlsStagingPreparar(a.client, 'RELATORIO18')).filter((t) => t.staging === 'faturamento');
+      await copyStaging(a.client, fatT!.tabela, fatT!.colunas, clientes.map((c, i) => fat(40000 + i, { cliente: c, nome_cliente: `A ${c}`, emissao: '2026-08-10' })));
+      await xlsMerge(a.client, a.id, { periodo_inicio: '2026-08-01', periodo_fim: '2026-08-31' });
+      const [mdT] = await xlsStagingPreparar(b.client, 'MARGEM_DIA');
+      await copyStaging(b.client, mdT!.tabela, mdT!.colunas, [...clientes].reverse().map((c, i) => ({
+        linha: i + 2, data: '2026-08-10', filial: '01', cliente: c, nome_cliente: `B ${c}`, vendedor: 'V1', produto: 'P1',
+        volume: '1', preco_medio: '6', custo_medio: '5', margem: '1' })));
+      let feito = false;
+      const pb = xlsMerge(b.client, b.id).then(() => { feito = true; });
+      const limite = Date.now() + 10_000;
+      let espera: { wait_event_type: string | null; wait_event: string | null } | undefined;
+      for (;;) {
+        espera = (await db.pool.query(`select wait_event_type, wait_event from pg_stat_activity where pid = $1`, [backendPid(b.client)])).rows[0];
+        if (espera?.wait_event_type === 'Lock' || feito || Date.now() > limite) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(feito).toBe(false);
+      expect(espera).toEqual({ wait_event_type: 'Lock', wait_event: 'advisory' });
+      await a.client.query('commit');
+      await pb;
+      await b.client.query('commit');
+      expect((await db.pool.query(`select count(*)::int n, count(*) filter (where nome like 'B %')::int b from bi_cliente where codigo like 'LK%'`)).rows[0])
+        .toEqual({ n: clientes.length, b: clientes.length });
+    } finally {
+      await a.end();
+      await b.end();
+    }
   });
 
   it('merges of the same scoped table wait for each other; others do not', async () => {

@@ -69,6 +69,26 @@ describe('MARGEM_DIA', () => {
     expect(await rows(`select classe, uf, cnpj_cpf from bi_cliente where codigo = 'C1'`)).toEqual([{ classe: 'C', uf: 'GO', cnpj_cpf: '12345678000190' }]);
     expect(await rows(`select cliente from bi_margem_dia`)).toEqual([{ cliente: 'C1' }]);
   });
+
+  it('a value given on an earlier row of a customer is not lost when its last row leaves the cell empty (in one chunk and across chunks)', async () => {
+    // C9 new: line 2 carries tax id, class, municipality and state, line 3 only another product;
+    // C8 stored: line 4 carries new values, line 5 none (the file's values replace the stored ones)
+    await db.pool.query(`insert into bi_cliente (codigo, nome, cnpj_cpf, classe, municipio, uf) values ('C8', 'Antigo', '12345678000190', 'A', 'Sinop', 'MT')
+                         on conflict (codigo) do update set cnpj_cpf = excluded.cnpj_cpf, classe = excluded.classe, municipio = excluded.municipio, uf = excluded.uf`);
+    for (const chunk of [undefined, 1]) {
+      await db.pool.query(`delete from bi_margem_dia; delete from bi_cliente where codigo = 'C9'`);
+      await processarNovo(db.pool, `MARGEM_DIA-${++n}`, 'MARGEM_DIA', { chunk, staging: { margem_dia: [
+        md(2, { cliente: 'C9', nome_cliente: 'Posto Nove', cnpj_cpf: '11.222.333/0001-44', classe: 'A', municipio: 'Sinop', uf: 'mt' }),
+        md(3, { cliente: 'C9', nome_cliente: null, produto: 'P2' }),
+        md(4, { cliente: 'C8', nome_cliente: 'Posto Oito', cnpj_cpf: '99888777000166', classe: 'B', municipio: 'Sorriso', uf: 'MT' }),
+        md(5, { cliente: 'C8', nome_cliente: null, produto: 'P2' }),
+      ] } });
+      expect(await rows(`select codigo, nome, cnpj_cpf, classe, municipio, uf from bi_cliente where codigo in ('C8', 'C9') order by codigo`), `chunk ${chunk}`).toEqual([
+        { codigo: 'C8', nome: 'Posto Oito', cnpj_cpf: '99888777000166', classe: 'B', municipio: 'Sorriso', uf: 'MT' },
+        { codigo: 'C9', nome: 'Posto Nove', cnpj_cpf: '11222333000144', classe: 'A', municipio: 'Sinop', uf: 'MT' },
+      ]);
+    }
+  });
 });
 
 describe('META_CARTEIRA', () => {
@@ -155,6 +175,26 @@ describe('COMPRAS', () => {
       { d: '2026-10-20', nota_fiscal: '903', codigo_onu: 1203, q: '5000', v: '29500.5' },
       { d: '2026-11-28', nota_fiscal: '777', codigo_onu: 1202, q: '5000', v: '29500.5' },
     ]);
+  });
+
+  it('every fuel code of the spec enters (1170, 1202, 1203, 1223, 1863, 3475); a neighbour of each does not', async () => {
+    const combustiveis = [1170, 1202, 1203, 1223, 1863, 3475];
+    const vizinhos = combustiveis.map((c) => c + 1).filter((c) => !combustiveis.includes(c));
+    const r = await importar('COMPRAS', { compra: [...combustiveis, ...vizinhos].map((onu, i) =>
+      compra(2 + i, { codigo_onu: String(onu), data: '2026-05-10', nota_fiscal: `ONU-${onu}` })) });
+    expect(r.merge.tabelas).toMatchObject({ bi_compra: { efetivas: combustiveis.length }, filtradas_onu: { linhas: vizinhos.length } });
+    expect((await rows(`select codigo_onu from bi_compra where nota_fiscal like 'ONU-%' order by codigo_onu`)).map((x) => x.codigo_onu)).toEqual(combustiveis);
+  });
+
+  it('a supplier named on an earlier row keeps that name when a later row leaves it empty (in one chunk and across chunks)', async () => {
+    for (const [i, chunk] of [undefined, 1].entries()) {
+      const cnpj = `9999999900019${i}`;
+      await processarNovo(db.pool, `COMPRAS-${++n}`, 'COMPRAS', { chunk, staging: { compra: [
+        compra(2, { cnpj_fornecedor: cnpj, fornecedor: 'Fornecedor Nove', data: `2026-0${7 - i}-05` }),
+        compra(3, { cnpj_fornecedor: cnpj, fornecedor: null, data: `2026-0${7 - i}-06` }),
+      ] } });
+      expect(await rows(`select nome from bi_fornecedor where cnpj = $1`, [cnpj]), `chunk ${chunk}`).toEqual([{ nome: 'Fornecedor Nove' }]);
+    }
   });
 });
 
@@ -341,6 +381,19 @@ describe('in chunks (merged while the reader reads on): the hooks see every chun
     expect(await rows(`select cnpj, nome from bi_fornecedor where cnpj in ('77777777000177', '88888888000188') order by cnpj`)).toEqual([
       { cnpj: '77777777000177', nome: 'Chunk' }, { cnpj: '88888888000188', nome: 'Outro' },
     ]);
+  });
+
+  it('FLUXO_PAGAR_RECEBER: the newest position is atual on every row, merged in several chunks and re-imported (in chunks too)', async () => {
+    const t = (linha: number, saldo: string): Row => ({ linha, tipo: 'RECEBER', documento: `A${linha}`, parcela: '1', pessoa: null, cnpj_cpf: null,
+      emissao: null, vencimento: '2028-01-10', valor: null, saldo, centro_custo: null, descricao_centro_custo: null });
+    const posicao = '2028-01-31';
+    const atuais = () => rows(`select documento, saldo::text s, atual from bi_titulo where posicao = $1 order by documento`, [posicao]);
+    for (const saldo of ['10', '11']) { // the newest position, then its re-import (the current one) with every balance changed
+      await processarNovo(db.pool, `fluxo-atual-${++n}`, 'FLUXO_PAGAR_RECEBER', { chunk: 2,
+        staging: { titulo: [2, 3, 4, 5, 6].map((l) => t(l, saldo)) }, meta: { posicao, total_receber_grupo: String(5 * Number(saldo)) } });
+      expect(await atuais(), `saldo ${saldo}`).toEqual(['A2', 'A3', 'A4', 'A5', 'A6'].map((documento) => ({ documento, s: saldo, atual: true })));
+      expect(await rows(`select distinct to_char(posicao, 'YYYY-MM-DD') p from bi_titulo where atual`)).toEqual([{ p: posicao }]);
+    }
   });
 
   it('FLUXO_PAGAR_RECEBER: the Grupo sum covers every chunk; a rejected row refuses the whole file after chunks were written', async () => {

@@ -6316,7 +6316,7 @@ declare module 'zapatos/schema' {
       /**
       * **feriado.abrangencia**
       *
-      * nacional (seeded), estadual, municipal or empresa: informative only, every row counts.
+      * estadual, municipal, empresa or nacional (a national day the derivation lacks): informative only, every row counts.
       * - `text` in database
       * - `NOT NULL`, default: `'nacional'::text`
       */
@@ -6344,7 +6344,7 @@ declare module 'zapatos/schema' {
       /**
       * **feriado.abrangencia**
       *
-      * nacional (seeded), estadual, municipal or empresa: informative only, every row counts.
+      * estadual, municipal, empresa or nacional (a national day the derivation lacks): informative only, every row counts.
       * - `text` in database
       * - `NOT NULL`, default: `'nacional'::text`
       */
@@ -6372,7 +6372,7 @@ declare module 'zapatos/schema' {
       /**
       * **feriado.abrangencia**
       *
-      * nacional (seeded), estadual, municipal or empresa: informative only, every row counts.
+      * estadual, municipal, empresa or nacional (a national day the derivation lacks): informative only, every row counts.
       * - `text` in database
       * - `NOT NULL`, default: `'nacional'::text`
       */
@@ -6400,7 +6400,7 @@ declare module 'zapatos/schema' {
       /**
       * **feriado.abrangencia**
       *
-      * nacional (seeded), estadual, municipal or empresa: informative only, every row counts.
+      * estadual, municipal, empresa or nacional (a national day the derivation lacks): informative only, every row counts.
       * - `text` in database
       * - `NOT NULL`, default: `'nacional'::text`
       */
@@ -6428,7 +6428,7 @@ declare module 'zapatos/schema' {
       /**
       * **feriado.abrangencia**
       *
-      * nacional (seeded), estadual, municipal or empresa: informative only, every row counts.
+      * estadual, municipal, empresa or nacional (a national day the derivation lacks): informative only, every row counts.
       * - `text` in database
       * - `NOT NULL`, default: `'nacional'::text`
       */
@@ -16980,19 +16980,11 @@ declare module 'zapatos/schema' {
         /**
         * **app.xls_alvo.manter**
         *
-        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL).
+        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL). For a reference table (fonte), each takes the last row of the file that has a value, not only the key's last row.
         * - `_text` in database
         * - `NOT NULL`, default: `'{}'::text[]`
         */
         manter: string[];
-        /**
-        * **app.xls_alvo.manter_ultimo_valor**
-        *
-        * For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key's last row.
-        * - `bool` in database
-        * - `NOT NULL`, default: `false`
-        */
-        manter_ultimo_valor: boolean;
         /**
         * **app.xls_alvo.ordem**
         *
@@ -17068,19 +17060,11 @@ declare module 'zapatos/schema' {
         /**
         * **app.xls_alvo.manter**
         *
-        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL).
+        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL). For a reference table (fonte), each takes the last row of the file that has a value, not only the key's last row.
         * - `_text` in database
         * - `NOT NULL`, default: `'{}'::text[]`
         */
         manter: string[];
-        /**
-        * **app.xls_alvo.manter_ultimo_valor**
-        *
-        * For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key's last row.
-        * - `bool` in database
-        * - `NOT NULL`, default: `false`
-        */
-        manter_ultimo_valor: boolean;
         /**
         * **app.xls_alvo.ordem**
         *
@@ -17156,19 +17140,11 @@ declare module 'zapatos/schema' {
         /**
         * **app.xls_alvo.manter**
         *
-        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL).
+        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL). For a reference table (fonte), each takes the last row of the file that has a value, not only the key's last row.
         * - `_text` in database
         * - `NOT NULL`, default: `'{}'::text[]`
         */
         manter?: string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.SQLFragment | db.ParentColumn>;
-        /**
-        * **app.xls_alvo.manter_ultimo_valor**
-        *
-        * For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key's last row.
-        * - `bool` in database
-        * - `NOT NULL`, default: `false`
-        */
-        manter_ultimo_valor?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
         /**
         * **app.xls_alvo.ordem**
         *
@@ -17244,19 +17220,11 @@ declare module 'zapatos/schema' {
         /**
         * **app.xls_alvo.manter**
         *
-        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL).
+        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL). For a reference table (fonte), each takes the last row of the file that has a value, not only the key's last row.
         * - `_text` in database
         * - `NOT NULL`, default: `'{}'::text[]`
         */
         manter?: string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment;
-        /**
-        * **app.xls_alvo.manter_ultimo_valor**
-        *
-        * For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key's last row.
-        * - `bool` in database
-        * - `NOT NULL`, default: `false`
-        */
-        manter_ultimo_valor?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
         /**
         * **app.xls_alvo.ordem**
         *
@@ -17332,19 +17300,11 @@ declare module 'zapatos/schema' {
         /**
         * **app.xls_alvo.manter**
         *
-        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL).
+        * Columns that keep the stored value when the sheet's is empty (a new key gets NULL). For a reference table (fonte), each takes the last row of the file that has a value, not only the key's last row.
         * - `_text` in database
         * - `NOT NULL`, default: `'{}'::text[]`
         */
         manter?: string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string[] | db.Parameter<string[]> | db.DefaultType | db.SQLFragment>;
-        /**
-        * **app.xls_alvo.manter_ultimo_valor**
-        *
-        * For a reference table: each manter column takes the last row of the file that has a value, instead of the value of the key's last row.
-        * - `bool` in database
-        * - `NOT NULL`, default: `false`
-        */
-        manter_ultimo_valor?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
         /**
         * **app.xls_alvo.ordem**
         *
