@@ -133,6 +133,8 @@ export class OdsTableScanner {
   private readonly stack: string[] = [];
   private readonly kinds: number[] = [];
   private readonly kindOf: Map<string, number>;
+  private readonly hotNames: string[];
+  private readonly hotKinds: number[];
   // qualified attribute names
   private readonly aRowsRep: string;
   private readonly aColsRep: string;
@@ -180,6 +182,8 @@ export class OdsTableScanner {
       [`${T}table`, TABLE], [`${T}table-row`, ROW], [`${T}table-cell`, CELL], [`${T}covered-table-cell`, COVERED],
       [`${X}p`, P], [`${X}s`, S], [`${X}tab`, TAB], [`${X}line-break`, BREAK], [`${O}annotation`, ANNOTATION],
     ]);
+    this.hotNames = [`${T}table-cell`, `${X}p`, `${T}table-row`];
+    this.hotKinds = [CELL, P, ROW];
     this.aRowsRep = `${T}number-rows-repeated`;
     this.aColsRep = `${T}number-columns-repeated`;
     this.aType = `${O}value-type`;
@@ -278,16 +282,25 @@ export class OdsTableScanner {
       const e = s.indexOf('?>', lt + 2);
       return e < 0 ? -1 : e + 2;
     }
-    // a start tag: its name, then its attributes
+    // a start tag: its name (the frequent ones without a slice or a lookup), then its attributes
     let i = lt + 1;
-    for (; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c === 62 /* > */ || c === 47 /* / */ || isSpace(c)) break;
+    let name: string;
+    let kind: number;
+    const hot = this.hot(s, i);
+    if (hot >= 0) {
+      name = this.hotNames[hot]!;
+      kind = this.hotKinds[hot]!;
+      i += name.length;
+    } else {
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c === 62 /* > */ || c === 47 /* / */ || isSpace(c)) break;
+      }
+      if (i >= n) return -1;
+      name = s.slice(lt + 1, i);
+      if (name.length === 0) throw xmlError(MOTIVO_XML.malformado);
+      kind = this.kindOf.get(name) ?? OTHER;
     }
-    if (i >= n) return -1;
-    const name = s.slice(lt + 1, i);
-    if (name.length === 0) throw xmlError(MOTIVO_XML.malformado);
-    const kind = this.kindOf.get(name) ?? OTHER;
     // attributes are read for rows, cells and text:s of our table; the others' are only checked
     const read = this.depth === 1 && kind !== OTHER && kind !== TABLE;
     if (read) {
@@ -338,6 +351,19 @@ export class OdsTableScanner {
       this.kinds.push(kind);
     }
     return i;
+  }
+
+  /** Which of hotNames starts at s[i], followed by a space, '>' or '/' (-1: none, or not known yet). */
+  private hot(s: string, i: number): number {
+    const names = this.hotNames;
+    for (let k = 0; k < names.length; k++) {
+      const name = names[k]!;
+      if (s.startsWith(name, i)) {
+        const c = s.charCodeAt(i + name.length);
+        if (c === 62 || c === 47 || isSpace(c)) return k;
+      }
+    }
+    return -1;
   }
 
   /** The next '&' at or after `from` in s (s.length: none), remembered while s is scanned. */
