@@ -1,7 +1,8 @@
 /**
  * OpenDocument spreadsheets (`.ods`, LibreOffice's own format), read by our own streaming
  * code: the zip's `content.xml` is inflated from the archive in chunks (zip.ts: sizes, CRC,
- * ratio checked as for xlsx) and parsed with saxes, one sheet per pass, never held whole.
+ * ratio checked as for xlsx) and read by a hand-written scanner (ods-scanner.ts), one sheet
+ * per pass, never held whole.
  *
  * - Structure: one scan of the inflated bytes (no XML parse) finds each `<table:table>` start
  *   tag — the tab's name and its byte offset — and the null date (`table:null-date`: a
@@ -14,23 +15,22 @@
  *   (`calcext:value-type="error"`) → `{ error }`. Formulas give their cached value. Covered
  *   (merged) cells are empty, keeping their place.
  * - Hostile input: a DOCTYPE is refused (so no entity can be defined: an entity bomb stops at
- *   its first reference, which saxes does not know); one XML token (a tag or a run of text)
- *   over 1 Mi characters is refused before saxes buffers it; a cell keeps at most
+ *   its first reference, which the scanner does not know); one XML token (a tag or a run of
+ *   text) over 1 Mi characters is refused before it is buffered; a cell keeps at most
  *   `maxCellChars` characters (TruncatedText); `number-columns-repeated` /
  *   `number-rows-repeated` never go past column XFD / row 1,048,576, empty repeats cost
  *   nothing, and the cells made by repeating a non-empty cell or row are bounded
  *   (ODS_MAX_REPEATED_CELLS) — a tiny file cannot expand into billions of cells.
  */
 import { SaxesParser } from 'saxes';
-import { TruncatedText, timeOfDay } from './cells.js';
 import { unsupported } from './errors.js';
+import { OdsTableScanner } from './ods-scanner.js';
 import type { SheetInfo } from './package.js';
-import { MAX_COLUMNS, MAX_MARKUP_CHARS, MAX_ROWS } from './scanner.js';
+import { MAX_MARKUP_CHARS } from './scanner.js';
 import type { ByteSource } from './source.js';
 import type { SheetRow } from './row.js';
 import { HEADER_SCAN_ROWS, rowTexts } from './headers.js';
 import { type HeaderRows, Workbook, checkHeaderBudget, readError } from './workbook.js';
-import { xmlMotivo } from './xml-motivo.js';
 import { type ZipEntry, type ZipIndex, entryChunks, readSmallPart } from './zip.js';
 
 export const ODS_MIMETYPE = 'application/vnd.oasis.opendocument.spreadsheet';
@@ -40,8 +40,7 @@ const NS_OFFICE = 'urn:oasis:names:tc:opendocument:xmlns:office:1.0';
 const NS_TEXT = 'urn:oasis:names:tc:opendocument:xmlns:text:1.0';
 const NS_CALCEXT = 'urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.0';
 
-/** Most cells made by repeating a non-empty cell or row (`number-*-repeated`), per pass. */
-export const ODS_MAX_REPEATED_CELLS = 10_000_000;
+export { ODS_MAX_REPEATED_CELLS } from './ods-scanner.js';
 
 const BATCH_ROWS = 1000;
 
@@ -202,27 +201,6 @@ export async function openOds(source: ByteSource, index: ZipIndex, maxCellChars:
   return new OdsWorkbook(source, content, s.prefixes, s.sheets, s.date1904, maxCellChars);
 }
 
-/** `PT12H30M15S` (ISO 8601 duration of a time cell) → fraction of a day. */
-function durationDays(v: string): number {
-  const m = /^(-)?P(?:(\d+)D)?T?(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?$/.exec(v.trim());
-  if (!m) return NaN;
-  const days = Number(m[2] ?? 0) + Number(m[3] ?? 0) / 24 + Number(m[4] ?? 0) / 1440 + Number(m[5] ?? 0) / 86_400;
-  return m[1] ? -days : days;
-}
-
-function isoDate(v: string): Date {
-  const t = v.trim();
-  if (/^-?\d{4,}-\d{2}-\d{2}$/.test(t)) return new Date(`${t}T00:00:00Z`);
-  if (/([zZ]|[+-]\d{2}:?\d{2})$/.test(t)) return new Date(t);
-  return new Date(`${t}Z`);
-}
-
-function count(v: string | undefined, max: number): number {
-  if (v === undefined) return 1;
-  const n = Number(v);
-  return Number.isInteger(n) && n >= 1 ? Math.min(n, max) : 1;
-}
-
 export class OdsWorkbook extends Workbook {
   readonly formato = 'ods' as const;
 
@@ -310,163 +288,10 @@ export class OdsWorkbook extends Workbook {
    */
   private async *tableBatches(sheet: SheetInfo, cursor: Cursor, until?: number): AsyncGenerator<SheetRow[]> {
     const { offset } = this.odsSheets[sheet.position]!;
-    const p = this.p;
-    const T = `${p.table}:`, O = `${p.office}:`, X = `${p.text}:`;
-    const tagTable = `${T}table`, tagRow = `${T}table-row`, tagCell = `${T}table-cell`, tagCovered = `${T}covered-table-cell`;
-    const tagP = `${X}p`, tagS = `${X}s`, tagTab = `${X}tab`, tagBreak = `${X}line-break`, tagAnnotation = `${O}annotation`;
-    const aRowsRep = `${T}number-rows-repeated`, aColsRep = `${T}number-columns-repeated`;
-    const aType = `${O}value-type`, aCalcType = `${p.calcext}:value-type`, aValue = `${O}value`, aDate = `${O}date-value`;
-    const aTime = `${O}time-value`, aBool = `${O}boolean-value`, aString = `${O}string-value`, aC = `${X}c`;
-    const max = this.maxCellChars;
-
-    // parse state
-    let tableDepth = 0; // depth of table:table elements (a nested table's rows are not ours)
-    let done = false;
-    let rowNumber = 1;
-    let rowRepeat = 1;
-    let values: unknown[] = [];
-    let rowHasValue = false;
-    let col = 0;
-    let inCell = false;
-    let cellAttrs: Record<string, string> = {};
-    let cellRepeat = 1;
-    let paragraphs = 0;
-    let inP = 0;
-    let inAnnotation = 0;
-    let text = '';
-    let textChars = 0;
-    let repeated = 0;
-    const out: Array<{ number: number; values: unknown[]; repeat: number }> = [];
-
-    const addText = (t: string) => {
-      textChars += t.length;
-      if (text.length < max) text += t.length > max - text.length ? t.slice(0, max - text.length) : t;
-    };
-    const spend = (cells: number) => {
-      repeated += cells;
-      if (repeated > ODS_MAX_REPEATED_CELLS) {
-        throw new Error(`repetição de células acima de ${ODS_MAX_REPEATED_CELLS.toLocaleString('pt-BR')} (number-rows-repeated / number-columns-repeated)`);
-      }
-    };
-    const str = (): unknown => {
-      const s = cellAttrs[aString] ?? text;
-      const chars = cellAttrs[aString] !== undefined ? s.length : textChars;
-      if (chars > max) {
-        const cut = s.slice(0, max);
-        const last = cut.charCodeAt(cut.length - 1);
-        return new TruncatedText(last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut, chars);
-      }
-      return paragraphs === 0 && cellAttrs[aString] === undefined ? undefined : s;
-    };
-    const cellValue = (): unknown => {
-      const type = cellAttrs[aType] ?? cellAttrs[aCalcType];
-      if (cellAttrs[aCalcType] === 'error') return { error: text.trim() || '#N/A' };
-      switch (type) {
-        case 'float': case 'percentage': case 'currency': {
-          const n = Number(cellAttrs[aValue]);
-          return cellAttrs[aValue] === undefined || Number.isNaN(n) ? str() : n;
-        }
-        case 'date': return cellAttrs[aDate] === undefined ? str() : isoDate(cellAttrs[aDate]);
-        case 'time': {
-          // a time of day, as .xlsx and .xls give it (cells.ts, timeOfDay)
-          const days = cellAttrs[aTime] === undefined ? NaN : durationDays(cellAttrs[aTime]);
-          return Number.isNaN(days) ? str() : timeOfDay(days, this.nullDate1904);
-        }
-        case 'boolean': return cellAttrs[aBool] === undefined ? str() : cellAttrs[aBool] === 'true' || cellAttrs[aBool] === '1';
-        default: return str();
-      }
-    };
-
-    const parser = new SaxesParser({ xmlns: false, position: false });
-    parser.on('error', (err) => { throw new Error(xmlMotivo(err)); }); // staff words, not saxes' English
-    parser.on('doctype', () => { throw new Error('XML: DOCTYPE não é aceito'); });
-    parser.on('opentag', (tag) => {
-      if (done) return;
-      const name = tag.name;
-      if (name === tagTable) { tableDepth++; if (tag.isSelfClosing) closeTag(name); return; }
-      if (tableDepth !== 1) return;
-      const attrs = tag.attributes as Record<string, string>;
-      if (name === tagRow) {
-        rowRepeat = count(attrs[aRowsRep], 2 ** 31);
-        values = [];
-        rowHasValue = false;
-        col = 0;
-      } else if (name === tagCell || name === tagCovered) {
-        inCell = true;
-        cellAttrs = name === tagCell ? attrs : {};
-        cellRepeat = count(attrs[aColsRep], 2 ** 31); // only a position: a value past XFD is refused before any loop
-        text = '';
-        textChars = 0;
-        paragraphs = 0;
-        inP = 0;
-        inAnnotation = 0;
-      } else if (inCell) {
-        if (name === tagAnnotation) inAnnotation++;
-        else if (inAnnotation) { /* an annotation's text is not the cell's */ }
-        else if (name === tagP) { if (paragraphs++ > 0) addText('\n'); inP++; }
-        else if (inP && name === tagS) addText(' '.repeat(count(attrs[aC], max)));
-        else if (inP && name === tagTab) addText('\t');
-        else if (inP && name === tagBreak) addText('\n');
-      }
-      if (tag.isSelfClosing) closeTag(name);
-    });
-    const closeTag = (name: string) => {
-      if (name === tagTable) {
-        tableDepth--;
-        if (tableDepth === 0) done = true;
-        return;
-      }
-      if (tableDepth !== 1) return;
-      if (name === tagCell || name === tagCovered) {
-        const v = name === tagCell ? cellValue() : undefined;
-        if (v !== undefined && !(typeof v === 'string' && v === '')) {
-          if (col + cellRepeat > MAX_COLUMNS) {
-            throw new Error(`célula na coluna ${col + cellRepeat} fora dos limites da planilha (a última coluna é XFD, a ${MAX_COLUMNS.toLocaleString('pt-BR')}ª)`);
-          }
-          if (cellRepeat > 1) spend(cellRepeat - 1);
-          for (let i = 0; i < cellRepeat; i++) values[col + i] = v;
-          rowHasValue = true;
-        }
-        col += cellRepeat;
-        inCell = false;
-      } else if (name === tagRow) {
-        if (rowHasValue) {
-          if (rowNumber + rowRepeat - 1 > MAX_ROWS) throw new Error(`linha ${rowNumber + rowRepeat - 1} fora dos limites da planilha (a última é ${MAX_ROWS.toLocaleString('pt-BR')})`);
-          if (rowRepeat > 1) spend((rowRepeat - 1) * Math.max(1, Object.keys(values).length));
-          out.push({ number: rowNumber, values, repeat: rowRepeat });
-        }
-        rowNumber += rowRepeat;
-      } else if (inCell) {
-        if (name === tagAnnotation) inAnnotation--;
-        else if (!inAnnotation && name === tagP) inP--;
-      }
-    };
-    parser.on('closetag', (tag) => {
-      if (done || tag.isSelfClosing) return;
-      closeTag(tag.name);
-    });
-    parser.on('text', (t) => {
-      if (!done && inP > 0 && inAnnotation === 0 && tableDepth === 1) addText(t);
-    });
-
+    const scanner = new OdsTableScanner(this.p, this.maxCellChars, this.nullDate1904);
+    const out = scanner.rows;
     const decoder = new TextDecoder('utf-8');
     let from = offset; // the next byte of content.xml this table needs
-    let started = false;
-    let run = 0; // characters since the last '<'
-    const feed = (s: string) => {
-      // a chunk is at most 64 Ki characters, so only a run going on across chunks can be long
-      const first = s.indexOf('<');
-      run += first < 0 ? s.length : first;
-      if (run > MAX_MARKUP_CHARS) throw new Error(`XML: marcação ou texto com mais de ${MAX_MARKUP_CHARS} caracteres`);
-      if (first >= 0) run = s.length - s.lastIndexOf('<') - 1;
-      try {
-        parser.write(s);
-      } catch (err) {
-        // past the end of our table the rest of the document closes elements opened before
-        // the offset we started at: nothing of it is ours
-        if (!done) throw err;
-      }
-    };
     if (cursor.pos > from) throw readError(sheet, new Error('a leitura do content.xml já passou do início da aba'));
     for (;;) {
       try {
@@ -474,7 +299,7 @@ export class OdsWorkbook extends Workbook {
           if (cursor.buf !== null) { cursor.pos += cursor.buf.length; cursor.buf = null; }
           const next = await cursor.chunks.next();
           if (next.done) {
-            if (!done) throw new Error('content.xml termina antes do fim da aba');
+            if (!scanner.done) throw new Error('content.xml termina antes do fim da aba');
             return;
           }
           cursor.buf = next.value;
@@ -483,12 +308,9 @@ export class OdsWorkbook extends Workbook {
         if (until !== undefined && from < until && until < end) end = until;
         const buf = cursor.buf.subarray(from - cursor.pos, end - cursor.pos);
         from = end;
-        if (!started) {
-          started = true;
-          parser.write(`<r ${p.decls}>`);
-        }
         this.sheetBytes += buf.length;
-        feed(decoder.decode(buf, { stream: true }));
+        // the scanner stops at the table's end tag: what follows is not ours
+        scanner.write(decoder.decode(buf, { stream: true }));
       } catch (err) {
         throw readError(sheet, err);
       }
@@ -501,9 +323,10 @@ export class OdsWorkbook extends Workbook {
         }
         yield batch;
       }
-      if (done) return;
+      if (scanner.done) return;
     }
   }
+
 }
 
 interface Cursor {

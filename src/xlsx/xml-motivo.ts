@@ -3,19 +3,30 @@
  * never the parser's English (`undefined entity.`). Used where saxes reads a part of an
  * upload (ods.ts: content.xml and the manifest; package.ts: the xlsx package's parts).
  */
+/** The reasons our own scanners give in the same words (ods-scanner.ts), without `XML: `. */
+export const MOTIVO_XML = {
+  entidade: 'entidade não declarada (só as cinco entidades do XML são aceitas)',
+  nomeEntidade: 'referência de entidade com nome inválido',
+  caractereRef: 'referência de caractere inválida',
+  atributoSemAspas: 'atributo sem aspas',
+  caractere: 'caractere não permitido',
+  fechamento: 'fechamento de elemento inesperado',
+  malformado: 'XML malformado',
+} as const;
+
 const MOTIVOS: Array<[RegExp, (m: RegExpExecArray) => string]> = [
-  [/^undefined entity/, () => 'entidade não declarada (só as cinco entidades do XML são aceitas)'],
-  [/^disallowed character in entity name|^empty entity name/, () => 'referência de entidade com nome inválido'],
-  [/^malformed character entity/, () => 'referência de caractere inválida'],
+  [/^undefined entity/, () => MOTIVO_XML.entidade],
+  [/^disallowed character in entity name|^empty entity name/, () => MOTIVO_XML.nomeEntidade],
+  [/^malformed character entity/, () => MOTIVO_XML.caractereRef],
   [/^unclosed tag: (.{0,40})/, (m) => `elemento <${m[1]}> não fechado`],
   [/^unmatched closing tag: (.{0,40}?)\.?$/, (m) => `</${m[1]}> não fecha nenhum elemento aberto`],
-  [/^unexpected close tag/, () => 'fechamento de elemento inesperado'],
+  [/^unexpected close tag/, () => MOTIVO_XML.fechamento],
   [/^text data outside of root node|^documents may contain only one root/, () => 'texto ou elemento fora do elemento raiz'],
   [/^document must contain a root element/, () => 'documento sem elemento raiz'],
-  [/^unquoted attribute value|^value must be quoted/, () => 'atributo sem aspas'],
+  [/^unquoted attribute value|^value must be quoted/, () => MOTIVO_XML.atributoSemAspas],
   [/^duplicate attribute: (.{0,40}?)\.?$/, (m) => `atributo ${m[1]} repetido`],
   [/^unbound namespace prefix: (.{0,40}?)\.?$/, (m) => `prefixo de espaço de nomes não declarado ${m[1]}`],
-  [/^disallowed character/, () => 'caractere não permitido'],
+  [/^disallowed character/, () => MOTIVO_XML.caractere],
   [/^unexpected end/, () => 'o documento termina no meio de uma marcação'],
 ];
 
@@ -27,5 +38,5 @@ export function xmlMotivo(err: unknown): string {
     const m = re.exec(msg);
     if (m) return `XML: ${text(m)}`;
   }
-  return 'XML: XML malformado';
+  return `XML: ${MOTIVO_XML.malformado}`;
 }
