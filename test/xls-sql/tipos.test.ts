@@ -398,20 +398,20 @@ describe('in chunks (merged while the reader reads on): the hooks see every chun
 
   it('FLUXO_PAGAR_RECEBER: the Grupo sum covers every chunk; a rejected row refuses the whole file after chunks were written', async () => {
     const t = (linha: number, saldo: string): Row => ({ linha, tipo: 'RECEBER', documento: `K${linha}`, parcela: null, pessoa: null, cnpj_cpf: null,
-      emissao: null, vencimento: '2027-06-01', valor: null, saldo, centro_custo: null, descricao_centro_custo: null });
+      emissao: null, vencimento: '2030-06-01', valor: null, saldo, centro_custo: null, descricao_centro_custo: null });
     const ok = await processarNovo(db.pool, `fluxo-chunks-${++n}`, 'FLUXO_PAGAR_RECEBER', { chunk: 2,
-      staging: { titulo: [t(2, '10'), t(3, '20'), t(4, '30'), t(5, '40'), t(6, '50')] }, meta: { posicao: '2027-06-10', total_receber_grupo: '150' } });
+      staging: { titulo: [t(2, '10'), t(3, '20'), t(4, '30'), t(5, '40'), t(6, '50')] }, meta: { posicao: '2030-06-10', total_receber_grupo: '150' } });
     expect(ok.merge).toMatchObject({ linhasEnviadas: 5, linhasEfetivas: 5 });
     expect(ok.merge.avisos).toEqual([]);
-    expect(await rows(`select documento, parcela from bi_titulo where posicao = '2027-06-10' order by documento`)).toEqual(
+    expect(await rows(`select documento, parcela from bi_titulo where posicao = '2030-06-10' order by documento`)).toEqual(
       ['K2', 'K3', 'K4', 'K5', 'K6'].map((documento) => ({ documento, parcela: '' })));
     const err = await processarNovo(db.pool, `fluxo-chunks-${++n}`, 'FLUXO_PAGAR_RECEBER', { chunk: 2,
       staging: { titulo: [t(2, '1'), t(3, '2'), t(4, '3')] },
-      meta: { posicao: '2027-06-11', total_receber_grupo: '6', linhas_rejeitadas: [{ linha: 7, campo: 'saldo', valor: 'x', mensagem: "linha 7: saldo 'x' inválido", aba: 'SemQuebras', staging: 'titulo' }] } })
+      meta: { posicao: '2030-06-11', total_receber_grupo: '6', linhas_rejeitadas: [{ linha: 7, campo: 'saldo', valor: 'x', mensagem: "linha 7: saldo 'x' inválido", aba: 'SemQuebras', staging: 'titulo' }] } })
       .catch((e) => e);
     await completeJobs(db.pool, 'w-teste');
     expect(err).toMatchObject({ code: 'XL422', message: "FLUXO_PAGAR_RECEBER recusado, nada gravado: 1 linha(s) inválida(s): linha 7: saldo 'x' inválido" });
-    expect(await rows(`select count(*)::int n from bi_titulo where posicao = '2027-06-11'`)).toEqual([{ n: 0 }]);
-    expect(await rows(`select distinct to_char(posicao, 'YYYY-MM-DD') p from bi_titulo where atual`)).toEqual([{ p: '2027-06-10' }]);
+    expect(await rows(`select count(*)::int n from bi_titulo where posicao = '2030-06-11'`)).toEqual([{ n: 0 }]);
+    expect(await rows(`select distinct to_char(posicao, 'YYYY-MM-DD') p from bi_titulo where atual`)).toEqual([{ p: '2030-06-10' }]);
   });
 });
