@@ -35,7 +35,8 @@ function decodeQuotedPrintable(s: string): string {
 }
 
 function decodeHeaderWord(v: string): string {
-  return v.replace(/=\?UTF-8\?([QB])\?([^?]*)\?=/gi, (_m, enc: string, data: string) =>
+  // whitespace between two adjacent encoded words is not part of the text (RFC 2047, 6.2)
+  return v.replace(/(\?=)\s+(?==\?)/g, '$1').replace(/=\?UTF-8\?([QB])\?([^?]*)\?=/gi, (_m, enc: string, data: string) =>
     enc.toUpperCase() === 'B' ? Buffer.from(data, 'base64').toString('utf8') : decodeQuotedPrintable(data.replace(/_/g, ' ')));
 }
 
