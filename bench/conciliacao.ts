@@ -1,4 +1,4 @@
-// @bench-tiny 50
+// @bench-tiny 100
 // @bench-prints ms to reconcile the day
 /**
  * `npm run bench -- conciliacao [orders]`: the reconciliation of one day of `orders` (5,000) by
@@ -28,6 +28,7 @@ function pedido(code: string, status: string, minuto: number) {
 async function main() {
   const { cluster, url } = await benchDatabase('bi_bench_conciliacao');
   const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on('error', () => { /* an idle connection ended by the throwaway server's shutdown */ });
   try {
     const lista: ReturnType<typeof pedido>[] = [];
     const webhook: string[] = [];
