@@ -510,7 +510,7 @@ begin
   insert into public.partner_aviso (tipo, episodio_id, contingencia_id, criado_em, dados)
   values (p_tipo, p_episodio, p_contingencia, p_agora, coalesce(p_dados, '{}'))
   returning id into v_id;
-  if p_tipo in ('webhook_parado', 'webhook_voltou') then
+  if p_tipo in ('webhook_parado', 'webhook_voltou', 'conciliacao_incompleta') then
     insert into public.partner_aviso_envio (aviso_id, email)
     select distinct on (lower(d.email)) v_id, d.email
       from public.destinatario d where d.ativo
@@ -526,7 +526,7 @@ $$;
 -- Name: FUNCTION partner_aviso_criar(p_tipo text, p_episodio bigint, p_contingencia bigint, p_dados jsonb, p_agora timestamp with time zone); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.partner_aviso_criar(p_tipo text, p_episodio bigint, p_contingencia bigint, p_dados jsonb, p_agora timestamp with time zone) IS 'Records a notice, its e-mails (one per active recipient, for webhook_parado and webhook_voltou) and enqueues the job that carries it out.';
+COMMENT ON FUNCTION app.partner_aviso_criar(p_tipo text, p_episodio bigint, p_contingencia bigint, p_dados jsonb, p_agora timestamp with time zone) IS 'Records a notice, its e-mails (one per active recipient, for webhook_parado, webhook_voltou and conciliacao_incompleta) and enqueues the job that carries it out.';
 
 
 --
@@ -940,7 +940,7 @@ CREATE TABLE public.partner_pedido (
     CONSTRAINT partner_pedido_estado_check CHECK ((estado = ANY (ARRAY['CAPTURADO'::text, 'ENFILEIRADO'::text, 'CANCELADO'::text]))),
     CONSTRAINT partner_pedido_liberacao CHECK (((liberacao IS NULL) = (enfileirado_em IS NULL))),
     CONSTRAINT partner_pedido_liberacao_check CHECK ((liberacao = ANY (ARRAY['gate_transicao'::text, 'gate_resgate_primeira_captura'::text, 'console'::text]))),
-    CONSTRAINT partner_pedido_origem_check CHECK ((origem = ANY (ARRAY['webhook'::text, 'poll'::text, 'contingencia'::text, 'manual'::text]))),
+    CONSTRAINT partner_pedido_origem_check CHECK ((origem = ANY (ARRAY['webhook'::text, 'poll'::text, 'contingencia'::text, 'manual'::text, 'conciliacao'::text]))),
     CONSTRAINT partner_pedido_status_check CHECK ((app.partner_status_ordem(status) IS NOT NULL))
 );
 
@@ -4673,6 +4673,7 @@ CREATE FUNCTION public.partner_aviso_carregar(p_id bigint) RETURNS jsonb
     'registrado_em', a.registrado_em, 'rastreador_em', a.rastreador_em, 'concluido_em', a.concluido_em,
     'episodio', (select to_jsonb(e) from public.partner_episodio e where e.id = a.episodio_id),
     'contingencia', (select to_jsonb(c) from public.partner_contingencia c where c.id = a.contingencia_id),
+    'conciliacao', case when a.tipo = 'conciliacao_incompleta' then public.partner_conciliacao_dia((a.dados ->> 'dia')::date) end,
     'pendentes', coalesce((select jsonb_agg(v.email order by v.email) from public.partner_aviso_envio v
                             where v.aviso_id = a.id and v.enviado_em is null), '[]'))
   from public.partner_aviso a where a.id = p_id;
@@ -4683,7 +4684,7 @@ $$;
 -- Name: FUNCTION partner_aviso_carregar(p_id bigint); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.partner_aviso_carregar(p_id bigint) IS 'What the partner_aviso job needs to carry out a notice: the notice, its episode or contingency period, and the recipients still to be mailed. Null for an unknown id.';
+COMMENT ON FUNCTION public.partner_aviso_carregar(p_id bigint) IS 'What the partner_aviso job needs to carry out a notice: the notice, its episode or contingency period (or, for conciliacao_incompleta, the day''s reconciliation: partner_conciliacao_dia), and the recipients still to be mailed. Null for an unknown id.';
 
 
 --
@@ -4738,6 +4739,349 @@ COMMENT ON FUNCTION public.partner_aviso_marcar(p_id bigint, p_etapa text, p_ago
 
 
 --
+-- Name: partner_conciliacao_agendar(timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.partner_conciliacao_agendar(p_agora timestamp with time zone DEFAULT now()) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_hoje date := (p_agora at time zone 'America/Sao_Paulo')::date;
+  v_desde date;
+  v_dia date;
+  v_n integer := 0;
+begin
+  if not public.dia_util(v_hoje) or not (select c.api_configurada from public.partner_configuracao c) then
+    return 0;
+  end if;
+  -- whole days watched by the service, up to a week back: after a weekend or a holiday every
+  -- day since the last business day; a day never reconciled or left INACESSIVEL is asked again
+  select greatest(v_hoje - 7, coalesce((c.monitorando_desde at time zone 'America/Sao_Paulo')::date + 1, v_hoje))
+    into v_desde from public.partner_configuracao c;
+  for v_dia in select d::date from generate_series(v_desde::timestamp, (v_hoje - 1)::timestamp, interval '1 day') d loop
+    if not exists (select from public.partner_conciliacao c
+                    where c.dia = v_dia and c.status in ('CONCILIADO', 'INCOMPLETO', 'PENDENTE', 'EM_ANDAMENTO')) then
+      if public.partner_conciliacao_solicitar(v_dia, 'agendada', p_agora) is not null then
+        v_n := v_n + 1;
+      end if;
+    end if;
+  end loop;
+  return v_n;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION partner_conciliacao_agendar(p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.partner_conciliacao_agendar(p_agora timestamp with time zone) IS 'The daily request of the reconciliation (pg_cron ''partner_conciliacao'', 09:30 UTC = 06:30 in Brasília): on a business day (dia_util) with the REST API configured, requests partner_conciliacao_solicitar(dia, ''agendada'') for each whole day since the previous ones, up to 7 days back and not before the first whole day watched (monitorando_desde), that has no verdict yet or was left INACESSIVEL. On Monday that is Friday, Saturday and Sunday. Returns how many it requested.';
+
+
+--
+-- Name: partner_conciliacao_dia(date); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.partner_conciliacao_dia(p_dia date) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select jsonb_build_object(
+    'dia', c.dia, 'status', c.status, 'motivo', c.motivo, 'solicitada_em', c.solicitada_em,
+    'conciliada_em', c.conciliada_em, 'tentativas', c.tentativas, 'erro', c.erro,
+    'na_plataforma', c.na_plataforma, 'aqui', c.aqui, 'por_webhook', c.por_webhook, 'recuperados', c.recuperados,
+    'faltando', c.faltando, 'preenchidos', c.preenchidos, 'faltando_apos', c.faltando_apos,
+    'divergentes', c.divergentes, 'ilegiveis', c.ilegiveis,
+    'itens', jsonb_build_object(
+      'recuperados', coalesce((select jsonb_agg(jsonb_build_object('code', i.code, 'status', i.status_aqui, 'estado', i.estado_aqui)
+                                 order by i.code) from public.partner_conciliacao_item i where i.dia = c.dia and i.tipo = 'recuperado'), '[]'),
+      'faltando', coalesce((select jsonb_agg(jsonb_build_object('code', i.code, 'status_plataforma', i.status_plataforma,
+                                 'preenchido', i.preenchido, 'erro', i.erro) order by i.code)
+                              from public.partner_conciliacao_item i where i.dia = c.dia and i.tipo = 'faltando'), '[]'),
+      'divergentes', coalesce((select jsonb_agg(jsonb_build_object('code', i.code, 'status_plataforma', i.status_plataforma,
+                                 'atualizado_plataforma', i.atualizado_plataforma, 'status_aqui', i.status_aqui,
+                                 'estado_aqui', i.estado_aqui, 'atualizado_aqui', i.atualizado_aqui) order by i.code)
+                                 from public.partner_conciliacao_item i where i.dia = c.dia and i.tipo = 'divergente'), '[]')))
+    from public.partner_conciliacao c where c.dia = p_dia;
+$$;
+
+
+--
+-- Name: FUNCTION partner_conciliacao_dia(p_dia date); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.partner_conciliacao_dia(p_dia date) IS 'One day of the reconciliation ledger as jsonb: the verdict (status and counts: na_plataforma, aqui, por_webhook, recuperados, faltando, preenchidos, faltando_apos, divergentes, ilegiveis) and its items (recovered, missing with whether they were backfilled, status differences with both sides). Null for a day never reconciled.';
+
+
+--
+-- Name: partner_conciliacao_falhar(date, text, boolean, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.partner_conciliacao_falhar(p_dia date, p_erro text, p_definitiva boolean, p_agora timestamp with time zone DEFAULT clock_timestamp()) RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_row public.partner_conciliacao;
+begin
+  select * into v_row from public.partner_conciliacao where dia = p_dia for update;
+  if not found then
+    raise exception 'conciliação do dia % não existe', p_dia using errcode = 'PW404';
+  end if;
+  if not p_definitiva then
+    update public.partner_conciliacao set status = 'PENDENTE', erro = left(p_erro, 2000) where dia = p_dia;
+    return 'PENDENTE';
+  end if;
+  update public.partner_conciliacao set status = 'INACESSIVEL', erro = left(p_erro, 2000), conciliada_em = p_agora,
+         avisado = 'INACESSIVEL'
+   where dia = p_dia;
+  if v_row.avisado is distinct from 'INACESSIVEL' then
+    perform app.partner_aviso_criar('conciliacao_incompleta', null, null,
+      jsonb_build_object('dia', p_dia, 'status', 'INACESSIVEL', 'erro', left(p_erro, 500), 'tentativas', v_row.tentativas), p_agora);
+  end if;
+  return 'INACESSIVEL';
+end;
+$$;
+
+
+--
+-- Name: FUNCTION partner_conciliacao_falhar(p_dia date, p_erro text, p_definitiva boolean, p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.partner_conciliacao_falhar(p_dia date, p_erro text, p_definitiva boolean, p_agora timestamp with time zone) IS 'Records a failed attempt of a day''s reconciliation (the platform unreachable, an HTTP error, a page out of shape): back to PENDENTE while the job retries, or, when the job gave up (p_definitiva: the platform was unreachable for the whole window of its attempts), INACESSIVEL with one ''conciliacao_incompleta'' notice (error tracker and e-mail to the recipients; once per day and status). Unknown day -> PW404.';
+
+
+--
+-- Name: partner_conciliacao_iniciar(date, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.partner_conciliacao_iniciar(p_dia date, p_agora timestamp with time zone DEFAULT clock_timestamp()) RETURNS TABLE(desde timestamp with time zone, ate timestamp with time zone, tentativas integer)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  insert into public.partner_conciliacao as c (dia, status, solicitada_em, iniciada_em, tentativas)
+  values (p_dia, 'EM_ANDAMENTO', p_agora, p_agora, 1)
+  on conflict (dia) do update set status = 'EM_ANDAMENTO', iniciada_em = p_agora, tentativas = c.tentativas + 1;
+  return query
+    select (p_dia::timestamp) at time zone 'America/Sao_Paulo',
+           ((p_dia + 1)::timestamp) at time zone 'America/Sao_Paulo',
+           c.tentativas
+      from public.partner_conciliacao c where c.dia = p_dia;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION partner_conciliacao_iniciar(p_dia date, p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.partner_conciliacao_iniciar(p_dia date, p_agora timestamp with time zone) IS 'Starts an attempt of a day''s reconciliation (the job partner_conciliar): the ledger row is EM_ANDAMENTO, and the answer is the window the service asks the platform for, [desde, ate): the day''s midnight to the next, America/Sao_Paulo.';
+
+
+--
+-- Name: partner_conciliacao_resumo(date, date); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.partner_conciliacao_resumo(p_desde date DEFAULT (((now() AT TIME ZONE 'America/Sao_Paulo'::text))::date - 30), p_ate date DEFAULT NULL::date) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select coalesce(jsonb_agg(public.partner_conciliacao_dia(c.dia) order by c.dia desc), '[]')
+    from public.partner_conciliacao c
+   where c.dia >= p_desde and (p_ate is null or c.dia <= p_ate);
+$$;
+
+
+--
+-- Name: FUNCTION partner_conciliacao_resumo(p_desde date, p_ate date); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.partner_conciliacao_resumo(p_desde date, p_ate date) IS 'The reconciliation ledger from p_desde (default: the last 30 days) to p_ate (default: every later day), newest first: one partner_conciliacao_dia per day (what /pedidos and GET /api/partner/conciliacao show).';
+
+
+--
+-- Name: partner_conciliacao_solicitar(date, text, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.partner_conciliacao_solicitar(p_dia date, p_motivo text DEFAULT 'manual'::text, p_agora timestamp with time zone DEFAULT now()) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_job bigint;
+begin
+  if p_motivo is null or p_motivo not in ('agendada', 'manual') then
+    raise exception 'motivo de conciliação desconhecido: %', p_motivo using errcode = 'PW400';
+  end if;
+  if p_dia is null or p_dia >= (p_agora at time zone 'America/Sao_Paulo')::date then
+    raise exception 'só um dia já encerrado pode ser conciliado (dia %, hoje %)', p_dia,
+      (p_agora at time zone 'America/Sao_Paulo')::date using errcode = 'PW400';
+  end if;
+  v_job := app.enqueue('partner_conciliar', jsonb_build_object('dia', p_dia), now(), 'conciliacao:' || p_dia, 10);
+  if v_job is null then
+    return null; -- this day's reconciliation is already queued or running
+  end if;
+  insert into public.partner_conciliacao as c (dia, status, motivo, solicitada_em, job_id)
+  values (p_dia, 'PENDENTE', p_motivo, p_agora, v_job)
+  on conflict (dia) do update set status = 'PENDENTE', motivo = excluded.motivo, solicitada_em = excluded.solicitada_em,
+    job_id = excluded.job_id, erro = null;
+  return v_job;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION partner_conciliacao_solicitar(p_dia date, p_motivo text, p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.partner_conciliacao_solicitar(p_dia date, p_motivo text, p_agora timestamp with time zone) IS 'Requests the reconciliation of one past day (America/Sao_Paulo) of orders: enqueues the job partner_conciliar (the service fetches the platform''s list of that day and calls partner_conciliar; up to 10 attempts with backoff). A DBA may call select partner_conciliacao_solicitar(''2026-11-27''). Returns the job id, or null when that day''s job is already queued or running. Today or a future day -> PW400. The day''s previous verdict stays until the new one replaces it (status PENDENTE meanwhile).';
+
+
+--
+-- Name: partner_conciliar(date, jsonb, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.partner_conciliar(p_dia date, p_pedidos jsonb, p_agora timestamp with time zone DEFAULT clock_timestamp()) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET jit TO 'off'
+    AS $$
+declare
+  v_row public.partner_conciliacao;
+  v_ilegiveis integer;
+  v_faltam jsonb[];
+  v_faltam_codes text[];
+  v_codes text[];
+  v_lidos app.partner_pedido_lido[];
+  v_legiveis app.partner_pedido_lido[];
+  v_status text;
+  v_out jsonb;
+begin
+  if p_dia is null then
+    raise exception 'dia não informado' using errcode = 'PW400';
+  end if;
+  if p_pedidos is null or jsonb_typeof(p_pedidos) <> 'array' then
+    raise exception 'a lista de pedidos da plataforma não é uma lista' using errcode = 'PW422';
+  end if;
+  -- the day's row, locked: two runs of one day are one after the other
+  insert into public.partner_conciliacao (dia, status, solicitada_em)
+  values (p_dia, 'EM_ANDAMENTO', p_agora) on conflict (dia) do nothing;
+  select * into v_row from public.partner_conciliacao where dia = p_dia for update;
+
+  -- 1. the platform's list: one entry per code (the newest updated_at when listed twice)
+  create temporary table if not exists partner_conciliar_lista (
+    code text primary key, status text, atualizado timestamptz, recurso jsonb,
+    classe text, pedido_id uuid, preenchido boolean, erro text
+  ) on commit drop;
+  truncate partner_conciliar_lista;
+  select count(*) filter (where jsonb_typeof(e) <> 'object' or nullif(btrim(e ->> 'code'), '') is null)
+    into v_ilegiveis from jsonb_array_elements(p_pedidos) e;
+  insert into partner_conciliar_lista (code, status, atualizado, recurso)
+  select distinct on (btrim(e ->> 'code')) btrim(e ->> 'code'), lower(e ->> 'status'),
+         case when (e ->> 'updated_at') ~ '^\d{4}-\d{2}-\d{2}' and app.partner_instante_valido(e ->> 'updated_at')
+              then (e ->> 'updated_at')::timestamptz end,
+         e
+    from jsonb_array_elements(p_pedidos) e
+   where jsonb_typeof(e) = 'object' and nullif(btrim(e ->> 'code'), '') is not null
+   order by btrim(e ->> 'code'), e ->> 'updated_at' desc nulls last;
+  select array_agg(code) into v_codes from partner_conciliar_lista;
+
+  -- 2. classify by what is stored: by webhook (a delivery of the code), recovered (stored, no
+  --    delivery: the poll, the contingency, by hand), missing (not stored); an order that a
+  --    previous run of this day backfilled stays missing (backfilled), so a second run says the same
+  update partner_conciliar_lista l set pedido_id = p.id
+    from public.partner_pedido p where p.code = l.code and p.code = any (v_codes);
+  update partner_conciliar_lista l set classe = case
+      when l.pedido_id is null then 'faltando'
+      when exists (select from public.partner_conciliacao_item i
+                    where i.dia = p_dia and i.tipo = 'faltando' and i.code = l.code) then 'faltando'
+      when exists (select from public.partner_webhook w where w.code = l.code) then 'webhook'
+      else 'recuperado' end;
+  update partner_conciliar_lista l set preenchido = true where l.classe = 'faltando' and l.pedido_id is not null;
+
+  -- 3. backfill the missing ones through the one normalisation of the webhook and the pulls
+  --    (app.partner_pedido_ler + app.partner_pedido_aplicar, which partner_pedido_observar
+  --    calls with a set of one), origem 'conciliacao'
+  select array_agg(l.recurso order by l.code), array_agg(l.code order by l.code) into v_faltam, v_faltam_codes
+    from partner_conciliar_lista l where l.classe = 'faltando' and l.pedido_id is null;
+  if v_faltam is not null then
+    v_lidos := app.partner_pedido_ler(v_faltam, array_fill(null::text, array[cardinality(v_faltam)]),
+                                      array_fill(null::jsonb, array[cardinality(v_faltam)]));
+    update partner_conciliar_lista l set erro = x.erro, preenchido = false
+      from unnest(v_lidos) with ordinality x join unnest(v_faltam_codes) with ordinality k(code, n) on k.n = x.ordinality
+     where x.erro is not null and l.code = k.code;
+    select array_agg(x) into v_legiveis from unnest(v_lidos) x where x.erro is null;
+    if v_legiveis is not null then
+      perform app.partner_pedido_aplicar(v_legiveis, 'conciliacao', p_agora);
+    end if;
+    update partner_conciliar_lista l set pedido_id = p.id, preenchido = true
+      from public.partner_pedido p
+     where l.classe = 'faltando' and l.pedido_id is null and l.erro is null and p.code = l.code and p.code = any (v_codes);
+    update partner_conciliar_lista l set preenchido = false, erro = coalesce(l.erro, 'não gravado')
+     where l.classe = 'faltando' and l.pedido_id is null;
+  end if;
+
+  -- 4. the items, rewritten whole: recovered, missing, and status differences (listed only)
+  delete from public.partner_conciliacao_item where dia = p_dia;
+  insert into public.partner_conciliacao_item (dia, code, tipo, status_plataforma, atualizado_plataforma,
+                                               status_aqui, estado_aqui, atualizado_aqui, preenchido, erro)
+  select p_dia, l.code, l.classe, l.status, l.atualizado, p.status, p.estado, p.atualizado_no_parceiro,
+         case when l.classe = 'faltando' then l.preenchido end, l.erro
+    from partner_conciliar_lista l
+    left join public.partner_pedido p on p.id = l.pedido_id
+   where l.classe in ('recuperado', 'faltando')
+  union all
+  select p_dia, l.code, 'divergente', l.status, l.atualizado, p.status, p.estado, p.atualizado_no_parceiro, null, null
+    from partner_conciliar_lista l
+    join public.partner_pedido p on p.id = l.pedido_id
+   where p.status is distinct from l.status;
+
+  -- 5. the verdict
+  update public.partner_conciliacao c set
+    na_plataforma = s.na_plataforma, aqui = s.aqui, por_webhook = s.por_webhook, recuperados = s.recuperados,
+    faltando = s.faltando, preenchidos = s.preenchidos, faltando_apos = s.faltando_apos,
+    divergentes = (select count(*) from public.partner_conciliacao_item i where i.dia = p_dia and i.tipo = 'divergente'),
+    ilegiveis = v_ilegiveis,
+    status = case when s.faltando_apos > 0 or v_ilegiveis > 0 then 'INCOMPLETO' else 'CONCILIADO' end,
+    conciliada_em = p_agora, erro = null,
+    avisado = case when s.faltando_apos > 0 or v_ilegiveis > 0 then 'INCOMPLETO' end
+    from (select count(*)::integer as na_plataforma,
+                 count(*) filter (where l.pedido_id is not null)::integer as aqui,
+                 count(*) filter (where l.classe = 'webhook')::integer as por_webhook,
+                 count(*) filter (where l.classe = 'recuperado')::integer as recuperados,
+                 count(*) filter (where l.classe = 'faltando')::integer as faltando,
+                 count(*) filter (where l.classe = 'faltando' and l.preenchido)::integer as preenchidos,
+                 count(*) filter (where l.pedido_id is null)::integer as faltando_apos
+            from partner_conciliar_lista l) s
+   where c.dia = p_dia
+  returning c.status into v_status;
+
+  -- 6. a day still not proved complete: one notice (error tracker, e-mail), once per day and status
+  if v_status = 'INCOMPLETO' and v_row.avisado is distinct from 'INCOMPLETO' then
+    perform app.partner_aviso_criar('conciliacao_incompleta', null, null,
+      (select jsonb_build_object('dia', c.dia, 'status', c.status, 'na_plataforma', c.na_plataforma, 'aqui', c.aqui,
+                                 'faltando', c.faltando, 'faltando_apos', c.faltando_apos, 'ilegiveis', c.ilegiveis,
+                                 'codigos', (select jsonb_agg(i.code order by i.code) from public.partner_conciliacao_item i
+                                              where i.dia = p_dia and i.tipo = 'faltando' and not i.preenchido))
+         from public.partner_conciliacao c where c.dia = p_dia), p_agora);
+  end if;
+  v_out := public.partner_conciliacao_dia(p_dia);
+  drop table partner_conciliar_lista;
+  return v_out;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION partner_conciliar(p_dia date, p_pedidos jsonb, p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.partner_conciliar(p_dia date, p_pedidos jsonb, p_agora timestamp with time zone) IS 'Reconciles one day (America/Sao_Paulo) of orders against the platform''s list of that day (p_pedidos: the jsonb array of its orders, {code, status, updated_at, ...}, every page together; the job partner_conciliar passes what GET /orders?created_since=&created_until= returned; a DBA may paste one). By code: stored by webhook (a delivery of the code), recovered (stored only through the poll, the contingency or by hand), missing (not stored) — backfilled at once through the same normalisation as the webhook and the pulls (app.partner_pedido_ler + app.partner_pedido_aplicar, origem conciliacao; the gate''s rules apply as always) — and status differences (the platform''s status is not the stored one), listed, never changed. Records the verdict in partner_conciliacao and its items in partner_conciliacao_item (rewritten whole) and returns it as partner_conciliacao_dia does. Idempotent: a second run with the same list gives the same verdict (an order a previous run backfilled stays missing/backfilled) and no second notice. A day with orders still missing after the backfill (unreadable) or entries without a code is INCOMPLETO, with one ''conciliacao_incompleta'' notice (error tracker, e-mail). Volatile; not a list -> PW422.';
+
+
+--
 -- Name: partner_configuracao; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -4755,6 +5099,10 @@ CREATE TABLE public.partner_configuracao (
     api_configurada boolean DEFAULT false NOT NULL,
     monitorando_desde timestamp with time zone,
     atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    aprendido_semanas integer DEFAULT 8 NOT NULL,
+    aprendido_limiar numeric DEFAULT 0.01 NOT NULL,
+    CONSTRAINT partner_configuracao_aprendido_limiar_check CHECK (((aprendido_limiar > (0)::numeric) AND (aprendido_limiar < (1)::numeric))),
+    CONSTRAINT partner_configuracao_aprendido_semanas_check CHECK (((aprendido_semanas >= 0) AND (aprendido_semanas <= 52))),
     CONSTRAINT partner_configuracao_contingencia_apos_min_comercial_check CHECK ((contingencia_apos_min_comercial > 0)),
     CONSTRAINT partner_configuracao_contingencia_intervalo_min_check CHECK ((contingencia_intervalo_min > 0)),
     CONSTRAINT partner_configuracao_id_check CHECK (id),
@@ -4793,10 +5141,24 @@ COMMENT ON COLUMN public.partner_configuracao.monitorando_desde IS 'Start of the
 
 
 --
--- Name: partner_configurar(boolean, integer, integer, integer, integer, integer, text, boolean, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+-- Name: COLUMN partner_configuracao.aprendido_semanas; Type: COMMENT; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.partner_configurar(p_watchdog_habilitado boolean, p_limite_min_comercial integer, p_limite_horas integer, p_contingencia_apos_min_comercial integer, p_contingencia_intervalo_min integer, p_poll_intervalo_horas integer, p_gate_primeira_captura_desde text, p_api_configurada boolean, p_agora timestamp with time zone DEFAULT now()) RETURNS public.partner_configuracao
+COMMENT ON COLUMN public.partner_configuracao.aprendido_semanas IS 'PARTNER_WATCHDOG_APRENDIDO_SEMANAS: weeks of stored orders the learned silence alarm learns the expected rate from (per weekday and hour, holidays apart); 0 turns the learned alarm off (fixed thresholds only).';
+
+
+--
+-- Name: COLUMN partner_configuracao.aprendido_limiar; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.partner_configuracao.aprendido_limiar IS 'PARTNER_WATCHDOG_APRENDIDO_LIMIAR_PCT / 100: the learned alarm fires when the probability of the silence under the expected rate, exp(-expected orders), falls below this.';
+
+
+--
+-- Name: partner_configurar(boolean, integer, integer, integer, integer, integer, text, boolean, timestamp with time zone, integer, numeric); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.partner_configurar(p_watchdog_habilitado boolean, p_limite_min_comercial integer, p_limite_horas integer, p_contingencia_apos_min_comercial integer, p_contingencia_intervalo_min integer, p_poll_intervalo_horas integer, p_gate_primeira_captura_desde text, p_api_configurada boolean, p_agora timestamp with time zone DEFAULT now(), p_aprendido_semanas integer DEFAULT 8, p_aprendido_limiar_pct numeric DEFAULT 1) RETURNS public.partner_configuracao
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $_$
@@ -4815,6 +5177,12 @@ begin
       raise exception 'data inválida para a primeira captura: %', p_gate_primeira_captura_desde using errcode = 'PW400';
     end;
   end if;
+  if p_aprendido_limiar_pct is not null and not (p_aprendido_limiar_pct > 0 and p_aprendido_limiar_pct < 100) then
+    raise exception 'limiar do alarme aprendido fora de (0, 100)%%: %', p_aprendido_limiar_pct using errcode = 'PW400';
+  end if;
+  if p_aprendido_semanas is not null and p_aprendido_semanas not between 0 and 52 then
+    raise exception 'semanas do alarme aprendido fora de 0..52: %', p_aprendido_semanas using errcode = 'PW400';
+  end if;
   update public.partner_configuracao set
     watchdog_habilitado = p_watchdog_habilitado,
     limite_min_comercial = p_limite_min_comercial,
@@ -4824,6 +5192,8 @@ begin
     poll_intervalo_horas = p_poll_intervalo_horas,
     gate_primeira_captura_desde = v_desde,
     api_configurada = p_api_configurada,
+    aprendido_semanas = coalesce(p_aprendido_semanas, 8),
+    aprendido_limiar = coalesce(p_aprendido_limiar_pct, 1) / 100,
     monitorando_desde = coalesce(monitorando_desde, p_agora)
   where id
   returning * into v_row;
@@ -4833,10 +5203,10 @@ $_$;
 
 
 --
--- Name: FUNCTION partner_configurar(p_watchdog_habilitado boolean, p_limite_min_comercial integer, p_limite_horas integer, p_contingencia_apos_min_comercial integer, p_contingencia_intervalo_min integer, p_poll_intervalo_horas integer, p_gate_primeira_captura_desde text, p_api_configurada boolean, p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
+-- Name: FUNCTION partner_configurar(p_watchdog_habilitado boolean, p_limite_min_comercial integer, p_limite_horas integer, p_contingencia_apos_min_comercial integer, p_contingencia_intervalo_min integer, p_poll_intervalo_horas integer, p_gate_primeira_captura_desde text, p_api_configurada boolean, p_agora timestamp with time zone, p_aprendido_semanas integer, p_aprendido_limiar_pct numeric); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.partner_configurar(p_watchdog_habilitado boolean, p_limite_min_comercial integer, p_limite_horas integer, p_contingencia_apos_min_comercial integer, p_contingencia_intervalo_min integer, p_poll_intervalo_horas integer, p_gate_primeira_captura_desde text, p_api_configurada boolean, p_agora timestamp with time zone) IS 'Writes the settings row from the environment of a booting replica. p_gate_primeira_captura_desde: an ISO date (midnight America/Sao_Paulo) or instant, empty/null = off; invalid -> PW400. Sets monitorando_desde on the first call.';
+COMMENT ON FUNCTION public.partner_configurar(p_watchdog_habilitado boolean, p_limite_min_comercial integer, p_limite_horas integer, p_contingencia_apos_min_comercial integer, p_contingencia_intervalo_min integer, p_poll_intervalo_horas integer, p_gate_primeira_captura_desde text, p_api_configurada boolean, p_agora timestamp with time zone, p_aprendido_semanas integer, p_aprendido_limiar_pct numeric) IS 'Writes the settings row from the environment of a booting replica. p_gate_primeira_captura_desde: an ISO date (midnight America/Sao_Paulo) or instant, empty/null = off; invalid -> PW400. p_aprendido_semanas (0-52, 0 = off) and p_aprendido_limiar_pct (a percentage in (0, 100), stored as a fraction): the learned silence alarm; out of range -> PW400. Sets monitorando_desde on the first call.';
 
 
 --
@@ -5096,6 +5466,66 @@ COMMENT ON FUNCTION public.partner_puxada_solicitar(p_motivo text, p_agora times
 
 
 --
+-- Name: partner_ritmo_aprender(timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.partner_ritmo_aprender(p_agora timestamp with time zone DEFAULT now()) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET jit TO 'off'
+    AS $$
+declare
+  v_semanas integer;
+  v_hoje date := (p_agora at time zone 'America/Sao_Paulo')::date;
+  v_ini date;
+  v_primeiro date;
+  v_pedidos integer;
+begin
+  select c.aprendido_semanas,
+         (least((select min(w.recebido_em) from public.partner_webhook w), c.monitorando_desde) at time zone 'America/Sao_Paulo')::date + 1
+    into v_semanas, v_primeiro
+    from public.partner_configuracao c;
+  -- whole days only: from N weeks before today (or the first whole day of history) to yesterday
+  v_ini := greatest(v_hoje - 7 * coalesce(v_semanas, 0), coalesce(v_primeiro, v_hoje));
+  delete from public.partner_ritmo;
+  with dias as (
+         select d::date as dia, public.partner_tipo_dia(d::date) as tipo
+           from generate_series(v_ini::timestamp, (v_hoje - 1)::timestamp, interval '1 day') d),
+       -- an order counts once, at its first webhook delivery (30 days of look-back keep an order
+       -- created before the window and updated inside it out)
+       primeiros as (
+         select w.code, min(w.recebido_em) as em
+           from public.partner_webhook w
+          where w.code is not null
+            and w.recebido_em >= ((v_ini - 30)::timestamp) at time zone 'America/Sao_Paulo'
+            and w.recebido_em < (v_hoje::timestamp) at time zone 'America/Sao_Paulo'
+          group by w.code),
+       pedidos as (
+         select d.tipo, extract(hour from p.em at time zone 'America/Sao_Paulo')::smallint as hora, count(*)::integer as n
+           from primeiros p
+           join dias d on d.dia = (p.em at time zone 'America/Sao_Paulo')::date
+          group by 1, 2),
+       ndias as (select tipo, count(*)::integer as n from dias group by tipo)
+  insert into public.partner_ritmo (tipo_dia, hora, pedidos, dias, semanas, aprendido_para)
+  select t.tipo, h.hora, coalesce(pe.n, 0), coalesce(nd.n, 0), coalesce(v_semanas, 0), p_agora
+    from generate_series(0, 7) t(tipo)
+   cross join generate_series(0, 23) h(hora)
+    left join ndias nd on nd.tipo = t.tipo
+    left join pedidos pe on pe.tipo = t.tipo and pe.hora = h.hora;
+  select coalesce(sum(r.pedidos), 0) into v_pedidos from public.partner_ritmo r;
+  return v_pedidos;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION partner_ritmo_aprender(p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.partner_ritmo_aprender(p_agora timestamp with time zone) IS 'Rebuilds public.partner_ritmo as of p_agora: for each day type (public.partner_tipo_dia: weekday, or 0 for a holiday) and local hour, the orders first delivered by the webhook in that slot during the whole days of the last partner_configuracao.aprendido_semanas weeks before p_agora (not before the first whole day of history), and the number of days of that type in that window. partner_tick calls it when the table is older than an hour (or of another window); a DBA may call it after changing the settings. Returns the orders counted. Volatile (writes the table).';
+
+
+--
 -- Name: partner_silencio(timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -5121,6 +5551,90 @@ COMMENT ON FUNCTION public.partner_silencio(p_agora timestamp with time zone) IS
 
 
 --
+-- Name: partner_silencio_aprendido(timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.partner_silencio_aprendido(p_agora timestamp with time zone DEFAULT now()) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET jit TO 'off'
+    AS $$
+  with c as (select * from public.partner_configuracao),
+       s as (select * from public.partner_silencio(p_agora)),
+       lim as (
+         select s.desde, c.aprendido_semanas, c.aprendido_limiar, ln(1 / c.aprendido_limiar) as alvo,
+                least(public.apos_minutos_comerciais(s.desde, c.limite_min_comercial),
+                      s.desde + c.limite_horas * interval '1 hour') as fixo_em
+           from s cross join c),
+       -- the hour slots from the start of the silence to the fixed alert (the learned alarm may
+       -- only come earlier), each with its learned rate (orders a minute; 0 without history)
+       -- each hour's day type once (partner_tipo_dia reads the holidays), then its learned rate
+       horas as materialized (
+         select g.ini_local, public.partner_tipo_dia(g.ini_local::date) as tipo, extract(hour from g.ini_local)::smallint as hora
+           from lim l
+          cross join generate_series(date_trunc('hour', l.desde at time zone 'America/Sao_Paulo'),
+                                     l.fixo_em at time zone 'America/Sao_Paulo', interval '1 hour') g(ini_local)
+          where l.desde is not null and l.aprendido_semanas > 0),
+       slots as (
+         select h.ini_local,
+                greatest((h.ini_local at time zone 'America/Sao_Paulo'), l.desde) as a,
+                least(((h.ini_local + interval '1 hour') at time zone 'America/Sao_Paulo'), l.fixo_em) as b,
+                r.dias, r.pedidos,
+                case when r.dias >= 3 then r.pedidos::numeric / r.dias / 60 else 0 end as taxa_min
+           from lim l
+          cross join horas h
+           left join public.partner_ritmo r on r.tipo_dia = h.tipo and r.hora = h.hora),
+       agora as materialized (
+         select public.partner_tipo_dia((p_agora at time zone 'America/Sao_Paulo')::date) as tipo,
+                extract(hour from p_agora at time zone 'America/Sao_Paulo')::smallint as hora),
+       acum as (
+         select sl.*,
+                sl.taxa_min * extract(epoch from greatest(sl.b - sl.a, interval '0')) / 60 as esperado,
+                coalesce(sum(sl.taxa_min * extract(epoch from greatest(sl.b - sl.a, interval '0')) / 60)
+                           over (order by sl.ini_local rows between unbounded preceding and 1 preceding), 0) as antes
+           from slots sl),
+       res as (
+         select l.*,
+                (select count(*) from acum x where x.dias >= 3 and x.b > x.a) as slots_com_historico,
+                (select coalesce(sum(x.taxa_min * extract(epoch from greatest(least(x.b, p_agora) - x.a, interval '0')) / 60), 0)
+                   from acum x) as esperados,
+                (select x.a + ((l.alvo - x.antes) / x.taxa_min) * interval '1 minute'
+                   from acum x
+                  where x.taxa_min > 0 and x.antes + x.esperado >= l.alvo
+                  order by x.ini_local limit 1) as dispara_bruto,
+                (select jsonb_build_object('taxa_hora', case when r.dias >= 3 then round(r.pedidos::numeric / r.dias, 2) end,
+                                           'dias', r.dias, 'tipo_dia', r.tipo_dia, 'hora', r.hora)
+                   from public.partner_ritmo r join agora g on r.tipo_dia = g.tipo and r.hora = g.hora) as faixa_atual
+           from lim l)
+  select jsonb_build_object(
+           'base', case when r.desde is null then null
+                        when r.aprendido_semanas = 0 then 'fixo'
+                        when r.slots_com_historico = 0 then 'fixo'
+                        else 'aprendido' end,
+           'motivo_fixo', case when r.desde is null then null
+                               when r.aprendido_semanas = 0 then 'desligado'
+                               when r.slots_com_historico = 0 then 'historico_insuficiente' end,
+           'desde', r.desde,
+           'semanas', r.aprendido_semanas,
+           'limiar', r.aprendido_limiar,
+           'esperados', round(r.esperados, 2),
+           'probabilidade', round(exp(-r.esperados), 6),
+           'fixo_em', r.fixo_em,
+           'dispara_em', case when r.dispara_bruto < r.fixo_em then r.dispara_bruto end,
+           'dispara', coalesce(r.dispara_bruto < r.fixo_em and r.dispara_bruto <= p_agora, false),
+           'faixa_atual', r.faixa_atual)
+    from res r;
+$$;
+
+
+--
+-- Name: FUNCTION partner_silencio_aprendido(p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.partner_silencio_aprendido(p_agora timestamp with time zone) IS 'The learned silence alarm at p_agora (partner_tick decides with it; read-only, callable from psql): the orders expected since the silence began (esperados, from public.partner_ritmo: per day type and hour, slots with fewer than 3 days of history count 0), the probability of receiving none, exp(-esperados), and dispara_em, the instant at which that probability falls below partner_configuracao.aprendido_limiar — only when that comes before the fixed alert (fixo_em: limite_min_comercial business minutes or limite_horas hours), so the learned alarm may fire earlier, never later, and never while fewer than ln(1/limiar) orders were expected (expected quiet). base = aprendido, or fixo with motivo_fixo = desligado (aprendido_semanas = 0) or historico_insuficiente (no slot of the silence has history). faixa_atual: the current slot''s learned rate (orders an hour, null without history).';
+
+
+--
 -- Name: partner_status(timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -5137,8 +5651,11 @@ CREATE FUNCTION public.partner_status(p_agora timestamp with time zone DEFAULT n
     'silencio', (select jsonb_build_object('desde', s.desde, 'minutos_comerciais', s.minutos_comerciais, 'horas', s.horas,
                    'alerta_previsto_em', case when c.watchdog_habilitado and s.desde is not null
                       and not exists (select from public.partner_episodio e where e.fechado_em is null) then
-                      least(public.apos_minutos_comerciais(s.desde, c.limite_min_comercial), s.desde + c.limite_horas * interval '1 hour') end)
-                   from public.partner_silencio(p_agora) s cross join public.partner_configuracao c),
+                      least(public.apos_minutos_comerciais(s.desde, c.limite_min_comercial), s.desde + c.limite_horas * interval '1 hour',
+                            (a.r ->> 'dispara_em')::timestamptz) end,
+                   'aprendido', a.r)
+                   from public.partner_silencio(p_agora) s cross join public.partner_configuracao c
+                   cross join lateral (select public.partner_silencio_aprendido(p_agora) as r) a),
     'watchdog', (select jsonb_build_object('habilitado', c.watchdog_habilitado, 'limite_min_comercial', c.limite_min_comercial,
                    'limite_horas', c.limite_horas, 'monitorando_desde', c.monitorando_desde)
                    from public.partner_configuracao c),
@@ -5172,7 +5689,7 @@ $$;
 -- Name: FUNCTION partner_status(p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.partner_status(p_agora timestamp with time zone) IS 'The state of area B at p_agora (GET /api/partner/status): last event, silence (and when the alert will fire), watchdog settings, open and last episode, contingency, last poll and last pull, counts of events to normalise or review and of orders per state.';
+COMMENT ON FUNCTION public.partner_status(p_agora timestamp with time zone) IS 'The state of area B at p_agora (GET /api/partner/status): last event, silence (and when the alert will fire: the fixed thresholds or, earlier, the learned alarm; silencio.aprendido is partner_silencio_aprendido), watchdog settings, open and last episode, contingency, last poll and last pull, counts of events to normalise or review and of orders per state.';
 
 
 --
@@ -5194,11 +5711,24 @@ declare
   v_ultima_status text;
   v_out jsonb := '{}';
   v_id bigint;
+  v_apr jsonb;
+  v_ritmo boolean;
 begin
   perform pg_advisory_xact_lock(hashtext('partner_tick'));
   select * into v_cfg from public.partner_configuracao;
   select * into v_sil from public.partner_silencio(p_agora);
   v_out := jsonb_build_object('silencio_desde', v_sil.desde, 'minutos_comerciais', v_sil.minutos_comerciais, 'horas', v_sil.horas);
+
+  -- 0. the learned rhythm: rebuilt when older than an hour (or learned for another window)
+  if v_cfg.aprendido_semanas > 0 and not exists (
+       select from public.partner_ritmo r
+        where r.semanas = v_cfg.aprendido_semanas and r.aprendido_para <= p_agora
+          and r.aprendido_para > p_agora - interval '1 hour') then
+    perform public.partner_ritmo_aprender(p_agora);
+    v_out := v_out || jsonb_build_object('ritmo_aprendido', true);
+  end if;
+  v_apr := public.partner_silencio_aprendido(p_agora);
+  v_ritmo := coalesce((v_apr ->> 'dispara')::boolean, false);
 
   -- 1. watchdog: close the open episode when max(recebido_em) advanced, else open one at a limit
   select * into v_ep from public.partner_episodio where fechado_em is null for update;
@@ -5216,16 +5746,20 @@ begin
       v_out := v_out || jsonb_build_object('episodio_fechado', v_ep.id, 'aviso_retorno', v_aviso);
     end if;
   elsif v_cfg.watchdog_habilitado and v_sil.desde is not null
-        and (v_sil.minutos_comerciais >= v_cfg.limite_min_comercial or v_sil.horas >= v_cfg.limite_horas) then
+        and (v_sil.minutos_comerciais >= v_cfg.limite_min_comercial or v_sil.horas >= v_cfg.limite_horas or v_ritmo) then
+    -- the fixed thresholds are upper bounds; the learned alarm (partner_silencio_aprendido) may only come earlier
     insert into public.partner_episodio (silencio_desde, aberto_em, motivo, minutos_comerciais)
     values (v_sil.desde, p_agora,
-            case when v_sil.minutos_comerciais >= v_cfg.limite_min_comercial then 'limite_min_comercial' else 'limite_horas' end,
+            case when v_sil.minutos_comerciais >= v_cfg.limite_min_comercial then 'limite_min_comercial'
+                 when v_sil.horas >= v_cfg.limite_horas then 'limite_horas'
+                 else 'ritmo_aprendido' end,
             v_sil.minutos_comerciais)
     returning * into v_ep;
     perform app.partner_aviso_criar('webhook_parado', v_ep.id, null,
       jsonb_build_object('silencio_desde', v_sil.desde, 'ultimo_evento', v_sil.ultimo_evento,
         'minutos_comerciais', v_sil.minutos_comerciais, 'horas', v_sil.horas, 'motivo', v_ep.motivo,
-        'limite_min_comercial', v_cfg.limite_min_comercial, 'limite_horas', v_cfg.limite_horas), p_agora);
+        'limite_min_comercial', v_cfg.limite_min_comercial, 'limite_horas', v_cfg.limite_horas,
+        'aprendido', v_apr), p_agora);
     v_out := v_out || jsonb_build_object('episodio_aberto', v_ep.id, 'motivo', v_ep.motivo);
   end if;
 
@@ -5241,7 +5775,8 @@ begin
       v_out := v_out || jsonb_build_object('contingencia', 'DESLIGADA');
       v_ct := null;
     end if;
-  elsif v_cfg.api_configurada and v_sil.desde is not null and v_sil.minutos_comerciais >= v_cfg.contingencia_apos_min_comercial then
+  elsif v_cfg.api_configurada and v_sil.desde is not null
+        and (v_sil.minutos_comerciais >= v_cfg.contingencia_apos_min_comercial or v_ritmo) then
     insert into public.partner_contingencia (silencio_desde, ligada_em) values (v_sil.desde, p_agora) returning * into v_ct;
     perform app.partner_aviso_criar('contingencia_ligada', null, v_ct.id,
       jsonb_build_object('silencio_desde', v_sil.desde, 'minutos_comerciais', v_sil.minutos_comerciais), p_agora);
@@ -5280,7 +5815,7 @@ begin
       v_out := v_out || jsonb_build_object('normalizacao_enfileirada', v_id);
     end if;
   end if;
-  return v_out;
+  return v_out || jsonb_build_object('aprendido', v_apr);
 end;
 $$;
 
@@ -5289,7 +5824,28 @@ $$;
 -- Name: FUNCTION partner_tick(p_agora timestamp with time zone); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.partner_tick(p_agora timestamp with time zone) IS 'The minute decision of area B, as of p_agora (pg_cron runs select partner_tick(now()) every minute; tests pass another clock). 1. Watchdog (when enabled): opens one silence episode with a ''Webhook parado'' notice when the silence reaches limite_min_comercial business minutes or limite_horas elapsed hours; closes it when max(recebido_em) advances, with ''Webhook voltou a funcionar'' only when the return is at most aviso_retorno_max old. 2. Contingency (when the REST API is configured): on after contingencia_apos_min_comercial business minutes of silence, a pull every contingencia_intervalo_min minutes, off when the webhook returns; each change is a notice (log line). 3. Requests the REST poll every poll_intervalo_horas. 4. Enqueues the normalisation job when due PENDENTE events have none (retries, or a job that gave up). Serialised by an advisory lock; returns what it did.';
+COMMENT ON FUNCTION public.partner_tick(p_agora timestamp with time zone) IS 'The minute decision of area B, as of p_agora (pg_cron runs select partner_tick(now()) every minute; tests pass another clock). 0. Rebuilds the learned rhythm (partner_ritmo_aprender) when older than an hour. 1. Watchdog (when enabled): opens one silence episode with a ''Webhook parado'' notice when the silence reaches limite_min_comercial business minutes or limite_horas elapsed hours, or earlier when the learned alarm says so (partner_silencio_aprendido: the silence has become improbable under the shop''s learned rhythm; motivo ritmo_aprendido); closes it when max(recebido_em) advances, with ''Webhook voltou a funcionar'' only when the return is at most aviso_retorno_max old. 2. Contingency (when the REST API is configured): on after contingencia_apos_min_comercial business minutes of silence (or earlier, when the learned alarm fires), a pull every contingencia_intervalo_min minutes, off when the webhook returns; each change is a notice (log line). 3. Requests the REST poll every poll_intervalo_horas. 4. Enqueues the normalisation job when due PENDENTE events have none (retries, or a job that gave up). Serialised by an advisory lock; returns what it did.';
+
+
+--
+-- Name: partner_tipo_dia(date); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.partner_tipo_dia(p_data date) RETURNS smallint
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select case when public.feriado_nacional(p_data) is not null
+                or exists (select from public.feriado f where f.data = p_data) then 0
+              else extract(isodow from p_data) end::smallint;
+$$;
+
+
+--
+-- Name: FUNCTION partner_tipo_dia(p_data date); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.partner_tipo_dia(p_data date) IS 'The day type of the learned silence alarm (public.partner_ritmo): 0 for a holiday (public.feriado_nacional or a row of public.feriado, whatever the weekday: holidays are learned apart), else the ISO weekday 1 (Monday) to 7 (Sunday).';
 
 
 --
@@ -8674,7 +9230,7 @@ CREATE TABLE public.partner_aviso (
     registrado_em timestamp with time zone,
     rastreador_em timestamp with time zone,
     concluido_em timestamp with time zone,
-    CONSTRAINT partner_aviso_tipo_check CHECK ((tipo = ANY (ARRAY['webhook_parado'::text, 'webhook_voltou'::text, 'contingencia_ligada'::text, 'contingencia_desligada'::text])))
+    CONSTRAINT partner_aviso_tipo_check CHECK ((tipo = ANY (ARRAY['webhook_parado'::text, 'webhook_voltou'::text, 'contingencia_ligada'::text, 'contingencia_desligada'::text, 'conciliacao_incompleta'::text])))
 );
 
 
@@ -8717,6 +9273,76 @@ ALTER TABLE public.partner_aviso ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTIT
     NO MAXVALUE
     CACHE 1
 );
+
+
+--
+-- Name: partner_conciliacao; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.partner_conciliacao (
+    dia date NOT NULL,
+    status text DEFAULT 'PENDENTE'::text NOT NULL,
+    motivo text DEFAULT 'manual'::text NOT NULL,
+    solicitada_em timestamp with time zone NOT NULL,
+    job_id bigint,
+    tentativas integer DEFAULT 0 NOT NULL,
+    iniciada_em timestamp with time zone,
+    conciliada_em timestamp with time zone,
+    na_plataforma integer,
+    aqui integer,
+    por_webhook integer,
+    recuperados integer,
+    faltando integer,
+    preenchidos integer,
+    faltando_apos integer,
+    divergentes integer,
+    ilegiveis integer,
+    erro text,
+    avisado text,
+    CONSTRAINT partner_conciliacao_avisado_check CHECK ((avisado = ANY (ARRAY['INCOMPLETO'::text, 'INACESSIVEL'::text]))),
+    CONSTRAINT partner_conciliacao_motivo_check CHECK ((motivo = ANY (ARRAY['agendada'::text, 'manual'::text]))),
+    CONSTRAINT partner_conciliacao_status_check CHECK ((status = ANY (ARRAY['PENDENTE'::text, 'EM_ANDAMENTO'::text, 'CONCILIADO'::text, 'INCOMPLETO'::text, 'INACESSIVEL'::text])))
+);
+
+
+--
+-- Name: TABLE partner_conciliacao; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.partner_conciliacao IS 'Reconciliation ledger of area B: one row per day (America/Sao_Paulo) whose orders were compared, by code and status, with the platform''s REST list of that day (public.partner_conciliar). Counts: na_plataforma (distinct codes the platform listed), aqui (of those, stored here after the backfill), por_webhook (stored and delivered by the webhook), recuperados (stored only through the poll, the contingency or by hand), faltando (on the platform, not stored: backfilled through the same normalisation), preenchidos (of those, backfilled), faltando_apos (still missing after the backfill: unreadable), divergentes (platform status differs from ours, listed, never changed), ilegiveis (list entries without a code). status: PENDENTE/EM_ANDAMENTO (the job), CONCILIADO (nothing missing), INCOMPLETO (missing orders after the backfill, or unreadable entries), INACESSIVEL (the platform could not be reached for the whole window of the job''s attempts). avisado: the status last alerted (one alert per day and status).';
+
+
+--
+-- Name: COLUMN partner_conciliacao.erro; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.partner_conciliacao.erro IS 'The last failure of the job (platform unreachable, an HTTP status, a page out of shape).';
+
+
+--
+-- Name: partner_conciliacao_item; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.partner_conciliacao_item (
+    dia date NOT NULL,
+    code text NOT NULL,
+    tipo text NOT NULL,
+    status_plataforma text,
+    atualizado_plataforma timestamp with time zone,
+    status_aqui text,
+    estado_aqui text,
+    atualizado_aqui timestamp with time zone,
+    preenchido boolean,
+    erro text,
+    CONSTRAINT partner_conciliacao_item_tipo_check CHECK ((tipo = ANY (ARRAY['recuperado'::text, 'faltando'::text, 'divergente'::text])))
+);
+
+
+--
+-- Name: TABLE partner_conciliacao_item; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.partner_conciliacao_item IS 'The orders behind a day''s verdict in public.partner_conciliacao: recuperado (stored only by the poll, the contingency or by hand: no webhook delivery of the code), faltando (not stored when the day was first reconciled; preenchido = backfilled, else erro says why), divergente (the platform''s status differs from the stored one: listed, never changed here; the gate''s rules stay). Rewritten whole by each run of the day.';
 
 
 --
@@ -8767,7 +9393,7 @@ CREATE TABLE public.partner_episodio (
     retorno_em timestamp with time zone,
     aviso_retorno boolean,
     CONSTRAINT partner_episodio_fechado CHECK (((fechado_em IS NULL) = (retorno_em IS NULL))),
-    CONSTRAINT partner_episodio_motivo_check CHECK ((motivo = ANY (ARRAY['limite_min_comercial'::text, 'limite_horas'::text])))
+    CONSTRAINT partner_episodio_motivo_check CHECK ((motivo = ANY (ARRAY['limite_min_comercial'::text, 'limite_horas'::text, 'ritmo_aprendido'::text])))
 );
 
 
@@ -8887,6 +9513,29 @@ ALTER TABLE public.partner_puxada ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTI
     NO MAXVALUE
     CACHE 1
 );
+
+
+--
+-- Name: partner_ritmo; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.partner_ritmo (
+    tipo_dia smallint NOT NULL,
+    hora smallint NOT NULL,
+    pedidos integer NOT NULL,
+    dias integer NOT NULL,
+    semanas integer NOT NULL,
+    aprendido_para timestamp with time zone NOT NULL,
+    CONSTRAINT partner_ritmo_hora_check CHECK (((hora >= 0) AND (hora <= 23))),
+    CONSTRAINT partner_ritmo_tipo_dia_check CHECK (((tipo_dia >= 0) AND (tipo_dia <= 7)))
+);
+
+
+--
+-- Name: TABLE partner_ritmo; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.partner_ritmo IS 'The learned order rhythm of the learned silence alarm: per day type (1-7 = ISO weekday, 0 = holiday: public.feriado_nacional or public.feriado, whatever the weekday) and local hour (America/Sao_Paulo), the orders first delivered by the webhook in that slot over the last semanas weeks before aprendido_para (pedidos) and the days of that type observed (dias); the expected rate is pedidos / dias orders an hour, used only when dias >= 3. Rebuilt by public.partner_ritmo_aprender (partner_tick, at most hourly).';
 
 
 --
@@ -10200,6 +10849,22 @@ ALTER TABLE ONLY public.partner_aviso
 
 
 --
+-- Name: partner_conciliacao_item partner_conciliacao_item_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.partner_conciliacao_item
+    ADD CONSTRAINT partner_conciliacao_item_pkey PRIMARY KEY (dia, tipo, code);
+
+
+--
+-- Name: partner_conciliacao partner_conciliacao_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.partner_conciliacao
+    ADD CONSTRAINT partner_conciliacao_pkey PRIMARY KEY (dia);
+
+
+--
 -- Name: partner_configuracao partner_configuracao_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -10253,6 +10918,14 @@ ALTER TABLE ONLY public.partner_pedido_transicao
 
 ALTER TABLE ONLY public.partner_puxada
     ADD CONSTRAINT partner_puxada_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: partner_ritmo partner_ritmo_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.partner_ritmo
+    ADD CONSTRAINT partner_ritmo_pkey PRIMARY KEY (tipo_dia, hora);
 
 
 --
@@ -11373,6 +12046,14 @@ ALTER TABLE ONLY public.partner_aviso
 
 
 --
+-- Name: partner_conciliacao_item partner_conciliacao_item_dia_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.partner_conciliacao_item
+    ADD CONSTRAINT partner_conciliacao_item_dia_fkey FOREIGN KEY (dia) REFERENCES public.partner_conciliacao(dia) ON DELETE CASCADE;
+
+
+--
 -- Name: partner_pedido_transicao partner_pedido_transicao_pedido_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -11635,4 +12316,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261128000000'),
     ('20261129360000'),
     ('20261129360100'),
-    ('20261129360200');
+    ('20261129360200'),
+    ('20261201100000');

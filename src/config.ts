@@ -42,6 +42,10 @@ export interface PartnerConfig {
     contingenciaAposMinComercial: number;
     contingenciaIntervaloMin: number;
     pollIntervaloHoras: number;
+    /** PARTNER_WATCHDOG_APRENDIDO_SEMANAS: weeks the learned silence alarm learns from (0 = off) */
+    aprendidoSemanas: number;
+    /** PARTNER_WATCHDOG_APRENDIDO_LIMIAR_PCT: the silence's probability (%) below which it fires */
+    aprendidoLimiarPct: number;
   };
   /** PARTNER_GATE_PRIMEIRA_CAPTURA_DESDE as given (ISO date or instant); null = rescue off */
   gatePrimeiraCapturaDesde: string | null;
@@ -195,6 +199,15 @@ function int(env: Env, name: string, def: number, min = 0, max = Number.MAX_SAFE
   if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} deve ser um número inteiro (recebido '${raw}')`);
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(`${name} deve estar entre ${min} e ${max} (recebido ${n})`);
+  return n;
+}
+
+function decimal(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(`${name} deve ser um número (recebido '${raw}')`);
+  const n = Number(raw);
+  if (!(n > min && n < max)) throw new ConfigError(`${name} deve estar entre ${min} e ${max}, exclusive (recebido ${n})`);
   return n;
 }
 
@@ -414,6 +427,8 @@ function loadPartnerConfig(env: Env, appEnv: Config['env'], warnings: string[]):
       contingenciaAposMinComercial: int(env, 'PARTNER_WATCHDOG_CONTINGENCIA_MIN_COMERCIAL', 15, 1, 100_000),
       contingenciaIntervaloMin: int(env, 'PARTNER_WATCHDOG_CONTINGENCIA_INTERVALO_MIN', 5, 1, 1440),
       pollIntervaloHoras: int(env, 'PARTNER_POLL_INTERVALO_HORAS', 6, 1, 24 * 7),
+      aprendidoSemanas: int(env, 'PARTNER_WATCHDOG_APRENDIDO_SEMANAS', 8, 0, 52),
+      aprendidoLimiarPct: decimal(env, 'PARTNER_WATCHDOG_APRENDIDO_LIMIAR_PCT', 1, 0, 100),
     },
     gatePrimeiraCapturaDesde: desde,
     lote: {

@@ -9,7 +9,7 @@ begin
   insert into public.partner_aviso (tipo, episodio_id, contingencia_id, criado_em, dados)
   values (p_tipo, p_episodio, p_contingencia, p_agora, coalesce(p_dados, '{}'))
   returning id into v_id;
-  if p_tipo in ('webhook_parado', 'webhook_voltou') then
+  if p_tipo in ('webhook_parado', 'webhook_voltou', 'conciliacao_incompleta') then
     insert into public.partner_aviso_envio (aviso_id, email)
     select distinct on (lower(d.email)) v_id, d.email
       from public.destinatario d where d.ativo
@@ -21,4 +21,4 @@ end;
 $function$
 ;
 
-comment on function app.partner_aviso_criar(text,bigint,bigint,jsonb,timestamp with time zone) is 'Records a notice, its e-mails (one per active recipient, for webhook_parado and webhook_voltou) and enqueues the job that carries it out.';
+comment on function app.partner_aviso_criar(text,bigint,bigint,jsonb,timestamp with time zone) is 'Records a notice, its e-mails (one per active recipient, for webhook_parado, webhook_voltou and conciliacao_incompleta) and enqueues the job that carries it out.';

@@ -13,8 +13,11 @@ AS $function$
     'silencio', (select jsonb_build_object('desde', s.desde, 'minutos_comerciais', s.minutos_comerciais, 'horas', s.horas,
                    'alerta_previsto_em', case when c.watchdog_habilitado and s.desde is not null
                       and not exists (select from public.partner_episodio e where e.fechado_em is null) then
-                      least(public.apos_minutos_comerciais(s.desde, c.limite_min_comercial), s.desde + c.limite_horas * interval '1 hour') end)
-                   from public.partner_silencio(p_agora) s cross join public.partner_configuracao c),
+                      least(public.apos_minutos_comerciais(s.desde, c.limite_min_comercial), s.desde + c.limite_horas * interval '1 hour',
+                            (a.r ->> 'dispara_em')::timestamptz) end,
+                   'aprendido', a.r)
+                   from public.partner_silencio(p_agora) s cross join public.partner_configuracao c
+                   cross join lateral (select public.partner_silencio_aprendido(p_agora) as r) a),
     'watchdog', (select jsonb_build_object('habilitado', c.watchdog_habilitado, 'limite_min_comercial', c.limite_min_comercial,
                    'limite_horas', c.limite_horas, 'monitorando_desde', c.monitorando_desde)
                    from public.partner_configuracao c),
@@ -44,4 +47,4 @@ AS $function$
 $function$
 ;
 
-comment on function public.partner_status(timestamp with time zone) is 'The state of area B at p_agora (GET /api/partner/status): last event, silence (and when the alert will fire), watchdog settings, open and last episode, contingency, last poll and last pull, counts of events to normalise or review and of orders per state.';
+comment on function public.partner_status(timestamp with time zone) is 'The state of area B at p_agora (GET /api/partner/status): last event, silence (and when the alert will fire: the fixed thresholds or, earlier, the learned alarm; silencio.aprendido is partner_silencio_aprendido), watchdog settings, open and last episode, contingency, last poll and last pull, counts of events to normalise or review and of orders per state.';

@@ -14,11 +14,24 @@ declare
   v_ultima_status text;
   v_out jsonb := '{}';
   v_id bigint;
+  v_apr jsonb;
+  v_ritmo boolean;
 begin
   perform pg_advisory_xact_lock(hashtext('partner_tick'));
   select * into v_cfg from public.partner_configuracao;
   select * into v_sil from public.partner_silencio(p_agora);
   v_out := jsonb_build_object('silencio_desde', v_sil.desde, 'minutos_comerciais', v_sil.minutos_comerciais, 'horas', v_sil.horas);
+
+  -- 0. the learned rhythm: rebuilt when older than an hour (or learned for another window)
+  if v_cfg.aprendido_semanas > 0 and not exists (
+       select from public.partner_ritmo r
+        where r.semanas = v_cfg.aprendido_semanas and r.aprendido_para <= p_agora
+          and r.aprendido_para > p_agora - interval '1 hour') then
+    perform public.partner_ritmo_aprender(p_agora);
+    v_out := v_out || jsonb_build_object('ritmo_aprendido', true);
+  end if;
+  v_apr := public.partner_silencio_aprendido(p_agora);
+  v_ritmo := coalesce((v_apr ->> 'dispara')::boolean, false);
 
   -- 1. watchdog: close the open episode when max(recebido_em) advanced, else open one at a limit
   select * into v_ep from public.partner_episodio where fechado_em is null for update;
@@ -36,16 +49,20 @@ begin
       v_out := v_out || jsonb_build_object('episodio_fechado', v_ep.id, 'aviso_retorno', v_aviso);
     end if;
   elsif v_cfg.watchdog_habilitado and v_sil.desde is not null
-        and (v_sil.minutos_comerciais >= v_cfg.limite_min_comercial or v_sil.horas >= v_cfg.limite_horas) then
+        and (v_sil.minutos_comerciais >= v_cfg.limite_min_comercial or v_sil.horas >= v_cfg.limite_horas or v_ritmo) then
+    -- the fixed thresholds are upper bounds; the learned alarm (partner_silencio_aprendido) may only come earlier
     insert into public.partner_episodio (silencio_desde, aberto_em, motivo, minutos_comerciais)
     values (v_sil.desde, p_agora,
-            case when v_sil.minutos_comerciais >= v_cfg.limite_min_comercial then 'limite_min_comercial' else 'limite_horas' end,
+            case when v_sil.minutos_comerciais >= v_cfg.limite_min_comercial then 'limite_min_comercial'
+                 when v_sil.horas >= v_cfg.limite_horas then 'limite_horas'
+                 else 'ritmo_aprendido' end,
             v_sil.minutos_comerciais)
     returning * into v_ep;
     perform app.partner_aviso_criar('webhook_parado', v_ep.id, null,
       jsonb_build_object('silencio_desde', v_sil.desde, 'ultimo_evento', v_sil.ultimo_evento,
         'minutos_comerciais', v_sil.minutos_comerciais, 'horas', v_sil.horas, 'motivo', v_ep.motivo,
-        'limite_min_comercial', v_cfg.limite_min_comercial, 'limite_horas', v_cfg.limite_horas), p_agora);
+        'limite_min_comercial', v_cfg.limite_min_comercial, 'limite_horas', v_cfg.limite_horas,
+        'aprendido', v_apr), p_agora);
     v_out := v_out || jsonb_build_object('episodio_aberto', v_ep.id, 'motivo', v_ep.motivo);
   end if;
 
@@ -61,7 +78,8 @@ begin
       v_out := v_out || jsonb_build_object('contingencia', 'DESLIGADA');
       v_ct := null;
     end if;
-  elsif v_cfg.api_configurada and v_sil.desde is not null and v_sil.minutos_comerciais >= v_cfg.contingencia_apos_min_comercial then
+  elsif v_cfg.api_configurada and v_sil.desde is not null
+        and (v_sil.minutos_comerciais >= v_cfg.contingencia_apos_min_comercial or v_ritmo) then
     insert into public.partner_contingencia (silencio_desde, ligada_em) values (v_sil.desde, p_agora) returning * into v_ct;
     perform app.partner_aviso_criar('contingencia_ligada', null, v_ct.id,
       jsonb_build_object('silencio_desde', v_sil.desde, 'minutos_comerciais', v_sil.minutos_comerciais), p_agora);
@@ -100,9 +118,9 @@ begin
       v_out := v_out || jsonb_build_object('normalizacao_enfileirada', v_id);
     end if;
   end if;
-  return v_out;
+  return v_out || jsonb_build_object('aprendido', v_apr);
 end;
 $function$
 ;
 
-comment on function public.partner_tick(timestamp with time zone) is 'The minute decision of area B, as of p_agora (pg_cron runs select partner_tick(now()) every minute; tests pass another clock). 1. Watchdog (when enabled): opens one silence episode with a ''Webhook parado'' notice when the silence reaches limite_min_comercial business minutes or limite_horas elapsed hours; closes it when max(recebido_em) advances, with ''Webhook voltou a funcionar'' only when the return is at most aviso_retorno_max old. 2. Contingency (when the REST API is configured): on after contingencia_apos_min_comercial business minutes of silence, a pull every contingencia_intervalo_min minutes, off when the webhook returns; each change is a notice (log line). 3. Requests the REST poll every poll_intervalo_horas. 4. Enqueues the normalisation job when due PENDENTE events have none (retries, or a job that gave up). Serialised by an advisory lock; returns what it did.';
+comment on function public.partner_tick(timestamp with time zone) is 'The minute decision of area B, as of p_agora (pg_cron runs select partner_tick(now()) every minute; tests pass another clock). 0. Rebuilds the learned rhythm (partner_ritmo_aprender) when older than an hour. 1. Watchdog (when enabled): opens one silence episode with a ''Webhook parado'' notice when the silence reaches limite_min_comercial business minutes or limite_horas elapsed hours, or earlier when the learned alarm says so (partner_silencio_aprendido: the silence has become improbable under the shop''s learned rhythm; motivo ritmo_aprendido); closes it when max(recebido_em) advances, with ''Webhook voltou a funcionar'' only when the return is at most aviso_retorno_max old. 2. Contingency (when the REST API is configured): on after contingencia_apos_min_comercial business minutes of silence (or earlier, when the learned alarm fires), a pull every contingencia_intervalo_min minutes, off when the webhook returns; each change is a notice (log line). 3. Requests the REST poll every poll_intervalo_horas. 4. Enqueues the normalisation job when due PENDENTE events have none (retries, or a job that gave up). Serialised by an advisory lock; returns what it did.';

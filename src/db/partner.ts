@@ -64,6 +64,8 @@ export async function partnerConfigurar(q: db.Queryable, cfg: PartnerConfig, ago
       p_poll_intervalo_horas => ${db.param(w.pollIntervaloHoras)}::integer,
       p_gate_primeira_captura_desde => ${db.param(cfg.gatePrimeiraCapturaDesde)}::text,
       p_api_configurada => ${db.param(Boolean(cfg.apiUrl && cfg.apiToken))},
+      p_aprendido_semanas => ${db.param(w.aprendidoSemanas)}::integer,
+      p_aprendido_limiar_pct => ${db.param(w.aprendidoLimiarPct)}::numeric,
       p_agora => coalesce(${db.param(agora ?? null)}::timestamptz, now()))`.run(q);
 }
 
@@ -92,7 +94,7 @@ export async function partnerWebhookReprocessar(q: db.Queryable, id: string): Pr
 
 export interface Aviso {
   id: number;
-  tipo: 'webhook_parado' | 'webhook_voltou' | 'contingencia_ligada' | 'contingencia_desligada';
+  tipo: 'webhook_parado' | 'webhook_voltou' | 'contingencia_ligada' | 'contingencia_desligada' | 'conciliacao_incompleta';
   criado_em: string;
   dados: Record<string, unknown>;
   registrado_em: string | null;
@@ -100,6 +102,8 @@ export interface Aviso {
   concluido_em: string | null;
   episodio: Record<string, unknown> | null;
   contingencia: Record<string, unknown> | null;
+  /** conciliacao_incompleta: the day's verdict (partner_conciliacao_dia) */
+  conciliacao?: Record<string, unknown> | null;
   pendentes: string[];
 }
 

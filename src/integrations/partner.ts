@@ -2,6 +2,9 @@
  * The order platform's REST API (poll and contingency):
  * GET {PARTNER_API_URL}/orders?updated_since=ISO&page=N with Authorization: Bearer
  * {PARTNER_API_TOKEN} -> {"data": [order], "meta": {"pagination": {"current_page", "total_pages"}}}.
+ * The reconciliation asks the same endpoint for one day's orders with the platform's date
+ * filter instead: GET {PARTNER_API_URL}/orders?created_since=ISO&created_until=ISO&page=N
+ * (orders created in [since, until)), same pages, envelope, timeout and errors.
  */
 export interface PartnerApiConfig {
   apiUrl: string;
@@ -24,8 +27,19 @@ export class PartnerApiError extends Error {
 
 export async function fetchOrdersPage(cfg: PartnerApiConfig, updatedSince: Date, page: number,
   signal?: AbortSignal): Promise<OrdersPage> {
+  return fetchPage(cfg, { updated_since: updatedSince.toISOString() }, page, signal);
+}
+
+/** One page of the orders created in [since, until) (the reconciliation of a day). */
+export async function fetchOrdersCreatedPage(cfg: PartnerApiConfig, since: Date, until: Date, page: number,
+  signal?: AbortSignal): Promise<OrdersPage> {
+  return fetchPage(cfg, { created_since: since.toISOString(), created_until: until.toISOString() }, page, signal);
+}
+
+async function fetchPage(cfg: PartnerApiConfig, filter: Record<string, string>, page: number,
+  signal?: AbortSignal): Promise<OrdersPage> {
   const url = new URL(`${cfg.apiUrl.replace(/\/+$/, '')}/orders`);
-  url.searchParams.set('updated_since', updatedSince.toISOString());
+  for (const [k, v] of Object.entries(filter)) url.searchParams.set(k, v);
   url.searchParams.set('page', String(page));
   const timeout = AbortSignal.timeout(cfg.apiTimeoutMs);
   let res: Response;

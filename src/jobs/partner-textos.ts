@@ -25,11 +25,24 @@ export function passosRecadastro(webhookUrl: string): string {
   ].join('\n');
 }
 
+const hora = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', hour: '2-digit', minute: '2-digit' });
+
+/** "esperados ~14 pedidos desde 09:10, chegaram 0": what the learned rhythm expected during the silence. */
+export function esperadosTexto(d: Record<string, unknown>): string {
+  const apr = (d.aprendido ?? {}) as Record<string, unknown>;
+  const desde = new Date(String(apr.desde ?? d.silencio_desde ?? ''));
+  const esperados = Math.round(Number(apr.esperados ?? 0));
+  return `esperados ~${esperados} pedidos desde ${Number.isNaN(desde.getTime()) ? '—' : hora.format(desde)}, chegaram 0`;
+}
+
 export function textoParado(a: Aviso, webhookUrl: string): string {
   const d = a.dados as Record<string, unknown>;
-  const motivo = d.motivo === 'limite_horas'
-    ? `${d.limite_horas} horas sem eventos (rede de segurança fora do horário comercial)`
-    : `${d.limite_min_comercial} minutos comerciais sem eventos (seg–sex, 08:00–18:00)`;
+  const motivo = d.motivo === 'ritmo_aprendido'
+    ? `silêncio improvável pelo ritmo da loja: ${esperadosTexto(d)} (antes dos limites fixos de ${d.limite_min_comercial} minutos comerciais / ${d.limite_horas} horas)`
+    : d.motivo === 'limite_horas'
+      ? `${d.limite_horas} horas sem eventos (rede de segurança fora do horário comercial)`
+      : `${d.limite_min_comercial} minutos comerciais sem eventos (seg–sex, 08:00–18:00)`;
+  const apr = (d.aprendido ?? null) as Record<string, unknown> | null;
   return [
     'O webhook de pedidos da plataforma parou de receber eventos.',
     '',
@@ -37,6 +50,9 @@ export function textoParado(a: Aviso, webhookUrl: string): string {
     `Silêncio desde: ${quando(d.silencio_desde)}`,
     `Silêncio até o alerta: ${Number(d.minutos_comerciais ?? 0).toFixed(0)} minutos comerciais, ${Number(d.horas ?? 0).toFixed(1)} horas corridas`,
     `Limite atingido: ${motivo}`,
+    ...(apr?.base === 'fixo' && apr.motivo_fixo === 'historico_insuficiente'
+      ? ['Sem histórico suficiente para o ritmo aprendido: valeram os limites fixos.'] : []),
+    ...(d.motivo !== 'ritmo_aprendido' && apr?.base === 'aprendido' ? [`Pelo ritmo aprendido: ${esperadosTexto(d)}.`] : []),
     '',
     passosRecadastro(webhookUrl),
     '',

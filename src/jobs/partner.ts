@@ -5,7 +5,8 @@
  *    here so that it never runs on the request path; one job at a time, coalesced by the
  *    intake; per-event retries are SQL's);
  *  - partner_puxar {id}: one pull of orders from the platform's REST API, page by page;
- *  - partner_aviso {id}: one notice: log line, error-tracker event, e-mails.
+ *  - partner_aviso {id}: one notice: log line, error-tracker event, e-mails;
+ *  - partner_conciliar {dia}: the reconciliation of a day (./partner-conciliacao.ts).
  */
 import type { AppContext } from '../context.js';
 import type { Job, JobContext, JobHandler } from './runner.js';
@@ -17,7 +18,8 @@ import {
 import { fetchOrdersPage } from '../integrations/partner.js';
 import { createMailer, type Mailer } from '../integrations/mail.js';
 import { flushErrtracker } from '../integrations/errtracker.js';
-import { ASSUNTO_PARADO, ASSUNTO_VOLTOU, quando, textoParado, textoVoltou } from './partner-textos.js';
+import { ASSUNTO_PARADO, ASSUNTO_VOLTOU, esperadosTexto, quando, textoParado, textoVoltou } from './partner-textos.js';
+import { ASSUNTO_CONCILIACAO, CONCILIACAO_JOB_KIND, mensagemConciliacao, partnerConciliacaoHandler, textoConciliacao } from './partner-conciliacao.js';
 
 /** Events per transaction of the normalisation job (a batch is normalised as sets: the more a batch holds, the less CPU an event; docs/webhook.md, "Normalisation as sets"). */
 export const NORMALIZAR_LOTE = 200;
@@ -123,7 +125,7 @@ export function partnerJobHandlers(ctx: AppContext, deps: { mailer?: Mailer | nu
             silencioDesde: d.silencio_desde, ultimoEvento: d.ultimo_evento, minutosComerciais: d.minutos_comerciais,
             horas: d.horas, motivo: d.motivo },
           // one message per episode: the tracker SDK drops an event identical to the previous one
-          `Webhook parado desde ${quando(d.ultimo_evento ?? d.silencio_desde)} (episódio ${(a.episodio as { id?: number } | null)?.id ?? a.id}): recadastre o webhook na plataforma de pedidos`);
+          `Webhook parado desde ${quando(d.ultimo_evento ?? d.silencio_desde)} (episódio ${(a.episodio as { id?: number } | null)?.id ?? a.id})${d.motivo === 'ritmo_aprendido' ? ` — ${esperadosTexto(d)}` : ''}: recadastre o webhook na plataforma de pedidos`);
           await flushErrtracker(5_000);
           await partnerAvisoMarcar(pool, a.id, 'rastreador');
         }
@@ -131,12 +133,21 @@ export function partnerJobHandlers(ctx: AppContext, deps: { mailer?: Mailer | nu
       case 'webhook_voltou':
         if (!a.registrado_em) jctx.log.info({ avisoId: a.id, retornoEm: d.retorno_em }, 'Webhook voltou a funcionar');
         break;
+      case 'conciliacao_incompleta':
+        if (!a.registrado_em) {
+          jctx.log.error({ alerta: 'conciliacao_incompleta', avisoId: a.id, dia: d.dia, status: d.status }, mensagemConciliacao(a));
+          await flushErrtracker(5_000);
+          await partnerAvisoMarcar(pool, a.id, 'rastreador');
+        }
+        break;
     }
     if (!a.registrado_em) await partnerAvisoMarcar(pool, a.id, 'registrado');
     if (a.tipo === 'webhook_parado') await enviarEmails(a, ASSUNTO_PARADO, textoParado(a, webhookUrl), jctx);
     if (a.tipo === 'webhook_voltou') await enviarEmails(a, ASSUNTO_VOLTOU, textoVoltou(a), jctx);
+    if (a.tipo === 'conciliacao_incompleta') await enviarEmails(a, ASSUNTO_CONCILIACAO, textoConciliacao(a), jctx);
     await partnerAvisoMarcar(pool, a.id, 'concluido');
   }
 
-  return { partner_normalizar: normalizar, partner_puxar: puxar, partner_aviso: aviso };
+  return { partner_normalizar: normalizar, partner_puxar: puxar, partner_aviso: aviso,
+    [CONCILIACAO_JOB_KIND]: partnerConciliacaoHandler(ctx) };
 }

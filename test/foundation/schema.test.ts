@@ -154,6 +154,7 @@ describe('migrations', () => {
       { jobname: 'app_sessao_expirar', schedule: '17 * * * *', command: 'select app.sessao_expirar()', database: cronDb },
       { jobname: 'app_sweep_jobs', schedule: '* * * * *', command: 'select app.sweep_jobs()', database: cronDb },
       { jobname: 'app_xls_alteracoes_expurgar', schedule: '41 3 * * *', command: 'select app.xls_alteracoes_expurgar()', database: cronDb },
+      { jobname: 'partner_conciliacao', schedule: '30 9 * * *', command: 'select public.partner_conciliacao_agendar(now())', database: cronDb },
       { jobname: 'partner_tick', schedule: '* * * * *', command: 'select public.partner_tick(now())', database: cronDb },
       { jobname: 'replicacao_recuperar', schedule: '* * * * *', command: 'select count(*) from public.replicacao_recuperar()', database: cronDb },
       { jobname: 'xls_recuperar', schedule: '* * * * *', command: 'select public.xls_recuperar()', database: cronDb },

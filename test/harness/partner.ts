@@ -35,7 +35,8 @@ function decodeQuotedPrintable(s: string): string {
 }
 
 function decodeHeaderWord(v: string): string {
-  return v.replace(/=\?UTF-8\?([QB])\?([^?]*)\?=/gi, (_m, enc: string, data: string) =>
+  // whitespace between two adjacent encoded words is not part of the text (RFC 2047, 6.2)
+  return v.replace(/(\?=)\s+(?==\?)/g, '$1').replace(/=\?UTF-8\?([QB])\?([^?]*)\?=/gi, (_m, enc: string, data: string) =>
     enc.toUpperCase() === 'B' ? Buffer.from(data, 'base64').toString('utf8') : decodeQuotedPrintable(data.replace(/_/g, ' ')));
 }
 
@@ -112,20 +113,31 @@ export interface FakePartner {
   url: string;
   token: string;
   orders: Map<string, PartnerOrder>;
-  requests: Array<{ path: string; updatedSince: string | null; page: number; authorization: string | undefined }>;
+  requests: Array<{ path: string; updatedSince: string | null; page: number; authorization: string | undefined;
+    createdSince?: string | null; createdUntil?: string | null }>;
   pageSize: number;
   /** answer every request with this status (null = normal) */
   failWith: number | null;
+  /** drop every connection without an answer (the platform unreachable) */
+  unreachable: boolean;
   close(): Promise<void>;
 }
 
-/** The order platform's REST API: GET /orders?updated_since=&page= (1-based), Bearer token. */
+/**
+ * The order platform's REST API: GET /orders?updated_since=&page= (1-based), Bearer token; or a
+ * day's list with the date filter GET /orders?created_since=&created_until=&page= (orders whose
+ * `created_at` — else `updated_at` — falls in [since, until)), the same envelope and pages.
+ */
 export async function startFakePartner(token = 'partner-api-token'): Promise<FakePartner> {
-  const fake: Omit<FakePartner, 'url' | 'close'> = { token, orders: new Map(), requests: [], pageSize: 2, failWith: null };
+  const fake: Omit<FakePartner, 'url' | 'close'> = { token, orders: new Map(), requests: [], pageSize: 2, failWith: null, unreachable: false };
   const server = http.createServer((req, res) => {
+    if (fake.unreachable) { req.socket.destroy(); return; }
     const u = new URL(req.url ?? '/', 'http://x');
     const page = Number(u.searchParams.get('page') ?? '1');
-    fake.requests.push({ path: u.pathname, updatedSince: u.searchParams.get('updated_since'), page, authorization: req.headers.authorization });
+    const createdSince = u.searchParams.get('created_since');
+    const createdUntil = u.searchParams.get('created_until');
+    fake.requests.push({ path: u.pathname, updatedSince: u.searchParams.get('updated_since'), page, authorization: req.headers.authorization,
+      createdSince, createdUntil });
     const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (fake.failWith) return json(fake.failWith, { error: 'falha simulada' });
     if (req.headers.authorization !== `Bearer ${fake.token}`) return json(401, { error: 'unauthorized' });
@@ -133,6 +145,10 @@ export async function startFakePartner(token = 'partner-api-token'): Promise<Fak
     const since = u.searchParams.get('updated_since');
     const all = [...fake.orders.values()]
       .filter((o) => !since || Date.parse(o.updated_at) >= Date.parse(since))
+      .filter((o) => {
+        const created = Date.parse(String(o.created_at ?? o.updated_at));
+        return (!createdSince || created >= Date.parse(createdSince)) && (!createdUntil || created < Date.parse(createdUntil));
+      })
       .sort((a, b) => Date.parse(a.updated_at) - Date.parse(b.updated_at));
     const totalPages = Math.ceil(all.length / fake.pageSize);
     const data = all.slice((page - 1) * fake.pageSize, page * fake.pageSize);

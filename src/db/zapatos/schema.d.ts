@@ -6914,6 +6914,932 @@ declare module 'zapatos/schema' {
   }
 
   /**
+   * **partner_conciliacao**
+   * - Table in database
+   */
+  export namespace partner_conciliacao {
+    export type Table = 'partner_conciliacao';
+    export interface Selectable {
+      /**
+      * **partner_conciliacao.aqui**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      aqui: number | null;
+      /**
+      * **partner_conciliacao.avisado**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      avisado: string | null;
+      /**
+      * **partner_conciliacao.conciliada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      conciliada_em: Date | null;
+      /**
+      * **partner_conciliacao.dia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      dia: Date;
+      /**
+      * **partner_conciliacao.divergentes**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      divergentes: number | null;
+      /**
+      * **partner_conciliacao.erro**
+      *
+      * The last failure of the job (platform unreachable, an HTTP status, a page out of shape).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro: string | null;
+      /**
+      * **partner_conciliacao.faltando**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      faltando: number | null;
+      /**
+      * **partner_conciliacao.faltando_apos**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      faltando_apos: number | null;
+      /**
+      * **partner_conciliacao.ilegiveis**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      ilegiveis: number | null;
+      /**
+      * **partner_conciliacao.iniciada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciada_em: Date | null;
+      /**
+      * **partner_conciliacao.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id: db.Int8String | null;
+      /**
+      * **partner_conciliacao.motivo**
+      * - `text` in database
+      * - `NOT NULL`, default: `'manual'::text`
+      */
+      motivo: string;
+      /**
+      * **partner_conciliacao.na_plataforma**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      na_plataforma: number | null;
+      /**
+      * **partner_conciliacao.por_webhook**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      por_webhook: number | null;
+      /**
+      * **partner_conciliacao.preenchidos**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      preenchidos: number | null;
+      /**
+      * **partner_conciliacao.recuperados**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      recuperados: number | null;
+      /**
+      * **partner_conciliacao.solicitada_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      solicitada_em: Date;
+      /**
+      * **partner_conciliacao.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      status: string;
+      /**
+      * **partner_conciliacao.tentativas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas: number;
+    }
+    export interface JSONSelectable {
+      /**
+      * **partner_conciliacao.aqui**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      aqui: number | null;
+      /**
+      * **partner_conciliacao.avisado**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      avisado: string | null;
+      /**
+      * **partner_conciliacao.conciliada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      conciliada_em: db.TimestampTzString | null;
+      /**
+      * **partner_conciliacao.dia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      dia: db.DateString;
+      /**
+      * **partner_conciliacao.divergentes**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      divergentes: number | null;
+      /**
+      * **partner_conciliacao.erro**
+      *
+      * The last failure of the job (platform unreachable, an HTTP status, a page out of shape).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro: string | null;
+      /**
+      * **partner_conciliacao.faltando**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      faltando: number | null;
+      /**
+      * **partner_conciliacao.faltando_apos**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      faltando_apos: number | null;
+      /**
+      * **partner_conciliacao.ilegiveis**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      ilegiveis: number | null;
+      /**
+      * **partner_conciliacao.iniciada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciada_em: db.TimestampTzString | null;
+      /**
+      * **partner_conciliacao.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id: number | null;
+      /**
+      * **partner_conciliacao.motivo**
+      * - `text` in database
+      * - `NOT NULL`, default: `'manual'::text`
+      */
+      motivo: string;
+      /**
+      * **partner_conciliacao.na_plataforma**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      na_plataforma: number | null;
+      /**
+      * **partner_conciliacao.por_webhook**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      por_webhook: number | null;
+      /**
+      * **partner_conciliacao.preenchidos**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      preenchidos: number | null;
+      /**
+      * **partner_conciliacao.recuperados**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      recuperados: number | null;
+      /**
+      * **partner_conciliacao.solicitada_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      solicitada_em: db.TimestampTzString;
+      /**
+      * **partner_conciliacao.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      status: string;
+      /**
+      * **partner_conciliacao.tentativas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas: number;
+    }
+    export interface Whereable {
+      /**
+      * **partner_conciliacao.aqui**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      aqui?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.avisado**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      avisado?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.conciliada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      conciliada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.dia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      dia?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.divergentes**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      divergentes?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.erro**
+      *
+      * The last failure of the job (platform unreachable, an HTTP status, a page out of shape).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.faltando**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      faltando?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.faltando_apos**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      faltando_apos?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.ilegiveis**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      ilegiveis?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.iniciada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.motivo**
+      * - `text` in database
+      * - `NOT NULL`, default: `'manual'::text`
+      */
+      motivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.na_plataforma**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      na_plataforma?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.por_webhook**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      por_webhook?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.preenchidos**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      preenchidos?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.recuperados**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      recuperados?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.solicitada_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      solicitada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      status?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao.tentativas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **partner_conciliacao.aqui**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      aqui?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao.avisado**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      avisado?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao.conciliada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      conciliada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao.dia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      dia: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment;
+      /**
+      * **partner_conciliacao.divergentes**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      divergentes?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao.erro**
+      *
+      * The last failure of the job (platform unreachable, an HTTP status, a page out of shape).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao.faltando**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      faltando?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao.faltando_apos**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      faltando_apos?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao.ilegiveis**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      ilegiveis?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao.iniciada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao.motivo**
+      * - `text` in database
+      * - `NOT NULL`, default: `'manual'::text`
+      */
+      motivo?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao.na_plataforma**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      na_plataforma?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao.por_webhook**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      por_webhook?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao.preenchidos**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      preenchidos?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao.recuperados**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      recuperados?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao.solicitada_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      solicitada_em: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment;
+      /**
+      * **partner_conciliacao.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      status?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao.tentativas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **partner_conciliacao.aqui**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      aqui?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.avisado**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      avisado?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.conciliada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      conciliada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.dia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      dia?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.divergentes**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      divergentes?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.erro**
+      *
+      * The last failure of the job (platform unreachable, an HTTP status, a page out of shape).
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.faltando**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      faltando?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.faltando_apos**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      faltando_apos?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.ilegiveis**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      ilegiveis?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.iniciada_em**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      iniciada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.job_id**
+      * - `int8` in database
+      * - Nullable, no default
+      */
+      job_id?: (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.Int8String | bigint) | db.Parameter<(number | db.Int8String | bigint)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.motivo**
+      * - `text` in database
+      * - `NOT NULL`, default: `'manual'::text`
+      */
+      motivo?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.na_plataforma**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      na_plataforma?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.por_webhook**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      por_webhook?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.preenchidos**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      preenchidos?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.recuperados**
+      * - `int4` in database
+      * - Nullable, no default
+      */
+      recuperados?: number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.solicitada_em**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      solicitada_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.status**
+      * - `text` in database
+      * - `NOT NULL`, default: `'PENDENTE'::text`
+      */
+      status?: string | db.Parameter<string> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao.tentativas**
+      * - `int4` in database
+      * - `NOT NULL`, default: `0`
+      */
+      tentativas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'partner_conciliacao_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **partner_conciliacao_item**
+   * - Table in database
+   */
+  export namespace partner_conciliacao_item {
+    export type Table = 'partner_conciliacao_item';
+    export interface Selectable {
+      /**
+      * **partner_conciliacao_item.atualizado_aqui**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      atualizado_aqui: Date | null;
+      /**
+      * **partner_conciliacao_item.atualizado_plataforma**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      atualizado_plataforma: Date | null;
+      /**
+      * **partner_conciliacao_item.code**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      code: string;
+      /**
+      * **partner_conciliacao_item.dia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      dia: Date;
+      /**
+      * **partner_conciliacao_item.erro**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro: string | null;
+      /**
+      * **partner_conciliacao_item.estado_aqui**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      estado_aqui: string | null;
+      /**
+      * **partner_conciliacao_item.preenchido**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      preenchido: boolean | null;
+      /**
+      * **partner_conciliacao_item.status_aqui**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status_aqui: string | null;
+      /**
+      * **partner_conciliacao_item.status_plataforma**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status_plataforma: string | null;
+      /**
+      * **partner_conciliacao_item.tipo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      tipo: string;
+    }
+    export interface JSONSelectable {
+      /**
+      * **partner_conciliacao_item.atualizado_aqui**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      atualizado_aqui: db.TimestampTzString | null;
+      /**
+      * **partner_conciliacao_item.atualizado_plataforma**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      atualizado_plataforma: db.TimestampTzString | null;
+      /**
+      * **partner_conciliacao_item.code**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      code: string;
+      /**
+      * **partner_conciliacao_item.dia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      dia: db.DateString;
+      /**
+      * **partner_conciliacao_item.erro**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro: string | null;
+      /**
+      * **partner_conciliacao_item.estado_aqui**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      estado_aqui: string | null;
+      /**
+      * **partner_conciliacao_item.preenchido**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      preenchido: boolean | null;
+      /**
+      * **partner_conciliacao_item.status_aqui**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status_aqui: string | null;
+      /**
+      * **partner_conciliacao_item.status_plataforma**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status_plataforma: string | null;
+      /**
+      * **partner_conciliacao_item.tipo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      tipo: string;
+    }
+    export interface Whereable {
+      /**
+      * **partner_conciliacao_item.atualizado_aqui**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      atualizado_aqui?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao_item.atualizado_plataforma**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      atualizado_plataforma?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao_item.code**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      code?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao_item.dia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      dia?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao_item.erro**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao_item.estado_aqui**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      estado_aqui?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao_item.preenchido**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      preenchido?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao_item.status_aqui**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status_aqui?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao_item.status_plataforma**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status_plataforma?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_conciliacao_item.tipo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      tipo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **partner_conciliacao_item.atualizado_aqui**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      atualizado_aqui?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao_item.atualizado_plataforma**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      atualizado_plataforma?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao_item.code**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      code: string | db.Parameter<string> | db.SQLFragment;
+      /**
+      * **partner_conciliacao_item.dia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      dia: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment;
+      /**
+      * **partner_conciliacao_item.erro**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao_item.estado_aqui**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      estado_aqui?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao_item.preenchido**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      preenchido?: boolean | db.Parameter<boolean> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao_item.status_aqui**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status_aqui?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao_item.status_plataforma**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status_plataforma?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_conciliacao_item.tipo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      tipo: string | db.Parameter<string> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **partner_conciliacao_item.atualizado_aqui**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      atualizado_aqui?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao_item.atualizado_plataforma**
+      * - `timestamptz` in database
+      * - Nullable, no default
+      */
+      atualizado_plataforma?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao_item.code**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      code?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      /**
+      * **partner_conciliacao_item.dia**
+      * - `date` in database
+      * - `NOT NULL`, no default
+      */
+      dia?: (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.DateString | Date) | db.Parameter<(db.DateString | Date)> | db.SQLFragment>;
+      /**
+      * **partner_conciliacao_item.erro**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      erro?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao_item.estado_aqui**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      estado_aqui?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao_item.preenchido**
+      * - `bool` in database
+      * - Nullable, no default
+      */
+      preenchido?: boolean | db.Parameter<boolean> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao_item.status_aqui**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status_aqui?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao_item.status_plataforma**
+      * - `text` in database
+      * - Nullable, no default
+      */
+      status_plataforma?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_conciliacao_item.tipo**
+      * - `text` in database
+      * - `NOT NULL`, no default
+      */
+      tipo?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'partner_conciliacao_item_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
    * **partner_configuracao**
    * - Table in database
    */
@@ -6928,6 +7854,22 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `false`
       */
       api_configurada: boolean;
+      /**
+      * **partner_configuracao.aprendido_limiar**
+      *
+      * PARTNER_WATCHDOG_APRENDIDO_LIMIAR_PCT / 100: the learned alarm fires when the probability of the silence under the expected rate, exp(-expected orders), falls below this.
+      * - `numeric` in database
+      * - `NOT NULL`, default: `0.01`
+      */
+      aprendido_limiar: db.NumericString;
+      /**
+      * **partner_configuracao.aprendido_semanas**
+      *
+      * PARTNER_WATCHDOG_APRENDIDO_SEMANAS: weeks of stored orders the learned silence alarm learns the expected rate from (per weekday and hour, holidays apart); 0 turns the learned alarm off (fixed thresholds only).
+      * - `int4` in database
+      * - `NOT NULL`, default: `8`
+      */
+      aprendido_semanas: number;
       /**
       * **partner_configuracao.atualizado_em**
       * - `timestamptz` in database
@@ -7015,6 +7957,22 @@ declare module 'zapatos/schema' {
       */
       api_configurada: boolean;
       /**
+      * **partner_configuracao.aprendido_limiar**
+      *
+      * PARTNER_WATCHDOG_APRENDIDO_LIMIAR_PCT / 100: the learned alarm fires when the probability of the silence under the expected rate, exp(-expected orders), falls below this.
+      * - `numeric` in database
+      * - `NOT NULL`, default: `0.01`
+      */
+      aprendido_limiar: number;
+      /**
+      * **partner_configuracao.aprendido_semanas**
+      *
+      * PARTNER_WATCHDOG_APRENDIDO_SEMANAS: weeks of stored orders the learned silence alarm learns the expected rate from (per weekday and hour, holidays apart); 0 turns the learned alarm off (fixed thresholds only).
+      * - `int4` in database
+      * - `NOT NULL`, default: `8`
+      */
+      aprendido_semanas: number;
+      /**
       * **partner_configuracao.atualizado_em**
       * - `timestamptz` in database
       * - `NOT NULL`, default: `now()`
@@ -7100,6 +8058,22 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `false`
       */
       api_configurada?: boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_configuracao.aprendido_limiar**
+      *
+      * PARTNER_WATCHDOG_APRENDIDO_LIMIAR_PCT / 100: the learned alarm fires when the probability of the silence under the expected rate, exp(-expected orders), falls below this.
+      * - `numeric` in database
+      * - `NOT NULL`, default: `0.01`
+      */
+      aprendido_limiar?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_configuracao.aprendido_semanas**
+      *
+      * PARTNER_WATCHDOG_APRENDIDO_SEMANAS: weeks of stored orders the learned silence alarm learns the expected rate from (per weekday and hour, holidays apart); 0 turns the learned alarm off (fixed thresholds only).
+      * - `int4` in database
+      * - `NOT NULL`, default: `8`
+      */
+      aprendido_semanas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
       /**
       * **partner_configuracao.atualizado_em**
       * - `timestamptz` in database
@@ -7187,6 +8161,22 @@ declare module 'zapatos/schema' {
       */
       api_configurada?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment;
       /**
+      * **partner_configuracao.aprendido_limiar**
+      *
+      * PARTNER_WATCHDOG_APRENDIDO_LIMIAR_PCT / 100: the learned alarm fires when the probability of the silence under the expected rate, exp(-expected orders), falls below this.
+      * - `numeric` in database
+      * - `NOT NULL`, default: `0.01`
+      */
+      aprendido_limiar?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.DefaultType | db.SQLFragment;
+      /**
+      * **partner_configuracao.aprendido_semanas**
+      *
+      * PARTNER_WATCHDOG_APRENDIDO_SEMANAS: weeks of stored orders the learned silence alarm learns the expected rate from (per weekday and hour, holidays apart); 0 turns the learned alarm off (fixed thresholds only).
+      * - `int4` in database
+      * - `NOT NULL`, default: `8`
+      */
+      aprendido_semanas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment;
+      /**
       * **partner_configuracao.atualizado_em**
       * - `timestamptz` in database
       * - `NOT NULL`, default: `now()`
@@ -7272,6 +8262,22 @@ declare module 'zapatos/schema' {
       * - `NOT NULL`, default: `false`
       */
       api_configurada?: boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, boolean | db.Parameter<boolean> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_configuracao.aprendido_limiar**
+      *
+      * PARTNER_WATCHDOG_APRENDIDO_LIMIAR_PCT / 100: the learned alarm fires when the probability of the silence under the expected rate, exp(-expected orders), falls below this.
+      * - `numeric` in database
+      * - `NOT NULL`, default: `0.01`
+      */
+      aprendido_limiar?: (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (number | db.NumericString) | db.Parameter<(number | db.NumericString)> | db.DefaultType | db.SQLFragment>;
+      /**
+      * **partner_configuracao.aprendido_semanas**
+      *
+      * PARTNER_WATCHDOG_APRENDIDO_SEMANAS: weeks of stored orders the learned silence alarm learns the expected rate from (per weekday and hour, holidays apart); 0 turns the learned alarm off (fixed thresholds only).
+      * - `int4` in database
+      * - `NOT NULL`, default: `8`
+      */
+      aprendido_semanas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
       /**
       * **partner_configuracao.atualizado_em**
       * - `timestamptz` in database
@@ -9167,6 +10173,209 @@ declare module 'zapatos/schema' {
       tentativas?: number | db.Parameter<number> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.DefaultType | db.SQLFragment>;
     }
     export type UniqueIndex = 'partner_puxada_pkey';
+    export type Column = keyof Selectable;
+    export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+    export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+    export type SQL = SQLExpression | SQLExpression[];
+  }
+
+  /**
+   * **partner_ritmo**
+   * - Table in database
+   */
+  export namespace partner_ritmo {
+    export type Table = 'partner_ritmo';
+    export interface Selectable {
+      /**
+      * **partner_ritmo.aprendido_para**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      aprendido_para: Date;
+      /**
+      * **partner_ritmo.dias**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      dias: number;
+      /**
+      * **partner_ritmo.hora**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      hora: number;
+      /**
+      * **partner_ritmo.pedidos**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      pedidos: number;
+      /**
+      * **partner_ritmo.semanas**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      semanas: number;
+      /**
+      * **partner_ritmo.tipo_dia**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      tipo_dia: number;
+    }
+    export interface JSONSelectable {
+      /**
+      * **partner_ritmo.aprendido_para**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      aprendido_para: db.TimestampTzString;
+      /**
+      * **partner_ritmo.dias**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      dias: number;
+      /**
+      * **partner_ritmo.hora**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      hora: number;
+      /**
+      * **partner_ritmo.pedidos**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      pedidos: number;
+      /**
+      * **partner_ritmo.semanas**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      semanas: number;
+      /**
+      * **partner_ritmo.tipo_dia**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      tipo_dia: number;
+    }
+    export interface Whereable {
+      /**
+      * **partner_ritmo.aprendido_para**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      aprendido_para?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_ritmo.dias**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      dias?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_ritmo.hora**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      hora?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_ritmo.pedidos**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      pedidos?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_ritmo.semanas**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      semanas?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+      /**
+      * **partner_ritmo.tipo_dia**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      tipo_dia?: number | db.Parameter<number> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment | db.ParentColumn>;
+    }
+    export interface Insertable {
+      /**
+      * **partner_ritmo.aprendido_para**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      aprendido_para: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment;
+      /**
+      * **partner_ritmo.dias**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      dias: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **partner_ritmo.hora**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      hora: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **partner_ritmo.pedidos**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      pedidos: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **partner_ritmo.semanas**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      semanas: number | db.Parameter<number> | db.SQLFragment;
+      /**
+      * **partner_ritmo.tipo_dia**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      tipo_dia: number | db.Parameter<number> | db.SQLFragment;
+    }
+    export interface Updatable {
+      /**
+      * **partner_ritmo.aprendido_para**
+      * - `timestamptz` in database
+      * - `NOT NULL`, no default
+      */
+      aprendido_para?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment>;
+      /**
+      * **partner_ritmo.dias**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      dias?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **partner_ritmo.hora**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      hora?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **partner_ritmo.pedidos**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      pedidos?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **partner_ritmo.semanas**
+      * - `int4` in database
+      * - `NOT NULL`, no default
+      */
+      semanas?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+      /**
+      * **partner_ritmo.tipo_dia**
+      * - `int2` in database
+      * - `NOT NULL`, no default
+      */
+      tipo_dia?: number | db.Parameter<number> | db.SQLFragment | db.SQLFragment<any, number | db.Parameter<number> | db.SQLFragment>;
+    }
+    export type UniqueIndex = 'partner_ritmo_pkey';
     export type Column = keyof Selectable;
     export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
     export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
@@ -15192,20 +16401,20 @@ declare module 'zapatos/schema' {
   /* --- aggregate types --- */
 
   export namespace public {  
-    export type Table = bi_centro_custo.Table | bi_cliente.Table | bi_compra.Table | bi_configuracao.Table | bi_cota_fornecedor.Table | bi_faturamento.Table | bi_filial.Table | bi_fornecedor.Table | bi_margem_consolidada.Table | bi_margem_dia.Table | bi_meta.Table | bi_meta_carteira.Table | bi_movimento.Table | bi_posto.Table | bi_produto.Table | bi_titulo.Table | bi_trr.Table | bi_veiculo.Table | bi_vendedor.Table | destinatario.Table | erp_sync_audit.Table | erp_sync_audit_variante.Table | feriado.Table | partner_aviso.Table | partner_aviso_envio.Table | partner_configuracao.Table | partner_contingencia.Table | partner_episodio.Table | partner_pedido.Table | partner_pedido_transicao.Table | partner_puxada.Table | partner_webhook.Table | produto.Table | variante.Table | xls_conjunto.Table | xls_conjunto_item.Table | xls_conjunto_lote.Table | xls_processamento.Table | xls_processamento_progresso.Table | xls_resetar_replicator.Table | xls_resetar_replicator_passo.Table | xls_upload_recusa.Table | xls_v_conjunto.Table | xls_v_processamento.Table | xls_v_resumo_diario.Table;
-    export type Selectable = bi_centro_custo.Selectable | bi_cliente.Selectable | bi_compra.Selectable | bi_configuracao.Selectable | bi_cota_fornecedor.Selectable | bi_faturamento.Selectable | bi_filial.Selectable | bi_fornecedor.Selectable | bi_margem_consolidada.Selectable | bi_margem_dia.Selectable | bi_meta.Selectable | bi_meta_carteira.Selectable | bi_movimento.Selectable | bi_posto.Selectable | bi_produto.Selectable | bi_titulo.Selectable | bi_trr.Selectable | bi_veiculo.Selectable | bi_vendedor.Selectable | destinatario.Selectable | erp_sync_audit.Selectable | erp_sync_audit_variante.Selectable | feriado.Selectable | partner_aviso.Selectable | partner_aviso_envio.Selectable | partner_configuracao.Selectable | partner_contingencia.Selectable | partner_episodio.Selectable | partner_pedido.Selectable | partner_pedido_transicao.Selectable | partner_puxada.Selectable | partner_webhook.Selectable | produto.Selectable | variante.Selectable | xls_conjunto.Selectable | xls_conjunto_item.Selectable | xls_conjunto_lote.Selectable | xls_processamento.Selectable | xls_processamento_progresso.Selectable | xls_resetar_replicator.Selectable | xls_resetar_replicator_passo.Selectable | xls_upload_recusa.Selectable | xls_v_conjunto.Selectable | xls_v_processamento.Selectable | xls_v_resumo_diario.Selectable;
-    export type JSONSelectable = bi_centro_custo.JSONSelectable | bi_cliente.JSONSelectable | bi_compra.JSONSelectable | bi_configuracao.JSONSelectable | bi_cota_fornecedor.JSONSelectable | bi_faturamento.JSONSelectable | bi_filial.JSONSelectable | bi_fornecedor.JSONSelectable | bi_margem_consolidada.JSONSelectable | bi_margem_dia.JSONSelectable | bi_meta.JSONSelectable | bi_meta_carteira.JSONSelectable | bi_movimento.JSONSelectable | bi_posto.JSONSelectable | bi_produto.JSONSelectable | bi_titulo.JSONSelectable | bi_trr.JSONSelectable | bi_veiculo.JSONSelectable | bi_vendedor.JSONSelectable | destinatario.JSONSelectable | erp_sync_audit.JSONSelectable | erp_sync_audit_variante.JSONSelectable | feriado.JSONSelectable | partner_aviso.JSONSelectable | partner_aviso_envio.JSONSelectable | partner_configuracao.JSONSelectable | partner_contingencia.JSONSelectable | partner_episodio.JSONSelectable | partner_pedido.JSONSelectable | partner_pedido_transicao.JSONSelectable | partner_puxada.JSONSelectable | partner_webhook.JSONSelectable | produto.JSONSelectable | variante.JSONSelectable | xls_conjunto.JSONSelectable | xls_conjunto_item.JSONSelectable | xls_conjunto_lote.JSONSelectable | xls_processamento.JSONSelectable | xls_processamento_progresso.JSONSelectable | xls_resetar_replicator.JSONSelectable | xls_resetar_replicator_passo.JSONSelectable | xls_upload_recusa.JSONSelectable | xls_v_conjunto.JSONSelectable | xls_v_processamento.JSONSelectable | xls_v_resumo_diario.JSONSelectable;
-    export type Whereable = bi_centro_custo.Whereable | bi_cliente.Whereable | bi_compra.Whereable | bi_configuracao.Whereable | bi_cota_fornecedor.Whereable | bi_faturamento.Whereable | bi_filial.Whereable | bi_fornecedor.Whereable | bi_margem_consolidada.Whereable | bi_margem_dia.Whereable | bi_meta.Whereable | bi_meta_carteira.Whereable | bi_movimento.Whereable | bi_posto.Whereable | bi_produto.Whereable | bi_titulo.Whereable | bi_trr.Whereable | bi_veiculo.Whereable | bi_vendedor.Whereable | destinatario.Whereable | erp_sync_audit.Whereable | erp_sync_audit_variante.Whereable | feriado.Whereable | partner_aviso.Whereable | partner_aviso_envio.Whereable | partner_configuracao.Whereable | partner_contingencia.Whereable | partner_episodio.Whereable | partner_pedido.Whereable | partner_pedido_transicao.Whereable | partner_puxada.Whereable | partner_webhook.Whereable | produto.Whereable | variante.Whereable | xls_conjunto.Whereable | xls_conjunto_item.Whereable | xls_conjunto_lote.Whereable | xls_processamento.Whereable | xls_processamento_progresso.Whereable | xls_resetar_replicator.Whereable | xls_resetar_replicator_passo.Whereable | xls_upload_recusa.Whereable | xls_v_conjunto.Whereable | xls_v_processamento.Whereable | xls_v_resumo_diario.Whereable;
-    export type Insertable = bi_centro_custo.Insertable | bi_cliente.Insertable | bi_compra.Insertable | bi_configuracao.Insertable | bi_cota_fornecedor.Insertable | bi_faturamento.Insertable | bi_filial.Insertable | bi_fornecedor.Insertable | bi_margem_consolidada.Insertable | bi_margem_dia.Insertable | bi_meta.Insertable | bi_meta_carteira.Insertable | bi_movimento.Insertable | bi_posto.Insertable | bi_produto.Insertable | bi_titulo.Insertable | bi_trr.Insertable | bi_veiculo.Insertable | bi_vendedor.Insertable | destinatario.Insertable | erp_sync_audit.Insertable | erp_sync_audit_variante.Insertable | feriado.Insertable | partner_aviso.Insertable | partner_aviso_envio.Insertable | partner_configuracao.Insertable | partner_contingencia.Insertable | partner_episodio.Insertable | partner_pedido.Insertable | partner_pedido_transicao.Insertable | partner_puxada.Insertable | partner_webhook.Insertable | produto.Insertable | variante.Insertable | xls_conjunto.Insertable | xls_conjunto_item.Insertable | xls_conjunto_lote.Insertable | xls_processamento.Insertable | xls_processamento_progresso.Insertable | xls_resetar_replicator.Insertable | xls_resetar_replicator_passo.Insertable | xls_upload_recusa.Insertable | xls_v_conjunto.Insertable | xls_v_processamento.Insertable | xls_v_resumo_diario.Insertable;
-    export type Updatable = bi_centro_custo.Updatable | bi_cliente.Updatable | bi_compra.Updatable | bi_configuracao.Updatable | bi_cota_fornecedor.Updatable | bi_faturamento.Updatable | bi_filial.Updatable | bi_fornecedor.Updatable | bi_margem_consolidada.Updatable | bi_margem_dia.Updatable | bi_meta.Updatable | bi_meta_carteira.Updatable | bi_movimento.Updatable | bi_posto.Updatable | bi_produto.Updatable | bi_titulo.Updatable | bi_trr.Updatable | bi_veiculo.Updatable | bi_vendedor.Updatable | destinatario.Updatable | erp_sync_audit.Updatable | erp_sync_audit_variante.Updatable | feriado.Updatable | partner_aviso.Updatable | partner_aviso_envio.Updatable | partner_configuracao.Updatable | partner_contingencia.Updatable | partner_episodio.Updatable | partner_pedido.Updatable | partner_pedido_transicao.Updatable | partner_puxada.Updatable | partner_webhook.Updatable | produto.Updatable | variante.Updatable | xls_conjunto.Updatable | xls_conjunto_item.Updatable | xls_conjunto_lote.Updatable | xls_processamento.Updatable | xls_processamento_progresso.Updatable | xls_resetar_replicator.Updatable | xls_resetar_replicator_passo.Updatable | xls_upload_recusa.Updatable | xls_v_conjunto.Updatable | xls_v_processamento.Updatable | xls_v_resumo_diario.Updatable;
-    export type UniqueIndex = bi_centro_custo.UniqueIndex | bi_cliente.UniqueIndex | bi_compra.UniqueIndex | bi_configuracao.UniqueIndex | bi_cota_fornecedor.UniqueIndex | bi_faturamento.UniqueIndex | bi_filial.UniqueIndex | bi_fornecedor.UniqueIndex | bi_margem_consolidada.UniqueIndex | bi_margem_dia.UniqueIndex | bi_meta.UniqueIndex | bi_meta_carteira.UniqueIndex | bi_movimento.UniqueIndex | bi_posto.UniqueIndex | bi_produto.UniqueIndex | bi_titulo.UniqueIndex | bi_trr.UniqueIndex | bi_veiculo.UniqueIndex | bi_vendedor.UniqueIndex | destinatario.UniqueIndex | erp_sync_audit.UniqueIndex | erp_sync_audit_variante.UniqueIndex | feriado.UniqueIndex | partner_aviso.UniqueIndex | partner_aviso_envio.UniqueIndex | partner_configuracao.UniqueIndex | partner_contingencia.UniqueIndex | partner_episodio.UniqueIndex | partner_pedido.UniqueIndex | partner_pedido_transicao.UniqueIndex | partner_puxada.UniqueIndex | partner_webhook.UniqueIndex | produto.UniqueIndex | variante.UniqueIndex | xls_conjunto.UniqueIndex | xls_conjunto_item.UniqueIndex | xls_conjunto_lote.UniqueIndex | xls_processamento.UniqueIndex | xls_processamento_progresso.UniqueIndex | xls_resetar_replicator.UniqueIndex | xls_resetar_replicator_passo.UniqueIndex | xls_upload_recusa.UniqueIndex | xls_v_conjunto.UniqueIndex | xls_v_processamento.UniqueIndex | xls_v_resumo_diario.UniqueIndex;
-    export type Column = bi_centro_custo.Column | bi_cliente.Column | bi_compra.Column | bi_configuracao.Column | bi_cota_fornecedor.Column | bi_faturamento.Column | bi_filial.Column | bi_fornecedor.Column | bi_margem_consolidada.Column | bi_margem_dia.Column | bi_meta.Column | bi_meta_carteira.Column | bi_movimento.Column | bi_posto.Column | bi_produto.Column | bi_titulo.Column | bi_trr.Column | bi_veiculo.Column | bi_vendedor.Column | destinatario.Column | erp_sync_audit.Column | erp_sync_audit_variante.Column | feriado.Column | partner_aviso.Column | partner_aviso_envio.Column | partner_configuracao.Column | partner_contingencia.Column | partner_episodio.Column | partner_pedido.Column | partner_pedido_transicao.Column | partner_puxada.Column | partner_webhook.Column | produto.Column | variante.Column | xls_conjunto.Column | xls_conjunto_item.Column | xls_conjunto_lote.Column | xls_processamento.Column | xls_processamento_progresso.Column | xls_resetar_replicator.Column | xls_resetar_replicator_passo.Column | xls_upload_recusa.Column | xls_v_conjunto.Column | xls_v_processamento.Column | xls_v_resumo_diario.Column;
+    export type Table = bi_centro_custo.Table | bi_cliente.Table | bi_compra.Table | bi_configuracao.Table | bi_cota_fornecedor.Table | bi_faturamento.Table | bi_filial.Table | bi_fornecedor.Table | bi_margem_consolidada.Table | bi_margem_dia.Table | bi_meta.Table | bi_meta_carteira.Table | bi_movimento.Table | bi_posto.Table | bi_produto.Table | bi_titulo.Table | bi_trr.Table | bi_veiculo.Table | bi_vendedor.Table | destinatario.Table | erp_sync_audit.Table | erp_sync_audit_variante.Table | feriado.Table | partner_aviso.Table | partner_aviso_envio.Table | partner_conciliacao.Table | partner_conciliacao_item.Table | partner_configuracao.Table | partner_contingencia.Table | partner_episodio.Table | partner_pedido.Table | partner_pedido_transicao.Table | partner_puxada.Table | partner_ritmo.Table | partner_webhook.Table | produto.Table | variante.Table | xls_conjunto.Table | xls_conjunto_item.Table | xls_conjunto_lote.Table | xls_processamento.Table | xls_processamento_progresso.Table | xls_resetar_replicator.Table | xls_resetar_replicator_passo.Table | xls_upload_recusa.Table | xls_v_conjunto.Table | xls_v_processamento.Table | xls_v_resumo_diario.Table;
+    export type Selectable = bi_centro_custo.Selectable | bi_cliente.Selectable | bi_compra.Selectable | bi_configuracao.Selectable | bi_cota_fornecedor.Selectable | bi_faturamento.Selectable | bi_filial.Selectable | bi_fornecedor.Selectable | bi_margem_consolidada.Selectable | bi_margem_dia.Selectable | bi_meta.Selectable | bi_meta_carteira.Selectable | bi_movimento.Selectable | bi_posto.Selectable | bi_produto.Selectable | bi_titulo.Selectable | bi_trr.Selectable | bi_veiculo.Selectable | bi_vendedor.Selectable | destinatario.Selectable | erp_sync_audit.Selectable | erp_sync_audit_variante.Selectable | feriado.Selectable | partner_aviso.Selectable | partner_aviso_envio.Selectable | partner_conciliacao.Selectable | partner_conciliacao_item.Selectable | partner_configuracao.Selectable | partner_contingencia.Selectable | partner_episodio.Selectable | partner_pedido.Selectable | partner_pedido_transicao.Selectable | partner_puxada.Selectable | partner_ritmo.Selectable | partner_webhook.Selectable | produto.Selectable | variante.Selectable | xls_conjunto.Selectable | xls_conjunto_item.Selectable | xls_conjunto_lote.Selectable | xls_processamento.Selectable | xls_processamento_progresso.Selectable | xls_resetar_replicator.Selectable | xls_resetar_replicator_passo.Selectable | xls_upload_recusa.Selectable | xls_v_conjunto.Selectable | xls_v_processamento.Selectable | xls_v_resumo_diario.Selectable;
+    export type JSONSelectable = bi_centro_custo.JSONSelectable | bi_cliente.JSONSelectable | bi_compra.JSONSelectable | bi_configuracao.JSONSelectable | bi_cota_fornecedor.JSONSelectable | bi_faturamento.JSONSelectable | bi_filial.JSONSelectable | bi_fornecedor.JSONSelectable | bi_margem_consolidada.JSONSelectable | bi_margem_dia.JSONSelectable | bi_meta.JSONSelectable | bi_meta_carteira.JSONSelectable | bi_movimento.JSONSelectable | bi_posto.JSONSelectable | bi_produto.JSONSelectable | bi_titulo.JSONSelectable | bi_trr.JSONSelectable | bi_veiculo.JSONSelectable | bi_vendedor.JSONSelectable | destinatario.JSONSelectable | erp_sync_audit.JSONSelectable | erp_sync_audit_variante.JSONSelectable | feriado.JSONSelectable | partner_aviso.JSONSelectable | partner_aviso_envio.JSONSelectable | partner_conciliacao.JSONSelectable | partner_conciliacao_item.JSONSelectable | partner_configuracao.JSONSelectable | partner_contingencia.JSONSelectable | partner_episodio.JSONSelectable | partner_pedido.JSONSelectable | partner_pedido_transicao.JSONSelectable | partner_puxada.JSONSelectable | partner_ritmo.JSONSelectable | partner_webhook.JSONSelectable | produto.JSONSelectable | variante.JSONSelectable | xls_conjunto.JSONSelectable | xls_conjunto_item.JSONSelectable | xls_conjunto_lote.JSONSelectable | xls_processamento.JSONSelectable | xls_processamento_progresso.JSONSelectable | xls_resetar_replicator.JSONSelectable | xls_resetar_replicator_passo.JSONSelectable | xls_upload_recusa.JSONSelectable | xls_v_conjunto.JSONSelectable | xls_v_processamento.JSONSelectable | xls_v_resumo_diario.JSONSelectable;
+    export type Whereable = bi_centro_custo.Whereable | bi_cliente.Whereable | bi_compra.Whereable | bi_configuracao.Whereable | bi_cota_fornecedor.Whereable | bi_faturamento.Whereable | bi_filial.Whereable | bi_fornecedor.Whereable | bi_margem_consolidada.Whereable | bi_margem_dia.Whereable | bi_meta.Whereable | bi_meta_carteira.Whereable | bi_movimento.Whereable | bi_posto.Whereable | bi_produto.Whereable | bi_titulo.Whereable | bi_trr.Whereable | bi_veiculo.Whereable | bi_vendedor.Whereable | destinatario.Whereable | erp_sync_audit.Whereable | erp_sync_audit_variante.Whereable | feriado.Whereable | partner_aviso.Whereable | partner_aviso_envio.Whereable | partner_conciliacao.Whereable | partner_conciliacao_item.Whereable | partner_configuracao.Whereable | partner_contingencia.Whereable | partner_episodio.Whereable | partner_pedido.Whereable | partner_pedido_transicao.Whereable | partner_puxada.Whereable | partner_ritmo.Whereable | partner_webhook.Whereable | produto.Whereable | variante.Whereable | xls_conjunto.Whereable | xls_conjunto_item.Whereable | xls_conjunto_lote.Whereable | xls_processamento.Whereable | xls_processamento_progresso.Whereable | xls_resetar_replicator.Whereable | xls_resetar_replicator_passo.Whereable | xls_upload_recusa.Whereable | xls_v_conjunto.Whereable | xls_v_processamento.Whereable | xls_v_resumo_diario.Whereable;
+    export type Insertable = bi_centro_custo.Insertable | bi_cliente.Insertable | bi_compra.Insertable | bi_configuracao.Insertable | bi_cota_fornecedor.Insertable | bi_faturamento.Insertable | bi_filial.Insertable | bi_fornecedor.Insertable | bi_margem_consolidada.Insertable | bi_margem_dia.Insertable | bi_meta.Insertable | bi_meta_carteira.Insertable | bi_movimento.Insertable | bi_posto.Insertable | bi_produto.Insertable | bi_titulo.Insertable | bi_trr.Insertable | bi_veiculo.Insertable | bi_vendedor.Insertable | destinatario.Insertable | erp_sync_audit.Insertable | erp_sync_audit_variante.Insertable | feriado.Insertable | partner_aviso.Insertable | partner_aviso_envio.Insertable | partner_conciliacao.Insertable | partner_conciliacao_item.Insertable | partner_configuracao.Insertable | partner_contingencia.Insertable | partner_episodio.Insertable | partner_pedido.Insertable | partner_pedido_transicao.Insertable | partner_puxada.Insertable | partner_ritmo.Insertable | partner_webhook.Insertable | produto.Insertable | variante.Insertable | xls_conjunto.Insertable | xls_conjunto_item.Insertable | xls_conjunto_lote.Insertable | xls_processamento.Insertable | xls_processamento_progresso.Insertable | xls_resetar_replicator.Insertable | xls_resetar_replicator_passo.Insertable | xls_upload_recusa.Insertable | xls_v_conjunto.Insertable | xls_v_processamento.Insertable | xls_v_resumo_diario.Insertable;
+    export type Updatable = bi_centro_custo.Updatable | bi_cliente.Updatable | bi_compra.Updatable | bi_configuracao.Updatable | bi_cota_fornecedor.Updatable | bi_faturamento.Updatable | bi_filial.Updatable | bi_fornecedor.Updatable | bi_margem_consolidada.Updatable | bi_margem_dia.Updatable | bi_meta.Updatable | bi_meta_carteira.Updatable | bi_movimento.Updatable | bi_posto.Updatable | bi_produto.Updatable | bi_titulo.Updatable | bi_trr.Updatable | bi_veiculo.Updatable | bi_vendedor.Updatable | destinatario.Updatable | erp_sync_audit.Updatable | erp_sync_audit_variante.Updatable | feriado.Updatable | partner_aviso.Updatable | partner_aviso_envio.Updatable | partner_conciliacao.Updatable | partner_conciliacao_item.Updatable | partner_configuracao.Updatable | partner_contingencia.Updatable | partner_episodio.Updatable | partner_pedido.Updatable | partner_pedido_transicao.Updatable | partner_puxada.Updatable | partner_ritmo.Updatable | partner_webhook.Updatable | produto.Updatable | variante.Updatable | xls_conjunto.Updatable | xls_conjunto_item.Updatable | xls_conjunto_lote.Updatable | xls_processamento.Updatable | xls_processamento_progresso.Updatable | xls_resetar_replicator.Updatable | xls_resetar_replicator_passo.Updatable | xls_upload_recusa.Updatable | xls_v_conjunto.Updatable | xls_v_processamento.Updatable | xls_v_resumo_diario.Updatable;
+    export type UniqueIndex = bi_centro_custo.UniqueIndex | bi_cliente.UniqueIndex | bi_compra.UniqueIndex | bi_configuracao.UniqueIndex | bi_cota_fornecedor.UniqueIndex | bi_faturamento.UniqueIndex | bi_filial.UniqueIndex | bi_fornecedor.UniqueIndex | bi_margem_consolidada.UniqueIndex | bi_margem_dia.UniqueIndex | bi_meta.UniqueIndex | bi_meta_carteira.UniqueIndex | bi_movimento.UniqueIndex | bi_posto.UniqueIndex | bi_produto.UniqueIndex | bi_titulo.UniqueIndex | bi_trr.UniqueIndex | bi_veiculo.UniqueIndex | bi_vendedor.UniqueIndex | destinatario.UniqueIndex | erp_sync_audit.UniqueIndex | erp_sync_audit_variante.UniqueIndex | feriado.UniqueIndex | partner_aviso.UniqueIndex | partner_aviso_envio.UniqueIndex | partner_conciliacao.UniqueIndex | partner_conciliacao_item.UniqueIndex | partner_configuracao.UniqueIndex | partner_contingencia.UniqueIndex | partner_episodio.UniqueIndex | partner_pedido.UniqueIndex | partner_pedido_transicao.UniqueIndex | partner_puxada.UniqueIndex | partner_ritmo.UniqueIndex | partner_webhook.UniqueIndex | produto.UniqueIndex | variante.UniqueIndex | xls_conjunto.UniqueIndex | xls_conjunto_item.UniqueIndex | xls_conjunto_lote.UniqueIndex | xls_processamento.UniqueIndex | xls_processamento_progresso.UniqueIndex | xls_resetar_replicator.UniqueIndex | xls_resetar_replicator_passo.UniqueIndex | xls_upload_recusa.UniqueIndex | xls_v_conjunto.UniqueIndex | xls_v_processamento.UniqueIndex | xls_v_resumo_diario.UniqueIndex;
+    export type Column = bi_centro_custo.Column | bi_cliente.Column | bi_compra.Column | bi_configuracao.Column | bi_cota_fornecedor.Column | bi_faturamento.Column | bi_filial.Column | bi_fornecedor.Column | bi_margem_consolidada.Column | bi_margem_dia.Column | bi_meta.Column | bi_meta_carteira.Column | bi_movimento.Column | bi_posto.Column | bi_produto.Column | bi_titulo.Column | bi_trr.Column | bi_veiculo.Column | bi_vendedor.Column | destinatario.Column | erp_sync_audit.Column | erp_sync_audit_variante.Column | feriado.Column | partner_aviso.Column | partner_aviso_envio.Column | partner_conciliacao.Column | partner_conciliacao_item.Column | partner_configuracao.Column | partner_contingencia.Column | partner_episodio.Column | partner_pedido.Column | partner_pedido_transicao.Column | partner_puxada.Column | partner_ritmo.Column | partner_webhook.Column | produto.Column | variante.Column | xls_conjunto.Column | xls_conjunto_item.Column | xls_conjunto_lote.Column | xls_processamento.Column | xls_processamento_progresso.Column | xls_resetar_replicator.Column | xls_resetar_replicator_passo.Column | xls_upload_recusa.Column | xls_v_conjunto.Column | xls_v_processamento.Column | xls_v_resumo_diario.Column;
   
-    export type AllBaseTables = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto.Table, xls_conjunto_item.Table, xls_processamento.Table, xls_processamento_progresso.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table, xls_upload_recusa.Table];
+    export type AllBaseTables = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_conciliacao.Table, partner_conciliacao_item.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_ritmo.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto.Table, xls_conjunto_item.Table, xls_processamento.Table, xls_processamento_progresso.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table, xls_upload_recusa.Table];
     export type AllForeignTables = [];
     export type AllViews = [xls_conjunto_lote.Table, xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_processamento_progresso.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table, xls_upload_recusa.Table, xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
+    export type AllTablesAndViews = [bi_centro_custo.Table, bi_cliente.Table, bi_compra.Table, bi_configuracao.Table, bi_cota_fornecedor.Table, bi_faturamento.Table, bi_filial.Table, bi_fornecedor.Table, bi_margem_consolidada.Table, bi_margem_dia.Table, bi_meta.Table, bi_meta_carteira.Table, bi_movimento.Table, bi_posto.Table, bi_produto.Table, bi_titulo.Table, bi_trr.Table, bi_veiculo.Table, bi_vendedor.Table, destinatario.Table, erp_sync_audit.Table, erp_sync_audit_variante.Table, feriado.Table, partner_aviso.Table, partner_aviso_envio.Table, partner_conciliacao.Table, partner_conciliacao_item.Table, partner_configuracao.Table, partner_contingencia.Table, partner_episodio.Table, partner_pedido.Table, partner_pedido_transicao.Table, partner_puxada.Table, partner_ritmo.Table, partner_webhook.Table, produto.Table, variante.Table, xls_conjunto.Table, xls_conjunto_item.Table, xls_conjunto_lote.Table, xls_processamento.Table, xls_processamento_progresso.Table, xls_resetar_replicator.Table, xls_resetar_replicator_passo.Table, xls_upload_recusa.Table, xls_v_conjunto.Table, xls_v_processamento.Table, xls_v_resumo_diario.Table];
   }
 
 
@@ -17780,12 +18989,15 @@ declare module 'zapatos/schema' {
     "feriado": feriado.Selectable;
     "partner_aviso": partner_aviso.Selectable;
     "partner_aviso_envio": partner_aviso_envio.Selectable;
+    "partner_conciliacao": partner_conciliacao.Selectable;
+    "partner_conciliacao_item": partner_conciliacao_item.Selectable;
     "partner_configuracao": partner_configuracao.Selectable;
     "partner_contingencia": partner_contingencia.Selectable;
     "partner_episodio": partner_episodio.Selectable;
     "partner_pedido": partner_pedido.Selectable;
     "partner_pedido_transicao": partner_pedido_transicao.Selectable;
     "partner_puxada": partner_puxada.Selectable;
+    "partner_ritmo": partner_ritmo.Selectable;
     "partner_webhook": partner_webhook.Selectable;
     "produto": produto.Selectable;
     "variante": variante.Selectable;
@@ -17838,12 +19050,15 @@ declare module 'zapatos/schema' {
     "feriado": feriado.JSONSelectable;
     "partner_aviso": partner_aviso.JSONSelectable;
     "partner_aviso_envio": partner_aviso_envio.JSONSelectable;
+    "partner_conciliacao": partner_conciliacao.JSONSelectable;
+    "partner_conciliacao_item": partner_conciliacao_item.JSONSelectable;
     "partner_configuracao": partner_configuracao.JSONSelectable;
     "partner_contingencia": partner_contingencia.JSONSelectable;
     "partner_episodio": partner_episodio.JSONSelectable;
     "partner_pedido": partner_pedido.JSONSelectable;
     "partner_pedido_transicao": partner_pedido_transicao.JSONSelectable;
     "partner_puxada": partner_puxada.JSONSelectable;
+    "partner_ritmo": partner_ritmo.JSONSelectable;
     "partner_webhook": partner_webhook.JSONSelectable;
     "produto": produto.JSONSelectable;
     "variante": variante.JSONSelectable;
@@ -17896,12 +19111,15 @@ declare module 'zapatos/schema' {
     "feriado": feriado.Whereable;
     "partner_aviso": partner_aviso.Whereable;
     "partner_aviso_envio": partner_aviso_envio.Whereable;
+    "partner_conciliacao": partner_conciliacao.Whereable;
+    "partner_conciliacao_item": partner_conciliacao_item.Whereable;
     "partner_configuracao": partner_configuracao.Whereable;
     "partner_contingencia": partner_contingencia.Whereable;
     "partner_episodio": partner_episodio.Whereable;
     "partner_pedido": partner_pedido.Whereable;
     "partner_pedido_transicao": partner_pedido_transicao.Whereable;
     "partner_puxada": partner_puxada.Whereable;
+    "partner_ritmo": partner_ritmo.Whereable;
     "partner_webhook": partner_webhook.Whereable;
     "produto": produto.Whereable;
     "variante": variante.Whereable;
@@ -17954,12 +19172,15 @@ declare module 'zapatos/schema' {
     "feriado": feriado.Insertable;
     "partner_aviso": partner_aviso.Insertable;
     "partner_aviso_envio": partner_aviso_envio.Insertable;
+    "partner_conciliacao": partner_conciliacao.Insertable;
+    "partner_conciliacao_item": partner_conciliacao_item.Insertable;
     "partner_configuracao": partner_configuracao.Insertable;
     "partner_contingencia": partner_contingencia.Insertable;
     "partner_episodio": partner_episodio.Insertable;
     "partner_pedido": partner_pedido.Insertable;
     "partner_pedido_transicao": partner_pedido_transicao.Insertable;
     "partner_puxada": partner_puxada.Insertable;
+    "partner_ritmo": partner_ritmo.Insertable;
     "partner_webhook": partner_webhook.Insertable;
     "produto": produto.Insertable;
     "variante": variante.Insertable;
@@ -18012,12 +19233,15 @@ declare module 'zapatos/schema' {
     "feriado": feriado.Updatable;
     "partner_aviso": partner_aviso.Updatable;
     "partner_aviso_envio": partner_aviso_envio.Updatable;
+    "partner_conciliacao": partner_conciliacao.Updatable;
+    "partner_conciliacao_item": partner_conciliacao_item.Updatable;
     "partner_configuracao": partner_configuracao.Updatable;
     "partner_contingencia": partner_contingencia.Updatable;
     "partner_episodio": partner_episodio.Updatable;
     "partner_pedido": partner_pedido.Updatable;
     "partner_pedido_transicao": partner_pedido_transicao.Updatable;
     "partner_puxada": partner_puxada.Updatable;
+    "partner_ritmo": partner_ritmo.Updatable;
     "partner_webhook": partner_webhook.Updatable;
     "produto": produto.Updatable;
     "variante": variante.Updatable;
@@ -18070,12 +19294,15 @@ declare module 'zapatos/schema' {
     "feriado": feriado.UniqueIndex;
     "partner_aviso": partner_aviso.UniqueIndex;
     "partner_aviso_envio": partner_aviso_envio.UniqueIndex;
+    "partner_conciliacao": partner_conciliacao.UniqueIndex;
+    "partner_conciliacao_item": partner_conciliacao_item.UniqueIndex;
     "partner_configuracao": partner_configuracao.UniqueIndex;
     "partner_contingencia": partner_contingencia.UniqueIndex;
     "partner_episodio": partner_episodio.UniqueIndex;
     "partner_pedido": partner_pedido.UniqueIndex;
     "partner_pedido_transicao": partner_pedido_transicao.UniqueIndex;
     "partner_puxada": partner_puxada.UniqueIndex;
+    "partner_ritmo": partner_ritmo.UniqueIndex;
     "partner_webhook": partner_webhook.UniqueIndex;
     "produto": produto.UniqueIndex;
     "variante": variante.UniqueIndex;
@@ -18128,12 +19355,15 @@ declare module 'zapatos/schema' {
     "feriado": feriado.Column;
     "partner_aviso": partner_aviso.Column;
     "partner_aviso_envio": partner_aviso_envio.Column;
+    "partner_conciliacao": partner_conciliacao.Column;
+    "partner_conciliacao_item": partner_conciliacao_item.Column;
     "partner_configuracao": partner_configuracao.Column;
     "partner_contingencia": partner_contingencia.Column;
     "partner_episodio": partner_episodio.Column;
     "partner_pedido": partner_pedido.Column;
     "partner_pedido_transicao": partner_pedido_transicao.Column;
     "partner_puxada": partner_puxada.Column;
+    "partner_ritmo": partner_ritmo.Column;
     "partner_webhook": partner_webhook.Column;
     "produto": produto.Column;
     "variante": variante.Column;
@@ -18186,12 +19416,15 @@ declare module 'zapatos/schema' {
     "feriado": feriado.SQL;
     "partner_aviso": partner_aviso.SQL;
     "partner_aviso_envio": partner_aviso_envio.SQL;
+    "partner_conciliacao": partner_conciliacao.SQL;
+    "partner_conciliacao_item": partner_conciliacao_item.SQL;
     "partner_configuracao": partner_configuracao.SQL;
     "partner_contingencia": partner_contingencia.SQL;
     "partner_episodio": partner_episodio.SQL;
     "partner_pedido": partner_pedido.SQL;
     "partner_pedido_transicao": partner_pedido_transicao.SQL;
     "partner_puxada": partner_puxada.SQL;
+    "partner_ritmo": partner_ritmo.SQL;
     "partner_webhook": partner_webhook.SQL;
     "produto": produto.SQL;
     "variante": variante.SQL;

@@ -1,0 +1,30 @@
+/** Typed wrappers of the reconciliation ledger's SQL functions (area B; docs/webhook.md, "Reconciliation"). */
+import * as db from 'zapatos/db';
+
+export interface ConciliacaoInicio { desde: Date | string; ate: Date | string; tentativas: number }
+
+/** The day's window [desde, ate) to ask the platform for; the ledger row is EM_ANDAMENTO. */
+export async function partnerConciliacaoIniciar(q: db.Queryable, dia: string): Promise<ConciliacaoInicio> {
+  const [row] = await db.sql<db.SQL, ConciliacaoInicio[]>`
+    select desde, ate, tentativas from public.partner_conciliacao_iniciar(${db.param(dia)}::date)`.run(q);
+  return row!;
+}
+
+/** The SQL verdict of the day from the platform's whole list (partner_conciliar). */
+export async function partnerConciliar(q: db.Queryable, dia: string, pedidos: unknown[]): Promise<Record<string, unknown>> {
+  const [row] = await db.sql<db.SQL, Array<{ r: Record<string, unknown> }>>`
+    select public.partner_conciliar(${db.param(dia)}::date, ${db.param(JSON.stringify(pedidos))}::jsonb) as r`.run(q);
+  return row!.r;
+}
+
+export async function partnerConciliacaoFalhar(q: db.Queryable, dia: string, erro: string, definitiva: boolean): Promise<void> {
+  await db.sql`select public.partner_conciliacao_falhar(${db.param(dia)}::date, ${db.param(erro)}, ${db.param(definitiva)})`.run(q);
+}
+
+/** Requests a day's reconciliation (null when that day's job is already queued or running). */
+export async function partnerConciliacaoSolicitar(q: db.Queryable, dia: string, agora?: Date): Promise<number | null> {
+  const [row] = await db.sql<db.SQL, Array<{ id: string | null }>>`
+    select public.partner_conciliacao_solicitar(${db.param(dia)}::date, 'manual',
+      coalesce(${db.param(agora ?? null)}::timestamptz, now())) as id`.run(q);
+  return row?.id == null ? null : Number(row.id);
+}
