@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.configuracao_criar(p_chave text, p_valor text, p_tipo text, p_descricao text DEFAULT NULL::text)
  RETURNS public.bi_configuracao
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.configuracao_remover(p_chave text, p_versao_esperada timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS public.bi_configuracao
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_concluir(p_id uuid, p_worker text, p_linhas_rejeitadas jsonb DEFAULT '[]'::jsonb, p_avisos jsonb DEFAULT '[]'::jsonb, p_execucao integer DEFAULT NULL::integer)
  RETURNS TABLE(processamento_id uuid, status text, alarmar boolean, motivo text, conjunto_fechado boolean, reprocessados uuid[])
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 #variable_conflict use_column

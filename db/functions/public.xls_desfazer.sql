@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_desfazer(p_id uuid, p_por text)
  RETURNS jsonb
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 -- Undo of one processing from its change set (app.xls_alteracao): per bi_* row it touched,

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_reprocessar_erros(p_tipo text DEFAULT NULL::text)
  RETURNS uuid[]
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare
