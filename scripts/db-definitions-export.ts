@@ -33,8 +33,9 @@ const OBJECTS = `
                       else format(e'\\n' || 'grant execute on %s %s to %I;', case p.prokind when 'p' then 'procedure' else 'function' end, p.oid::regprocedure, r.rolname) end, '')
                from aclexplode(p.proacl) a left join pg_roles r on r.oid = a.grantee
                where a.grantee <> p.proowner), '')
-           || case when p.proacl is not null and not exists (select from aclexplode(p.proacl) a where a.grantee = 0)
-                   then format(e'\\n' || 'revoke execute on %s %s from public;', case p.prokind when 'p' then 'procedure' else 'function' end, p.oid::regprocedure) else '' end,
+           -- no revoke from PUBLIC: 20261125110100_execute_privilegios does it for every
+           -- function, by default privileges too, so no file carries one (db/README.md)
+           ,
            e'\\n\\n' order by p.oid::regprocedure::text) as sql
     from pg_proc p join pg_namespace n on n.oid = p.pronamespace
    where n.nspname in ('public', 'app') and p.prokind in ('f', 'p')

@@ -31,4 +31,3 @@ $function$
 ;
 
 comment on function public.configuracao_criar(text,text,text,text) is 'Adds a configuration key (never a system key: sistema = false). CF400 malformed key, unknown type or value invalid for the type (the message says the type in words, with examples); the value is stored in the form configuracao_valor_normalizar gives (''5 minutos'' -> PT5M); CF409 the key already exists.';
-revoke execute on function public.configuracao_criar(text,text,text,text) from public;
