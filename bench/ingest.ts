@@ -3,6 +3,7 @@
 // @bench-prints núcleos ocupados em média
 // @bench-prints piso de uma importação que lê todas as linhas
 // @bench-prints primeira: CPU do serviço por thread:
+// @bench-prints guarda de regressão: importação >= 1,0× a leitura exceljs pura:
 /**
  * bench/ingest: end-to-end spreadsheet ingest against a running service (a child process on
  * a throwaway Postgres + an embedded S3 store, storage mode OBJSTORE so the file bytes stay
@@ -168,19 +169,14 @@ async function main(): Promise<void> {
     line('  CPU do serviço (Node) / do Postgres', `${fmt(same.cpu.service, 2)} s / ${fmt(same.cpu.postgres, 2)} s`);
     line('reimportação com 1% das linhas de faturamento alteradas', `${fmt(pct.seconds, 2)} s = ${fmt((100 * pct.seconds) / first.seconds, 0)}% da primeira; gravadas ${pct.linhas_efetivas}; WAL ${mb(pct.wal)} MB`);
     // The floor of any import that reads every row, in this run: the upload's acceptance plus our
-    // reader alone on the file (no merge at all). Set against the ingest targets (docs/benchmarks.md): a first import
-    // at 1.5× the reference, and re-imports at 40 % / 45 % of it (docs/pipeline.md, "the arithmetic
-    // of the targets").
+    // reader alone on the file (no merge at all).
     const piso = same.accepted + leitor.seconds;
-    const primeiraMeta = bare.seconds / 1.5;
     line('piso de uma importação que lê todas as linhas', `upload aceito ${fmt(same.accepted, 2)} s + nosso leitor sozinho ${fmt(leitor.seconds, 2)} s = ${fmt(piso, 2)} s = ${fmt((100 * piso) / first.seconds, 0)}% desta primeira importação`);
-    line('metas: primeira >= 1,5× a referência', `${first.rate / bareRate >= 1.5 ? 'atingida' : 'não atingida'} (${fmt(first.rate / bareRate, 2)}×; 1,5× = ${fmt(primeiraMeta, 2)} s)`);
-    // the re-imports' limits with the first import at its target (or this run's, when faster)
-    const primeiraAlvo = Math.min(first.seconds, primeiraMeta);
-    for (const [nome, r, meta] of [['reimportação idêntica <= 40%', same, 0.4], ['1% alterado <= 45%', pct, 0.45]] as const) {
-      const limite = meta * primeiraAlvo;
-      line(`metas: ${nome} da primeira`, `${r.seconds <= meta * first.seconds ? 'atingida' : 'não atingida'} (${fmt((100 * r.seconds) / first.seconds, 0)}%); com a primeira em ${fmt(primeiraAlvo, 2)} s (na meta), ${fmt(meta * 100, 0)}% dela = ${fmt(limite, 2)} s, ${limite < piso ? 'abaixo do piso: só uma reimportação que não lê todas as linhas chega lá' : 'acima do piso'}`);
-    }
+    // The regression guard (docs/benchmarks.md; the speed targets of the first speed issue are
+    // retired): a first import at least as fast as the bare exceljs read of the same file, with
+    // the share of the machine's CPU it used (a verdict on a loaded machine says little).
+    const razao = first.rate / bareRate;
+    line('guarda de regressão: importação >= 1,0× a leitura exceljs pura:', `${razao >= 1 ? 'MANTIDA' : 'VIOLADA'} (${fmt(razao, 2)}×; CPU ${fmt(cpuPrimeira / first.seconds, 2)} de ${cpus().length} núcleos = ${fmt((100 * cpuPrimeira) / first.seconds / cpus().length, 0)}% da máquina)`);
     line(`pico de RSS do serviço (VmHWM; heap ${HEAP > 0 ? `${HEAP} MB` : 'padrão do Node'})`, `${fmt(rss, 0)} MB`);
   } finally {
     await client.end();

@@ -2,7 +2,7 @@
 // @bench-prints proposta+hash
 /**
  * `npm run bench -- merge-prototipo [200000] [--chunk 25000] [--explain]`: the measurement behind the proposal
- * of docs/pipeline.md ("Where the time goes"): the billing rows of a RELATORIO18 (bi_faturamento,
+ * of docs/medicoes.md ("Where the time goes"): the billing rows of a RELATORIO18 (bi_faturamento,
  * the table that takes 90 % of the rows) merged chunk by chunk in three ways, on the same rows
  * and the same throwaway server, each in a transaction of its own:
  *   atual          the statements the declarative merge generates today for bi_faturamento,

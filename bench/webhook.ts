@@ -1,5 +1,6 @@
 // @bench-tiny BENCH_SECONDS=1 BENCH_CONCURRENCY=4 BENCH_KILL_AFTER_MS=500 BENCH_RODADAS=2 BENCH_ESPERAS=1 BENCH_PERFIL=1
 // @bench-prints every 200 stored in partner_webhook: YES
+// @bench-prints regression guard: webhook >= 25 % of pgbench's durable inserts:
 /**
  * Benchmark of POST /webhook/partner: `npm run bench -- webhook [seconds]` (default 10)
  *
@@ -11,9 +12,10 @@
  *     flush), the answer latency, the time to the order table and the CPU per event of the
  *     load generator, the service and Postgres;
  *  2. in the same run, pgbench with BENCH_CONCURRENCY clients, one durable 512-byte jsonb
- *     insert per transaction, for the same time, and the ratio webhook / pgbench
- *     (target >= 50 %, p99 <= 50 ms);
- *  3. idle events one at a time: time from the request to the order row (target <= 100 ms);
+ *     insert per transaction, for the same time, and the ratio webhook / pgbench with its
+ *     verdict: the regression guard, webhook >= 25 % of pgbench, with the CPU share of the load
+ *     (docs/benchmarks.md; the speed targets of the first speed issue are retired);
+ *  3. idle events one at a time: time from the request to the order row;
  *  4. starts the same load again and SIGKILLs the service in the middle of it, then checks
  *     that every event that got a 200 is in partner_webhook; restarts the service and shows
  *     the stored events being normalised.
@@ -22,7 +24,7 @@
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/embedded/postgres.js';
@@ -30,6 +32,16 @@ import { findPgBinDir } from '../src/db/pg-bin.js';
 import { startBenchService } from './lib.js';
 import { orderEvent, postWebhook, WebhookConexao, WEBHOOK_SECRET } from './lib-webhook.js';
 import { formatCpu, postgresCpu, postmasterPid, processCpu, profileSettings, type PgCpu } from './profile.js';
+
+/**
+ * The regression guard (docs/benchmarks.md): the webhook's accepted events/s at least 25 % of
+ * pgbench's durable inserts/s in the same run, with the ratio by CPU and the cores the load kept
+ * busy (a verdict on a loaded machine says little).
+ */
+function veredito(razao: number, porCpu: number, nucleos: number): string {
+  return `regression guard: webhook >= 25 % of pgbench's durable inserts: ${razao >= 0.25 ? 'HELD' : 'BROKEN'} `
+    + `(${(100 * razao).toFixed(1)} %; by CPU ${(100 * porCpu).toFixed(1)} %; ${nucleos.toFixed(2)} of ${cpus().length} cores busy during the load)`;
+}
 
 const SECONDS = Number(process.argv[2] ?? process.env.BENCH_SECONDS ?? 10);
 const TINY = SECONDS <= 1;
@@ -182,7 +194,7 @@ async function main() {
     say(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs shared by load generator, service and Postgres`);
 
     // 1 and 2, BENCH_RODADAS times alternated (a single 10-second ratio moves ±15 % between runs)
-    const rodadas: Array<{ eventos: number; tps: number; porCpu: number }> = [];
+    const rodadas: Array<{ eventos: number; tps: number; porCpu: number; nucleos: number }> = [];
     let aceitosNasRodadas = 0;
     for (let rodada = 1; rodada <= RODADAS; rodada++) {
       // 1. throughput and time to the order table (a checkpoint first, as before pgbench: both start alike)
@@ -266,18 +278,20 @@ async function main() {
       say(`## 2. pgbench${RODADAS > 1 ? ` (round ${rodada} of ${RODADAS})` : ''}: ${CONCURRENCY} clients, one durable 512-byte jsonb insert per transaction, ${Math.max(1, Math.round(r1.seconds))} s`);
       say(`pgbench: ${tps.toFixed(0)} TPS (${pgb.transactions} transactions)`);
       say(`CPU: ${cpuPer(cpuPgbench, pgb.transactions, 'transaction', 'pgbench')} (the service, idle, ${((cpuPgbench.service * 1e6) / Math.max(1, pgb.transactions)).toFixed(0)} µs)`);
-      say(`webhook / pgbench: ${(100 * webhookRate / tps).toFixed(1)} % (target >= 50 %); p99 ${pct(ms, 99).toFixed(1)} ms (target <= 50 ms)`);
+      say(`webhook / pgbench: ${(100 * webhookRate / tps).toFixed(1)} %; p99 ${pct(ms, 99).toFixed(1)} ms`);
       const porEvento = cpuTotal(cpuWebhook) / Math.max(1, n1);
       const porTx = (cpuPgbench.bench + cpuPgbench.postgres) / Math.max(1, pgb.transactions);
       say(`by CPU (what the ratio tends to when the cores are the limit): pgbench ${(porTx * 1e6).toFixed(0)} µs per transaction / webhook ${(porEvento * 1e6).toFixed(0)} µs per event = ${(100 * porTx / porEvento).toFixed(1)} %`);
-      rodadas.push({ eventos: webhookRate, tps, porCpu: porTx / porEvento });
+      say(veredito(webhookRate / tps, porTx / porEvento, cpuTotal(cpuLoad) / r1.seconds));
+      rodadas.push({ eventos: webhookRate, tps, porCpu: porTx / porEvento, nucleos: cpuTotal(cpuLoad) / r1.seconds });
       aceitosNasRodadas += r1.accepted.length;
     }
     if (RODADAS > 1) {
       const med = (xs: number[]) => pct(xs, 50);
       say('');
       say(`## 1-2. ${RODADAS} rounds: webhook / pgbench ${rodadas.map((r) => `${(100 * r.eventos / r.tps).toFixed(1)} %`).join(', ')}`);
-      say(`median: ${med(rodadas.map((r) => r.eventos)).toFixed(0)} events/s, pgbench ${med(rodadas.map((r) => r.tps)).toFixed(0)} TPS, ratio ${med(rodadas.map((r) => 100 * r.eventos / r.tps)).toFixed(1)} % (target >= 50 %), by CPU ${med(rodadas.map((r) => 100 * r.porCpu)).toFixed(1)} %`);
+      say(`median: ${med(rodadas.map((r) => r.eventos)).toFixed(0)} events/s, pgbench ${med(rodadas.map((r) => r.tps)).toFixed(0)} TPS, ratio ${med(rodadas.map((r) => 100 * r.eventos / r.tps)).toFixed(1)} %, by CPU ${med(rodadas.map((r) => 100 * r.porCpu)).toFixed(1)} %`);
+      say(veredito(med(rodadas.map((r) => r.eventos / r.tps)), med(rodadas.map((r) => r.porCpu)), med(rodadas.map((r) => r.nucleos))));
     }
 
     // 3. idle: one event at a time, from the request to the order row
@@ -298,7 +312,7 @@ async function main() {
     }
     say('');
     say(`## 3. Idle event -> order row (${IDLE_EVENTS} events, one at a time)`);
-    say(`p50 ${pct(idle, 50).toFixed(1)} ms, max ${pct(idle, 100).toFixed(1)} ms (target <= 100 ms)`);
+    say(`p50 ${pct(idle, 50).toFixed(1)} ms, max ${pct(idle, 100).toFixed(1)} ms`);
 
     // 4. SIGKILL in the middle of a load (BENCH_KILL=0 skips it, e.g. to keep the service's --cpu-prof profile)
     if (process.env.BENCH_KILL === '0') {

@@ -82,6 +82,27 @@ CREATE TYPE app.partner_pedido_lido AS (
 COMMENT ON TYPE app.partner_pedido_lido IS 'An order of the platform as read by app.partner_pedido_ler: the payload (recurso), its code, status (lower-case), atualizado (updated_at, else the event''s time), pago_em, total, cliente (the customer object or {}), itens (the items array or null); erro: why it cannot be read (the PW422 message of partner_pedido_observar), the other fields then null.';
 
 
+--
+-- Name: xls_desfecho; Type: TYPE; Schema: app; Owner: -
+--
+
+CREATE TYPE app.xls_desfecho AS (
+	processamento_id uuid,
+	status text,
+	alarmar boolean,
+	motivo text,
+	conjunto_fechado boolean,
+	reprocessados uuid[]
+);
+
+
+--
+-- Name: TYPE xls_desfecho; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TYPE app.xls_desfecho IS 'The outcome of a final transition of a processing (xls_concluir, xls_falhar, xls_ignorar): processamento_id, the new status, alarmar (whether staff are told now), motivo (the reason as recorded), conjunto_fechado (its batch closed with it) and reprocessados (processings of the batch put back in the queue by that close, or the processing itself on an automatic retry).';
+
+
 SET default_tablespace = '';
 
 SET default_table_access_method = heap;
@@ -209,6 +230,122 @@ $$;
 --
 
 COMMENT ON FUNCTION app.configuracao_tipo_dica(p_tipo text) IS 'The configuration type in words for staff, with examples: the tail of the CF400 messages of configuracao_criar and configuracao_definir.';
+
+
+--
+-- Name: uuid_v7(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.uuid_v7() RETURNS uuid
+    LANGUAGE sql PARALLEL SAFE
+    AS $$
+  -- RFC 9562 version 7: the first 48 bits are the Unix time in milliseconds (one clock reading),
+  -- then the version (7), then random bits (those of gen_random_uuid(), whose variant bits stay).
+  -- No SET search_path, unlike every other function: a sql function with a SET clause is never
+  -- inlined, and inlined into a column default it costs a few tenths of a µs a row instead of a
+  -- function call (~2 µs); every name is written with its schema, so no search_path can change
+  -- what it calls (the conventions test allows this one function and checks it is inlined).
+  select pg_catalog.encode(
+           pg_catalog.set_bit(pg_catalog.set_bit(
+             pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
+               pg_catalog.substr(pg_catalog.int8send(pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint), 3),
+               1, 6),
+             52, 1), 53, 1),
+           'hex')::uuid
+$$;
+
+
+--
+-- Name: FUNCTION uuid_v7(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.uuid_v7() IS 'A new UUID of version 7 (RFC 9562): 48 bits of Unix time in milliseconds, then random. The default of the generated primary keys (every table with a uuid id): each new row lands at the right edge of its primary key''s index instead of on a random page — on a 1,000,000-row table, 200,000 inserts took 20 % less time and wrote 22 % less WAL than with gen_random_uuid(). Ids of one millisecond are in random order among themselves; nothing reads the time from an id. Where an id must be unguessable, use gen_random_uuid(). Inlined into the defaults (no SET search_path; every name schema-qualified).';
+
+
+--
+-- Name: configuracao_valor_valido(text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.configuracao_valor_valido(p_tipo text, p_valor text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select p_valor is not null and public.configuracao_valor_normalizar(p_tipo, p_valor) is not distinct from p_valor;
+$$;
+
+
+--
+-- Name: FUNCTION configuracao_valor_valido(p_tipo text, p_valor text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.configuracao_valor_valido(p_tipo text, p_valor text) IS 'True when p_valor is a valid value for the configuration type p_tipo (string, integer, boolean, duration) in its stored form (configuracao_valor_normalizar returns it unchanged): the check of bi_configuracao.valor. configuracao_criar and configuracao_definir normalise first, so ''5 minutos'' is accepted there and stored as PT5M.';
+
+
+--
+-- Name: bi_configuracao; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bi_configuracao (
+    id uuid DEFAULT app.uuid_v7() NOT NULL,
+    chave text NOT NULL,
+    valor text NOT NULL,
+    tipo text NOT NULL,
+    sistema boolean DEFAULT false NOT NULL,
+    descricao text,
+    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT bi_configuracao_chave_formato CHECK ((chave ~ '^[a-z][a-z0-9_]{0,62}$'::text)),
+    CONSTRAINT bi_configuracao_tipo_check CHECK ((tipo = ANY (ARRAY['string'::text, 'integer'::text, 'boolean'::text, 'duration'::text]))),
+    CONSTRAINT bi_configuracao_valor_valido CHECK (public.configuracao_valor_valido(tipo, valor))
+);
+
+
+--
+-- Name: TABLE bi_configuracao; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.bi_configuracao IS 'Global key/value configuration, replicated to the mobile clients (sync stream at priority 0). Rows with sistema = true are written only by the service itself (e.g. ultimo_nuke by the replication reset).';
+
+
+--
+-- Name: configuracao_travar(text, text, text, timestamp with time zone); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.configuracao_travar(p_chave text, p_acao text, p_valor text, p_versao_esperada timestamp with time zone, OUT linha public.bi_configuracao, OUT valor text) RETURNS record
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+begin
+  if p_acao not in ('alterar', 'remover') then
+    raise exception 'app.configuracao_travar: ação % desconhecida', p_acao using errcode = 'CF400';
+  end if;
+  select * into linha from public.bi_configuracao c where c.chave = p_chave for update;
+  if not found then
+    raise exception 'chave de configuração % não existe', p_chave using errcode = 'CF404';
+  end if;
+  if linha.sistema then
+    raise exception 'a chave % é do sistema e não pode ser %', p_chave,
+      case p_acao when 'alterar' then 'alterada' else 'removida' end using errcode = 'CF403';
+  end if;
+  if p_acao = 'alterar' then
+    valor := public.configuracao_valor_normalizar(linha.tipo, p_valor);
+    if valor is null then
+      raise exception 'valor ''%'' inválido para a chave %: use %', coalesce(p_valor, ''), p_chave, app.configuracao_tipo_dica(linha.tipo) using errcode = 'CF400';
+    end if;
+  end if;
+  -- compared at millisecond precision: the version travels through JSON as an ISO-8601 string
+  if p_versao_esperada is not null and date_trunc('milliseconds', linha.atualizado_em) <> date_trunc('milliseconds', p_versao_esperada) then
+    raise exception 'a chave % foi alterada por outra pessoa em %; recarregue e tente de novo', p_chave, linha.atualizado_em
+      using errcode = 'CF409';
+  end if;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION configuracao_travar(p_chave text, p_acao text, p_valor text, p_versao_esperada timestamp with time zone, OUT linha public.bi_configuracao, OUT valor text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.configuracao_travar(p_chave text, p_acao text, p_valor text, p_versao_esperada timestamp with time zone, OUT linha public.bi_configuracao, OUT valor text) IS 'Internal, the one precedence of configuracao_definir (p_acao alterar) and configuracao_remover (remover): locks the key''s row and returns it (linha), with, for alterar, p_valor in the form configuracao_valor_normalizar gives (valor). Errors in this order: CF404 unknown key, CF403 system key, CF400 (alterar only) value invalid for the key''s type, CF409 the row changed since p_versao_esperada (its atualizado_em, at millisecond precision).';
 
 
 --
@@ -354,21 +491,10 @@ COMMENT ON FUNCTION app.fail_job(p_worker text, p_id bigint, p_error text, p_epo
 --
 
 CREATE FUNCTION app.json_estoque(p_valor jsonb) RETURNS integer
-    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-declare
-  n numeric;
-begin
-  if jsonb_typeof(p_valor) is distinct from 'number' then
-    return null;
-  end if;
-  n := (p_valor #>> '{}')::numeric;
-  if n >= 0 and n <= 2147483647 and n = trunc(n) then
-    return n::integer;
-  end if;
-  return null;
-end;
+  select app.json_numero(p_valor, 0, 2147483647, 0)::integer;
 $$;
 
 
@@ -380,10 +506,10 @@ COMMENT ON FUNCTION app.json_estoque(p_valor jsonb) IS 'The stock quantity in a 
 
 
 --
--- Name: json_preco(jsonb); Type: FUNCTION; Schema: app; Owner: -
+-- Name: json_numero(jsonb, numeric, numeric, integer); Type: FUNCTION; Schema: app; Owner: -
 --
 
-CREATE FUNCTION app.json_preco(p_valor jsonb) RETURNS numeric
+CREATE FUNCTION app.json_numero(p_valor jsonb, p_min numeric, p_max numeric, p_decimais integer) RETURNS numeric
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -394,11 +520,31 @@ begin
     return null;
   end if;
   n := (p_valor #>> '{}')::numeric;
-  if n >= 0 and n < 1e10 and n = round(n, 2) then
+  if n >= p_min and n <= p_max and n = round(n, p_decimais) then
     return n;
   end if;
   return null;
 end;
+$$;
+
+
+--
+-- Name: FUNCTION json_numero(p_valor jsonb, p_min numeric, p_max numeric, p_decimais integer); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.json_numero(p_valor jsonb, p_min numeric, p_max numeric, p_decimais integer) IS 'The number in a JSON value when it is a JSON number between p_min and p_max (both included) with at most p_decimais decimals (10.0 has none); otherwise null (a string such as "10.50" is not a number). The one shape of app.json_preco and app.json_estoque.';
+
+
+--
+-- Name: json_preco(jsonb); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.json_preco(p_valor jsonb) RETURNS numeric
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  -- below 10^10 with 2 decimals: at most 9999999999.99
+  select app.json_numero(p_valor, 0, 9999999999.99, 2);
 $$;
 
 
@@ -880,36 +1026,6 @@ $$;
 --
 
 COMMENT ON FUNCTION app.partner_status_pago(p_status text) IS 'The platform status says the order is paid (received or a later stage).';
-
-
---
--- Name: uuid_v7(); Type: FUNCTION; Schema: app; Owner: -
---
-
-CREATE FUNCTION app.uuid_v7() RETURNS uuid
-    LANGUAGE sql PARALLEL SAFE
-    AS $$
-  -- RFC 9562 version 7: the first 48 bits are the Unix time in milliseconds (one clock reading),
-  -- then the version (7), then random bits (those of gen_random_uuid(), whose variant bits stay).
-  -- No SET search_path, unlike every other function: a sql function with a SET clause is never
-  -- inlined, and inlined into a column default it costs a few tenths of a µs a row instead of a
-  -- function call (~2 µs); every name is written with its schema, so no search_path can change
-  -- what it calls (the conventions test allows this one function and checks it is inlined).
-  select pg_catalog.encode(
-           pg_catalog.set_bit(pg_catalog.set_bit(
-             pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
-               pg_catalog.substr(pg_catalog.int8send(pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint), 3),
-               1, 6),
-             52, 1), 53, 1),
-           'hex')::uuid
-$$;
-
-
---
--- Name: FUNCTION uuid_v7(); Type: COMMENT; Schema: app; Owner: -
---
-
-COMMENT ON FUNCTION app.uuid_v7() IS 'A new UUID of version 7 (RFC 9562): 48 bits of Unix time in milliseconds, then random. The default of the generated primary keys (every table with a uuid id): each new row lands at the right edge of its primary key''s index instead of on a random page — on a 1,000,000-row table, 200,000 inserts took 20 % less time and wrote 22 % less WAL than with gen_random_uuid(). Ids of one millisecond are in random order among themselves; nothing reads the time from an id. Where an id must be unguessable, use gen_random_uuid(). Inlined into the defaults (no SET search_path; every name schema-qualified).';
 
 
 --
@@ -2468,7 +2584,6 @@ declare
   v_atual boolean;
   v_saiu integer := 0;
   v_soma numeric;
-  v_grupo numeric;
   v_avisos jsonb := '[]';
   v_aviso text;
 begin
@@ -2501,11 +2616,9 @@ begin
     v_aviso := 'aba Grupo ausente: o total a receber não foi conferido';
   elsif p_meta ->> 'total_receber_grupo' is null then
     v_aviso := coalesce(p_meta ->> 'grupo_problema', 'aba Grupo sem total') || ': o total a receber não foi conferido';
-  else
-    v_grupo := (p_meta ->> 'total_receber_grupo')::numeric;
-    if abs(v_soma - v_grupo) > 0.01 then
-      v_aviso := format('total a receber difere da aba Grupo: soma do Saldo %s, Total da aba Grupo %s', app.xls_brl(v_soma), app.xls_brl(v_grupo));
-    end if;
+  elsif abs(v_soma - (p_meta ->> 'total_receber_grupo')::numeric) > 0.01 then
+    v_aviso := format('total a receber difere da aba Grupo: soma do Saldo %s, Total da aba Grupo %s',
+                      app.xls_brl(v_soma), app.xls_brl((p_meta ->> 'total_receber_grupo')::numeric));
   end if;
 
   return jsonb_build_object('avisos', v_avisos || coalesce(app.xls_aviso('total', v_aviso), '[]'), 'tabelas', jsonb_build_object(
@@ -2518,7 +2631,7 @@ $$;
 -- Name: FUNCTION xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb); Type: COMMENT; Schema: app; Owner: -
 --
 
-COMMENT ON FUNCTION app.xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio: the position date of p_meta.posicao (missing or invalid: XL422, nothing written; the description''s expressions of posicao and atual read p_meta and bi_titulo under the merge lock, which serialises simultaneous imports). fim (after the merge''s total refusal, app.xls_tipo.recusa_total): a newer position takes atual from the older ones, an older one enters the history only (warning); the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
+COMMENT ON FUNCTION app.xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb) IS 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (its rules 1-5: docs/tipos.md, Rules per type, and docs/formatos.md). inicio: the position date of p_meta.posicao (missing or invalid: XL422, nothing written; the description''s expressions of posicao and atual read p_meta and bi_titulo under the merge lock, which serialises simultaneous imports). fim (after the merge''s total refusal, app.xls_tipo.recusa_total): a newer position takes atual from the older ones, an older one enters the history only (warning); the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
 
 
 --
@@ -2581,9 +2694,7 @@ begin
              (3, 'ano do veículo inválido', c.ano_bruto, c.ano_bruto is not null and not c.ano_ok),
              (4, 'ano modelo incoerente', c.ano_bruto, c.ano_ok and (c.mod < c.fab or c.mod > c.fab + 1))
            ) x (ordem, motivo, valor, problema)
-       where ((c.placa_bruta is not null and not c.placa_valida) or c.placa_bruta is null
-              or (c.ano_bruto is not null and not c.ano_ok) or (c.ano_ok and (c.mod < c.fab or c.mod > c.fab + 1)))
-         and x.problema
+       where x.problema
     ), c as (
       -- the rows of valid plates, one per distinct date, tab, year and model (its last row: the
       -- only one of them that can be the latest), each with its ordering key
@@ -3601,6 +3712,43 @@ COMMENT ON FUNCTION app.xls_rejeitadas_normalizar(p_linhas jsonb) IS 'Normalises
 
 
 --
+-- Name: xls_reprocessar_em_erro(uuid, text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.xls_reprocessar_em_erro(p_conjunto_id uuid, p_tipo text) RETURNS uuid[]
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_ids uuid[] := '{}';
+  v_id uuid;
+begin
+  for v_id in
+    select p.id from public.xls_processamento p
+     where p.status = 'ERRO'
+       and (p_conjunto_id is null or p.conjunto_id = p_conjunto_id)
+       and (p_tipo is null or p.tipo = p_tipo)
+     order by p.recebido_em, p.id for update skip locked
+  loop
+    if app.xls_fk_aguardando(v_id) is not null then
+      v_ids := v_ids || v_id; -- keeps waiting for its batch's master report: the batch close reprocesses it
+    elsif app.xls_requeue(v_id) then
+      v_ids := v_ids || v_id;
+    end if;
+  end loop;
+  return v_ids;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION xls_reprocessar_em_erro(p_conjunto_id uuid, p_tipo text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.xls_reprocessar_em_erro(p_conjunto_id uuid, p_tipo text) IS 'Internal, the one shape of xls_reprocessar_conjunto and xls_reprocessar_erros: every processing in ERRO (of batch p_conjunto_id and of type p_tipo, each when given), oldest first, skipping rows locked by another transaction, -> PENDENTE (app.xls_requeue). Returns the ids reprocessed; one waiting for its open batch after a first transient FK failure (app.xls_fk_aguardando) keeps waiting, is not requeued, and is returned too (the batch close reprocesses it). Checks nothing: its callers validate their argument.';
+
+
+--
 -- Name: xls_requeue(uuid, text[]); Type: FUNCTION; Schema: app; Owner: -
 --
 
@@ -3967,50 +4115,6 @@ COMMENT ON FUNCTION public.catalogo_carregar(p_catalogo jsonb) IS 'Loads (upsert
 
 
 --
--- Name: configuracao_valor_valido(text, text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.configuracao_valor_valido(p_tipo text, p_valor text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-  select p_valor is not null and public.configuracao_valor_normalizar(p_tipo, p_valor) is not distinct from p_valor;
-$$;
-
-
---
--- Name: FUNCTION configuracao_valor_valido(p_tipo text, p_valor text); Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON FUNCTION public.configuracao_valor_valido(p_tipo text, p_valor text) IS 'True when p_valor is a valid value for the configuration type p_tipo (string, integer, boolean, duration) in its stored form (configuracao_valor_normalizar returns it unchanged): the check of bi_configuracao.valor. configuracao_criar and configuracao_definir normalise first, so ''5 minutos'' is accepted there and stored as PT5M.';
-
-
---
--- Name: bi_configuracao; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.bi_configuracao (
-    id uuid DEFAULT app.uuid_v7() NOT NULL,
-    chave text NOT NULL,
-    valor text NOT NULL,
-    tipo text NOT NULL,
-    sistema boolean DEFAULT false NOT NULL,
-    descricao text,
-    atualizado_em timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT bi_configuracao_chave_formato CHECK ((chave ~ '^[a-z][a-z0-9_]{0,62}$'::text)),
-    CONSTRAINT bi_configuracao_tipo_check CHECK ((tipo = ANY (ARRAY['string'::text, 'integer'::text, 'boolean'::text, 'duration'::text]))),
-    CONSTRAINT bi_configuracao_valor_valido CHECK (public.configuracao_valor_valido(tipo, valor))
-);
-
-
---
--- Name: TABLE bi_configuracao; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON TABLE public.bi_configuracao IS 'Global key/value configuration, replicated to the mobile clients (sync stream at priority 0). Rows with sistema = true are written only by the service itself (e.g. ultimo_nuke by the replication reset).';
-
-
---
 -- Name: configuracao_criar(text, text, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -4062,23 +4166,11 @@ CREATE FUNCTION public.configuracao_definir(p_chave text, p_valor text, p_versao
 declare
   v_row public.bi_configuracao;
   v_valor text;
+  v_t record;
 begin
-  select * into v_row from public.bi_configuracao where chave = p_chave for update;
-  if not found then
-    raise exception 'chave de configuração % não existe', p_chave using errcode = 'CF404';
-  end if;
-  if v_row.sistema then
-    raise exception 'a chave % é do sistema e não pode ser alterada', p_chave using errcode = 'CF403';
-  end if;
-  v_valor := public.configuracao_valor_normalizar(v_row.tipo, p_valor);
-  if v_valor is null then
-    raise exception 'valor ''%'' inválido para a chave %: use %', coalesce(p_valor, ''), p_chave, app.configuracao_tipo_dica(v_row.tipo) using errcode = 'CF400';
-  end if;
-  -- compared at millisecond precision: the version travels through JSON as an ISO-8601 string
-  if p_versao_esperada is not null and date_trunc('milliseconds', v_row.atualizado_em) <> date_trunc('milliseconds', p_versao_esperada) then
-    raise exception 'a chave % foi alterada por outra pessoa em %; recarregue e tente de novo', p_chave, v_row.atualizado_em
-      using errcode = 'CF409';
-  end if;
+  v_t := app.configuracao_travar(p_chave, 'alterar', p_valor, p_versao_esperada);
+  v_row := v_t.linha;
+  v_valor := v_t.valor;
   if v_row.valor is distinct from v_valor then
     update public.bi_configuracao set valor = v_valor where id = v_row.id returning * into v_row;
   end if;
@@ -4105,17 +4197,7 @@ CREATE FUNCTION public.configuracao_remover(p_chave text, p_versao_esperada time
 declare
   v_row public.bi_configuracao;
 begin
-  select * into v_row from public.bi_configuracao where chave = p_chave for update;
-  if not found then
-    raise exception 'chave de configuração % não existe', p_chave using errcode = 'CF404';
-  end if;
-  if v_row.sistema then
-    raise exception 'a chave % é do sistema e não pode ser removida', p_chave using errcode = 'CF403';
-  end if;
-  if p_versao_esperada is not null and date_trunc('milliseconds', v_row.atualizado_em) <> date_trunc('milliseconds', p_versao_esperada) then
-    raise exception 'a chave % foi alterada por outra pessoa em %; recarregue e tente de novo', p_chave, v_row.atualizado_em
-      using errcode = 'CF409';
-  end if;
+  v_row := (app.configuracao_travar(p_chave, 'remover', null, p_versao_esperada)).linha;
   delete from public.bi_configuracao where id = v_row.id;
   return v_row;
 end;
@@ -6835,7 +6917,7 @@ COMMENT ON FUNCTION public.xls_backfill_registrar(p_id uuid, p_bucket text, p_li
 -- Name: xls_concluir(uuid, text, jsonb, jsonb, integer); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.xls_concluir(p_id uuid, p_worker text, p_linhas_rejeitadas jsonb DEFAULT '[]'::jsonb, p_avisos jsonb DEFAULT '[]'::jsonb, p_execucao integer DEFAULT NULL::integer) RETURNS TABLE(processamento_id uuid, status text, alarmar boolean, motivo text, conjunto_fechado boolean, reprocessados uuid[])
+CREATE FUNCTION public.xls_concluir(p_id uuid, p_worker text, p_linhas_rejeitadas jsonb DEFAULT '[]'::jsonb, p_avisos jsonb DEFAULT '[]'::jsonb, p_execucao integer DEFAULT NULL::integer) RETURNS SETOF app.xls_desfecho
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
@@ -7109,7 +7191,8 @@ begin
     raise exception 'importações posteriores alteraram as mesmas linhas: desfaça-as primeiro (%)',
       (select string_agg(format('%s de %s', x ->> 'arquivo', to_char((x ->> 'finalizadoEm')::timestamptz at time zone 'America/Sao_Paulo', 'DD/MM/YYYY HH24:MI')), ', ')
          from jsonb_array_elements(v_conflitos) x)
-      using errcode = 'XL409', detail = 'conflito', hint = v_conflitos::text;
+      using errcode = 'XL409', detail = jsonb_build_object('motivo', 'conflito', 'conflitos', v_conflitos)::text,
+            hint = 'desfaça primeiro as importações posteriores listadas';
   end if;
 
   -- the undo itself is not a change set, and keeps atualizado_em as it was
@@ -7173,7 +7256,7 @@ $_$;
 -- Name: FUNCTION xls_desfazer(p_id uuid, p_por text); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.xls_desfazer(p_id uuid, p_por text) IS 'Undoes one spreadsheet processing from its change set (app.xls_alteracao), in the caller''s transaction and under the merge lock of the tables it touched: rows it inserted are removed, rows it rewrote get their stored values back (atualizado_em included), rows it removed are put back with their ids — every bi_* row exactly as before the processing, derived state included (FLUXO''s atual). Marks desfeito_em / desfeito_por (p_por: e-mail, "api" or the DBA''s text); the status stays. Errors (XL409, detail says which): ja_desfeito, expirado (purged by the retention), em_andamento, sem_alteracoes, conflito (a later processing not undone touched the same keys: the message names them, the hint is their JSON list — undo those first). XL404 unknown id; XL400 p_por empty. Returns {id, desfeitoEm, desfeitoPor, tabelas: {tabela: {removidas, restauradas, reinseridas}}}.';
+COMMENT ON FUNCTION public.xls_desfazer(p_id uuid, p_por text) IS 'Undoes one spreadsheet processing from its change set (app.xls_alteracao), in the caller''s transaction and under the merge lock of the tables it touched: rows it inserted are removed, rows it rewrote get their stored values back (atualizado_em included), rows it removed are put back with their ids — every bi_* row exactly as before the processing, derived state included (FLUXO''s atual). Marks desfeito_em / desfeito_por (p_por: e-mail, "api" or the DBA''s text); the status stays. Errors (XL409, detail says which): ja_desfeito, expirado (purged by the retention), em_andamento, sem_alteracoes, conflito (a later processing not undone touched the same keys: the message names them, the detail is the JSON object {motivo: conflito, conflitos: [their list]} — undo those first; docs/error-codes.md). XL404 unknown id; XL400 p_por empty. Returns {id, desfeitoEm, desfeitoPor, tabelas: {tabela: {removidas, restauradas, reinseridas}}}.';
 
 
 --
@@ -7267,7 +7350,7 @@ COMMENT ON FUNCTION public.xls_falha_explicar(p_status text, p_motivo text, p_co
 -- Name: xls_falhar(uuid, text, text, text, jsonb, jsonb, integer); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text DEFAULT NULL::text, p_linhas_rejeitadas jsonb DEFAULT '[]'::jsonb, p_avisos jsonb DEFAULT '[]'::jsonb, p_execucao integer DEFAULT NULL::integer) RETURNS TABLE(processamento_id uuid, status text, alarmar boolean, motivo text, conjunto_fechado boolean, reprocessados uuid[])
+CREATE FUNCTION public.xls_falhar(p_id uuid, p_worker text, p_motivo text, p_sqlstate text DEFAULT NULL::text, p_linhas_rejeitadas jsonb DEFAULT '[]'::jsonb, p_avisos jsonb DEFAULT '[]'::jsonb, p_execucao integer DEFAULT NULL::integer) RETURNS SETOF app.xls_desfecho
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
@@ -7409,7 +7492,7 @@ COMMENT ON FUNCTION public.xls_fluxo_resumo(p_processamento_id uuid) IS 'For the
 -- Name: xls_ignorar(uuid, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.xls_ignorar(p_id uuid, p_worker text, p_motivo text) RETURNS TABLE(processamento_id uuid, status text, alarmar boolean, motivo text, conjunto_fechado boolean, reprocessados uuid[])
+CREATE FUNCTION public.xls_ignorar(p_id uuid, p_worker text, p_motivo text) RETURNS SETOF app.xls_desfecho
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
@@ -7975,25 +8058,11 @@ CREATE FUNCTION public.xls_reprocessar_conjunto(p_conjunto_id uuid) RETURNS uuid
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-declare
-  v_ids uuid[] := '{}';
-  v_id uuid;
 begin
   if not exists (select from public.xls_conjunto l where l.id = p_conjunto_id) then
     raise exception 'conjunto % não existe', p_conjunto_id using errcode = 'XL404';
   end if;
-  for v_id in
-    select p.id from public.xls_processamento p
-     where p.conjunto_id = p_conjunto_id and p.status = 'ERRO'
-     order by p.recebido_em, p.id for update skip locked
-  loop
-    if app.xls_fk_aguardando(v_id) is not null then
-      v_ids := v_ids || v_id; -- keeps waiting for its batch's master report: the batch close reprocesses it
-    elsif app.xls_requeue(v_id) then
-      v_ids := v_ids || v_id;
-    end if;
-  end loop;
-  return v_ids;
+  return app.xls_reprocessar_em_erro(p_conjunto_id, null);
 end;
 $$;
 
@@ -8013,25 +8082,11 @@ CREATE FUNCTION public.xls_reprocessar_erros(p_tipo text DEFAULT NULL::text) RET
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-declare
-  v_ids uuid[] := '{}';
-  v_id uuid;
 begin
   if p_tipo is not null and not public.xls_tipo_valido(p_tipo) then
     raise exception 'tipo de planilha desconhecido: %', p_tipo using errcode = 'XL400';
   end if;
-  for v_id in
-    select p.id from public.xls_processamento p
-     where p.status = 'ERRO' and (p_tipo is null or p.tipo = p_tipo)
-     order by p.recebido_em, p.id for update skip locked
-  loop
-    if app.xls_fk_aguardando(v_id) is not null then
-      v_ids := v_ids || v_id; -- keeps waiting for its batch's master report: the batch close reprocesses it
-    elsif app.xls_requeue(v_id) then
-      v_ids := v_ids || v_id;
-    end if;
-  end loop;
-  return v_ids;
+  return app.xls_reprocessar_em_erro(null, p_tipo);
 end;
 $$;
 
@@ -12314,6 +12369,7 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261126000000'),
     ('20261127000000'),
     ('20261128000000'),
+    ('20261129000000'),
     ('20261129360000'),
     ('20261129360100'),
     ('20261129360200'),

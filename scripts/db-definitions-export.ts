@@ -19,7 +19,13 @@ const opt = (name: string) => { const i = args.indexOf(name); return i >= 0 ? ar
 const OBJECTS = `
   select n.nspname as schema, p.proname as name, 'functions' as dir,
          string_agg(
-           pg_get_functiondef(p.oid) || ';' || e'\\n'
+           -- pg_get_functiondef leaves VOLATILE out (the default); every file states it
+           -- (test/foundation/volatilidade.test.ts), so it goes back after the LANGUAGE line
+           case when p.prokind = 'f' and p.provolatile = 'v'
+                then regexp_replace(regexp_replace(pg_get_functiondef(p.oid),
+                       '(' || chr(10) || ' LANGUAGE \\w+' || chr(10) || ')', '\\1 VOLATILE' || chr(10)),
+                       '(' || chr(10) || ' VOLATILE)' || chr(10) || ' ((STRICT|SECURITY|LEAKPROOF|PARALLEL)[^' || chr(10) || ']*' || chr(10) || ')', '\\1 \\2')
+                else pg_get_functiondef(p.oid) end || ';' || e'\\n'
            || coalesce(e'\\n' || format('comment on %s %s is %L;', case p.prokind when 'p' then 'procedure' else 'function' end,
                                         p.oid::regprocedure, obj_description(p.oid, 'pg_proc')), '')
            || coalesce((select string_agg(
@@ -27,8 +33,9 @@ const OBJECTS = `
                       else format(e'\\n' || 'grant execute on %s %s to %I;', case p.prokind when 'p' then 'procedure' else 'function' end, p.oid::regprocedure, r.rolname) end, '')
                from aclexplode(p.proacl) a left join pg_roles r on r.oid = a.grantee
                where a.grantee <> p.proowner), '')
-           || case when p.proacl is not null and not exists (select from aclexplode(p.proacl) a where a.grantee = 0)
-                   then format(e'\\n' || 'revoke execute on %s %s from public;', case p.prokind when 'p' then 'procedure' else 'function' end, p.oid::regprocedure) else '' end,
+           -- no revoke from PUBLIC: 20261125110100_execute_privilegios does it for every
+           -- function, by default privileges too, so no file carries one (db/README.md)
+           ,
            e'\\n\\n' order by p.oid::regprocedure::text) as sql
     from pg_proc p join pg_namespace n on n.oid = p.pronamespace
    where n.nspname in ('public', 'app') and p.prokind in ('f', 'p')

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.claim_jobs(p_worker text, p_kinds text[], p_max integer DEFAULT 1)
  RETURNS SETOF app.job
  LANGUAGE sql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
   with candidate as (

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.complete_job(p_worker text, p_id bigint, p_epoch bigint DEFAULT NULL::bigint)
  RETURNS boolean
  LANGUAGE sql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
   with done as (

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.fail_job(p_worker text, p_id bigint, p_error text, p_epoch bigint DEFAULT NULL::bigint)
  RETURNS text
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 declare

@@ -1,21 +1,10 @@
 CREATE OR REPLACE FUNCTION app.json_estoque(p_valor jsonb)
  RETURNS integer
- LANGUAGE plpgsql
+ LANGUAGE sql
  IMMUTABLE PARALLEL SAFE
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
-declare
-  n numeric;
-begin
-  if jsonb_typeof(p_valor) is distinct from 'number' then
-    return null;
-  end if;
-  n := (p_valor #>> '{}')::numeric;
-  if n >= 0 and n <= 2147483647 and n = trunc(n) then
-    return n::integer;
-  end if;
-  return null;
-end;
+  select app.json_numero(p_valor, 0, 2147483647, 0)::integer;
 $function$
 ;
 

@@ -1,21 +1,11 @@
 CREATE OR REPLACE FUNCTION app.json_preco(p_valor jsonb)
  RETURNS numeric
- LANGUAGE plpgsql
+ LANGUAGE sql
  IMMUTABLE PARALLEL SAFE
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
-declare
-  n numeric;
-begin
-  if jsonb_typeof(p_valor) is distinct from 'number' then
-    return null;
-  end if;
-  n := (p_valor #>> '{}')::numeric;
-  if n >= 0 and n < 1e10 and n = round(n, 2) then
-    return n;
-  end if;
-  return null;
-end;
+  -- below 10^10 with 2 decimals: at most 9999999999.99
+  select app.json_numero(p_valor, 0, 9999999999.99, 2);
 $function$
 ;
 

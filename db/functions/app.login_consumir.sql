@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.login_consumir(p_state text)
  RETURNS SETOF app.login_tentativa
  LANGUAGE sql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
   delete from app.login_tentativa where state = p_state and expira_em > now() returning *;

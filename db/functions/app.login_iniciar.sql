@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.login_iniciar(p_state text, p_nonce text, p_code_verifier text, p_destino text)
  RETURNS void
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 begin

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.notificar_bot(p_texto text)
  RETURNS bigint
  LANGUAGE sql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
   select app.enqueue('bot_mensagem', jsonb_build_object('texto', p_texto), now(), null, 8);

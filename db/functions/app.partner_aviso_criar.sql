@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.partner_aviso_criar(p_tipo text, p_episodio bigint, p_contingencia bigint, p_dados jsonb, p_agora timestamp with time zone)
  RETURNS bigint
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.partner_gate(p_ids uuid[], p_agora timestamp with time zone)
  RETURNS integer
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

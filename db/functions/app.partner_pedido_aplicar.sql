@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.partner_pedido_aplicar(p_lidos app.partner_pedido_lido[], p_origem text, p_agora timestamp with time zone)
  RETURNS text[]
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.partner_transicao(p_pedido public.partner_pedido, p_para text, p_motivo text, p_agora timestamp with time zone, p_por text DEFAULT NULL::text)
  RETURNS public.partner_pedido
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 begin

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.partner_transicoes(p_ids uuid[], p_para text, p_motivos text[], p_agora timestamp with time zone, p_por text DEFAULT NULL::text)
  RETURNS public.partner_pedido[]
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

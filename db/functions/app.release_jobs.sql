@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.release_jobs(p_worker text)
  RETURNS integer
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 declare

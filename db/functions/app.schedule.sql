@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.schedule(p_job_name text, p_schedule text, p_command text)
  RETURNS boolean
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 begin

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.sessao_criar(p_token text, p_email text, p_nome text, p_papel text, p_duracao interval, p_csrf text, p_anterior text DEFAULT NULL::text)
  RETURNS app.sessao
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

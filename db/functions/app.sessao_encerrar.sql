@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.sessao_encerrar(p_token text)
  RETURNS boolean
  LANGUAGE sql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
   with e as (

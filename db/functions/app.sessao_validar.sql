@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.sessao_validar(p_token text)
  RETURNS SETOF app.sessao
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.sweep_jobs()
  RETURNS integer
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 declare

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.tg__bi_alteracoes_evento()
  RETURNS event_trigger
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 begin

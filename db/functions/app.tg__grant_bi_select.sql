@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.tg__grant_bi_select()
  RETURNS event_trigger
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.tg__touch_atualizado_em()
  RETURNS trigger
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 begin

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.tg__xls_alteracao()
  RETURNS trigger
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 -- Statement-level AFTER trigger with transition tables (novas / velhas) on the bi_* tables:

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.tg__xls_processamento__alteracoes_apagar()
  RETURNS trigger
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 -- Statement-level AFTER DELETE on xls_processamento (transition table velhos): the change sets

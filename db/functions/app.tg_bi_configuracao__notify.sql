@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.tg_bi_configuracao__notify()
  RETURNS trigger
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 begin

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.tg_xls_processamento__notificar_bot()
  RETURNS trigger
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

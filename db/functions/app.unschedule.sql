@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.unschedule(p_job_name text)
  RETURNS boolean
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 begin

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.xls_alteracao_instalar()
  RETURNS integer
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

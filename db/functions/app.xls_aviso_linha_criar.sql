@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.xls_aviso_linha_criar()
  RETURNS void
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 begin

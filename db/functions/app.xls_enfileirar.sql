@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.xls_enfileirar(p_id uuid)
  RETURNS bigint
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

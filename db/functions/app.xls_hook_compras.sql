@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.xls_hook_compras(p_fase text, p_staging text, p_meta jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 begin

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.xls_hook_fluxo(p_fase text, p_staging text, p_meta jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare
@@ -9,7 +10,6 @@ declare
   v_atual boolean;
   v_saiu integer := 0;
   v_soma numeric;
-  v_grupo numeric;
   v_avisos jsonb := '[]';
   v_aviso text;
 begin
@@ -42,11 +42,9 @@ begin
     v_aviso := 'aba Grupo ausente: o total a receber não foi conferido';
   elsif p_meta ->> 'total_receber_grupo' is null then
     v_aviso := coalesce(p_meta ->> 'grupo_problema', 'aba Grupo sem total') || ': o total a receber não foi conferido';
-  else
-    v_grupo := (p_meta ->> 'total_receber_grupo')::numeric;
-    if abs(v_soma - v_grupo) > 0.01 then
-      v_aviso := format('total a receber difere da aba Grupo: soma do Saldo %s, Total da aba Grupo %s', app.xls_brl(v_soma), app.xls_brl(v_grupo));
-    end if;
+  elsif abs(v_soma - (p_meta ->> 'total_receber_grupo')::numeric) > 0.01 then
+    v_aviso := format('total a receber difere da aba Grupo: soma do Saldo %s, Total da aba Grupo %s',
+                      app.xls_brl(v_soma), app.xls_brl((p_meta ->> 'total_receber_grupo')::numeric));
   end if;
 
   return jsonb_build_object('avisos', v_avisos || coalesce(app.xls_aviso('total', v_aviso), '[]'), 'tabelas', jsonb_build_object(
@@ -55,4 +53,4 @@ end;
 $function$
 ;
 
-comment on function app.xls_hook_fluxo(text,text,jsonb) is 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (service-spec rules 1-5). inicio: the position date of p_meta.posicao (missing or invalid: XL422, nothing written; the description''s expressions of posicao and atual read p_meta and bi_titulo under the merge lock, which serialises simultaneous imports). fim (after the merge''s total refusal, app.xls_tipo.recusa_total): a newer position takes atual from the older ones, an older one enters the history only (warning); the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';
+comment on function app.xls_hook_fluxo(text,text,jsonb) is 'Hook of FLUXO_PAGAR_RECEBER in the declarative merge (its rules 1-5: docs/tipos.md, Rules per type, and docs/formatos.md). inicio: the position date of p_meta.posicao (missing or invalid: XL422, nothing written; the description''s expressions of posicao and atual read p_meta and bi_titulo under the merge lock, which serialises simultaneous imports). fim (after the merge''s total refusal, app.xls_tipo.recusa_total): a newer position takes atual from the older ones, an older one enters the history only (warning); the receivable sum of Saldo against p_meta.total_receber_grupo (more than 0,01 apart: warning naming both figures). tabelas.fluxo = {posicao, atual, deixaram_de_ser_atuais, soma_saldo_receber}.';

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.xls_hook_relatorio18(p_fase text, p_staging text, p_meta jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
  SET work_mem TO '64MB'
 AS $function$
@@ -55,9 +56,7 @@ begin
              (3, 'ano do veículo inválido', c.ano_bruto, c.ano_bruto is not null and not c.ano_ok),
              (4, 'ano modelo incoerente', c.ano_bruto, c.ano_ok and (c.mod < c.fab or c.mod > c.fab + 1))
            ) x (ordem, motivo, valor, problema)
-       where ((c.placa_bruta is not null and not c.placa_valida) or c.placa_bruta is null
-              or (c.ano_bruto is not null and not c.ano_ok) or (c.ano_ok and (c.mod < c.fab or c.mod > c.fab + 1)))
-         and x.problema
+       where x.problema
     ), c as (
       -- the rows of valid plates, one per distinct date, tab, year and model (its last row: the
       -- only one of them that can be the latest), each with its ordering key

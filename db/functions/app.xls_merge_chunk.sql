@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.xls_merge_chunk(p_tipo text, p_meta jsonb, p_final boolean DEFAULT false)
  RETURNS integer
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
  SET work_mem TO '64MB'
 AS $function$

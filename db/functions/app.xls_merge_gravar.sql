@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.xls_merge_gravar(p_staging text, p_id_prefixo text)
  RETURNS integer
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
  SET work_mem TO '64MB'
 AS $function$

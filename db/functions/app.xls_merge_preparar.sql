@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.xls_merge_preparar(p_tipo text, p_meta jsonb)
  RETURNS void
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 -- First chunk of a merge in this transaction: reads the type's description (app.xls_alvo,

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.xls_merge_tipo(p_processamento_id uuid, p_meta jsonb)
  RETURNS text
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

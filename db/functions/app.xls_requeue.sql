@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION app.xls_requeue(p_id uuid, p_de text[] DEFAULT ARRAY['ERRO'::text])
  RETURNS boolean
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 begin

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.catalogo_carregar(p_catalogo jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

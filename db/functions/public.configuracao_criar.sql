@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.configuracao_criar(p_chave text, p_valor text, p_tipo text, p_descricao text DEFAULT NULL::text)
  RETURNS public.bi_configuracao
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare
@@ -30,4 +31,3 @@ $function$
 ;
 
 comment on function public.configuracao_criar(text,text,text,text) is 'Adds a configuration key (never a system key: sistema = false). CF400 malformed key, unknown type or value invalid for the type (the message says the type in words, with examples); the value is stored in the form configuracao_valor_normalizar gives (''5 minutos'' -> PT5M); CF409 the key already exists.';
-revoke execute on function public.configuracao_criar(text,text,text,text) from public;

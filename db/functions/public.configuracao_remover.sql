@@ -1,22 +1,13 @@
 CREATE OR REPLACE FUNCTION public.configuracao_remover(p_chave text, p_versao_esperada timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS public.bi_configuracao
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare
   v_row public.bi_configuracao;
 begin
-  select * into v_row from public.bi_configuracao where chave = p_chave for update;
-  if not found then
-    raise exception 'chave de configuração % não existe', p_chave using errcode = 'CF404';
-  end if;
-  if v_row.sistema then
-    raise exception 'a chave % é do sistema e não pode ser removida', p_chave using errcode = 'CF403';
-  end if;
-  if p_versao_esperada is not null and date_trunc('milliseconds', v_row.atualizado_em) <> date_trunc('milliseconds', p_versao_esperada) then
-    raise exception 'a chave % foi alterada por outra pessoa em %; recarregue e tente de novo', p_chave, v_row.atualizado_em
-      using errcode = 'CF409';
-  end if;
+  v_row := (app.configuracao_travar(p_chave, 'remover', null, p_versao_esperada)).linha;
   delete from public.bi_configuracao where id = v_row.id;
   return v_row;
 end;

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.destinatario_remover(p_id uuid)
  RETURNS public.destinatario
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

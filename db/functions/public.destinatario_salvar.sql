@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.destinatario_salvar(p_id uuid, p_email text, p_nome text, p_ativo boolean DEFAULT true, p_versao_esperada timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS public.destinatario
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

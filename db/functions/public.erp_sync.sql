@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.erp_sync(p_items jsonb, p_dry_run boolean DEFAULT true, p_idempotency_key text DEFAULT NULL::text)
  RETURNS jsonb
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

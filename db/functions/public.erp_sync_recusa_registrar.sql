@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.erp_sync_recusa_registrar(p_status integer, p_detalhe text, p_items jsonb, p_idempotency_key text, p_dry_run boolean)
  RETURNS bigint
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.partner_aviso_envio_resultado(p_id bigint, p_email text, p_erro text DEFAULT NULL::text, p_agora timestamp with time zone DEFAULT now())
  RETURNS void
  LANGUAGE sql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
   update public.partner_aviso_envio set

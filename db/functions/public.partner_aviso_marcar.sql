@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.partner_aviso_marcar(p_id bigint, p_etapa text, p_agora timestamp with time zone DEFAULT now())
  RETURNS void
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 begin

@@ -3,6 +3,7 @@ drop function if exists public.partner_configurar(boolean,integer,integer,intege
 CREATE OR REPLACE FUNCTION public.partner_configurar(p_watchdog_habilitado boolean, p_limite_min_comercial integer, p_limite_horas integer, p_contingencia_apos_min_comercial integer, p_contingencia_intervalo_min integer, p_poll_intervalo_horas integer, p_gate_primeira_captura_desde text, p_api_configurada boolean, p_agora timestamp with time zone DEFAULT now(), p_aprendido_semanas integer DEFAULT 8, p_aprendido_limiar_pct numeric DEFAULT 1)
  RETURNS public.partner_configuracao
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

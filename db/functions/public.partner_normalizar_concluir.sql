@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.partner_normalizar_concluir(p_worker text, p_job bigint)
  RETURNS boolean
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 begin

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.partner_pedido_enfileirar(p_code text, p_por text DEFAULT 'console'::text, p_agora timestamp with time zone DEFAULT now())
  RETURNS public.partner_pedido
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.partner_pedido_observar(p_recurso jsonb, p_origem text, p_evento text DEFAULT NULL::text, p_tempo_evento jsonb DEFAULT NULL::jsonb, p_agora timestamp with time zone DEFAULT clock_timestamp())
  RETURNS text
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

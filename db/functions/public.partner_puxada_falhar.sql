@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.partner_puxada_falhar(p_id bigint, p_erro text, p_definitiva boolean, p_agora timestamp with time zone DEFAULT clock_timestamp())
  RETURNS void
  LANGUAGE sql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
   update public.partner_puxada set status = case when p_definitiva then 'ERRO' else 'PENDENTE' end,

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.partner_puxada_iniciar(p_id bigint, p_agora timestamp with time zone DEFAULT clock_timestamp())
  RETURNS TABLE(atualizado_desde timestamp with time zone, motivo text, status text)
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

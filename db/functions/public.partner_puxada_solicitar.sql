@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.partner_puxada_solicitar(p_motivo text, p_agora timestamp with time zone DEFAULT now())
  RETURNS bigint
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.partner_tick(p_agora timestamp with time zone DEFAULT now())
  RETURNS jsonb
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

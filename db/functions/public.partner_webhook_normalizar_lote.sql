@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.partner_webhook_normalizar_lote(p_limite integer DEFAULT 50, p_agora timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS jsonb
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
  SET enable_sort TO 'off'
  SET enable_seqscan TO 'off'

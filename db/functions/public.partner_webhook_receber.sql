@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.partner_webhook_receber(p_corpo bytea, p_content_type text DEFAULT NULL::text, p_ip text DEFAULT NULL::text, p_user_agent text DEFAULT NULL::text)
  RETURNS uuid
  LANGUAGE sql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
   select l.id

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.partner_webhook_receber_lote_juntos(p_ids uuid[], p_corpos bytea, p_tamanhos integer[], p_content_types text[] DEFAULT NULL::text[], p_ips text[] DEFAULT NULL::text[], p_user_agents text[] DEFAULT NULL::text[], p_recebidos_em timestamp with time zone[] DEFAULT NULL::timestamp with time zone[])
  RETURNS TABLE(id uuid, inserido boolean)
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 #variable_conflict use_column

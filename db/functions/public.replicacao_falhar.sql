@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.replicacao_falhar(p_id uuid, p_mensagem text)
  RETURNS public.xls_resetar_replicator
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.replicacao_finalizar(p_id uuid)
  RETURNS public.xls_resetar_replicator
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.replicacao_passo(p_id uuid, p_step text, p_status text, p_mensagem text DEFAULT NULL::text, p_slot_novo text DEFAULT NULL::text)
  RETURNS public.xls_resetar_replicator_passo
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

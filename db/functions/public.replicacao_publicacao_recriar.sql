@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.replicacao_publicacao_recriar(p_nome text DEFAULT 'powersync'::text)
  RETURNS integer
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 begin

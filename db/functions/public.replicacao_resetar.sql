@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.replicacao_resetar(p_motivo text DEFAULT NULL::text, p_solicitante text DEFAULT 'psql'::text)
  RETURNS public.xls_resetar_replicator
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

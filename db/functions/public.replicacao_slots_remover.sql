@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.replicacao_slots_remover(p_prefixo text DEFAULT 'powersync_'::text, p_execucao uuid DEFAULT NULL::uuid)
  RETURNS text[]
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

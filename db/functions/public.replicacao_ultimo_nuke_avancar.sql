@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.replicacao_ultimo_nuke_avancar()
  RETURNS text
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

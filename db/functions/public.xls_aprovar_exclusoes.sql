@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_aprovar_exclusoes(p_id uuid, p_por text)
  RETURNS uuid[]
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

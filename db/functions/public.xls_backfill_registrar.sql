@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_backfill_registrar(p_id uuid, p_bucket text, p_limpar_coluna boolean)
  RETURNS boolean
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 begin

@@ -1,6 +1,11 @@
+-- returned RETURNS TABLE(processamento_id uuid, status text, alarmar boolean, motivo text, conjunto_fechado
+-- boolean, reprocessados uuid[]) before app.xls_desfecho, the same columns
+drop function if exists public.xls_concluir(uuid,text,jsonb,jsonb,integer);
+
 CREATE OR REPLACE FUNCTION public.xls_concluir(p_id uuid, p_worker text, p_linhas_rejeitadas jsonb DEFAULT '[]'::jsonb, p_avisos jsonb DEFAULT '[]'::jsonb, p_execucao integer DEFAULT NULL::integer)
- RETURNS TABLE(processamento_id uuid, status text, alarmar boolean, motivo text, conjunto_fechado boolean, reprocessados uuid[])
+ RETURNS SETOF app.xls_desfecho
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 #variable_conflict use_column

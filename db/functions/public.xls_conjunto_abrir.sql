@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_conjunto_abrir(p_arquivo text, p_uploader_id text DEFAULT NULL::text, p_uploader_nome text DEFAULT NULL::text)
  RETURNS uuid
  LANGUAGE sql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
   insert into public.xls_conjunto (arquivo, uploader_id, uploader_nome)

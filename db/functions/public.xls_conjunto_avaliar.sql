@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_conjunto_avaliar(p_conjunto_id uuid)
  RETURNS TABLE(fechado boolean, reprocessados uuid[])
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_conjunto_recebido(p_conjunto_id uuid)
  RETURNS TABLE(ordem integer, arquivo text, processamento_id uuid, status text, motivo text)
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 #variable_conflict use_column

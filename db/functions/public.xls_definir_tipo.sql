@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_definir_tipo(p_id uuid, p_worker text, p_tipo text)
  RETURNS void
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 begin

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_desfazer(p_id uuid, p_por text)
  RETURNS jsonb
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 -- Undo of one processing from its change set (app.xls_alteracao): per bi_* row it touched,
@@ -97,7 +98,8 @@ begin
     raise exception 'importações posteriores alteraram as mesmas linhas: desfaça-as primeiro (%)',
       (select string_agg(format('%s de %s', x ->> 'arquivo', to_char((x ->> 'finalizadoEm')::timestamptz at time zone 'America/Sao_Paulo', 'DD/MM/YYYY HH24:MI')), ', ')
          from jsonb_array_elements(v_conflitos) x)
-      using errcode = 'XL409', detail = 'conflito', hint = v_conflitos::text;
+      using errcode = 'XL409', detail = jsonb_build_object('motivo', 'conflito', 'conflitos', v_conflitos)::text,
+            hint = 'desfaça primeiro as importações posteriores listadas';
   end if;
 
   -- the undo itself is not a change set, and keeps atualizado_em as it was
@@ -157,4 +159,4 @@ end;
 $function$
 ;
 
-comment on function public.xls_desfazer(uuid,text) is 'Undoes one spreadsheet processing from its change set (app.xls_alteracao), in the caller''s transaction and under the merge lock of the tables it touched: rows it inserted are removed, rows it rewrote get their stored values back (atualizado_em included), rows it removed are put back with their ids — every bi_* row exactly as before the processing, derived state included (FLUXO''s atual). Marks desfeito_em / desfeito_por (p_por: e-mail, "api" or the DBA''s text); the status stays. Errors (XL409, detail says which): ja_desfeito, expirado (purged by the retention), em_andamento, sem_alteracoes, conflito (a later processing not undone touched the same keys: the message names them, the hint is their JSON list — undo those first). XL404 unknown id; XL400 p_por empty. Returns {id, desfeitoEm, desfeitoPor, tabelas: {tabela: {removidas, restauradas, reinseridas}}}.';
+comment on function public.xls_desfazer(uuid,text) is 'Undoes one spreadsheet processing from its change set (app.xls_alteracao), in the caller''s transaction and under the merge lock of the tables it touched: rows it inserted are removed, rows it rewrote get their stored values back (atualizado_em included), rows it removed are put back with their ids — every bi_* row exactly as before the processing, derived state included (FLUXO''s atual). Marks desfeito_em / desfeito_por (p_por: e-mail, "api" or the DBA''s text); the status stays. Errors (XL409, detail says which): ja_desfeito, expirado (purged by the retention), em_andamento, sem_alteracoes, conflito (a later processing not undone touched the same keys: the message names them, the detail is the JSON object {motivo: conflito, conflitos: [their list]} — undo those first; docs/error-codes.md). XL404 unknown id; XL400 p_por empty. Returns {id, desfeitoEm, desfeitoPor, tabelas: {tabela: {removidas, restauradas, reinseridas}}}.';

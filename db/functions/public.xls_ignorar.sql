@@ -1,6 +1,11 @@
+-- returned RETURNS TABLE(processamento_id uuid, status text, alarmar boolean, motivo text, conjunto_fechado
+-- boolean, reprocessados uuid[]) before app.xls_desfecho, the same columns
+drop function if exists public.xls_ignorar(uuid,text,text);
+
 CREATE OR REPLACE FUNCTION public.xls_ignorar(p_id uuid, p_worker text, p_motivo text)
- RETURNS TABLE(processamento_id uuid, status text, alarmar boolean, motivo text, conjunto_fechado boolean, reprocessados uuid[])
+ RETURNS SETOF app.xls_desfecho
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 #variable_conflict use_column

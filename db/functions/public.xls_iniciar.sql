@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_iniciar(p_id uuid, p_worker text)
  RETURNS TABLE(id uuid, tipo text, arquivo text, checksum text, recebido_em timestamp with time zone, conjunto_id uuid, objeto_bucket text, objeto_chave text, objeto_tamanho_bytes bigint, tem_arquivo_bytes boolean, log_arquivo text, execucoes integer)
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 #variable_conflict use_column

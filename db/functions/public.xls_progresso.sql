@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_progresso(p_id uuid, p_worker text, p_linhas integer)
  RETURNS boolean
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

@@ -4,6 +4,7 @@ drop function if exists public.xls_receber(text,text,bigint,text,bytea,uuid,text
 CREATE OR REPLACE FUNCTION public.xls_receber(p_arquivo text, p_checksum text, p_tamanho_bytes bigint, p_objeto_bucket text DEFAULT NULL::text, p_arquivo_bytes bytea DEFAULT NULL::bytea, p_conjunto_id uuid DEFAULT NULL::uuid, p_uploader_id text DEFAULT NULL::text, p_uploader_nome text DEFAULT NULL::text, p_extensao text DEFAULT 'xlsx'::text)
  RETURNS TABLE(arquivo text, processamento_id uuid, status text, motivo text, objeto_chave text, armazenar_objeto boolean)
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 #variable_conflict use_column

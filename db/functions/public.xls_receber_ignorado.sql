@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_receber_ignorado(p_conjunto_id uuid, p_arquivo text, p_motivo text)
  RETURNS TABLE(arquivo text, processamento_id uuid, status text, motivo text)
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 begin

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_recuperar()
  RETURNS TABLE(orfaos uuid[], reenfileirados uuid[], conjuntos_fechados uuid[])
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_reprocessar(p_id uuid)
  RETURNS uuid[]
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

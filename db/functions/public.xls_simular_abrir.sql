@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_simular_abrir(p_arquivo text, p_checksum text, p_tipo text)
  RETURNS uuid
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_staging_preparar(p_tipo text)
  RETURNS TABLE(staging text, tabela text, colunas text[])
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 #variable_conflict use_column

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.xls_upload_recusar(p_origem text, p_arquivo text, p_tamanho_bytes bigint, p_uploader_id text, p_uploader_nome text, p_cliente_ip text, p_status_http integer, p_codigo text, p_motivo text)
  RETURNS uuid
  LANGUAGE sql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
   insert into public.xls_upload_recusa (origem, arquivo, tamanho_bytes, uploader_id, uploader_nome, cliente_ip, status_http, codigo, motivo)

@@ -36,16 +36,18 @@ export function sendProblem(reply: FastifyReply, body: ProblemBody): FastifyRepl
 }
 
 /**
- * What a SQL refusal adds for scripts: a one-word DETAIL is its reason (`motivo`, e.g. the undo's
- * ja_desfeito / conflito), and the undo's conflict carries the later processings as JSON in its HINT.
+ * What a SQL refusal adds for scripts (docs/error-codes.md): a one-word DETAIL is its reason
+ * (`motivo`, e.g. the undo's ja_desfeito), a DETAIL that is a JSON object with a `motivo` gives its
+ * fields (the undo's conflict: motivo and conflitos). The HINT is for people, never read.
  */
-function sqlExtensoes(err: { detail?: unknown; hint?: unknown }): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (typeof err.detail === 'string' && /^[a-z_]{1,40}$/.test(err.detail)) out.motivo = err.detail;
-  if (out.motivo === 'conflito' && typeof err.hint === 'string') {
-    try { out.conflitos = JSON.parse(err.hint); } catch { /* not JSON: left out */ }
-  }
-  return out;
+function sqlExtensoes(err: { detail?: unknown }): Record<string, unknown> {
+  if (typeof err.detail !== 'string') return {};
+  if (/^[a-z_]{1,40}$/.test(err.detail)) return { motivo: err.detail };
+  try {
+    const d: unknown = JSON.parse(err.detail);
+    if (d && typeof d === 'object' && !Array.isArray(d) && typeof (d as { motivo?: unknown }).motivo === 'string') return { ...d };
+  } catch { /* not JSON: nothing */ }
+  return {};
 }
 
 function classify(err: FastifyError & { code?: string; validation?: unknown[] }, req: FastifyRequest): ProblemBody {
@@ -61,7 +63,7 @@ function classify(err: FastifyError & { code?: string; validation?: unknown[] },
   }
   const sqlStatus = httpStatusOfSqlState(err.code);
   if (sqlStatus) {
-    return problemBody(sqlStatus, req, err.message, { type: `urn:bi-comercial:problema:${err.code}`, code: err.code, ...sqlExtensoes(err as { detail?: unknown; hint?: unknown }) });
+    return problemBody(sqlStatus, req, err.message, { type: `urn:bi-comercial:problema:${err.code}`, code: err.code, ...sqlExtensoes(err as { detail?: unknown }) });
   }
   if (err.validation) {
     const errors = (err.validation as Array<{ instancePath?: string; message?: string; params?: Record<string, unknown> }>).map((v) => ({

@@ -96,9 +96,10 @@ describe('undo', () => {
 
     // the older one cannot be undone while the later one stands
     const conflito = await desfazer(a.id).catch((e) => e);
-    expect(conflito).toMatchObject({ code: 'XL409', detail: 'conflito' });
+    expect(conflito).toMatchObject({ code: 'XL409' });
     expect(conflito.message).toContain(`r18-alt-${n}.xlsx`);
-    expect(JSON.parse(conflito.hint)).toEqual([expect.objectContaining({ id: b.id })]);
+    // the data a program reads is in the DETAIL (docs/error-codes.md), never in the HINT
+    expect(JSON.parse(conflito.detail)).toEqual({ motivo: 'conflito', conflitos: [expect.objectContaining({ id: b.id })] });
 
     const rb = await desfazer(b.id);
     expect(rb.tabelas.bi_faturamento).toEqual({ removidas: 0, restauradas: 1, reinseridas: 2 });
@@ -152,8 +153,8 @@ describe('undo of a removal that a later import inserted again', () => {
     const q = await r18([fat(7000), fat(7001)]); // inserts 7001 again, under another id
     expect(await contagens(q.id)).toEqual({ bi_faturamento: { INSERIDA: 1 } });
     const conflito = await desfazer(p.id).catch((e) => e);
-    expect(conflito).toMatchObject({ code: 'XL409', detail: 'conflito' });
-    expect(JSON.parse(conflito.hint)).toEqual([expect.objectContaining({ id: q.id, linhas: 1 })]);
+    expect(conflito).toMatchObject({ code: 'XL409' });
+    expect(JSON.parse(conflito.detail)).toEqual({ motivo: 'conflito', conflitos: [expect.objectContaining({ id: q.id, linhas: 1 })] });
     await desfazer(q.id);
     await desfazer(p.id);
     expect(await dump('bi_faturamento')).toEqual(antes);
