@@ -2,21 +2,21 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { reportLog } from './integrations/errtracker.js';
-import problemPlugin from './plugins/problem.js';
-import prazoCorpoPlugin from './plugins/prazo-corpo.js';
-import healthRoutes from './routes/health.js';
-import apiRoutes from './routes/api/index.js';
-import diagnosticsRoutes from './routes/diagnostics.js';
-import arquivoRoutes from './routes/arquivo.js';
-import syncRoutes from './routes/sync/index.js';
-import partnerWebhookRoutes from './routes/webhook/partner.js';
-import openapiPlugin from './plugins/openapi.js';
-import sessaoPlugin from './plugins/sessao.js';
-import staticRoutes from './routes/telas/static.js';
-import loginRoutes from './routes/telas/login.js';
-import viewRoutes from './routes/telas/index.js';
-import importarRoutes from './routes/telas/importar.js';
-import { PartnerIntake } from './partner/intake.js';
+import problemPlugin from './web/problem.js';
+import prazoCorpoPlugin from './web/prazo-corpo.js';
+import healthRoutes from './web/health.js';
+import apiRoutes from './web/api.js';
+import diagnosticsRoutes from './web/diagnostics.js';
+import arquivoRoutes from './planilhas/arquivo.js';
+import syncRoutes from './erp/sync.js';
+import partnerWebhookRoutes from './pedidos/webhook.js';
+import openapiPlugin from './web/openapi.js';
+import sessaoPlugin from './web/sessao.js';
+import staticRoutes from './web/static.js';
+import loginRoutes from './web/login.js';
+import viewRoutes from './web/telas.js';
+import importarRoutes from './planilhas/importar.js';
+import { PartnerIntake } from './pedidos/intake.js';
 import { enterOperation, markReported } from './operation-context.js';
 
 export interface BuildOptions {

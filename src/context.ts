@@ -2,8 +2,8 @@
 import type pg from 'pg';
 import type { Config } from './config.js';
 import type { ObjectStore } from './integrations/objstore.js';
-import type { ConfiguracaoCache } from './integrations/configuracao.js';
-import type { PartnerIntake } from './partner/intake.js';
+import type { ConfiguracaoCache } from './configuracao/cache.js';
+import type { PartnerIntake } from './pedidos/intake.js';
 
 export interface AppContext {
   config: Config;

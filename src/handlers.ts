@@ -1,12 +1,12 @@
 /** The job kinds this process handles. Each area adds its handlers here. */
-import type { AppContext } from '../context.js';
-import type { JobHandler } from './runner.js';
-import { sendMessage } from '../integrations/bot.js';
-import { partnerJobHandlers } from './partner.js';
-import { xlsProcessarHandler } from '../xls/processar.js';
-import { XLS_JOB_KIND } from '../db/xls.js';
-import { REPLICACAO_JOB_KIND } from '../db/replicacao.js';
-import { replicacaoJobHandler } from './replicacao.js';
+import type { AppContext } from './context.js';
+import type { JobHandler } from './jobs/runner.js';
+import { sendMessage } from './integrations/bot.js';
+import { partnerJobHandlers } from './pedidos/jobs.js';
+import { xlsProcessarHandler } from './planilhas/processar.js';
+import { XLS_JOB_KIND } from './planilhas/db.js';
+import { REPLICACAO_JOB_KIND } from './replicacao/db.js';
+import { replicacaoJobHandler } from './replicacao/jobs.js';
 
 export function jobHandlers(ctx: AppContext): Record<string, JobHandler> {
   return {

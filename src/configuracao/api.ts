@@ -2,9 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import * as db from 'zapatos/db';
 import type * as s from 'zapatos/schema';
-import { bool, dateTime, nullable, obj, str } from '../../schemas.js';
-import { pageQueryProperties, pageSchema, parsePageRequest, toPage } from '../../plugins/page.js';
-import { configuracaoDefinir } from '../../db/functions.js';
+import { bool, dateTime, nullable, obj, str } from '../schemas.js';
+import { pageQueryProperties, pageSchema, parsePageRequest, toPage } from '../web/page.js';
+import { configuracaoDefinir } from './db.js';
 
 const configuracao = obj({
   chave: str(), valor: str(), tipo: str(), sistema: bool(), descricao: nullable(str()), atualizadoEm: dateTime(),

@@ -7,11 +7,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as db from 'zapatos/db';
-import { HttpProblem } from '../../errors.js';
-import { configuracaoDefinir } from '../../db/functions.js';
-import { configuracaoCriar, configuracaoRemover } from '../../db/telas.js';
-import { formatos, renderPagina } from './render.js';
-import { ADMIN_LINKS } from './nav.js';
+import { HttpProblem } from '../errors.js';
+import { configuracaoDefinir } from './db.js';
+import { configuracaoCriar, configuracaoRemover } from '../web/db.js';
+import { formatos, renderPagina } from '../web/render.js';
+import { ADMIN_LINKS } from '../web/nav.js';
 
 export const TIPOS_CONFIG = ['string', 'integer', 'boolean', 'duration'] as const;
 /** The types as staff read them (the stored code stays the option's value). */

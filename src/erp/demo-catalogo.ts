@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as db from 'zapatos/db';
 import type { Config } from '../config.js';
-import { catalogoCarregar, type CatalogoCarga } from '../db/erp-sync.js';
+import { catalogoCarregar, type CatalogoCarga } from './db.js';
 import { projectRoot } from '../paths.js';
 
 export const DEMO_CATALOGUE_FILE = join(projectRoot, 'db', 'seeds', 'catalogo-demo.json');

@@ -5,10 +5,10 @@
  * audits. Errors are problem+json; the response keys are snake_case as the spec writes them.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HttpProblem } from '../../errors.js';
-import { erpSync, erpSyncRecusaRegistrar } from '../../db/erp-sync.js';
-import { arr, bool, int, nullable, num, obj, str } from '../../schemas.js';
-import { checkJson } from '../../json-safe.js';
+import { HttpProblem } from '../errors.js';
+import { erpSync, erpSyncRecusaRegistrar } from './db.js';
+import { arr, bool, int, nullable, num, obj, str } from '../schemas.js';
+import { checkJson } from '../json-safe.js';
 
 export const ERP_SYNC_MAX_ITEMS = 200;
 

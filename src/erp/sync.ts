@@ -1,8 +1,8 @@
 /** /sync/**: partner integrations, each with its own Bearer (here ERP_SYNC_ACCESS_TOKEN). */
 import type { FastifyInstance } from 'fastify';
-import { requireBearer } from '../../plugins/bearer.js';
-import { notFoundHandler } from '../../plugins/problem.js';
-import erpSyncRoute from './erp.js';
+import { requireBearer } from '../web/bearer.js';
+import { notFoundHandler } from '../web/problem.js';
+import erpSyncRoute from './sync-erp.js';
 
 export default async function syncRoutes(app: FastifyInstance) {
   // unset token: requireBearer refuses every call (401); config.ts warned at boot

@@ -6,10 +6,10 @@
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import * as db from 'zapatos/db';
-import { anyObject, arr, bool, dateTime, int, nullable, num, obj, str, uuid } from '../../schemas.js';
-import { partnerPedidoEnfileirar, partnerStatus, type Pedido } from '../../db/partner.js';
-import { HttpProblem } from '../../errors.js';
-import type { PartnerIntake } from '../../partner/intake.js';
+import { anyObject, arr, bool, dateTime, int, nullable, num, obj, str, uuid } from '../schemas.js';
+import { partnerPedidoEnfileirar, partnerStatus, type Pedido } from './db.js';
+import { HttpProblem } from '../errors.js';
+import type { PartnerIntake } from './intake.js';
 
 const iso = (v: unknown): string | null => (v === null || v === undefined ? null : new Date(v as string | Date).toISOString());
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));

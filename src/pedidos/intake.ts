@@ -23,7 +23,7 @@ import { randomUUIDv7 } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
 import { ConfigError, type PartnerConfig } from '../config.js';
-import { partnerWebhookReceberLote, type EventoRecebido } from '../db/partner.js';
+import { partnerWebhookReceberLote, type EventoRecebido } from './db.js';
 import { reportWarning } from '../integrations/errtracker.js';
 import { readSegment, SpoolCheio, WebhookSpool, type SpoolEstado, type SpoolRecord } from './spool.js';
 

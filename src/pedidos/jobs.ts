@@ -8,16 +8,16 @@
  *  - partner_aviso {id}: one notice: log line, error-tracker event, e-mails.
  */
 import type { AppContext } from '../context.js';
-import type { Job, JobContext, JobHandler } from './runner.js';
+import type { Job, JobContext, JobHandler } from '../jobs/runner.js';
 import {
   partnerAvisoCarregar, partnerAvisoEnvioResultado, partnerAvisoMarcar, partnerPuxadaConcluir, partnerPuxadaFalhar,
   partnerNormalizarConcluir, partnerPuxadaIniciar, partnerPuxadaPagina, partnerWebhookNormalizarLote, type Aviso,
   type PaginaContagem,
-} from '../db/partner.js';
-import { fetchOrdersPage } from '../integrations/partner.js';
-import { createMailer, type Mailer } from '../integrations/mail.js';
+} from './db.js';
+import { fetchOrdersPage } from './partner.js';
+import { createMailer, type Mailer } from './mail.js';
 import { flushErrtracker } from '../integrations/errtracker.js';
-import { ASSUNTO_PARADO, ASSUNTO_VOLTOU, quando, textoParado, textoVoltou } from './partner-textos.js';
+import { ASSUNTO_PARADO, ASSUNTO_VOLTOU, quando, textoParado, textoVoltou } from './textos.js';
 
 /** Events per transaction of the normalisation job (a batch is normalised as sets: the more a batch holds, the less CPU an event; docs/webhook.md, "Normalisation as sets"). */
 export const NORMALIZAR_LOTE = 200;

@@ -9,12 +9,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as db from 'zapatos/db';
 import type * as s from 'zapatos/schema';
-import { HttpProblem } from '../../errors.js';
-import { partnerWebhookReprocessar } from '../../db/partner.js';
-import { parsePageRequest } from '../../plugins/page.js';
-import { partnerPedidoEnfileirar, partnerStatus } from '../../db/partner.js';
-import { spoolStatus, toStatus } from '../api/partner.js';
-import { formatos, renderPagina } from './render.js';
+import { HttpProblem } from '../errors.js';
+import { partnerWebhookReprocessar } from './db.js';
+import { parsePageRequest } from '../web/page.js';
+import { partnerPedidoEnfileirar, partnerStatus } from './db.js';
+import { spoolStatus, toStatus } from './api.js';
+import { formatos, renderPagina } from '../web/render.js';
 
 /** The platform's order statuses in words for staff (the code stays visible next to it). */
 export const STATUS_PLATAFORMA: Record<string, string> = {

@@ -1,5 +1,5 @@
 /** Texts of the order-webhook alert e-mails (pt-BR). The decision to send is SQL's. */
-import type { Aviso } from '../db/partner.js';
+import type { Aviso } from './db.js';
 
 export const ASSUNTO_PARADO = 'Webhook parado';
 export const ASSUNTO_VOLTOU = 'Webhook voltou a funcionar';

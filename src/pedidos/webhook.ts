@@ -9,10 +9,10 @@
  * replica's local spool when the database does not take it in time.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { safeEqual } from '../../plugins/bearer.js';
-import { problemBody, sendProblem } from '../../plugins/problem.js';
-import { NaoGravado } from '../../partner/intake.js';
-import { bool, obj, uuid } from '../../schemas.js';
+import { safeEqual } from '../web/bearer.js';
+import { problemBody, sendProblem } from '../web/problem.js';
+import { NaoGravado } from './intake.js';
+import { bool, obj, uuid } from '../schemas.js';
 
 export default async function partnerWebhookRoutes(app: FastifyInstance) {
   const cfg = app.ctx.config.partner;

@@ -4,17 +4,17 @@
  */
 import type { FastifyInstance } from 'fastify';
 import * as db from 'zapatos/db';
-import { consultaMedida } from '../../db/lenta.js';
-import { detalheProcessamento, lerLog, listarProcessamentos, naoEncontrado } from '../../xls/consulta.js';
-import { HttpProblem } from '../../errors.js';
-import { pageQueryProperties, pageSchema, parsePageRequest, toPage } from '../../plugins/page.js';
-import { anyObject, arr, bool, dateTime, int, nullable, obj, str, uuid } from '../../schemas.js';
+import { consultaMedida } from './lenta.js';
+import { detalheProcessamento, lerLog, listarProcessamentos, naoEncontrado } from './consulta.js';
+import { HttpProblem } from '../errors.js';
+import { pageQueryProperties, pageSchema, parsePageRequest, toPage } from '../web/page.js';
+import { anyObject, arr, bool, dateTime, int, nullable, obj, str, uuid } from '../schemas.js';
 import {
   OPERACOES, STATUS_PROCESSAMENTO, type Operacao, type StatusProcessamento,
   xlsAlteracoes, xlsAprovarExclusoes, xlsReprocessar, xlsReprocessarConjunto, xlsReprocessarErros,
-} from '../../db/xls.js';
-import { desfazerRegistrando } from '../../xls/desfazer.js';
-import { TIPOS_PLANILHA, type TipoPlanilha } from '../../xlsx/types.js';
+} from './db.js';
+import { desfazerRegistrando } from './desfazer.js';
+import { TIPOS_PLANILHA, type TipoPlanilha } from '../xlsx/types.js';
 
 const itemProperties = {
   id: uuid(),

@@ -6,14 +6,14 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
-import { HttpProblem } from '../../errors.js';
-import { anyObject, arr, nullable, num, obj, str, uuid, int } from '../../schemas.js';
-import { receberUpload } from '../../xls/intake.js';
-import { simularUpload } from '../../xls/simular.js';
-import { type Spooled, SpoolSourceError, SpoolTooLarge, TempDir, spool } from '../../xls/spool.js';
-import { limparNome } from '../../xls/nomes.js';
-import { formatBytes } from '../../xlsx/limits.js';
-import { xlsUploadRecusar } from '../../db/xls.js';
+import { HttpProblem } from '../errors.js';
+import { anyObject, arr, nullable, num, obj, str, uuid, int } from '../schemas.js';
+import { receberUpload } from './intake.js';
+import { simularUpload } from './simular.js';
+import { type Spooled, SpoolSourceError, SpoolTooLarge, TempDir, spool } from './spool.js';
+import { limparNome } from './nomes.js';
+import { formatBytes } from '../xlsx/limits.js';
+import { xlsUploadRecusar } from './db.js';
 
 export const reciboSchema = obj({
   conjuntoId: nullable(uuid()),

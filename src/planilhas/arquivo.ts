@@ -8,11 +8,11 @@ import type { FastifyInstance } from 'fastify';
 import * as db from 'zapatos/db';
 import { HttpProblem } from '../errors.js';
 import { obj, uuid } from '../schemas.js';
-import { type ExtensaoPlanilha, extensaoDaChave, nomeDownload, tipoDownload } from '../xls/nomes.js';
+import { type ExtensaoPlanilha, extensaoDaChave, nomeDownload, tipoDownload } from './nomes.js';
 import { extensaoDoConteudo } from '../xlsx/open.js';
-import { bearerToken, requireBearer } from '../plugins/bearer.js';
-import { viewGuard } from './telas/guard.js';
-import { openOriginal, OriginalIndisponivel } from '../xls/storage.js';
+import { bearerToken, requireBearer } from '../web/bearer.js';
+import { viewGuard } from '../web/guard.js';
+import { openOriginal, OriginalIndisponivel } from './storage.js';
 import { ObjectStoreUnavailable } from '../integrations/objstore.js';
 
 /** RFC 6266 / RFC 5987: an ASCII fallback plus the exact UTF-8 name. */

@@ -11,7 +11,7 @@
  */
 import type pg from 'pg';
 import { CopyBuffer, copyLines, copyText } from '../db/copy.js';
-import type { StagingTabela } from '../db/xls.js';
+import type { StagingTabela } from './db.js';
 import type { StagingRow } from '../xlsx/index.js';
 
 /** One chunk: `linhas` rows of `staging` as COPY text (whole lines). */

@@ -9,8 +9,8 @@ import { resolve, sep } from 'node:path';
 import * as db from 'zapatos/db';
 import type * as s from 'zapatos/schema';
 import { HttpProblem } from '../errors.js';
-import type { PageRequest } from '../plugins/page.js';
-import type { Aviso, LinhaRejeitada, StatusProcessamento } from '../db/xls.js';
+import type { PageRequest } from '../web/page.js';
+import type { Aviso, LinhaRejeitada, StatusProcessamento } from './db.js';
 import type { TipoPlanilha } from '../xlsx/types.js';
 
 type Col = s.xls_processamento.Column;

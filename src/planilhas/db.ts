@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import type pg from 'pg';
 import * as db from 'zapatos/db';
-import { copyByteaFromFile, copyByteaOut } from './bytea-stream.js';
+import { copyByteaFromFile, copyByteaOut } from '../db/bytea-stream.js';
 
 import type { TipoPlanilha } from '../xlsx/types.js';
 

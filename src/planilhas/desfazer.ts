@@ -4,7 +4,7 @@
  */
 import * as db from 'zapatos/db';
 import type { AppContext } from '../context.js';
-import { type Desfeito, xlsDesfazer } from '../db/xls.js';
+import { type Desfeito, xlsDesfazer } from './db.js';
 import { ExecLog } from './execlog.js';
 
 /** The undo, recorded in the processing's execution log (shared with the detail screen's button). */

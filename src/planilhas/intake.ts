@@ -21,7 +21,7 @@ import { FileSource } from '../xlsx/source.js';
 import { resolveLimits } from '../xlsx/limits.js';
 import { type Spooled, TempDir, spool } from './spool.js';
 import { checkArchive, extractEntryToFile, planUpload, verifyIgnored } from './upload.js';
-import { xlsConjuntoAbrir, xlsConjuntoRecebido, xlsReceber, xlsReceberIgnorado, type ReciboItem } from '../db/xls.js';
+import { xlsConjuntoAbrir, xlsConjuntoRecebido, xlsReceber, xlsReceberIgnorado, type ReciboItem } from './db.js';
 import { writesColumn, writesObjectStore } from './storage.js';
 import { limparNome, tipoDownload } from './nomes.js';
 import { MAX_ARQUIVOS, MAX_BYTES, guardarOriginal } from './originais-locais.js';

@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { StagingTabela } from '../db/xls.js';
+import type { StagingTabela } from './db.js';
 import { type Formato, type RowError, type TipoPlanilha, WorkbookError } from '../xlsx/index.js';
 import type { ChunkCopia } from './chunks.js';
 import type { ParseWorkerData } from './parse-worker.js';

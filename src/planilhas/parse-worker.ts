@@ -14,7 +14,7 @@
  *   → { type: 'erro', mensagem, workbook }  anywhere: the parse failed (workbook: a WorkbookError)
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { StagingTabela } from '../db/xls.js';
+import type { StagingTabela } from './db.js';
 import { type ArchiveLimits, type TipoPlanilha, WorkbookError, detectType, openWorkbook, readRows } from '../xlsx/index.js';
 import { chunksCopia } from './chunks.js';
 

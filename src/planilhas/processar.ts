@@ -9,7 +9,7 @@ import type { JobHandler } from '../jobs/runner.js';
 import {
   XL_TRANSITORIA, xlsConcluir, xlsDefinirTipo, xlsFalhar, xlsIgnorar, xlsIniciar, xlsMerge, xlsMergeChunk, xlsProgresso, xlsStagingPreparar,
   type Aviso, type Desfecho, type ProcessamentoIniciado, type ResultadoMerge, type StagingTabela,
-} from '../db/xls.js';
+} from './db.js';
 import { reportWarning } from '../integrations/errtracker.js';
 import { type RowError, type StagingRow, type TipoPlanilha, WorkbookError } from '../xlsx/index.js';
 import { ExecLog } from './execlog.js';

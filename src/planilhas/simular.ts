@@ -19,7 +19,7 @@ import { type Spooled, type TempDir } from './spool.js';
 import { checkArchive, extractEntryToFile, planUpload } from './upload.js';
 import { limparNome } from './nomes.js';
 import { abrirLeitura, mergeNaTransacao } from './processar.js';
-import { type LinhaRejeitada, type Retencao, type ResumoTabela, xlsSimularAbrir, xlsSimularDuplicado, xlsSimularResumo } from '../db/xls.js';
+import { type LinhaRejeitada, type Retencao, type ResumoTabela, xlsSimularAbrir, xlsSimularDuplicado, xlsSimularResumo } from './db.js';
 
 export interface SimulacaoArquivo {
   arquivo: string;

@@ -8,7 +8,7 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import { ObjectStoreUnavailable } from '../integrations/objstore.js';
-import { xlsArquivoBytesStream } from '../db/xls.js';
+import { xlsArquivoBytesStream } from './db.js';
 import { SpoolSourceError, SpoolTooLarge, spool } from './spool.js';
 import { tomarOriginal } from './originais-locais.js';
 

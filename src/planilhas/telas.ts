@@ -9,18 +9,18 @@
  * processing refreshes itself. Words: palavras.ts; explanations and type names: SQL.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { HttpProblem } from '../../errors.js';
-import { PAGE_MAX_SIZE, parsePageRequest } from '../../plugins/page.js';
+import { HttpProblem } from '../errors.js';
+import { PAGE_MAX_SIZE, parsePageRequest } from '../web/page.js';
 import {
   STATUS_PROCESSAMENTO, type Aviso, type StatusProcessamento,
   OPERACOES, type Operacao, xlsAlteracoes, xlsAprovarExclusoes,
   xlsReprocessar, xlsReprocessarConjunto, xlsReprocessarErros,
-} from '../../db/xls.js';
-import { desfazerRegistrando } from '../../xls/desfazer.js';
-import { TIPOS_PLANILHA, type TipoPlanilha } from '../../xlsx/types.js';
-import { conjuntoTela, detalheTela, lerLog, listarParaTela, listarRecusas } from '../../xls/consulta.js';
-import { contagem, renderPagina } from './render.js';
-import { consultaMedida } from '../../db/lenta.js';
+} from './db.js';
+import { desfazerRegistrando } from './desfazer.js';
+import { TIPOS_PLANILHA, type TipoPlanilha } from '../xlsx/types.js';
+import { conjuntoTela, detalheTela, lerLog, listarParaTela, listarRecusas } from './consulta.js';
+import { contagem, renderPagina } from '../web/render.js';
+import { consultaMedida } from './lenta.js';
 import { FILTRO_STATUS, logAmigavel, palavras } from './palavras.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -6,11 +6,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
-import { HttpProblem } from '../../errors.js';
-import { safeEqual } from '../../plugins/bearer.js';
-import { pageQueryProperties, pageSchema, parsePageRequest, toPage } from '../../plugins/page.js';
-import { arr, dateTime, int, nullable, obj, str, uuid } from '../../schemas.js';
-import { replicacaoInstrucoes, replicacaoResetar, type Execucao, type PassoRow } from '../../db/replicacao.js';
+import { HttpProblem } from '../errors.js';
+import { safeEqual } from '../web/bearer.js';
+import { pageQueryProperties, pageSchema, parsePageRequest, toPage } from '../web/page.js';
+import { arr, dateTime, int, nullable, obj, str, uuid } from '../schemas.js';
+import { replicacaoInstrucoes, replicacaoResetar, type Execucao, type PassoRow } from './db.js';
 
 const execucaoProperties = {
   id: uuid(),

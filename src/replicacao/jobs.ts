@@ -11,14 +11,14 @@
  */
 import pg from 'pg';
 import type { AppContext } from '../context.js';
-import type { Job, JobContext, JobHandler } from './runner.js';
+import type { Job, JobContext, JobHandler } from '../jobs/runner.js';
 import { parseDocstoreUrl, type DocstoreAlvo, type ReplicatorConfig } from '../config.js';
 import {
   replicacaoAssumir, replicacaoFalhar, replicacaoFinalizar, replicacaoLiberar, replicacaoPasso,
   replicacaoPublicacaoRecriar, replicacaoSlots, replicacaoSlotsRemover, type Execucao, type Passo, type StatusPasso,
-} from '../db/replicacao.js';
-import { getService, resumeService, suspendService } from '../integrations/hosting.js';
-import { descreverDocstore, dropDocstore } from '../integrations/docstore.js';
+} from './db.js';
+import { getService, resumeService, suspendService } from './hosting.js';
+import { descreverDocstore, dropDocstore } from './docstore.js';
 import { flushErrtracker } from '../integrations/errtracker.js';
 
 export const MSG_ORFA = 'interrompida após reinício da aplicação';

@@ -10,12 +10,12 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { marked } from 'marked';
-import { HttpProblem } from '../../errors.js';
-import { projectRoot } from '../../paths.js';
-import { safeEqual } from '../../plugins/bearer.js';
-import { formatos, renderPagina } from './render.js';
-import { replicacaoResetar } from '../../db/replicacao.js';
-import { carregarDetalhe, listarExecucoes } from '../api/replicacao.js';
+import { HttpProblem } from '../errors.js';
+import { projectRoot } from '../paths.js';
+import { safeEqual } from '../web/bearer.js';
+import { formatos, renderPagina } from '../web/render.js';
+import { replicacaoResetar } from './db.js';
+import { carregarDetalhe, listarExecucoes } from './api.js';
 
 /** The reset's motivo: at most this many characters (code points) on the screen, the API and in SQL. */
 export const MOTIVO_MAX = 500;

@@ -4,15 +4,15 @@
  * a session never changes anything through the API, so no CSRF token is needed here).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { bearerToken, requireBearer, safeEqual } from '../../plugins/bearer.js';
-import { carregarSessao } from '../../plugins/sessao.js';
-import { sessaoPermite } from '../../plugins/sessao.js';
-import { notFoundHandler } from '../../plugins/problem.js';
-import configuracoesRoutes from './configuracoes.js';
-import processamentosRoutes from './processamentos.js';
-import partnerApiRoutes from './partner.js';
-import xlsRoutes from './xls.js';
-import replicacaoRoutes from './replicacao.js';
+import { bearerToken, requireBearer, safeEqual } from './bearer.js';
+import { carregarSessao } from './sessao.js';
+import { sessaoPermite } from './sessao.js';
+import { notFoundHandler } from './problem.js';
+import configuracoesRoutes from '../configuracao/api.js';
+import processamentosRoutes from '../planilhas/api-processamentos.js';
+import partnerApiRoutes from '../pedidos/api.js';
+import xlsRoutes from '../planilhas/api.js';
+import replicacaoRoutes from '../replicacao/api.js';
 
 export default async function apiRoutes(app: FastifyInstance) {
   const bearer = requireBearer(() => app.ctx.config.apiToken);

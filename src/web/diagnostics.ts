@@ -1,9 +1,9 @@
 /** POST /test/errtracker: raises an error on purpose so operators can see it arrive. */
 import type { FastifyInstance } from 'fastify';
-import { problemBody, sendProblem } from '../plugins/problem.js';
-import { bearerOuSessao } from './api/index.js';
-import { bearerToken } from '../plugins/bearer.js';
-import { csrfValido } from '../plugins/sessao.js';
+import { problemBody, sendProblem } from './problem.js';
+import { bearerOuSessao } from './api.js';
+import { bearerToken } from './bearer.js';
+import { csrfValido } from './sessao.js';
 
 export class DiagnosticError extends Error {
   constructor() {

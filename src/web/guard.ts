@@ -11,9 +11,9 @@
  * domain changed loses access), and a smoke session may only read (GET/HEAD).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { problemBody, sendProblem } from '../../plugins/problem.js';
-import { carregarSessao, leitura, sessaoPermite } from '../../plugins/sessao.js';
-import type { Sessao } from '../../db/telas.js';
+import { problemBody, sendProblem } from './problem.js';
+import { carregarSessao, leitura, sessaoPermite } from './sessao.js';
+import type { Sessao } from './db.js';
 import { renderPagina } from './render.js';
 
 export function aceitaHtml(req: FastifyRequest): boolean {

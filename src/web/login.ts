@@ -7,15 +7,15 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
-import { safeEqual } from '../../plugins/bearer.js';
-import { problemBody, sendProblem } from '../../plugins/problem.js';
+import { safeEqual } from './bearer.js';
+import { problemBody, sendProblem } from './problem.js';
 import {
   LOGIN_COOKIE_HTTP, LOGIN_COOKIE_TLS, SESSAO_COOKIE_HTTP, SESSAO_COOKIE_TLS, aleatorio, carregarSessao, cookieNome, cookieOpcoes, tokenDaSessao,
-} from '../../plugins/sessao.js';
-import { loginConsumir, loginIniciar, sessaoCriar, sessaoEncerrar } from '../../db/telas.js';
-import { motivoRecusa, redirectUri, trocarCodigo, urlDeAutorizacao } from '../../integrations/oidc.js';
+} from './sessao.js';
+import { loginConsumir, loginIniciar, sessaoCriar, sessaoEncerrar } from './db.js';
+import { motivoRecusa, redirectUri, trocarCodigo, urlDeAutorizacao } from '../integrations/oidc.js';
 import { renderPagina } from './render.js';
-import { exigirCsrf, viewErrorHandler } from './index.js';
+import { exigirCsrf, viewErrorHandler } from './telas.js';
 import { localPath, recusar } from './guard.js';
 import { randomPKCECodeVerifier } from 'openid-client';
 

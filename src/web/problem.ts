@@ -7,7 +7,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { HttpProblem, STATUS_TITLES, httpStatusOfSqlState } from '../errors.js';
-import { paginaErro, querPaginaHtml } from '../routes/telas/render.js';
+import { paginaErro, querPaginaHtml } from './render.js';
 import { alreadyReported } from '../operation-context.js';
 
 export interface ProblemBody {

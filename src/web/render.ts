@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Eta } from 'eta';
-import { projectRoot } from '../../paths.js';
-import { csrfEsperado } from '../../plugins/sessao.js';
+import { projectRoot } from '../paths.js';
+import { csrfEsperado } from './sessao.js';
 import { NAV } from './nav.js';
 
 export const TEMPLATES_DIR = join(projectRoot, 'templates');

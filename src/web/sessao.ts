@@ -13,7 +13,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import cookie from '@fastify/cookie';
 import { safeEqual } from './bearer.js';
-import { sessaoValidar, type Sessao } from '../db/telas.js';
+import { sessaoValidar, type Sessao } from './db.js';
 
 export const SESSAO_COOKIE_TLS = '__Host-bi_sessao';
 export const SESSAO_COOKIE_HTTP = 'bi_sessao';

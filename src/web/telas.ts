@@ -7,17 +7,17 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
-import { HttpProblem, httpStatusOfSqlState } from '../../errors.js';
-import { problemBody, sendProblem } from '../../plugins/problem.js';
-import { csrfValido } from '../../plugins/sessao.js';
+import { HttpProblem, httpStatusOfSqlState } from '../errors.js';
+import { problemBody, sendProblem } from './problem.js';
+import { csrfValido } from './sessao.js';
 import { paginaErro } from './render.js';
 import { aceitaHtml, localPath, viewGuard } from './guard.js';
-import processamentosScreens from './processamentos.js';
-import adminScreens from './admin.js';
-import destinatariosScreens from './destinatarios.js';
-import pedidosScreens from './pedidos.js';
-import replicacaoScreens from './replicacao.js';
-import { alreadyReported } from '../../operation-context.js';
+import processamentosScreens from '../planilhas/telas.js';
+import adminScreens from '../configuracao/telas.js';
+import destinatariosScreens from '../pedidos/destinatarios.js';
+import pedidosScreens from '../pedidos/telas.js';
+import replicacaoScreens from '../replicacao/telas.js';
+import { alreadyReported } from '../operation-context.js';
 
 export class CsrfInvalido extends HttpProblem {
   constructor() {

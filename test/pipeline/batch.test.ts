@@ -8,7 +8,7 @@ import { startFakeBot, type FakeBot } from '../harness/fake-bot.js';
 import { testEnv } from '../harness/service.js';
 import { buildMeta, buildRelatorio18 } from '../fixtures/builder.js';
 import { makeZip } from '../fixtures/zip.js';
-import { xlsProcessarHandler } from '../../src/xls/processar.js';
+import { xlsProcessarHandler } from '../../src/planilhas/processar.js';
 import { startService } from '../../src/main.js';
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';

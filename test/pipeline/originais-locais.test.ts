@@ -16,7 +16,7 @@ import { buildRelatorio18 } from '../fixtures/builder.js';
 import { makeZip } from '../fixtures/zip.js';
 import { createObjectStore, type ObjectStore } from '../../src/integrations/objstore.js';
 import type { EmbeddedObjectStore } from '../../src/embedded/objstore.js';
-import { IDADE_MAXIMA_MS, MAX_ARQUIVOS, guardarOriginal, tomarOriginal } from '../../src/xls/originais-locais.js';
+import { IDADE_MAXIMA_MS, MAX_ARQUIVOS, guardarOriginal, tomarOriginal } from '../../src/planilhas/originais-locais.js';
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import { countQuery, listaQuery, type FiltrosLista } from '../../src/xls/consulta.js';
+import { countQuery, listaQuery, type FiltrosLista } from '../../src/planilhas/consulta.js';
 
 let tdb: TestDatabase;
 
