@@ -1,6 +1,6 @@
 /**
- * Thin typed wrappers, one per SQL function the edge calls (zapatos does not type
- * functions). The SQL function decides; these only pass parameters and shape results.
+ * Typed wrappers of the configuration's SQL functions (public.configuracao_*: zapatos does
+ * not type functions). The SQL function decides; these only pass parameters and shape results.
  */
 import * as db from 'zapatos/db';
 import type * as s from 'zapatos/schema';
@@ -12,10 +12,12 @@ export async function configuracaoDefinir(q: db.Queryable, chave: string, valor:
   return row!;
 }
 
-export async function enqueueJob(q: db.Queryable, kind: string, payload: Record<string, unknown> = {},
-  opts: { runAt?: Date; uniqueKey?: string; maxAttempts?: number } = {}): Promise<number | null> {
-  const [row] = await db.sql<db.SQL, Array<{ id: number | null }>>`
-    select app.enqueue(${db.param(kind)}, ${db.param(JSON.stringify(payload))}::jsonb,
-      ${db.param(opts.runAt ?? null)}::timestamptz, ${db.param(opts.uniqueKey ?? null)}, ${db.param(opts.maxAttempts ?? 5)}) as id`.run(q);
-  return row?.id ?? null;
+export async function configuracaoCriar(q: db.Queryable, o: { chave: string; valor: string; tipo: string; descricao: string | null }): Promise<s.bi_configuracao.JSONSelectable> {
+  const [row] = await db.sql<s.bi_configuracao.SQL, s.bi_configuracao.JSONSelectable[]>`
+    select * from public.configuracao_criar(${db.param(o.chave)}, ${db.param(o.valor)}, ${db.param(o.tipo)}, ${db.param(o.descricao)})`.run(q);
+  return row!;
+}
+
+export async function configuracaoRemover(q: db.Queryable, chave: string, versaoEsperada: string | null): Promise<void> {
+  await db.sql`select public.configuracao_remover(${db.param(chave)}, ${db.param(versaoEsperada)}::timestamptz)`.run(q);
 }

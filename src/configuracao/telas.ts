@@ -8,10 +8,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as db from 'zapatos/db';
 import { HttpProblem } from '../errors.js';
-import { configuracaoDefinir } from './db.js';
-import { configuracaoCriar, configuracaoRemover } from '../web/db.js';
+import { configuracaoCriar, configuracaoDefinir, configuracaoRemover } from './db.js';
 import { formatos, renderPagina } from '../web/render.js';
 import { ADMIN_LINKS } from '../web/nav.js';
+import { versaoDoFormulario } from '../web/telas.js';
 
 export const TIPOS_CONFIG = ['string', 'integer', 'boolean', 'duration'] as const;
 /** The types as staff read them (the stored code stays the option's value). */
@@ -74,15 +74,6 @@ const CORRIJA = 'Nada foi gravado: corrija o campo indicado abaixo.';
 type Body = Record<string, string | undefined>;
 const versaoIso = (v: string | Date): string => new Date(v).toISOString();
 
-const VERSAO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$/;
-/** The form's version (the row's atualizado_em as ISO-8601): null when absent, 'invalida' when malformed. */
-export function versaoDoFormulario(v: unknown): string | null | 'invalida' {
-  if (v === undefined || v === '') return null;
-  if (typeof v !== 'string' || !VERSAO.test(v)) return 'invalida';
-  const t = Date.parse(v);
-  // sent to SQL as the instant JavaScript read (never a date Postgres would refuse: 30/02)
-  return Number.isFinite(t) ? new Date(t).toISOString() : 'invalida';
-}
 
 function sqlStatus(err: unknown): number | null {
   const code = (err as { code?: string }).code;

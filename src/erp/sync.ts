@@ -1,7 +1,7 @@
 /** /sync/**: partner integrations, each with its own Bearer (here ERP_SYNC_ACCESS_TOKEN). */
 import type { FastifyInstance } from 'fastify';
 import { requireBearer } from '../web/bearer.js';
-import { notFoundHandler } from '../web/problem.js';
+import { notFoundHandler } from '../web/error-handler.js';
 import erpSyncRoute from './sync-erp.js';
 
 export default async function syncRoutes(app: FastifyInstance) {

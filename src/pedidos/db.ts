@@ -144,3 +144,13 @@ export async function partnerPuxadaConcluir(q: db.Queryable, id: number): Promis
 export async function partnerPuxadaFalhar(q: db.Queryable, id: number, erro: string, definitiva: boolean): Promise<void> {
   await db.sql`select public.partner_puxada_falhar(${db.param(id)}::bigint, ${db.param(erro)}, ${db.param(definitiva)})`.run(q);
 }
+
+export async function destinatarioSalvar(q: db.Queryable, o: { id: string | null; email: string; nome: string | null; ativo: boolean; versaoEsperada: string | null }): Promise<s.destinatario.JSONSelectable> {
+  const [row] = await db.sql<s.destinatario.SQL, s.destinatario.JSONSelectable[]>`
+    select * from public.destinatario_salvar(${db.param(o.id)}::uuid, ${db.param(o.email)}, ${db.param(o.nome)}, ${db.param(o.ativo)}, ${db.param(o.versaoEsperada)}::timestamptz)`.run(q);
+  return row!;
+}
+
+export async function destinatarioRemover(q: db.Queryable, id: string): Promise<void> {
+  await db.sql`select public.destinatario_remover(${db.param(id)}::uuid)`.run(q);
+}

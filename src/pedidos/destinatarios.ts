@@ -6,9 +6,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as db from 'zapatos/db';
 import { HttpProblem } from '../errors.js';
-import { destinatarioRemover, destinatarioSalvar } from '../web/db.js';
+import { destinatarioRemover, destinatarioSalvar } from './db.js';
 import { renderPagina } from '../web/render.js';
-import { versaoDoFormulario } from '../configuracao/telas.js';
+import { versaoDoFormulario } from '../web/telas.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 type Body = Record<string, string | undefined>;

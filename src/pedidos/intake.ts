@@ -27,6 +27,13 @@ import { partnerWebhookReceberLote, type EventoRecebido } from './db.js';
 import { reportWarning } from '../integrations/errtracker.js';
 import { readSegment, SpoolCheio, WebhookSpool, type SpoolEstado, type SpoolRecord } from './spool.js';
 
+declare module '../context.js' {
+  interface AppContext {
+    /** the order webhook's group commit, local spool and replay; buildApp makes it when absent */
+    partnerIntake?: PartnerIntake;
+  }
+}
+
 /** Delays between attempts to store a delivery when the database fails, inside the budget. */
 export const STORE_RETRY_DELAYS_MS = [100, 400, 1000];
 /** Bytes of bodies one group-commit flush carries at most (a large body goes with fewer others). */

@@ -5,7 +5,7 @@
  * route's only duties are to check the shared secret and to store the raw body before it
  * answers 200. Every body is accepted as bytes (its own content-type parser: invalid JSON,
  * text, an empty body are stored, never refused); normalisation runs afterwards as a job.
- * Storing is PartnerIntake's (src/partner/intake.ts): group commit to the database, or this
+ * Storing is PartnerIntake's (src/pedidos/intake.ts): group commit to the database, or this
  * replica's local spool when the database does not take it in time.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

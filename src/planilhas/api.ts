@@ -43,7 +43,7 @@ const malformado = (motivo: string) =>
 /** An error of the multipart parser (busboy, @fastify/multipart) as a problem: 413 for limits, else 400. */
 function parserProblem(err: unknown, maxBytes: number, req?: FastifyRequest): HttpProblem {
   if (err instanceof HttpProblem) return err;
-  // the arrival limits cut the body (plugins/prazo-corpo.ts): the 408 was answered already
+  // the arrival limits cut the body (web/prazo-corpo.ts): the 408 was answered already
   if (req?.corpoExpirado) return new HttpProblem(408, 'Tempo esgotado', req.corpoExpirado);
   const e = err as { statusCode?: number; code?: string; message?: string };
   if (e.code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge(maxBytes);
@@ -145,7 +145,7 @@ export default async function xlsRoutes(app: FastifyInstance) {
     }
   });
 
-  // the preview: same input, limits and refusals; stores nothing, not even a refusal (src/xls/simular.ts)
+  // the preview: same input, limits and refusals; stores nothing, not even a refusal (src/planilhas/simular.ts)
   app.post('/xls/simular', { schema: { response: { 200: simulacaoSchema } } }, async (req) =>
     comUpload(req, (filename, file, dir) => simularUpload(app.ctx, filename, file, { limits: app.ctx.config.xls.limits, tmp: dir })));
 }

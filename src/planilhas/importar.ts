@@ -31,7 +31,8 @@ import { FALHA_DE_P, resumoFluxo, type Falha, type Progresso } from './consulta.
 import { xlsUploadRecusar } from './db.js';
 import { palavras } from './palavras.js';
 import type { TipoPlanilha } from '../xlsx/types.js';
-import { campoRecusado, viewErrorHandler } from '../web/telas.js';
+import { campoRecusado } from '../web/telas.js';
+import { rotasDeTela } from '../web/error-handler.js';
 
 export const TIPOS_IMPORTAVEIS: readonly TipoPlanilha[] = ['COMPRAS', 'COTA_FORNECEDOR', 'FLUXO_PAGAR_RECEBER'];
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
@@ -163,14 +164,14 @@ async function tiposNomes(app: FastifyInstance): Promise<Map<string, string>> {
 export default async function importarRoutes(app: FastifyInstance) {
   const limits = app.ctx.config.xls.limits;
   await app.register(multipart, { limits: { fileSize: limits.maxUploadBytes, files: MAX_ARQUIVOS, fields: 10, parts: MAX_ARQUIVOS + 10 } });
-  app.setErrorHandler(viewErrorHandler);
+  rotasDeTela(app);
 
   const formulario = (req: Req, reply: FastifyReply, v: Record<string, string>, erro: string | null, status = 200) =>
     renderPagina(req, reply, 'importar/formulario', {
       titulo: 'Importar planilhas', status, semNavegacao: true, aviso: erro ? { tipo: 'erro', texto: erro } : null,
     }, { acao: `${base(req)}?k=${encodeURIComponent(req.query.k ?? '')}`, v, tipos: TIPOS_IMPORTAVEIS });
 
-  /** "Pré-visualizar": what the send would change (src/xls/simular.ts), nothing stored; the form again below. */
+  /** "Pré-visualizar": what the send would change (src/planilhas/simular.ts), nothing stored; the form again below. */
   async function previa(req: Req, reply: FastifyReply, v: Record<string, string>, zip: Spooled) {
     const dir = await TempDir.create('bi-previa-');
     try {

@@ -3,18 +3,18 @@
  * the reads of /api/comercial/processamentos* also accept a screen session (GET/HEAD only:
  * a session never changes anything through the API, so no CSRF token is needed here).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerToken, requireBearer, safeEqual } from './bearer.js';
 import { carregarSessao } from './sessao.js';
 import { sessaoPermite } from './sessao.js';
-import { notFoundHandler } from './problem.js';
-import configuracoesRoutes from '../configuracao/api.js';
-import processamentosRoutes from '../planilhas/api-processamentos.js';
-import partnerApiRoutes from '../pedidos/api.js';
-import xlsRoutes from '../planilhas/api.js';
-import replicacaoRoutes from '../replicacao/api.js';
+import { notFoundHandler } from './error-handler.js';
 
-export default async function apiRoutes(app: FastifyInstance) {
+export interface ApiOpcoes {
+  /** the areas' /api routes, registered in this order (app.ts lists them) */
+  rotas: FastifyPluginAsync[];
+}
+
+export default async function apiRoutes(app: FastifyInstance, opts: ApiOpcoes) {
   const bearer = requireBearer(() => app.ctx.config.apiToken);
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
     if (await sessaoValeNaApi(req)) return;
@@ -22,11 +22,7 @@ export default async function apiRoutes(app: FastifyInstance) {
   });
   // an unknown /api route is not revealed to an anonymous caller: 401 before 404
   app.setNotFoundHandler({ preHandler: bearer }, notFoundHandler);
-  await app.register(configuracoesRoutes);
-  await app.register(processamentosRoutes);
-  await app.register(partnerApiRoutes);
-  await app.register(xlsRoutes);
-  await app.register(replicacaoRoutes);
+  for (const rotas of opts.rotas) await app.register(rotas);
 }
 
 /** A view session opens the reads of /api/comercial/processamentos* (when login is enabled). */

@@ -15,7 +15,8 @@ import {
 import { loginConsumir, loginIniciar, sessaoCriar, sessaoEncerrar } from './db.js';
 import { motivoRecusa, redirectUri, trocarCodigo, urlDeAutorizacao } from '../integrations/oidc.js';
 import { renderPagina } from './render.js';
-import { exigirCsrf, viewErrorHandler } from './telas.js';
+import { exigirCsrf } from './telas.js';
+import { rotasDeTela } from './error-handler.js';
 import { localPath, recusar } from './guard.js';
 import { randomPKCECodeVerifier } from 'openid-client';
 
@@ -31,7 +32,7 @@ export async function abrirSessao(req: FastifyRequest, reply: FastifyReply, o: {
 
 export default async function loginRoutes(app: FastifyInstance) {
   await app.register(formbody, { bodyLimit: 16 * 1024 });
-  app.setErrorHandler(viewErrorHandler);
+  rotasDeTela(app);
   const telas = app.ctx.config.telas;
 
   // the login form's answer is a redirect to the identity provider: the CSP lets the form go there

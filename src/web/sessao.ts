@@ -92,7 +92,7 @@ export function leitura(req: FastifyRequest): boolean {
   return req.method === 'GET' || req.method === 'HEAD';
 }
 
-/** Whether this session may do this request (the table in src/routes/telas/guard.ts). */
+/** Whether this session may do this request (the table in src/web/guard.ts). */
 export function sessaoPermite(req: FastifyRequest, s: Sessao): boolean {
   const dominio = req.server.ctx.config.telas.oidc?.dominio;
   if (!dominio || s.email.split('@').pop() !== dominio) return false;

@@ -1,23 +1,17 @@
 /**
  * The staff screens (docs/screens.md): one encapsulated context whose onRequest hook is the
  * view guard (modes and rejections), whose forms are urlencoded with a CSRF token checked
- * before any handler, and whose errors render as pt-BR pages for browsers.
- * To add a screen: write a plugin in this folder, register it below, add its template
- * under templates/ and its nav entry in nav.ts.
+ * before any handler, and whose errors render as pt-BR pages for browsers (the one error
+ * handler, error-handler.ts, answers its routes in the screens' words).
+ * To add a screen: write a plugin in its area's folder, add it to the list app.ts gives
+ * here, add its template under templates/ and its nav entry in nav.ts.
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
-import { HttpProblem, httpStatusOfSqlState } from '../errors.js';
-import { problemBody, sendProblem } from './problem.js';
+import { HttpProblem } from '../errors.js';
 import { csrfValido } from './sessao.js';
-import { paginaErro } from './render.js';
-import { aceitaHtml, localPath, viewGuard } from './guard.js';
-import processamentosScreens from '../planilhas/telas.js';
-import adminScreens from '../configuracao/telas.js';
-import destinatariosScreens from '../pedidos/destinatarios.js';
-import pedidosScreens from '../pedidos/telas.js';
-import replicacaoScreens from '../replicacao/telas.js';
-import { alreadyReported } from '../operation-context.js';
+import { viewGuard } from './guard.js';
+import { rotasDeTela } from './error-handler.js';
 
 export class CsrfInvalido extends HttpProblem {
   constructor() {
@@ -59,42 +53,26 @@ export async function exigirCsrf(req: FastifyRequest) {
   if (!csrfValido(req, body?._csrf)) throw new CsrfInvalido();
 }
 
-export function viewErrorHandler(err: FastifyError & { code?: string }, req: FastifyRequest, reply: FastifyReply) {
-  // the database refusing a character of the request (NUL, invalid Unicode): bad input
-  const caractere = err.code === '22021' || err.code === '22P05';
-  let status = err instanceof HttpProblem ? err.status : caractere ? 400 : httpStatusOfSqlState(err.code)
-    ?? (err.validation ? 400 : typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500);
-  if (status < 400 || status > 599) status = 500;
-  const mensagem = status >= 500 ? 'Erro interno; o incidente foi registrado.'
-    : caractere ? 'O formulário contém um caractere não aceito (NUL ou texto Unicode inválido); nada foi gravado.'
-    : err.validation ? `Parâmetro inválido: ${err.message}` : err.message;
-  if (status >= 500 && !alreadyReported(err)) req.log.error({ err }, 'erro ao atender tela');
-  else req.log.info({ status, code: err.code }, err.message);
-  if (!aceitaHtml(req)) return sendProblem(reply, problemBody(status, req, mensagem));
-  return paginaErro(req, reply, status, mensagem, voltarPara(req));
+const VERSAO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$/;
+/** The form's version (the row's atualizado_em as ISO-8601): null when absent, 'invalida' when malformed. */
+export function versaoDoFormulario(v: unknown): string | null | 'invalida' {
+  if (v === undefined || v === '') return null;
+  if (typeof v !== 'string' || !VERSAO.test(v)) return 'invalida';
+  const t = Date.parse(v);
+  // sent to SQL as the instant JavaScript read (never a date Postgres would refuse: 30/02)
+  return Number.isFinite(t) ? new Date(t).toISOString() : 'invalida';
 }
 
-/** Where the error page's "Voltar" goes: the page the form came from (same origin), else the start. */
-export function voltarPara(req: FastifyRequest): string {
-  const ref = req.headers.referer;
-  if (typeof ref === 'string') {
-    try {
-      const u = new URL(ref);
-      if (u.host === req.headers.host) return localPath(u.pathname + u.search) ?? '/';
-    } catch { /* not a URL */ }
-  }
-  return '/';
+export interface TelasOpcoes {
+  /** the areas' screens, registered in this order (app.ts lists them) */
+  telas: FastifyPluginAsync[];
 }
 
-export default async function viewRoutes(app: FastifyInstance) {
+export default async function viewRoutes(app: FastifyInstance, opts: TelasOpcoes) {
   await app.register(formbody, { bodyLimit: 64 * 1024 });
+  rotasDeTela(app);
   app.addHook('onRequest', viewGuard);
   app.addHook('preHandler', exigirCsrf);
-  app.setErrorHandler(viewErrorHandler);
   app.get('/', async (_req, reply) => reply.redirect('/processamentos', 302));
-  await app.register(processamentosScreens);
-  await app.register(adminScreens);
-  await app.register(destinatariosScreens);
-  await app.register(pedidosScreens);
-  await app.register(replicacaoScreens);
+  for (const tela of opts.telas) await app.register(tela);
 }

@@ -1,5 +1,5 @@
 /**
- * The original just received, kept on this host for its processing (src/xls/originais-locais.ts):
+ * The original just received, kept on this host for its processing (src/planilhas/originais-locais.ts):
  * the job takes it instead of downloading it; another processing of other bytes, another size,
  * or a second taker never gets it; the directory stays bounded; "off" always downloads. And the
  * archive check that runs while the object store takes a loose xlsx: a refused file leaves no
