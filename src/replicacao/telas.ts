@@ -84,7 +84,7 @@ export default async function replicacaoScreens(app: FastifyInstance) {
     aviso: { tipo: 'ok' | 'erro' | 'info'; texto: string } | null = null, status = 200) => {
     const page = await listarExecucoes(app.ctx.pool, req.query as Record<string, unknown>);
     const emAndamento = page.content.find((e) => e.status === 'EM_ANDAMENTO') ?? null;
-    return renderPagina(req, reply, 'admin/replicacao', {
+    return renderPagina(req, reply, 'replicacao/lista', {
       titulo: 'Reset da replicação', status, aviso, refresh: emAndamento ? 5 : undefined,
     }, {
       page, form, emAndamento, statusExecucao: STATUS_EXECUCAO, passosStatus: STATUS_PASSO,
@@ -126,7 +126,7 @@ export default async function replicacaoScreens(app: FastifyInstance) {
     return reply.redirect(`/admin/replicacao/${id}?ok=iniciado`, 303);
   });
 
-  app.get('/admin/replicacao/runbook', async (req, reply) => renderPagina(req, reply, 'admin/runbook', {
+  app.get('/admin/replicacao/runbook', async (req, reply) => renderPagina(req, reply, 'replicacao/runbook', {
     titulo: 'Replicação para os celulares: o runbook',
   }, { html: await runbook() }));
 
@@ -137,7 +137,7 @@ export default async function replicacaoScreens(app: FastifyInstance) {
     const rodando = d.status === 'EM_ANDAMENTO';
     // the start banner only while it runs; the page refreshes to its own address (without ?ok=)
     const aviso = req.query.ok === 'iniciado' && rodando ? { tipo: 'ok' as const, texto: 'Reset iniciado: os passos aparecem abaixo conforme rodam.' } : null;
-    return renderPagina(req, reply, 'admin/replicacao-detalhe', {
+    return renderPagina(req, reply, 'replicacao/detalhe', {
       titulo: `Reset da replicação de ${formatos.dataHora(d.iniciadoEm)}`, aviso,
       refresh: rodando ? `3; url=/admin/replicacao/${d.id}` : undefined,
     }, { d, passos: novePassos(d), statusExecucao: STATUS_EXECUCAO, runbook: `/admin/replicacao/runbook#${RUNBOOK_SECAO}` });
