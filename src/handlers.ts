@@ -1,4 +1,7 @@
-/** The job kinds this process handles. Each area adds its handlers here. */
+/**
+ * The job kinds this process handles: the one list that puts the areas' handlers together
+ * (each area's live in its folder). The jobs kernel (src/jobs/) knows none of them.
+ */
 import type { AppContext } from './context.js';
 import type { JobHandler } from './jobs/runner.js';
 import { sendMessage } from './integrations/bot.js';
