@@ -15,7 +15,7 @@ import { Readable } from 'node:stream';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { startTestCluster, prepareDatabases, recreateDatabase, TEMPLATE_DB } from '../test/harness/cluster.js';
-import { xlsConcluir, xlsDefinirTipo, xlsIniciar, xlsMerge, xlsMergeChunk, xlsReceber, xlsStagingPreparar } from '../src/db/xls.js';
+import { xlsConcluir, xlsDefinirTipo, xlsIniciar, xlsMerge, xlsMergeChunk, xlsReceber, xlsStagingPreparar } from '../src/planilhas/db.js';
 import { GERADORES } from './xls-merge-tipos.js';
 
 const ROWS = /^\d+$/.test(process.argv[2] ?? '') ? Number(process.argv[2]) : 200_000;

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ExcelJS from 'exceljs'; // the reference: exceljs 4.4.0 as published (a devDependency; nothing patched)
 import { detectType, openWorkbook, readRows } from '../src/xlsx/index.js';
-import { inspectUpload } from '../src/xls/upload.js';
+import { inspectUpload } from '../src/planilhas/upload.js';
 
 interface Result { rows: number; ms: number; maxRssMb: number }
 

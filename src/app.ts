@@ -1,22 +1,42 @@
-/** The fastify app: shared plugins, then routes grouped by audience. No I/O at build time. */
+/**
+ * The fastify app: the web kernel's plugins, then every area's routes grouped by audience.
+ * This file (with handlers.ts, the job handler list) is where the areas meet: the kernels
+ * never import an area, they receive the areas' plugins from here. No I/O at build time.
+ */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { reportLog } from './integrations/errtracker.js';
-import problemPlugin from './plugins/problem.js';
-import prazoCorpoPlugin from './plugins/prazo-corpo.js';
-import healthRoutes from './routes/health.js';
-import apiRoutes from './routes/api/index.js';
-import diagnosticsRoutes from './routes/diagnostics.js';
-import arquivoRoutes from './routes/arquivo.js';
-import syncRoutes from './routes/sync/index.js';
-import partnerWebhookRoutes from './routes/webhook/partner.js';
-import openapiPlugin from './plugins/openapi.js';
-import sessaoPlugin from './plugins/sessao.js';
-import staticRoutes from './routes/telas/static.js';
-import loginRoutes from './routes/telas/login.js';
-import viewRoutes from './routes/telas/index.js';
-import importarRoutes from './routes/telas/importar.js';
-import { PartnerIntake } from './partner/intake.js';
+// the web kernel
+import problemPlugin from './web/error-handler.js';
+import prazoCorpoPlugin from './web/prazo-corpo.js';
+import healthRoutes from './web/health.js';
+import apiRoutes from './web/api.js';
+import diagnosticsRoutes from './web/diagnostics.js';
+import openapiPlugin from './web/openapi.js';
+import sessaoPlugin from './web/sessao.js';
+import staticRoutes from './web/static.js';
+import loginRoutes from './web/login.js';
+import viewRoutes from './web/telas.js';
+// A. ERP sync
+import syncRoutes from './erp/sync.js';
+// B. orders
+import partnerWebhookRoutes from './pedidos/webhook.js';
+import partnerApiRoutes from './pedidos/api.js';
+import pedidosScreens from './pedidos/telas.js';
+import destinatariosScreens from './pedidos/destinatarios.js';
+import { PartnerIntake } from './pedidos/intake.js';
+// C. spreadsheets
+import xlsRoutes from './planilhas/api.js';
+import processamentosRoutes from './planilhas/api-processamentos.js';
+import arquivoRoutes from './planilhas/arquivo.js';
+import processamentosScreens from './planilhas/telas.js';
+import importarRoutes from './planilhas/importar.js';
+// D. replication
+import replicacaoRoutes from './replicacao/api.js';
+import replicacaoScreens from './replicacao/telas.js';
+// configuration
+import configuracoesRoutes from './configuracao/api.js';
+import adminScreens from './configuracao/telas.js';
 import { enterOperation, markReported } from './operation-context.js';
 
 export interface BuildOptions {
@@ -39,7 +59,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       },
     },
     bodyLimit: 1024 * 1024,
-    // a backstop only: a stalled or trickling body is answered 408 long before (plugins/prazo-corpo.ts)
+    // a backstop only: a stalled or trickling body is answered 408 long before (web/prazo-corpo.ts)
     requestTimeout: ctx.config.http.requisicaoMaxMs,
     // only the configured proxies may say who the client is (X-Forwarded-For): see TRUST_PROXY
     trustProxy: ctx.config.trustProxy.length > 0 ? ctx.config.trustProxy : false,
@@ -77,13 +97,16 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await app.register(healthRoutes);
   await app.register(diagnosticsRoutes);
   await app.register(arquivoRoutes);
-  await app.register(apiRoutes, { prefix: '/api' });
+  await app.register(apiRoutes, {
+    prefix: '/api',
+    rotas: [configuracoesRoutes, processamentosRoutes, partnerApiRoutes, xlsRoutes, replicacaoRoutes],
+  });
   await app.register(syncRoutes, { prefix: '/sync' });
   await app.register(partnerWebhookRoutes);
   // staff screens: static kit (anonymous), login, the guarded screens, the import page (secret k)
   await app.register(staticRoutes);
   await app.register(loginRoutes);
-  await app.register(viewRoutes);
+  await app.register(viewRoutes, { telas: [processamentosScreens, adminScreens, destinatariosScreens, pedidosScreens, replicacaoScreens] });
   await app.register(importarRoutes);
   return app;
 }

@@ -122,7 +122,7 @@ export interface Config {
   port: number;
   host: string;
   /**
-   * How long a request may take to arrive (src/plugins/prazo-corpo.ts): a body that receives no
+   * How long a request may take to arrive (src/web/prazo-corpo.ts): a body that receives no
    * byte for ociosoMs (HTTP_CORPO_OCIOSO_MS), or averages under taxaMinBytes a second once
    * twice ociosoMs have passed (HTTP_CORPO_TAXA_MIN_BYTES), is answered 408; the headers must arrive
    * within ociosoMs; Node's total request timeout is left as a backstop that an upload of the

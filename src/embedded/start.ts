@@ -19,7 +19,7 @@ import net from 'node:net';
 import { startEmbeddedObjectStore, type EmbeddedObjectStore } from './objstore.js';
 import { ConfigError } from '../config.js';
 import { installSignalHandlers, startService } from '../main.js';
-import { seedDemoCatalogue } from './demo-catalogo.js';
+import { seedDemoCatalogue } from '../erp/demo-catalogo.js';
 
 const dataDir = process.env.APP_DATA_DIR ?? join(projectRoot, '.data');
 const say = (msg: string) => process.stderr.write(`[start] ${msg}\n`);

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { bearer, testApp } from '../harness/service.js';
-import { catalogoCarregar } from '../../src/db/erp-sync.js';
+import { catalogoCarregar } from '../../src/erp/db.js';
 import { gtin } from './helpers.js';
 
 const ERP_TOKEN = 'erp-token-concorrencia';

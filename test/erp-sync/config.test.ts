@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { DEMO_CATALOGUE_FILE, seedDemoCatalogue } from '../../src/embedded/demo-catalogo.js';
+import { DEMO_CATALOGUE_FILE, seedDemoCatalogue } from '../../src/erp/demo-catalogo.js';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { testEnv } from '../harness/service.js';
 

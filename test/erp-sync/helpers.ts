@@ -1,6 +1,6 @@
 /** Catalogue fixtures and small helpers for the ERP-sync tests. */
 import type pg from 'pg';
-import { catalogoCarregar } from '../../src/db/erp-sync.js';
+import { catalogoCarregar } from '../../src/erp/db.js';
 
 /** Appends the GTIN check digit to a body of 7, 11, 12 or 13 digits. */
 export function gtin(body: string): string {

@@ -1,7 +1,7 @@
 /** The decision in SQL: public.erp_sync(items, dry_run, idempotency_key), as a DBA would call it. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import { erpSync, type ErpSyncResponse } from '../../src/db/erp-sync.js';
+import { erpSync, type ErpSyncResponse } from '../../src/erp/db.js';
 import { EAN, gtin, item, loadCatalogue, variantes, wrongCheckDigit } from './helpers.js';
 
 let db: TestDatabase;

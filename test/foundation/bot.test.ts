@@ -6,7 +6,7 @@ import { startFakeBot, type FakeBot } from '../harness/fake-bot.js';
 import { testEnv } from '../harness/service.js';
 import { loadConfig } from '../../src/config.js';
 import { JobRunner } from '../../src/jobs/runner.js';
-import { jobHandlers } from '../../src/jobs/handlers.js';
+import { jobHandlers } from '../../src/handlers.js';
 
 const log = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 let db: TestDatabase;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import { ConfiguracaoCache } from '../../src/integrations/configuracao.js';
+import { ConfiguracaoCache } from '../../src/configuracao/cache.js';
 import { createListener } from '../../src/jobs/listener.js';
 
 const log = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;

@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { bearer, testApp, API_TOKEN } from '../harness/service.js';
 import { obj, str, nullable, arr } from '../../src/schemas.js';
-import problemPlugin from '../../src/plugins/problem.js';
-import { safeEqual } from '../../src/plugins/bearer.js';
+import problemPlugin from '../../src/web/error-handler.js';
+import { safeEqual } from '../../src/web/bearer.js';
 
 let db: TestDatabase;
 let app: FastifyInstance;

@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { createPool } from '../../src/db/pool.js';
 import { JobRunner, type Job } from '../../src/jobs/runner.js';
 import { createListener } from '../../src/jobs/listener.js';
-import { enqueueJob } from '../../src/db/functions.js';
+import { enqueueJob } from '../../src/jobs/enqueue.js';
 import { handleStrayRejection } from '../../src/operation-context.js';
 
 const log = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { forgetPreviousWorkers, processRuns } from '../../src/jobs/workers.js';
-import { xlsRecuperar } from '../../src/db/xls.js';
+import { xlsRecuperar } from '../../src/planilhas/db.js';
 import { iniciar, receberAvulso } from '../xls-sql/helpers.js';
 import { loadConfig } from '../../src/config.js';
 import { testEnv } from '../harness/service.js';

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import { buildApp } from '../../src/app.js';
 import { JobRunner } from '../../src/jobs/runner.js';
-import { jobHandlers } from '../../src/jobs/handlers.js';
+import { jobHandlers } from '../../src/handlers.js';
 import { createObjectStore, type ObjectStore } from '../../src/integrations/objstore.js';
 import { startEmbeddedObjectStore, type EmbeddedObjectStore } from '../../src/embedded/objstore.js';
 import type { TestDatabase } from './db.js';

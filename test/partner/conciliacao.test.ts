@@ -14,9 +14,9 @@ import {
   drainJobs, logCapture, makeRunner, order, event, startErrtrackerReceiver, startFakePartner, startSmtp,
   type FakePartner, type SmtpSink, type TrackerReceiver,
 } from '../harness/partner.js';
-import { partnerJobHandlers } from '../../src/jobs/partner.js';
-import { partnerConfigurar } from '../../src/db/partner.js';
-import { partnerConciliacaoSolicitar } from '../../src/db/partner-conciliacao.js';
+import { partnerJobHandlers } from '../../src/pedidos/jobs.js';
+import { partnerConfigurar } from '../../src/pedidos/db.js';
+import { partnerConciliacaoSolicitar } from '../../src/pedidos/conciliacao-db.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { initErrtracker, flushErrtracker } from '../../src/integrations/errtracker.js';

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { testEnv } from '../harness/service.js';
 import { loadConfig } from '../../src/config.js';
-import { partnerConfigurar, partnerTick, type Aviso } from '../../src/db/partner.js';
-import { textoParado } from '../../src/jobs/partner-textos.js';
+import { partnerConfigurar, partnerTick, type Aviso } from '../../src/pedidos/db.js';
+import { textoParado } from '../../src/pedidos/textos.js';
 
 let db: TestDatabase;
 beforeAll(async () => { db = await createTestDatabase(); });

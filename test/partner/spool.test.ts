@@ -19,7 +19,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createPool } from '../../src/db/pool.js';
 import { flushErrtracker, initErrtracker } from '../../src/integrations/errtracker.js';
-import { encodeRecord, readSegment, type SpoolRecord } from '../../src/partner/spool.js';
+import { encodeRecord, readSegment, type SpoolRecord } from '../../src/pedidos/spool.js';
 
 const SECRET = 'segredo-spool';
 let db: TestDatabase;

@@ -11,8 +11,8 @@ import {
   drainJobs, logCapture, makeRunner, order, startErrtrackerReceiver, startFakePartner, startSmtp,
   type FakePartner, type SmtpSink, type TrackerReceiver,
 } from '../harness/partner.js';
-import { partnerJobHandlers } from '../../src/jobs/partner.js';
-import { partnerConfigurar, partnerTick } from '../../src/db/partner.js';
+import { partnerJobHandlers } from '../../src/pedidos/jobs.js';
+import { partnerConfigurar, partnerTick } from '../../src/pedidos/db.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { initErrtracker, flushErrtracker } from '../../src/integrations/errtracker.js';

@@ -5,7 +5,7 @@ import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { HttpProblem } from '../../src/errors.js';
 import { ArchiveError, DEFAULT_ARCHIVE_LIMITS, openWorkbook } from '../../src/xlsx/index.js';
-import { checkArchive, inspectUpload, planUpload } from '../../src/xls/upload.js';
+import { checkArchive, inspectUpload, planUpload } from '../../src/planilhas/upload.js';
 import { FileSource } from '../../src/xlsx/source.js';
 import { UnreadableZipError, readCentralDirectory } from '../../src/xlsx/zip.js';
 import { buildMeta } from '../fixtures/builder.js';

@@ -9,7 +9,7 @@ import { testEnv } from '../harness/service.js';
 import { buildMeta, buildRelatorio18 } from '../fixtures/builder.js';
 import { makeZip } from '../fixtures/zip.js';
 import { backendPid } from '../harness/wait.js';
-import { xlsProcessarHandler } from '../../src/xls/processar.js';
+import { xlsProcessarHandler } from '../../src/planilhas/processar.js';
 import { startService } from '../../src/main.js';
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';

@@ -28,7 +28,7 @@ import { odsFile, odsTable, xlsFile } from '../fixtures/cfb.js';
 import { bitflips, entradasZip, extremosCfb, extremosZip, truncamentos, type Mutacao } from '../fixtures/mutacoes.js';
 import { ArchiveError, WorkbookError, openWorkbook, DEFAULT_ARCHIVE_LIMITS } from '../../src/xlsx/index.js';
 import { detectType } from '../../src/xlsx/detect.js';
-import { checkArchive, planUpload } from '../../src/xls/upload.js';
+import { checkArchive, planUpload } from '../../src/planilhas/upload.js';
 import { extractEntry, readCentralDirectory } from '../../src/xlsx/zip.js';
 import { extensaoDoConteudo } from '../../src/xlsx/open.js';
 import { FileSource } from '../../src/xlsx/source.js';

@@ -326,7 +326,7 @@ describe('.xlsx, .xls and .ods in one batch (formats read by content)', () => {
 
 describe('receberUpload from bytes in memory (a batch packed on the server)', () => {
   it('spools them and receives the batch like an upload', async () => {
-    const { receberUpload } = await import('../../src/xls/intake.js');
+    const { receberUpload } = await import('../../src/planilhas/intake.js');
     const other = await buildMeta({ rows: 5 });
     const { recibo, enfileirados } = await receberUpload(p.ctx, 'importacao.zip', makeZip([{ name: 'metas-5.xlsx', data: other }]),
       { limits: p.ctx.config.xls.limits, uploader: { id: 'u1', nome: 'Ana' } });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { startPipeline, type Pipeline } from '../harness/pipeline.js';
 import { event, order } from '../harness/partner.js';
-import { partnerConfigurar } from '../../src/db/partner.js';
+import { partnerConfigurar } from '../../src/pedidos/db.js';
 import { colName } from '../fixtures/handmade.js';
 import { makeZip } from '../fixtures/zip.js';
 import { fatAt, odsFile, odsTable, xlsFile } from '../fixtures/cfb.js';

@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { escaparLinha, limparNome, nomeDownload } from '../../src/xls/nomes.js';
-import { ExecLog } from '../../src/xls/execlog.js';
-import { contentDisposition } from '../../src/routes/arquivo.js';
+import { escaparLinha, limparNome, nomeDownload } from '../../src/planilhas/nomes.js';
+import { ExecLog } from '../../src/planilhas/execlog.js';
+import { contentDisposition } from '../../src/planilhas/arquivo.js';
 
 describe('limparNome', () => {
   it('strips C0, DEL, C1 and bidi controls, keeps accents and emoji', () => {

@@ -1,5 +1,5 @@
 /**
- * The original just received, kept on this host for its processing (src/xls/originais-locais.ts):
+ * The original just received, kept on this host for its processing (src/planilhas/originais-locais.ts):
  * the job takes it instead of downloading it; another processing of other bytes, another size,
  * or a second taker never gets it; the directory stays bounded; "off" always downloads. And the
  * archive check that runs while the object store takes a loose xlsx: a refused file leaves no
@@ -16,7 +16,7 @@ import { buildRelatorio18 } from '../fixtures/builder.js';
 import { makeZip } from '../fixtures/zip.js';
 import { createObjectStore, type ObjectStore } from '../../src/integrations/objstore.js';
 import type { EmbeddedObjectStore } from '../../src/embedded/objstore.js';
-import { IDADE_MAXIMA_MS, MAX_ARQUIVOS, guardarOriginal, tomarOriginal } from '../../src/xls/originais-locais.js';
+import { IDADE_MAXIMA_MS, MAX_ARQUIVOS, guardarOriginal, tomarOriginal } from '../../src/planilhas/originais-locais.js';
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');

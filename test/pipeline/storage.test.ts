@@ -7,7 +7,7 @@ import { buildRelatorio18, buildMeta } from '../fixtures/builder.js';
 import { makeZip } from '../fixtures/zip.js';
 import { freePort } from '../../src/embedded/postgres.js';
 import { createObjectStore, type ObjectStore } from '../../src/integrations/objstore.js';
-import { backfillStorage } from '../../src/xls/backfill.js';
+import { backfillStorage } from '../../src/planilhas/backfill.js';
 import type { EmbeddedObjectStore } from '../../src/embedded/objstore.js';
 import type { AppContext } from '../../src/context.js';
 

@@ -10,7 +10,7 @@ import { startPipeline, type Pipeline } from '../harness/pipeline.js';
 import { buildRelatorio18 } from '../fixtures/builder.js';
 import { makeZip } from '../fixtures/zip.js';
 import { ESCRITORES, H, escrever, fluxoSheets, tabela, titulo, utc, type Escritor, type TSheet } from '../fixtures/tipos.js';
-import { xlsProcessarHandler } from '../../src/xls/processar.js';
+import { xlsProcessarHandler } from '../../src/planilhas/processar.js';
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 let db: TestDatabase;

@@ -7,7 +7,7 @@ import { startErrtrackerReceiver, type ErrtrackerReceiver } from '../harness/err
 import { bearer } from '../harness/service.js';
 import { flushErrtracker, initErrtracker } from '../../src/integrations/errtracker.js';
 import { buildRelatorio18, generatedFaturamento } from '../fixtures/builder.js';
-import { contentDisposition } from '../../src/routes/arquivo.js';
+import { contentDisposition } from '../../src/planilhas/arquivo.js';
 
 let db: TestDatabase;
 let bot: FakeBot;

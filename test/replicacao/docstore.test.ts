@@ -1,5 +1,5 @@
 /**
- * What the reset's DROP_DOCSTORE drops (src/integrations/docstore.ts): on a Postgres docstore,
+ * What the reset's DROP_DOCSTORE drops (src/replicacao/docstore.ts): on a Postgres docstore,
  * the one schema of REPLICATOR_DOCSTORE_URL (?schema=, default powersync) with everything in
  * it, and nothing else — not another schema, not public, not the replication slots; on
  * MongoDB, the database named in the URL's path. The setting itself is the phones' issue.
@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { parseDocstoreUrl } from '../../src/config.js';
-import { dropDocstore } from '../../src/integrations/docstore.js';
+import { dropDocstore } from '../../src/replicacao/docstore.js';
 
 let db: TestDatabase;
 beforeAll(async () => { db = await createTestDatabase(); });

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import { buildApp } from '../../src/app.js';
 import { JobRunner } from '../../src/jobs/runner.js';
-import { jobHandlers } from '../../src/jobs/handlers.js';
+import { jobHandlers } from '../../src/handlers.js';
 import type { TestDatabase } from '../harness/db.js';
 import { bearer, testEnv } from '../harness/service.js';
 

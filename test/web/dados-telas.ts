@@ -11,7 +11,7 @@ import type pg from 'pg';
 import {
   xlsConcluir, xlsConjuntoAbrir, xlsConjuntoRecebido, xlsDefinirTipo, xlsFalhar, xlsIgnorar, xlsIniciar, xlsReceber,
   xlsReceberIgnorado, xlsReprocessar,
-} from '../../src/db/xls.js';
+} from '../../src/planilhas/db.js';
 import type { TipoPlanilha } from '../../src/xlsx/types.js';
 
 export const WORKER_TELAS = 'vm:4242:fixture-telas';

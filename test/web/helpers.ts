@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { TestDatabase } from '../harness/db.js';
 import { testApp } from '../harness/service.js';
-import { sessaoCriar } from '../../src/db/telas.js';
+import { sessaoCriar } from '../../src/web/db.js';
 
 export const DOMINIO = 'empresa.com.br';
 export const IMPORTAR_TOKEN = 'importar-segredo-0123456789';

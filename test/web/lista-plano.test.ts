@@ -1,12 +1,12 @@
 /**
  * The processing list stays fast on 100,000 processings: for every filter combination the
- * page query (the exact SQL of src/xls/consulta.ts) is served by an index in the list's
+ * page query (the exact SQL of src/planilhas/consulta.ts) is served by an index in the list's
  * order — a Limit over an Index Scan, no Sort, no Seq Scan — and its count by an index too
  * when filtered.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import { countQuery, listaQuery, type FiltrosLista } from '../../src/xls/consulta.js';
+import { countQuery, listaQuery, type FiltrosLista } from '../../src/planilhas/consulta.js';
 
 let tdb: TestDatabase;
 

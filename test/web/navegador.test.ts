@@ -16,7 +16,7 @@ import { startIdp, type TestIdp } from '../harness/idp.js';
 import { buildWorkbook } from '../fixtures/builder.js';
 import { H, escrever, fluxoSheets, tabela, titulo, utc } from '../fixtures/tipos.js';
 import { JobRunner } from '../../src/jobs/runner.js';
-import { jobHandlers } from '../../src/jobs/handlers.js';
+import { jobHandlers } from '../../src/handlers.js';
 import { projectRoot } from '../../src/paths.js';
 import { DOMINIO, IMPORTAR_TOKEN } from './helpers.js';
 

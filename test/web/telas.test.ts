@@ -12,7 +12,7 @@ import { testEnv } from '../harness/service.js';
 import { buildRelatorio18, buildWorkbook } from '../fixtures/builder.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { ConfiguracaoCache } from '../../src/integrations/configuracao.js';
+import { ConfiguracaoCache } from '../../src/configuracao/cache.js';
 import { HTML, IMPORTAR_TOKEN, appHabilitado, navegador, oidcEnv, sessao, type SessaoTeste } from './helpers.js';
 
 let db: TestDatabase;

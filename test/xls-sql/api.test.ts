@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { bearer, testApp } from '../harness/service.js';
-import { xlsConcluir, xlsConjuntoAbrir, xlsConjuntoRecebido, xlsFalhar, xlsReceberIgnorado } from '../../src/db/xls.js';
+import { xlsConcluir, xlsConjuntoAbrir, xlsConjuntoRecebido, xlsFalhar, xlsReceberIgnorado } from '../../src/planilhas/db.js';
 import { completeJobs, iniciar, receberAvulso } from './helpers.js';
 
 let db: TestDatabase;

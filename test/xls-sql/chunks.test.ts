@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import { xlsMerge, xlsMergeChunk, xlsStagingPreparar } from '../../src/db/xls.js';
-import { copyStagingEmChunks } from '../../src/xls/processar.js';
+import { xlsMerge, xlsMergeChunk, xlsStagingPreparar } from '../../src/planilhas/db.js';
+import { copyStagingEmChunks } from '../../src/planilhas/processar.js';
 import type { StagingRow } from '../../src/xlsx/index.js';
 import { completeJobs, copyStaging, fat, iniciar, mov, periodoNov, processarNovo, receberAvulso, type Row } from './helpers.js';
 

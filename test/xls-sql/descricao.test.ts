@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import { xlsStagingPreparar } from '../../src/db/xls.js';
+import { xlsStagingPreparar } from '../../src/planilhas/db.js';
 import { TIPOS_PLANILHA, type TipoPlanilha } from '../../src/xlsx/types.js';
 import { READERS } from '../../src/xlsx/readers/index.js';
 import { stagingDefinicao } from '../../src/xlsx/readers/engine.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import { xlsConjuntoAbrir, xlsConjuntoRecebido, xlsFalhar } from '../../src/db/xls.js';
+import { xlsConjuntoAbrir, xlsConjuntoRecebido, xlsFalhar } from '../../src/planilhas/db.js';
 import { completeJobs, fat, iniciar, periodoNov, processarNovo, receberAvulso, status } from './helpers.js';
 
 let db: TestDatabase;

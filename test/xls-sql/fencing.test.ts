@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import { xlsConcluir, xlsFalhar, xlsIniciar, xlsMergeChunk, xlsReprocessar } from '../../src/db/xls.js';
+import { xlsConcluir, xlsFalhar, xlsIniciar, xlsMergeChunk, xlsReprocessar } from '../../src/planilhas/db.js';
 import { heartbeat, receberAvulso } from './helpers.js';
 
 let db: TestDatabase;

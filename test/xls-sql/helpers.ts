@@ -7,7 +7,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import {
   xlsConcluir, xlsDefinirTipo, xlsIniciar, xlsMerge, xlsMergeChunk, xlsReceber, xlsStagingPreparar,
   type Desfecho, type ResultadoMerge,
-} from '../../src/db/xls.js';
+} from '../../src/planilhas/db.js';
 import type { TipoPlanilha } from '../../src/xlsx/types.js';
 import type { TypeSpec } from '../../src/xlsx/readers/engine.js';
 import { stagingViewSql } from '../../scripts/staging-view.js';

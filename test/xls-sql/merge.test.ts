@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
-import { xlsDefinirTipo, xlsMerge, xlsStagingPreparar } from '../../src/db/xls.js';
+import { xlsDefinirTipo, xlsMerge, xlsStagingPreparar } from '../../src/planilhas/db.js';
 import type { TipoPlanilha } from '../../src/xlsx/types.js';
 import { completeJobs, copyStaging, fat, importar, iniciar, mov, periodoNov, processarNovo, receberAvulso, semTravaDeExclusao, type Row } from './helpers.js';
 import { backendPid, waitUntilBlocked } from '../harness/wait.js';

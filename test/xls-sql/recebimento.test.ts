@@ -3,7 +3,7 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import {
   xlsConjuntoAbrir, xlsConjuntoRecebido, xlsFalhar, xlsIgnorar, xlsReceber, xlsReceberIgnorado,
-} from '../../src/db/xls.js';
+} from '../../src/planilhas/db.js';
 import { completeJobs, importar, iniciar, receberAvulso, sha, status } from './helpers.js';
 import { backendPid, waitUntilBlocked } from '../harness/wait.js';
 

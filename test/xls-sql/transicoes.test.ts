@@ -5,7 +5,7 @@ import { createTestDatabase, urlFor, type TestDatabase } from '../harness/db.js'
 import {
   xlsConcluir, xlsConjuntoAbrir, xlsConjuntoRecebido, xlsDefinirTipo, xlsFalhar, xlsIgnorar, xlsIniciar,
   xlsRecuperar, xlsReprocessar, xlsReprocessarConjunto, xlsReprocessarErros,
-} from '../../src/db/xls.js';
+} from '../../src/planilhas/db.js';
 import type { TipoPlanilha } from '../../src/xlsx/types.js';
 import {
   claimJob, completeJobs, fat, heartbeat, importar, iniciar, periodoNov, receberAvulso, status,

@@ -25,7 +25,7 @@ import { Worker } from 'node:worker_threads';
 import { gunzipSync } from 'node:zlib';
 import { expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { parseThreadLimits } from '../../src/xls/isolated-parse.js';
+import { parseThreadLimits } from '../../src/planilhas/isolated-parse.js';
 import type { CorpusAnswer, CorpusCell } from './corpus-worker.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { WorkbookError, detectType, openWorkbook } from '../../src/xlsx/index.js';
-import { IsolatedParse } from '../../src/xls/isolated-parse.js';
+import { IsolatedParse } from '../../src/planilhas/isolated-parse.js';
 import { buildMeta } from '../fixtures/builder.js';
 import { odsFile, odsTable } from '../fixtures/cfb.js';
 import { odsAbasComTexto, odsAbasVazias, xlsAbasNumaFolha } from '../fixtures/muitas-abas.js';

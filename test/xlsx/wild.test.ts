@@ -130,7 +130,7 @@ describe('.ods other readers open, and their refusals', () => {
       expect(await all(wb)).toEqual([['P', 1, ['sem mimetype', 1]]]);
       expect(await extensaoDoConteudo(zip)).toBe('ods');
     }
-    const { planUpload } = await import('../../src/xls/upload.js');
+    const { planUpload } = await import('../../src/planilhas/upload.js');
     const plan = await planUpload(makeZip([{ name: 'content.xml', data: content }, { name: 'META-INF/manifest.xml', data: MANIFEST(ROOT_ENTRY) }]), 'planilha.ods');
     expect(plan.kind).toBe('arquivo');
     // a text document without mimetype is not taken for a spreadsheet
