@@ -1,6 +1,6 @@
 /**
  * Area B under Bearer: GET /api/partner/status (state of the webhook, watchdog, contingency
- * and pulls), GET /api/pedidos/{code} and POST /api/pedidos/{code}/enfileirar (release of a
+ * and pulls, the learned silence alarm), GET /api/partner/conciliacao (the reconciliation ledger), GET /api/pedidos/{code} and POST /api/pedidos/{code}/enfileirar (release of a
  * CAPTURADO order; the orders console will call the same SQL function).
  */
 import { hostname } from 'node:os';
@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import * as db from 'zapatos/db';
 import { anyObject, arr, bool, dateTime, int, nullable, num, obj, str, uuid } from '../schemas.js';
 import { partnerPedidoEnfileirar, partnerStatus, type Pedido } from './db.js';
+import { partnerConciliacaoResumo } from './conciliacao-db.js';
 import { HttpProblem } from '../errors.js';
 import type { PartnerIntake } from './intake.js';
 
@@ -45,6 +46,12 @@ export const statusSchema = obj({
   })),
   silencio: obj({
     desde: nullable(dateTime()), minutosComerciais: nullable(num()), horas: nullable(num()), alertaPrevistoEm: nullable(dateTime()),
+    /** the learned silence alarm (partner_silencio_aprendido): what was expected, and when it fires */
+    aprendido: nullable(obj({
+      base: nullable(str()), motivoFixo: nullable(str()), esperados: nullable(num()), probabilidade: nullable(num()),
+      disparaEm: nullable(dateTime()), fixoEm: nullable(dateTime()),
+      faixaAtual: nullable(obj({ taxaHora: nullable(num()), dias: int(), tipoDia: int(), hora: int() })),
+    })),
   }),
   watchdog: obj({ habilitado: bool(), limiteMinComercial: int(), limiteHoras: int(), monitorandoDesde: nullable(dateTime()) }),
   episodioAberto: nullable(obj({ id: int(), silencioDesde: dateTime(), abertoEm: dateTime(), motivo: str() })),
@@ -86,6 +93,54 @@ function toPuxada(p: J) {
   };
 }
 
+/** partner_silencio_aprendido() -> the API's shape (null when the status has none). */
+function toAprendido(a: J) {
+  if (!a) return null;
+  const f = g(a, 'faixa_atual') as J;
+  return {
+    base: (g(a, 'base') as string | null) ?? null, motivoFixo: (g(a, 'motivo_fixo') as string | null) ?? null,
+    esperados: numOrNull(g(a, 'esperados')), probabilidade: numOrNull(g(a, 'probabilidade')),
+    disparaEm: iso(g(a, 'dispara_em')), fixoEm: iso(g(a, 'fixo_em')),
+    faixaAtual: f ? { taxaHora: numOrNull(g(f, 'taxa_hora')), dias: Number(g(f, 'dias')), tipoDia: Number(g(f, 'tipo_dia')), hora: Number(g(f, 'hora')) } : null,
+  };
+}
+
+/** One day of the reconciliation ledger (partner_conciliacao_dia, snake_case) -> the API's camelCase shape. */
+export function toConciliacaoDia(d: Record<string, unknown>) {
+  const n = (k: string) => numOrNull(d[k]);
+  const itens = (d.itens ?? {}) as Record<string, Array<Record<string, unknown>>>;
+  const lista = (k: string) => (itens[k] ?? []).map((i) => ({
+    code: String(i.code), statusPlataforma: (i.status_plataforma as string | undefined) ?? null, statusAqui: (i.status ?? i.status_aqui ?? null) as string | null,
+    estadoAqui: (i.estado ?? i.estado_aqui ?? null) as string | null, preenchido: typeof i.preenchido === 'boolean' ? i.preenchido : null,
+    erro: (i.erro as string | undefined) ?? null,
+  }));
+  return {
+    dia: String(d.dia), status: String(d.status), motivo: (d.motivo as string | null) ?? null,
+    solicitadaEm: iso(d.solicitada_em), conciliadaEm: iso(d.conciliada_em), tentativas: Number(d.tentativas ?? 0), erro: (d.erro as string | null) ?? null,
+    naPlataforma: n('na_plataforma'), aqui: n('aqui'), porWebhook: n('por_webhook'), recuperados: n('recuperados'), faltando: n('faltando'),
+    preenchidos: n('preenchidos'), faltandoApos: n('faltando_apos'), divergentes: n('divergentes'), ilegiveis: n('ilegiveis'),
+    itens: { recuperados: lista('recuperados'), faltando: lista('faltando'), divergentes: lista('divergentes') },
+  };
+}
+
+const conciliacaoItemSchema = obj({
+  code: str(), statusPlataforma: nullable(str()), statusAqui: nullable(str()), estadoAqui: nullable(str()), preenchido: nullable(bool()), erro: nullable(str()),
+});
+export const conciliacaoDiaSchema = obj({
+  dia: str({ format: 'date' }), status: str(), motivo: nullable(str()), solicitadaEm: nullable(dateTime()), conciliadaEm: nullable(dateTime()),
+  tentativas: int(), erro: nullable(str()),
+  naPlataforma: nullable(int()), aqui: nullable(int()), porWebhook: nullable(int()), recuperados: nullable(int()), faltando: nullable(int()),
+  preenchidos: nullable(int()), faltandoApos: nullable(int()), divergentes: nullable(int()), ilegiveis: nullable(int()),
+  itens: obj({ recuperados: arr(conciliacaoItemSchema), faltando: arr(conciliacaoItemSchema), divergentes: arr(conciliacaoItemSchema) }),
+});
+
+/** YYYY-MM-DD of a real calendar day (years 0001–9999), or null. */
+export function diaValido(v: unknown): string | null {
+  if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v)) return null;
+  const d = new Date(`${v}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v && v >= '0001-01-01' ? v : null;
+}
+
 /** partner_status() (snake_case jsonb, for DBAs) -> the API's camelCase shape. */
 export function toStatus(s: Record<string, unknown>) {
   const ue = s.ultimo_evento as J;
@@ -105,6 +160,7 @@ export function toStatus(s: Record<string, unknown>) {
     silencio: {
       desde: iso(g(si, 'desde')), minutosComerciais: numOrNull(g(si, 'minutos_comerciais')), horas: numOrNull(g(si, 'horas')),
       alertaPrevistoEm: iso(g(si, 'alerta_previsto_em')),
+      aprendido: toAprendido(g(si, 'aprendido') as J),
     },
     watchdog: {
       habilitado: Boolean(g(wd, 'habilitado')), limiteMinComercial: Number(g(wd, 'limite_min_comercial')),
@@ -141,6 +197,22 @@ export default async function partnerApiRoutes(app: FastifyInstance) {
         `${sp.maisAntigoEm ? `, o mais antigo recebido em ${sp.maisAntigoEm}` : ''}`, undefined, { spool: sp });
     }
     return { ...toStatus(st), spool: spoolStatus(app.ctx.partnerIntake) };
+  });
+
+  // the reconciliation ledger from `desde` (default: the last 30 days), newest first
+  app.get<{ Querystring: { desde?: string; ate?: string } }>('/partner/conciliacao', {
+    schema: {
+      querystring: obj({ desde: str({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), ate: str({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }) }, { required: [] }),
+      response: { 200: obj({ dias: arr(conciliacaoDiaSchema) }) },
+    },
+  }, async (req) => {
+    const desde = req.query.desde === undefined ? null : diaValido(req.query.desde);
+    const ate = req.query.ate === undefined ? null : diaValido(req.query.ate);
+    if ((req.query.desde !== undefined && !desde) || (req.query.ate !== undefined && !ate)) {
+      throw new HttpProblem(400, 'Requisição inválida', 'desde e ate são dias do calendário (AAAA-MM-DD, anos 0001 a 9999)');
+    }
+    const dias = await partnerConciliacaoResumo(app.ctx.pool, desde, ate);
+    return { dias: dias.map(toConciliacaoDia) };
   });
 
   app.get<{ Params: { code: string } }>('/pedidos/:code', {

@@ -28,3 +28,18 @@ export async function partnerConciliacaoSolicitar(q: db.Queryable, dia: string, 
       coalesce(${db.param(agora ?? null)}::timestamptz, now())) as id`.run(q);
   return row?.id == null ? null : Number(row.id);
 }
+
+/** The ledger from `desde` (null: the last 30 days) to `ate` (null: every later day), newest first (partner_conciliacao_resumo). */
+export async function partnerConciliacaoResumo(q: db.Queryable, desde: string | null, ate: string | null = null): Promise<Array<Record<string, unknown>>> {
+  const [row] = await db.sql<db.SQL, Array<{ r: Array<Record<string, unknown>> }>>`
+    select public.partner_conciliacao_resumo(
+      coalesce(${db.param(desde)}::date, (now() at time zone 'America/Sao_Paulo')::date - 30), ${db.param(ate)}::date) as r`.run(q);
+  return row?.r ?? [];
+}
+
+/** One day of the ledger (partner_conciliacao_dia), or null for a day never reconciled. */
+export async function partnerConciliacaoDia(q: db.Queryable, dia: string): Promise<Record<string, unknown> | null> {
+  const [row] = await db.sql<db.SQL, Array<{ r: Record<string, unknown> | null }>>`
+    select public.partner_conciliacao_dia(${db.param(dia)}::date) as r`.run(q);
+  return row?.r ?? null;
+}

@@ -13,7 +13,8 @@ import { HttpProblem } from '../errors.js';
 import { partnerWebhookReprocessar } from './db.js';
 import { parsePageRequest } from '../web/page.js';
 import { partnerPedidoEnfileirar, partnerStatus } from './db.js';
-import { spoolStatus, toStatus } from './api.js';
+import { diaValido, spoolStatus, toConciliacaoDia, toStatus } from './api.js';
+import { partnerConciliacaoDia, partnerConciliacaoResumo, partnerConciliacaoSolicitar } from './conciliacao-db.js';
 import { formatos, renderPagina } from '../web/render.js';
 
 /** The platform's order statuses in words for staff (the code stays visible next to it). */
@@ -83,6 +84,38 @@ export function statusEmPalavras(st: Status): string[] {
   return f;
 }
 
+type Dia = ReturnType<typeof toConciliacaoDia>;
+const diaCurto = (dia: string) => `${dia.slice(8, 10)}/${dia.slice(5, 7)}`;
+const diaLongo = (dia: string) => `${dia.slice(8, 10)}/${dia.slice(5, 7)}/${dia.slice(0, 4)}`;
+
+/** One line of the ledger for staff: "27/11: 312 na plataforma, 312 aqui, 3 recuperados pela consulta, 0 faltando". */
+export function linhaConciliacao(d: Dia): { texto: string; nivel: 'ok' | 'atencao' | 'erro' } {
+  const dia = diaCurto(d.dia);
+  if (d.status === 'INACESSIVEL') return { texto: `${dia}: a plataforma não respondeu${d.erro ? ` (${d.erro})` : ''}; nova tentativa automática`, nivel: 'erro' };
+  if (d.status === 'EM_ANDAMENTO' || d.status === 'PENDENTE' || d.naPlataforma === null) return { texto: `${dia}: conciliação em andamento`, nivel: 'atencao' };
+  const partes = [`${d.naPlataforma} na plataforma`, `${d.aqui} aqui`, `${d.recuperados ?? 0} recuperados pela consulta`, `${d.faltandoApos ?? d.faltando ?? 0} faltando`];
+  if ((d.preenchidos ?? 0) > 0) partes.push(`${d.preenchidos} trazidos agora`);
+  if ((d.divergentes ?? 0) > 0) partes.push(`${d.divergentes} com status diferente`);
+  const nivel = (d.faltandoApos ?? 0) > 0 || d.status === 'INCOMPLETO' ? 'erro' : (d.divergentes ?? 0) > 0 ? 'atencao' : 'ok';
+  return { texto: `${dia}: ${partes.join(', ')}`, nivel };
+}
+
+/** The learned silence alarm of the current slot in one sentence for staff. */
+export function ritmoEmPalavras(st: Status): string {
+  const a = st.silencio.aprendido;
+  if (!a) return 'Ritmo de pedidos: sem dados.';
+  if (a.base === 'fixo' || a.base === null) {
+    const motivo = a.motivoFixo === 'desligado' ? 'o alarme aprendido está desligado' : 'ainda não há histórico suficiente para esta faixa';
+    const taxa = a.faixaAtual?.taxaHora != null ? ` Nesta faixa costumam chegar ~${fmtNum(a.faixaAtual.taxaHora)} pedidos por hora.` : '';
+    return `Alarme de silêncio pelos limites fixos (${motivo}).${taxa}`;
+  }
+  const taxa = a.faixaAtual?.taxaHora != null ? `~${fmtNum(a.faixaAtual.taxaHora)} pedidos por hora nesta faixa` : 'sem histórico nesta faixa';
+  const desde = st.silencio.desde ? ` Esperados ~${fmtNum(a.esperados ?? 0)} pedidos desde ${fmt(st.silencio.desde)}.` : '';
+  const dispara = a.disparaEm ? ` O alarme aprendido dispara em ${fmt(a.disparaEm)}, antes do limite fixo.` : '';
+  return `Ritmo esperado: ${taxa}.${desde}${dispara}`;
+}
+const fmtNum = (n: number) => n.toLocaleString('pt-BR', { maximumFractionDigits: 1 });
+
 /** The banners a redirect may ask for: `?aviso=<code>&pedido=<code of an existing order>`. */
 const AVISOS: Record<string, { tipo: 'ok' | 'erro'; texto: (pedido: string | null) => string }> = {
   enfileirado: { tipo: 'ok', texto: (p) => `Pedido ${p ?? ''} enfileirado.` },
@@ -91,6 +124,9 @@ const AVISOS: Record<string, { tipo: 'ok' | 'erro'; texto: (pedido: string | nul
   'nao-encontrado': { tipo: 'erro', texto: () => 'Pedido não enfileirado: ele não existe (o código mudou ou foi digitado à mão).' },
   'evento-reenviado': { tipo: 'ok', texto: () => 'Evento enviado de novo para leitura.' },
   'evento-ja-lido': { tipo: 'erro', texto: () => 'O evento não estava mais a revisar: nada foi feito.' },
+  'conciliacao-pedida': { tipo: 'ok', texto: () => 'Conciliação do dia pedida: o resultado aparece aqui em instantes.' },
+  'conciliacao-em-curso': { tipo: 'ok', texto: () => 'A conciliação deste dia já está na fila.' },
+  'conciliacao-dia-invalido': { tipo: 'erro', texto: () => 'Escolha um dia anterior a hoje para conciliar.' },
 };
 const AVISO_DO_ERRO: Record<string, string> = { PD404: 'nao-encontrado', PD409: 'ja-tratado', PD422: 'nao-pago' };
 
@@ -108,7 +144,7 @@ export default async function pedidosScreens(app: FastifyInstance) {
     const q = req.query as Record<string, unknown>;
     const estado = estadoDe(q.estado);
     const page = parsePageRequest(q);
-    const [st, rows, total, aviso] = await Promise.all([
+    const [st, rows, total, aviso, ledger] = await Promise.all([
       partnerStatus(app.ctx.pool),
       db.sql<s.partner_pedido.SQL, Array<s.partner_pedido.JSONSelectable & { pago: boolean }>>`
         select ${db.cols(['code', 'estado', 'status', 'total', 'pago_em', 'cliente_nome', 'atualizado_no_parceiro', 'enfileirado_em', 'enfileirado_por'])},
@@ -117,11 +153,13 @@ export default async function pedidosScreens(app: FastifyInstance) {
          order by ${'atualizado_no_parceiro'} desc, ${'code'} asc limit ${db.param(page.size)} offset ${db.param(page.offset)}`.run(app.ctx.pool),
       db.count('partner_pedido', { estado }).run(app.ctx.pool),
       avisoDaQuery(q),
+      partnerConciliacaoResumo(app.ctx.pool, null),
     ]);
     const s = toStatus(st);
+    const conciliacao = ledger.map(toConciliacaoDia).map((d) => ({ dia: d.dia, ...linhaConciliacao(d) }));
     return renderPagina(req, reply, 'pedidos/console', { titulo: 'Console de pedidos', aviso }, {
       estado, estados: ESTADOS, rows, total: Number(total), page, paginas: Math.max(1, Math.ceil(Number(total) / page.size)),
-      frases: statusEmPalavras(s), saude: saudeDoWebhook(s), spool: spoolEmPalavras(spoolStatus(app.ctx.partnerIntake)), statusPlataforma: STATUS_PLATAFORMA, contagens: s.pedidos, revisar: s.eventos.revisar,
+      frases: statusEmPalavras(s), saude: saudeDoWebhook(s), ritmo: ritmoEmPalavras(s), conciliacao, spool: spoolEmPalavras(spoolStatus(app.ctx.partnerIntake)), statusPlataforma: STATUS_PLATAFORMA, contagens: s.pedidos, revisar: s.eventos.revisar,
     });
   });
 
@@ -137,6 +175,35 @@ export default async function pedidosScreens(app: FastifyInstance) {
       aviso = AVISO_DO_ERRO[c]!;
     }
     return reply.redirect(`/pedidos?estado=CAPTURADO&aviso=${aviso}&pedido=${encodeURIComponent(code)}`, 303);
+  });
+
+  /** One day of the reconciliation ledger: the recovered, missing and divergent orders. */
+  app.get<{ Params: { dia: string } }>('/pedidos/conciliacao/:dia', async (req, reply) => {
+    const dia = diaValido(req.params.dia);
+    if (!dia) throw new HttpProblem(404, 'Não encontrado', 'Este dia não existe no calendário.');
+    const r = await partnerConciliacaoDia(app.ctx.pool, dia);
+    if (!r) throw new HttpProblem(404, 'Não encontrado', `O dia ${diaLongo(dia)} ainda não foi conciliado.`);
+    const d = toConciliacaoDia(r);
+    return renderPagina(req, reply, 'pedidos/conciliacao', { titulo: `Conciliação de ${diaLongo(dia)}` }, {
+      d, linha: linhaConciliacao(d), statusPlataforma: STATUS_PLATAFORMA,
+    });
+  });
+
+  /** Asks for one past day's reconciliation (the job fetches that day's orders from the platform). */
+  app.post('/pedidos/conciliacao', async (req, reply) => {
+    const dia = diaValido((req.body as Record<string, unknown> | undefined)?.dia);
+    let aviso = 'conciliacao-pedida';
+    if (!dia) {
+      aviso = 'conciliacao-dia-invalido';
+    } else {
+      try {
+        if ((await partnerConciliacaoSolicitar(app.ctx.pool, dia)) === null) aviso = 'conciliacao-em-curso';
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'PW400') throw err;
+        aviso = 'conciliacao-dia-invalido';
+      }
+    }
+    return reply.redirect(`/pedidos?aviso=${aviso}#conciliacao`, 303);
   });
 
   /** The webhook's events the normalisation could not read (situacao REVISAR), newest first. */

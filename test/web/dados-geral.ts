@@ -13,6 +13,8 @@ export interface DadosGeral {
   resetSucesso: string;
   /** a recipient (its edit form) */
   destinatario: string;
+  /** a reconciled day with recovered, missing (backfilled) and divergent orders (YYYY-MM-DD) */
+  diaConciliado: string;
 }
 
 const PASSOS = ['VALIDAR', 'PAUSAR', 'AGUARDAR_PARADA', 'RESET_SLOT', 'DROP_DOCSTORE', 'RECRIAR_PUBLICACAO', 'RESUME', 'AGUARDAR_REPLICACAO', 'FINALIZAR'];
@@ -36,6 +38,14 @@ export async function popularTelasGeral(db: { pool: pg.Pool }): Promise<DadosGer
     ('ti@empresa.com.br', 'TI'), ('plantao@empresa.com.br', null)`);
   await pool.query(`update destinatario set ativo = false where email = 'plantao@empresa.com.br'`);
   const { rows: [dest] } = await pool.query(`select id from destinatario where email = 'ti@empresa.com.br'`);
+  // the reconciliation of two days: yesterday with every kind of line, the day before complete
+  const dia = (n: number) => new Date(Date.now() - n * 86_400_000).toLocaleDateString('sv-SE', { timeZone: 'America/Sao_Paulo' });
+  const pedidoDe = (code: string, status: string, d: string) => ({ code, status, updated_at: `${d}T15:00:00-03:00`, created_at: `${d}T10:00:00-03:00`,
+    total: 1500.5, customer: { name: 'Auto Posto Rodovia dos Bandeirantes Km 47 Ltda', email: 'compras@posto.example', document: '12345678000195' }, items: [] });
+  await pool.query(`select partner_conciliar($1::date, $2::jsonb)`, [dia(2), JSON.stringify([pedidoDe('PED-2026-000970', 'invoiced', dia(2))])]);
+  await pool.query(`select partner_conciliar($1::date, $2::jsonb)`, [dia(1), JSON.stringify([
+    pedidoDe('PED-2026-000981', 'received', dia(1)), pedidoDe('PED-2026-000982', 'received', dia(1)),
+    pedidoDe('PED-2026-000983', 'refused', dia(1)), pedidoDe('PED-2026-000990', 'received', dia(1))])]);
   await pool.query(`select configuracao_criar('intervalo_sincronizacao', '5 minutos', 'duration', 'De quanto em quanto tempo os celulares da equipe de vendas sincronizam quando estão abertos')`);
   await pool.query(`select configuracao_criar('mostrar_metas_no_inicio', 'sim', 'boolean', 'Mostra as metas do mês na tela inicial do aplicativo')`);
   await pool.query(`select configuracao_criar('mensagem_manutencao', 'Sistema em manutenção programada das 22h às 23h de sábado; os pedidos continuam sendo recebidos normalmente.', 'string', null)`);
@@ -59,5 +69,5 @@ export async function popularTelasGeral(db: { pool: pg.Pool }): Promise<DadosGer
   await passar(falhou.id, [['VALIDAR', 'SUCESSO', 'ok'], ['PAUSAR', 'AVISO', 'reinício manual: pare o motor de sincronização agora'], ['AGUARDAR_PARADA', 'SUCESSO', 'ok'],
     ['RESET_SLOT', 'SUCESSO', 'slot(s) removido(s): powersync_1_0a1b2c3d'], ['DROP_DOCSTORE', 'ERRO', 'connect ECONNREFUSED 10.20.30.40:27017 (mongodb://docstore.interno:27017/powersync_producao)']]);
   await pool.query(`select replicacao_falhar($1, 'DROP_DOCSTORE: connect ECONNREFUSED 10.20.30.40:27017')`, [falhou.id]);
-  return { resetFalhou: falhou.id, resetSucesso: ok.id, destinatario: dest.id };
+  return { resetFalhou: falhou.id, resetSucesso: ok.id, destinatario: dest.id, diaConciliado: dia(1) };
 }

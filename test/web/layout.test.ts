@@ -78,6 +78,7 @@ function telasDoServico(): Tela[] {
     { nome: 'pedidos', url: '/pedidos' },
     { nome: 'pedidos-enfileirados', url: '/pedidos?estado=ENFILEIRADO' },
     { nome: 'pedidos-revisar', url: '/pedidos/revisar' },
+    { nome: 'pedidos-conciliacao', url: `/pedidos/conciliacao/${geral.diaConciliado}` },
     { nome: 'admin', url: '/admin' },
     { nome: 'configuracoes', url: '/admin/configuracoes' },
     { nome: 'configuracao-nova', url: '/admin/configuracoes/nova' },
