@@ -4659,17 +4659,17 @@ CREATE FUNCTION public.feriado_nacional(p_data date) RETURNS text
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select coalesce(
-           case to_char(p_data, 'MM-DD')
-             when '01-01' then 'Confraternização Universal'
-             when '04-21' then 'Tiradentes'
-             when '05-01' then 'Dia do Trabalho'
-             when '09-07' then 'Independência do Brasil'
-             when '10-12' then 'Nossa Senhora Aparecida'
-             when '11-02' then 'Finados'
-             when '11-15' then 'Proclamação da República'
+           case (extract(month from p_data) * 100 + extract(day from p_data))::integer
+             when 101 then 'Confraternização Universal'
+             when 421 then 'Tiradentes'
+             when 501 then 'Dia do Trabalho'
+             when 907 then 'Independência do Brasil'
+             when 1012 then 'Nossa Senhora Aparecida'
+             when 1102 then 'Finados'
+             when 1115 then 'Proclamação da República'
              -- national since Lei 14.759/2023
-             when '11-20' then case when extract(year from p_data) >= 2024 then 'Dia Nacional de Zumbi e da Consciência Negra' end
-             when '12-25' then 'Natal'
+             when 1120 then case when extract(year from p_data) >= 2024 then 'Dia Nacional de Zumbi e da Consciência Negra' end
+             when 1225 then 'Natal'
            end,
            -- the one national holiday that follows Easter (Carnaval and Corpus Christi are not
            -- national holidays by law: public.feriado holds them where they are observed)

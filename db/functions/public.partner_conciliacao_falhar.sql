@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.partner_conciliacao_falhar(p_dia date, p_erro text, p_definitiva boolean, p_agora timestamp with time zone DEFAULT clock_timestamp())
  RETURNS text
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.partner_conciliacao_iniciar(p_dia date, p_agora timestamp with time zone DEFAULT clock_timestamp())
  RETURNS TABLE(desde timestamp with time zone, ate timestamp with time zone, tentativas integer)
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 begin

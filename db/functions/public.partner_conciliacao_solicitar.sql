@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.partner_conciliacao_solicitar(p_dia date, p_motivo text DEFAULT 'manual'::text, p_agora timestamp with time zone DEFAULT now())
  RETURNS bigint
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
 AS $function$
 declare

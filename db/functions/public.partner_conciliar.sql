@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.partner_conciliar(p_dia date, p_pedidos jsonb, p_agora timestamp with time zone DEFAULT clock_timestamp())
  RETURNS jsonb
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
  SET jit TO 'off'
 AS $function$

@@ -1,6 +1,7 @@
 CREATE OR REPLACE FUNCTION public.partner_ritmo_aprender(p_agora timestamp with time zone DEFAULT now())
  RETURNS integer
  LANGUAGE plpgsql
+ VOLATILE
  SET search_path TO 'pg_catalog', 'public', 'pg_temp'
  SET jit TO 'off'
 AS $function$
