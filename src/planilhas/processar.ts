@@ -18,7 +18,7 @@ import { gravarChunks, chunksCopia } from './chunks.js';
 import { readOriginalToFile } from './storage.js';
 import { ObjectStoreUnavailable } from '../integrations/objstore.js';
 import { bancoIndisponivel, comBanco } from '../db/indisponivel.js';
-import { TempDir } from './spool.js';
+import { TempDir } from './temp-file.js';
 
 /**
  * COPYs the reader's rows into their staging tables in chunks of `chunkLinhas` rows, and after

@@ -15,7 +15,7 @@ import { ArchiveError, type ArchiveLimits, WorkbookError } from '../xlsx/index.j
 import { FileSource } from '../xlsx/source.js';
 import { resolveLimits } from '../xlsx/limits.js';
 import type { TipoPlanilha } from '../xlsx/types.js';
-import { type Spooled, type TempDir } from './spool.js';
+import { type TempFile, type TempDir } from './temp-file.js';
 import { checkArchive, extractEntryToFile, planUpload } from './upload.js';
 import { limparNome } from './nomes.js';
 import { abrirLeitura, mergeNaTransacao } from './processar.js';
@@ -48,7 +48,7 @@ const vazio = (arquivo: string, status: SimulacaoArquivo['status'], motivo: stri
 
 const texto = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
 
-export async function simularUpload(ctx: AppContext, filename: string, upload: Spooled,
+export async function simularUpload(ctx: AppContext, filename: string, upload: TempFile,
   opts: { limits?: Partial<ArchiveLimits>; tmp: TempDir }): Promise<Simulacao> {
   const source = await FileSource.open(upload.path);
   const entradas: Entrada[] = [];
