@@ -25,7 +25,7 @@ import type pg from 'pg';
 import { ConfigError, type PartnerConfig } from '../config.js';
 import { partnerWebhookReceberLote, type EventoRecebido } from './db.js';
 import { reportWarning } from '../integrations/errtracker.js';
-import { readSegment, SpoolCheio, WebhookSpool, type SpoolEstado, type SpoolRecord } from './spool.js';
+import { readSegment, SpoolFull, WebhookSpool, type SpoolEstado, type SpoolRecord } from './spool.js';
 
 declare module '../context.js' {
   interface AppContext {
@@ -172,7 +172,7 @@ export class PartnerIntake {
     try {
       await this.spool.append({ id: evento.id, recebidoEm, contentType: meta.contentType, ip: meta.ip, userAgent: meta.userAgent, corpo });
     } catch (err) {
-      const cheio = err instanceof SpoolCheio;
+      const cheio = err instanceof SpoolFull;
       throw new NaoGravado(cheio
         ? `webhook do parceiro NÃO gravado: banco indisponível e ${err.message}`
         : 'webhook do parceiro NÃO gravado: banco indisponível e falha ao gravar no spool local', err, cheio);
