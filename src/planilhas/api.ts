@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { HttpProblem } from '../errors.js';
 import { anyObject, arr, nullable, num, obj, str, uuid, int } from '../schemas.js';
-import { receberUpload } from './intake.js';
+import { receberUpload } from './recebimento.js';
 import { simularUpload } from './simular.js';
 import { type TempFile, TempFileSourceError, TempFileTooLarge, TempDir, writeTempFile } from './temp-file.js';
 import { limparNome } from './nomes.js';

@@ -1,5 +1,5 @@
 /**
- * Thin typed wrappers over the SQL interface of the spreadsheet intake (docs/xls-sql.md).
+ * Thin typed wrappers over the SQL interface of the spreadsheet pipeline (docs/xls-sql.md).
  * One function per SQL function: SQL decides (dedup, transitions, merges, FK retry and
  * alarm policy); these only pass parameters and shape results (camelCase).
  */

@@ -23,7 +23,7 @@ import { safeEqual } from '../web/bearer.js';
 import { renderPagina } from '../web/render.js';
 import { ZIP_MAX_BYTES, tamanhoZipArmazenado, zipArmazenadoArquivo } from './zip-escrever.js';
 import { formatBytes } from '../xlsx/limits.js';
-import { receberUpload } from './intake.js';
+import { receberUpload } from './recebimento.js';
 import { simularUpload } from './simular.js';
 import { abrirLeitura } from './processar.js';
 import { type TempFile, TempFileSourceError, TempFileTooLarge, TempDir, writeTempFile } from './temp-file.js';

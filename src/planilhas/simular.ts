@@ -1,6 +1,6 @@
 /**
  * Preview of an upload (POST /api/xls/simular): the same input, limits and refusals as the
- * receipt (intake.ts), then every spreadsheet is parsed in the isolated worker and merged
+ * receipt (recebimento.ts), then every spreadsheet is parsed in the isolated worker and merged
  * exactly as the job would, inside ONE transaction that is rolled back: what it would
  * insert, change and remove is read from the change set the merge records
  * (public.xls_simular_resumo). Nothing is stored: no processing, no object, no batch.
