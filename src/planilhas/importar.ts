@@ -168,7 +168,7 @@ export default async function importarRoutes(app: FastifyInstance) {
 
   const formulario = (req: Req, reply: FastifyReply, v: Record<string, string>, erro: string | null, status = 200) =>
     renderPagina(req, reply, 'importar/formulario', {
-      titulo: 'Importar planilhas', status, semNavegacao: true, aviso: erro ? { tipo: 'erro', texto: erro } : null,
+      titulo: 'Importar planilhas', status, semNavegacao: true, banner: erro ? { tipo: 'erro', texto: erro } : null,
     }, { acao: `${base(req)}?k=${encodeURIComponent(req.query.k ?? '')}`, v, tipos: TIPOS_IMPORTAVEIS });
 
   /** "Pré-visualizar": what the send would change (src/planilhas/simular.ts), nothing stored; the form again below. */

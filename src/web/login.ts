@@ -39,7 +39,7 @@ export default async function loginRoutes(app: FastifyInstance) {
   const origemIdp = telas.oidc ? [new URL(telas.oidc.issuer).origin] : [];
   const paginaLogin = (req: FastifyRequest, reply: FastifyReply, from: string, erro: string | null, status = 200) =>
     renderPagina(req, reply, 'login', {
-      titulo: 'Entrar', status, semNavegacao: true, aviso: erro ? { tipo: 'erro', texto: erro } : null, formAction: origemIdp,
+      titulo: 'Entrar', status, semNavegacao: true, banner: erro ? { tipo: 'erro', texto: erro } : null, formAction: origemIdp,
     }, { from, modo: telas.modo });
 
   app.get<{ Querystring: { from?: string } }>('/login', async (req, reply) => {
