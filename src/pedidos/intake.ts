@@ -25,7 +25,7 @@ import type pg from 'pg';
 import { ConfigError, type PartnerConfig } from '../config.js';
 import { partnerWebhookReceberLote, type EventoRecebido } from './db.js';
 import { reportWarning } from '../integrations/errtracker.js';
-import { readSegment, SpoolFull, WebhookSpool, type SpoolEstado, type SpoolRecord } from './spool.js';
+import { readSegment, SpoolFull, WebhookSpool, type SpoolState, type SpoolRecord } from './spool.js';
 
 declare module '../context.js' {
   interface AppContext {
@@ -89,7 +89,7 @@ export class PartnerIntake {
   private timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
   private emVoo = 0;
   /** set when a delivery had to be spooled or a replay failed; cleared by a commit */
-  private bancoIndisponivel = false;
+  private dbUnavailable = false;
   /** a spooling episode: from the first record spooled to the spool emptied by the replay */
   private episodio: { desde: string; registros: number } | null = null;
   private running = false;
@@ -134,10 +134,11 @@ export class PartnerIntake {
     return this.pending.length;
   }
 
-  estado(): SpoolEstado & { ativo: boolean; bancoIndisponivel: boolean; idadeSegundos: number | null } {
+  /** The spool block of GET /api/partner/status: its keys are that JSON's (kept), not identifiers. */
+  estado(): SpoolState & { ativo: boolean; bancoIndisponivel: boolean; idadeSegundos: number | null } {
     const st = this.spool.estado();
     const idade = st.maisAntigoEm ? Math.max(0, (Date.now() - Date.parse(st.maisAntigoEm)) / 1000) : null;
-    return { ...st, ativo: this.episodio !== null, bancoIndisponivel: this.bancoIndisponivel, idadeSegundos: idade };
+    return { ...st, ativo: this.episodio !== null, bancoIndisponivel: this.dbUnavailable, idadeSegundos: idade };
   }
 
   /**
@@ -151,16 +152,16 @@ export class PartnerIntake {
     const evento: EventoRecebido = { id: randomUUIDv7(), corpo, ...meta, recebidoEm: null };
     const prazo = Date.now() + this.cfg.spool.orcamentoMs;
     let causa: unknown = null;
-    if (!(this.spool.habilitado && this.bancoIndisponivel)) {
-      for (let tentativa = 0; ; tentativa++) {
+    if (!(this.spool.habilitado && this.dbUnavailable)) {
+      for (let attempt = 0; ; attempt++) {
         try {
           await this.noBanco(evento, prazo);
           return { id: evento.id, destino: 'banco' };
         } catch (err) {
           causa = err;
-          const espera = STORE_RETRY_DELAYS_MS[tentativa];
+          const espera = STORE_RETRY_DELAYS_MS[attempt];
           if (err instanceof Timeout || espera === undefined || Date.now() + espera >= prazo) break;
-          this.log.warn({ err, tentativa: tentativa + 1 }, 'falha ao gravar o webhook do parceiro; tentando de novo');
+          this.log.warn({ err, tentativa: attempt + 1 }, 'falha ao gravar o webhook do parceiro; tentando de novo');
           await sleep(espera);
         }
       }
@@ -178,7 +179,7 @@ export class PartnerIntake {
         : 'webhook do parceiro NÃO gravado: banco indisponível e falha ao gravar no spool local', err, cheio);
     }
     // later deliveries go straight to the spool until the replay gets through
-    this.bancoIndisponivel = true;
+    this.dbUnavailable = true;
     if (!this.episodio) {
       this.episodio = { desde: recebidoEm, registros: 0 };
       const msg = `Webhook do parceiro: banco indisponível, eventos gravados no spool local desde ${recebidoEm}`;
@@ -238,7 +239,7 @@ export class PartnerIntake {
       for (const i of batch) i.reject(err);
       return;
     }
-    this.bancoIndisponivel = false;
+    this.dbUnavailable = false;
     for (const i of batch) i.resolve();
   }
 
@@ -248,7 +249,7 @@ export class PartnerIntake {
       if (this.spool.estado().registros === 0 && this.spool.selados().length === 0) {
         if (this.episodio) this.fimDoEpisodio();
         // nothing to replay: the next delivery tries the database again
-        this.bancoIndisponivel = false;
+        this.dbUnavailable = false;
         await new Promise<void>((r) => {
           this.wake = r;
           setTimeout(r, 1000).unref();
@@ -259,8 +260,8 @@ export class PartnerIntake {
       try {
         await this.replayUmaVez();
       } catch (err) {
-        if (!this.bancoIndisponivel) this.log.warn({ err }, 'spool do webhook do parceiro: o banco ainda não aceita o reenvio');
-        this.bancoIndisponivel = true;
+        if (!this.dbUnavailable) this.log.warn({ err }, 'spool do webhook do parceiro: o banco ainda não aceita o reenvio');
+        this.dbUnavailable = true;
         await new Promise<void>((r) => {
           this.wake = null;
           setTimeout(r, REPLAY_ESPERA_MS).unref();
@@ -286,7 +287,7 @@ export class PartnerIntake {
           await partnerWebhookReceberLote(this.pool, batch.map((r) => ({
             id: r.id, corpo: r.corpo, contentType: r.contentType, ip: r.ip, userAgent: r.userAgent, recebidoEm: r.recebidoEm,
           })));
-          this.bancoIndisponivel = false;
+          this.dbUnavailable = false;
         }
         this.spool.avancar(seg, batch.length, fim, proximo);
         batch = [];

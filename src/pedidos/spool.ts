@@ -157,7 +157,7 @@ export interface Segment {
   selado: boolean;
 }
 
-export interface SpoolEstado {
+export interface SpoolState {
   registros: number;
   bytes: number;
   limiteBytes: number;
@@ -206,7 +206,7 @@ export class WebhookSpool {
     }
   }
 
-  estado(): SpoolEstado {
+  estado(): SpoolState {
     let registros = 0;
     let maisAntigoEm: string | null = null;
     for (const s of this.segments) {

@@ -20,10 +20,10 @@ export function writesObjectStore(ctx: AppContext): boolean {
   return ctx.config.storage.mode !== 'PSQL' && ctx.objstore !== null;
 }
 
-export class OriginalIndisponivel extends Error {
+export class OriginalUnavailable extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'OriginalIndisponivel';
+    this.name = 'OriginalUnavailable';
   }
 }
 
@@ -40,7 +40,7 @@ async function abrir(ctx: AppContext, p: { id: string; objetoChave: string | nul
     }
   }
   const stream = await xlsArquivoBytesStream(ctx.pool, p.id);
-  if (!stream) throw new OriginalIndisponivel('o arquivo original não está guardado neste modo de armazenamento');
+  if (!stream) throw new OriginalUnavailable('o arquivo original não está guardado neste modo de armazenamento');
   return { stream, origem: 'coluna' };
 }
 
