@@ -103,7 +103,7 @@ async function arquivoParaTempFile(req: FastifyRequest, dir: TempDir, maxBytes: 
   return found;
 }
 
-export default async function xlsRoutes(app: FastifyInstance) {
+export default async function planilhasRoutes(app: FastifyInstance) {
   const maxBytes = app.ctx.config.xls.limits.maxUploadBytes;
   // files: 2, so that a second file reaches the route and gets the 400 of its rule
   await app.register(multipart, { limits: { fileSize: maxBytes, files: 2, fields: 5, parts: 7, headerPairs: 20 } });

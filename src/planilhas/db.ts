@@ -18,7 +18,7 @@ export type StatusProcessamento = (typeof STATUS_PROCESSAMENTO)[number];
 export type StatusEntrada = 'ENFILEIRADO' | 'REPROCESSANDO' | 'DUPLICADO' | 'IGNORADO';
 
 /** The job kind enqueued by the SQL functions; payload `{ id }` (the processing id). */
-export const XLS_JOB_KIND = 'xls_processar';
+export const PLANILHAS_JOB_KIND = 'xls_processar';
 
 /** SQLSTATE of a transient foreign-key failure (META seller missing): pass it to xlsFalhar. */
 export const XL_FK_TRANSITORIA = 'XL424';

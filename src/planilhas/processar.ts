@@ -161,7 +161,7 @@ function reportVehicleDefence(p: ProcessamentoIniciado, avisos: Aviso[]): void {
     { area: 'xls', tipo: 'defesa_veiculos' });
 }
 
-export function xlsProcessarHandler(ctx: AppContext): JobHandler {
+export function planilhasJobHandler(ctx: AppContext): JobHandler {
   return async (job, { workerId, log: jobLog }) => {
     const id = String(job.payload.id ?? '');
     const p = await xlsIniciar(ctx.pool, id, workerId);

@@ -56,7 +56,7 @@ export class TempDir {
   private constructor(readonly path: string) {}
 
   /** A fresh directory under the system's temporary directory (TMPDIR). */
-  static async create(prefix = 'bi-xls-'): Promise<TempDir> {
+  static async create(prefix = 'bi-planilhas-'): Promise<TempDir> {
     try {
       return new TempDir(await mkdtemp(join(tmpdir(), prefix)));
     } catch (err) {
