@@ -1,7 +1,7 @@
 // @bench-tiny --cenario entrada,importar --entrada-mb 1 --partes 2 --parte-mb 1 --modes PSQL
 // @bench-prints meta < 100 MB
 /**
- * bench/upload-large: memory of the intake with large files, on the compiled service (a child
+ * bench/upload-large: memory of the upload with large files, on the compiled service (a child
  * process, heap capped as in the Dockerfile: --max-old-space-size=192) with a throwaway Postgres
  * and the embedded S3 store in a process of its own. Prints the service's peak RSS (VmHWM) at
  * boot, after the receipt and at the end, and the growth. Three scenarios (`--cenario`):
@@ -18,7 +18,7 @@
  * The large entries are a small valid workbook (RELATORIO18 for `entrada`, COMPRAS for
  * `importar`) plus one stored part of random bytes (`xl/media/bench-<n>.bin`): the archive
  * checks inflate and CRC every byte, the reader opens only the parts it needs, so the figures
- * are the intake's and not the parse's. Files are written to disk and uploaded from there.
+ * are the upload's and not the parse's. Files are written to disk and uploaded from there.
  * Usage: npm run bench -- upload-large [--cenario entrada,importar|lote] [--entrada-mb 150]
  *        [--partes 4] [--parte-mb 250] [--modes PSQL,PSQL_OBJSTORE,OBJSTORE] [--heap 192]
  *        [--rows 500000] [--files 4] [--mode OBJSTORE] [--concurrency 2]

@@ -26,7 +26,7 @@ import pedidosScreens from './pedidos/telas.js';
 import destinatariosScreens from './pedidos/destinatarios.js';
 import { PartnerIntake } from './pedidos/intake.js';
 // C. spreadsheets
-import xlsRoutes from './planilhas/api.js';
+import planilhasRoutes from './planilhas/api.js';
 import processamentosRoutes from './planilhas/api-processamentos.js';
 import arquivoRoutes from './planilhas/arquivo.js';
 import processamentosScreens from './planilhas/telas.js';
@@ -99,7 +99,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await app.register(arquivoRoutes);
   await app.register(apiRoutes, {
     prefix: '/api',
-    rotas: [configuracoesRoutes, processamentosRoutes, partnerApiRoutes, xlsRoutes, replicacaoRoutes],
+    rotas: [configuracoesRoutes, processamentosRoutes, partnerApiRoutes, planilhasRoutes, replicacaoRoutes],
   });
   await app.register(syncRoutes, { prefix: '/sync' });
   await app.register(partnerWebhookRoutes);

@@ -53,10 +53,10 @@ export interface PartnerConfig {
    * Group commit of the intake: deliveries waiting together are stored by one multi-row
    * insert, flushed when PARTNER_WEBHOOK_LOTE_MAX wait or PARTNER_WEBHOOK_LOTE_ESPERA_MS
    * after the first one (0, the default: in the same turn of the event loop, no timer); at
-   * most emVoo flushes (PARTNER_WEBHOOK_LOTE_EM_VOO) in flight, each
+   * most inFlight flushes (PARTNER_WEBHOOK_LOTE_EM_VOO) in flight, each
    * holding one pool connection.
    */
-  lote: { max: number; esperaMs: number; emVoo: number };
+  groupCommit: { max: number; waitMs: number; inFlight: number };
   /**
    * Local spool of this replica (docs/webhook.md): a delivery the database does not take
    * within orcamentoMs (PARTNER_WEBHOOK_ORCAMENTO_MS) is appended durably under dir
@@ -431,10 +431,10 @@ function loadPartnerConfig(env: Env, appEnv: Config['env'], warnings: string[]):
       aprendidoLimiarPct: decimal(env, 'PARTNER_WATCHDOG_APRENDIDO_LIMIAR_PCT', 1, 0, 100),
     },
     gatePrimeiraCapturaDesde: desde,
-    lote: {
+    groupCommit: {
       max: int(env, 'PARTNER_WEBHOOK_LOTE_MAX', 64, 1, 10_000),
-      esperaMs: int(env, 'PARTNER_WEBHOOK_LOTE_ESPERA_MS', 0, 0, 1000),
-      emVoo: int(env, 'PARTNER_WEBHOOK_LOTE_EM_VOO', 4, 1, 64),
+      waitMs: int(env, 'PARTNER_WEBHOOK_LOTE_ESPERA_MS', 0, 0, 1000),
+      inFlight: int(env, 'PARTNER_WEBHOOK_LOTE_EM_VOO', 4, 1, 64),
     },
     spool: {
       dir: str(env, 'PARTNER_WEBHOOK_SPOOL_DIR') ?? './.data/webhook-spool',

@@ -6,15 +6,15 @@ import type { AppContext } from './context.js';
 import type { JobHandler } from './jobs/runner.js';
 import { sendMessage } from './integrations/bot.js';
 import { partnerJobHandlers } from './pedidos/jobs.js';
-import { xlsProcessarHandler } from './planilhas/processar.js';
-import { XLS_JOB_KIND } from './planilhas/db.js';
+import { planilhasJobHandler } from './planilhas/processar.js';
+import { PLANILHAS_JOB_KIND } from './planilhas/db.js';
 import { REPLICACAO_JOB_KIND } from './replicacao/db.js';
 import { replicacaoJobHandler } from './replicacao/jobs.js';
 
 export function jobHandlers(ctx: AppContext): Record<string, JobHandler> {
   return {
     ...partnerJobHandlers(ctx),
-    [XLS_JOB_KIND]: xlsProcessarHandler(ctx),
+    [PLANILHAS_JOB_KIND]: planilhasJobHandler(ctx),
     [REPLICACAO_JOB_KIND]: replicacaoJobHandler(ctx),
     /** app.notificar_bot(texto): one message to the configured chat. */
     bot_mensagem: async (job, { signal, log }) => {

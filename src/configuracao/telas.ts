@@ -89,19 +89,19 @@ async function carregar(app: FastifyInstance, chave: string) {
 export default async function adminScreens(app: FastifyInstance) {
   app.get('/admin', async (req, reply) => renderPagina(req, reply, 'admin/painel', { titulo: 'Administração' }, { links: ADMIN_LINKS }));
 
-  const lista = async (req: FastifyRequest, reply: FastifyReply, aviso: { tipo: 'ok' | 'erro'; texto: string } | null = null, status = 200) => {
+  const lista = async (req: FastifyRequest, reply: FastifyReply, banner: { tipo: 'ok' | 'erro'; texto: string } | null = null, status = 200) => {
     const rows = await db.select('bi_configuracao', db.all, { order: { by: 'chave', direction: 'ASC' } }).run(app.ctx.pool);
     const ok = (req.query as Record<string, string>).ok;
     const okTexto = ok === 'criada' ? 'Configuração criada.' : ok === 'salva' ? 'Configuração salva.' : ok === 'removida' ? 'Configuração removida.' : null;
     return renderPagina(req, reply, 'admin/configuracoes', {
-      titulo: 'Configurações', status, aviso: aviso ?? (okTexto ? { tipo: 'ok', texto: okTexto } : null),
+      titulo: 'Configurações', status, banner: banner ?? (okTexto ? { tipo: 'ok', texto: okTexto } : null),
     }, { rows: rows.map((r) => ({ ...r, versao: versaoIso(r.atualizado_em), exibido: valorEmPalavras(r.tipo, r.valor), tipoNome: NOMES_TIPO[r.tipo] ?? r.tipo })) });
   };
 
   app.get('/admin/configuracoes', async (req, reply) => lista(req, reply));
 
   const formNova = (req: FastifyRequest, reply: FastifyReply, valores: Body, erro: string | null, status = 200) =>
-    renderPagina(req, reply, 'admin/configuracao-nova', { titulo: 'Nova configuração', status, aviso: erro ? { tipo: 'erro', texto: CORRIJA } : null },
+    renderPagina(req, reply, 'admin/configuracao-nova', { titulo: 'Nova configuração', status, banner: erro ? { tipo: 'erro', texto: CORRIJA } : null },
       { v: valores, tipos: TIPOS_CONFIG, nomes: NOMES_TIPO, dicas: DICAS_TIPO, erro: erro ? { campo: campoDoErro(erro), texto: erro } : null });
 
   app.get('/admin/configuracoes/nova', async (req, reply) => formNova(req, reply, { tipo: 'string' }, null));
@@ -123,7 +123,7 @@ export default async function adminScreens(app: FastifyInstance) {
     // a 409 replaces the value with the current one: its message is for the whole form
     const doCampo = erro !== null && status === 400;
     return renderPagina(req, reply, 'admin/configuracao-editar', {
-      titulo: `Configuração ${row.chave}`, status, aviso: erro ? { tipo: 'erro', texto: doCampo ? CORRIJA : erro } : null,
+      titulo: `Configuração ${row.chave}`, status, banner: erro ? { tipo: 'erro', texto: doCampo ? CORRIJA : erro } : null,
     }, {
       row, valor: valor ?? row.valor, versao: versao ?? versaoIso(row.atualizado_em), dica: DICAS_TIPO[row.tipo] ?? '',
       tipoNome: NOMES_TIPO[row.tipo] ?? row.tipo, exibido: valorEmPalavras(row.tipo, row.valor), erroValor: doCampo ? erro : null,

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Listener } from './listener.js';
-import { comBanco } from '../db/indisponivel.js';
+import { withDbRetry } from '../db/unavailable.js';
 import { alreadyReported, runOperation } from '../operation-context.js';
 
 export interface Job {
@@ -142,11 +142,11 @@ export class JobRunner {
         ]);
         // the outcome is written even across a database restart: a job left 'running' by a
         // live worker would never be rescued
-        await comBanco(() => this.pool.query('select app.complete_job($1, $2, $3)', [this.workerId, job.id, job.epoch ?? null]),
+        await withDbRetry(() => this.pool.query('select app.complete_job($1, $2, $3)', [this.workerId, job.id, job.epoch ?? null]),
           { onRetry: () => log.warn('banco indisponível: nova tentativa de concluir o job') });
       } catch (err) {
         if (abort.signal.aborted && this.stopping) return; // released below, not a failure
-        const status = await comBanco(() => this.pool.query<{ s: string | null }>('select app.fail_job($1, $2, $3, $4) as s',
+        const status = await withDbRetry(() => this.pool.query<{ s: string | null }>('select app.fail_job($1, $2, $3, $4) as s',
           [this.workerId, job.id, err instanceof Error ? err.message : String(err), job.epoch ?? null]),
         { onRetry: () => log.warn('banco indisponível: nova tentativa de registrar a falha do job') }).then((r) => r.rows[0]?.s ?? null).catch(() => 'sem registro' as const);
         if (status === 'failed' && !alreadyReported(err)) log.error({ err, attempts: job.attempts }, 'job falhou definitivamente');

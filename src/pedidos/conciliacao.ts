@@ -10,7 +10,7 @@
  */
 import type { AppContext } from '../context.js';
 import type { Job, JobContext, JobHandler } from '../jobs/runner.js';
-import type { Aviso } from './db.js';
+import type { Alerta } from './db.js';
 import { partnerConciliacaoFalhar, partnerConciliacaoIniciar, partnerConciliar } from './conciliacao-db.js';
 import { fetchOrdersCreatedPage } from './partner.js';
 
@@ -62,14 +62,14 @@ function diaBr(dia: unknown): string {
 }
 
 /** The error tracker's message: one per day and status (the SDK drops an event identical to the previous one). */
-export function mensagemConciliacao(a: Aviso): string {
+export function mensagemConciliacao(a: Alerta): string {
   const d = a.dados as Record<string, unknown>;
   if (d.status === 'INACESSIVEL') return `Conciliação de pedidos de ${diaBr(d.dia)} impossível: plataforma inacessível (${String(d.erro ?? '')})`;
   return `Conciliação de pedidos de ${diaBr(d.dia)} incompleta: ${Number(d.faltando_apos ?? 0)} pedido(s) da plataforma faltando após o preenchimento`
     + (Number(d.ilegiveis ?? 0) > 0 ? `, ${Number(d.ilegiveis)} registro(s) sem código` : '');
 }
 
-export function textoConciliacao(a: Aviso): string {
+export function textoConciliacao(a: Alerta): string {
   const d = a.dados as Record<string, unknown>;
   const c = (a.conciliacao ?? {}) as Record<string, unknown>;
   if (d.status === 'INACESSIVEL') {

@@ -92,7 +92,7 @@ export async function partnerWebhookReprocessar(q: db.Queryable, id: string): Pr
   await db.sql`select public.partner_webhook_reprocessar(${db.param(id)}::uuid)`.run(q);
 }
 
-export interface Aviso {
+export interface Alerta {
   id: number;
   tipo: 'webhook_parado' | 'webhook_voltou' | 'contingencia_ligada' | 'contingencia_desligada' | 'conciliacao_incompleta';
   criado_em: string;
@@ -107,8 +107,8 @@ export interface Aviso {
   pendentes: string[];
 }
 
-export async function partnerAvisoCarregar(q: db.Queryable, id: number): Promise<Aviso | null> {
-  const [row] = await db.sql<db.SQL, Array<{ r: Aviso | null }>>`
+export async function partnerAvisoCarregar(q: db.Queryable, id: number): Promise<Alerta | null> {
+  const [row] = await db.sql<db.SQL, Array<{ r: Alerta | null }>>`
     select public.partner_aviso_carregar(${db.param(id)}::bigint) as r`.run(q);
   return row?.r ?? null;
 }

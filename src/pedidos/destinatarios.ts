@@ -30,7 +30,7 @@ export default async function destinatariosScreens(app: FastifyInstance) {
     const okTexto = ok === 'adicionado' ? 'Destinatário adicionado.' : ok === 'salvo' ? 'Destinatário salvo.' : ok === 'removido' ? 'Destinatário removido.' : null;
     return renderPagina(req, reply, 'destinatarios/lista', {
       titulo: 'Destinatários dos alertas', status,
-      aviso: erro ? { tipo: 'erro', texto: erro } : okTexto ? { tipo: 'ok', texto: okTexto } : null,
+      banner: erro ? { tipo: 'erro', texto: erro } : okTexto ? { tipo: 'ok', texto: okTexto } : null,
     }, { rows, novo });
   };
 
@@ -51,7 +51,7 @@ export default async function destinatariosScreens(app: FastifyInstance) {
   const formEditar = async (req: FastifyRequest, reply: FastifyReply, id: string, valores: Body | null, erro: string | null, status = 200) => {
     const row = await db.selectOne('destinatario', { id }).run(app.ctx.pool);
     if (!row) throw new HttpProblem(404, 'Não encontrado', `destinatário ${id} não existe`, 'DS404');
-    return renderPagina(req, reply, 'destinatarios/editar', { titulo: `Destinatário ${row.email}`, status, aviso: erro ? { tipo: 'erro', texto: erro } : null }, {
+    return renderPagina(req, reply, 'destinatarios/editar', { titulo: `Destinatário ${row.email}`, status, banner: erro ? { tipo: 'erro', texto: erro } : null }, {
       row,
       v: valores ?? { email: row.email, nome: row.nome ?? '', ativo: row.ativo ? 'true' : '' },
       versao: new Date(row.atualizado_em).toISOString(),

@@ -4,9 +4,9 @@
  * replay. docs/webhook.md ("Group commit", "Local spool") is the operator's view.
  *
  * - Group commit: deliveries waiting together are stored by one call of
- *   partner_webhook_receber_lote (one multi-row insert, one commit), flushed when
- *   `lote.max` wait or `lote.esperaMs` after the first (0: once the deliveries read in this
- *   turn of the event loop are queued, by setImmediate); at most `lote.emVoo` flushes in
+ *   partner_webhook_receber_lote (one multi-row insert, one commit; its `lote` is this batch), flushed when
+ *   `groupCommit.max` wait or `groupCommit.waitMs` after the first (0: once the deliveries read in this
+ *   turn of the event loop are queued, by setImmediate); at most `groupCommit.inFlight` flushes in
  *   flight. A delivery is answered only after the commit of its flush.
  * - Budget: a delivery the database has not taken within `spool.orcamentoMs` of its arrival
  *   (failures are retried after 100, 400, 1000 ms inside the budget) is appended to the spool
@@ -25,7 +25,7 @@ import type pg from 'pg';
 import { ConfigError, type PartnerConfig } from '../config.js';
 import { partnerWebhookReceberLote, type EventoRecebido } from './db.js';
 import { reportWarning } from '../integrations/errtracker.js';
-import { readSegment, SpoolCheio, WebhookSpool, type SpoolEstado, type SpoolRecord } from './spool.js';
+import { readSegment, SpoolFull, WebhookSpool, type SpoolState, type SpoolRecord } from './spool.js';
 
 declare module '../context.js' {
   interface AppContext {
@@ -37,10 +37,10 @@ declare module '../context.js' {
 /** Delays between attempts to store a delivery when the database fails, inside the budget. */
 export const STORE_RETRY_DELAYS_MS = [100, 400, 1000];
 /** Bytes of bodies one group-commit flush carries at most (a large body goes with fewer others). */
-const LOTE_BYTES = 8 * 1024 * 1024;
+const FLUSH_MAX_BYTES = 8 * 1024 * 1024;
 /** Records and bytes the replay stores per transaction. */
-const REPLAY_LOTE = 500;
-const REPLAY_LOTE_BYTES = 8 * 1024 * 1024;
+const REPLAY_BATCH = 500;
+const REPLAY_BATCH_BYTES = 8 * 1024 * 1024;
 /** Wait between replay attempts while the database does not answer. */
 const REPLAY_ESPERA_MS = 500;
 
@@ -89,7 +89,7 @@ export class PartnerIntake {
   private timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
   private emVoo = 0;
   /** set when a delivery had to be spooled or a replay failed; cleared by a commit */
-  private bancoIndisponivel = false;
+  private dbUnavailable = false;
   /** a spooling episode: from the first record spooled to the spool emptied by the replay */
   private episodio: { desde: string; registros: number } | null = null;
   private running = false;
@@ -134,10 +134,11 @@ export class PartnerIntake {
     return this.pending.length;
   }
 
-  estado(): SpoolEstado & { ativo: boolean; bancoIndisponivel: boolean; idadeSegundos: number | null } {
+  /** The spool block of GET /api/partner/status: its keys are that JSON's (kept), not identifiers. */
+  estado(): SpoolState & { ativo: boolean; bancoIndisponivel: boolean; idadeSegundos: number | null } {
     const st = this.spool.estado();
     const idade = st.maisAntigoEm ? Math.max(0, (Date.now() - Date.parse(st.maisAntigoEm)) / 1000) : null;
-    return { ...st, ativo: this.episodio !== null, bancoIndisponivel: this.bancoIndisponivel, idadeSegundos: idade };
+    return { ...st, ativo: this.episodio !== null, bancoIndisponivel: this.dbUnavailable, idadeSegundos: idade };
   }
 
   /**
@@ -151,16 +152,16 @@ export class PartnerIntake {
     const evento: EventoRecebido = { id: randomUUIDv7(), corpo, ...meta, recebidoEm: null };
     const prazo = Date.now() + this.cfg.spool.orcamentoMs;
     let causa: unknown = null;
-    if (!(this.spool.habilitado && this.bancoIndisponivel)) {
-      for (let tentativa = 0; ; tentativa++) {
+    if (!(this.spool.habilitado && this.dbUnavailable)) {
+      for (let attempt = 0; ; attempt++) {
         try {
           await this.noBanco(evento, prazo);
           return { id: evento.id, destino: 'banco' };
         } catch (err) {
           causa = err;
-          const espera = STORE_RETRY_DELAYS_MS[tentativa];
+          const espera = STORE_RETRY_DELAYS_MS[attempt];
           if (err instanceof Timeout || espera === undefined || Date.now() + espera >= prazo) break;
-          this.log.warn({ err, tentativa: tentativa + 1 }, 'falha ao gravar o webhook do parceiro; tentando de novo');
+          this.log.warn({ err, tentativa: attempt + 1 }, 'falha ao gravar o webhook do parceiro; tentando de novo');
           await sleep(espera);
         }
       }
@@ -172,13 +173,13 @@ export class PartnerIntake {
     try {
       await this.spool.append({ id: evento.id, recebidoEm, contentType: meta.contentType, ip: meta.ip, userAgent: meta.userAgent, corpo });
     } catch (err) {
-      const cheio = err instanceof SpoolCheio;
+      const cheio = err instanceof SpoolFull;
       throw new NaoGravado(cheio
         ? `webhook do parceiro NÃO gravado: banco indisponível e ${err.message}`
         : 'webhook do parceiro NÃO gravado: banco indisponível e falha ao gravar no spool local', err, cheio);
     }
     // later deliveries go straight to the spool until the replay gets through
-    this.bancoIndisponivel = true;
+    this.dbUnavailable = true;
     if (!this.episodio) {
       this.episodio = { desde: recebidoEm, registros: 0 };
       const msg = `Webhook do parceiro: banco indisponível, eventos gravados no spool local desde ${recebidoEm}`;
@@ -200,30 +201,30 @@ export class PartnerIntake {
       item.resolve = () => { clearTimeout(t); resolve(); };
       item.reject = (err) => { clearTimeout(t); reject(err); };
       this.pending.push(item);
-      if (this.pending.length >= this.cfg.lote.max) this.kick();
+      if (this.pending.length >= this.cfg.groupCommit.max) this.kick();
       // 0: flushed once the deliveries read in this turn of the event loop are queued (a free
       // slot takes them at once; while every slot is busy they gather for the next flush)
-      else this.timer ??= this.cfg.lote.esperaMs === 0 ? setImmediate(() => this.kick()) : setTimeout(() => this.kick(), this.cfg.lote.esperaMs);
+      else this.timer ??= this.cfg.groupCommit.waitMs === 0 ? setImmediate(() => this.kick()) : setTimeout(() => this.kick(), this.cfg.groupCommit.waitMs);
     });
   }
 
   private kick(): void {
     if (this.timer) {
-      if (this.cfg.lote.esperaMs === 0) clearImmediate(this.timer as NodeJS.Immediate);
+      if (this.cfg.groupCommit.waitMs === 0) clearImmediate(this.timer as NodeJS.Immediate);
       else clearTimeout(this.timer as NodeJS.Timeout);
       this.timer = null;
     }
-    while (this.pending.length > 0 && this.emVoo < this.cfg.lote.emVoo) {
-      // at most lote.max deliveries and LOTE_BYTES of bodies (at least one) per flush
+    while (this.pending.length > 0 && this.emVoo < this.cfg.groupCommit.inFlight) {
+      // at most groupCommit.max deliveries and FLUSH_MAX_BYTES of bodies (at least one) per flush
       let n = 0;
-      for (let bytes = 0; n < this.pending.length && n < this.cfg.lote.max; n++) {
+      for (let bytes = 0; n < this.pending.length && n < this.cfg.groupCommit.max; n++) {
         bytes += this.pending[n]!.evento.corpo.length;
-        if (n > 0 && bytes > LOTE_BYTES) break;
+        if (n > 0 && bytes > FLUSH_MAX_BYTES) break;
       }
-      const lote = this.pending.splice(0, n).filter((i) => !i.cancelado);
-      if (lote.length === 0) continue;
+      const batch = this.pending.splice(0, n).filter((i) => !i.cancelado);
+      if (batch.length === 0) continue;
       this.emVoo += 1;
-      void this.flush(lote).finally(() => {
+      void this.flush(batch).finally(() => {
         this.emVoo -= 1;
         // what arrived during the flush has waited already: flush it now
         if (this.pending.length > 0) this.kick();
@@ -231,15 +232,15 @@ export class PartnerIntake {
     }
   }
 
-  private async flush(lote: Item[]): Promise<void> {
+  private async flush(batch: Item[]): Promise<void> {
     try {
-      await partnerWebhookReceberLote(this.pool, lote.map((i) => i.evento));
+      await partnerWebhookReceberLote(this.pool, batch.map((i) => i.evento));
     } catch (err) {
-      for (const i of lote) i.reject(err);
+      for (const i of batch) i.reject(err);
       return;
     }
-    this.bancoIndisponivel = false;
-    for (const i of lote) i.resolve();
+    this.dbUnavailable = false;
+    for (const i of batch) i.resolve();
   }
 
   /** Replays the spool into the database, oldest segment first, while the service runs. */
@@ -248,7 +249,7 @@ export class PartnerIntake {
       if (this.spool.estado().registros === 0 && this.spool.selados().length === 0) {
         if (this.episodio) this.fimDoEpisodio();
         // nothing to replay: the next delivery tries the database again
-        this.bancoIndisponivel = false;
+        this.dbUnavailable = false;
         await new Promise<void>((r) => {
           this.wake = r;
           setTimeout(r, 1000).unref();
@@ -259,8 +260,8 @@ export class PartnerIntake {
       try {
         await this.replayUmaVez();
       } catch (err) {
-        if (!this.bancoIndisponivel) this.log.warn({ err }, 'spool do webhook do parceiro: o banco ainda não aceita o reenvio');
-        this.bancoIndisponivel = true;
+        if (!this.dbUnavailable) this.log.warn({ err }, 'spool do webhook do parceiro: o banco ainda não aceita o reenvio');
+        this.dbUnavailable = true;
         await new Promise<void>((r) => {
           this.wake = null;
           setTimeout(r, REPLAY_ESPERA_MS).unref();
@@ -277,19 +278,19 @@ export class PartnerIntake {
     }
     for (const seg of this.spool.selados()) {
       if (!this.running) return;
-      let lote: SpoolRecord[] = [];
+      let batch: SpoolRecord[] = [];
       let bytes = 0;
       let fim = seg.offset;
       let danificado = false;
       const gravar = async (proximo: string | null) => {
-        if (lote.length > 0) {
-          await partnerWebhookReceberLote(this.pool, lote.map((r) => ({
+        if (batch.length > 0) {
+          await partnerWebhookReceberLote(this.pool, batch.map((r) => ({
             id: r.id, corpo: r.corpo, contentType: r.contentType, ip: r.ip, userAgent: r.userAgent, recebidoEm: r.recebidoEm,
           })));
-          this.bancoIndisponivel = false;
+          this.dbUnavailable = false;
         }
-        this.spool.avancar(seg, lote.length, fim, proximo);
-        lote = [];
+        this.spool.avancar(seg, batch.length, fim, proximo);
+        batch = [];
         bytes = 0;
       };
       for await (const it of readSegment(this.spool.path(seg), seg.offset)) {
@@ -305,12 +306,12 @@ export class PartnerIntake {
           fim = it.fim;
           continue;
         }
-        if (lote.length >= REPLAY_LOTE || bytes + it.bytes > REPLAY_LOTE_BYTES) {
+        if (batch.length >= REPLAY_BATCH || bytes + it.bytes > REPLAY_BATCH_BYTES) {
           // stopping: the segment stays; the next start replays it (what was stored is skipped by id)
           if (!this.running) return;
           await gravar(it.registro.recebidoEm);
         }
-        lote.push(it.registro);
+        batch.push(it.registro);
         bytes += it.bytes;
         fim = it.fim;
       }

@@ -5,14 +5,14 @@
  *    here so that it never runs on the request path; one job at a time, coalesced by the
  *    intake; per-event retries are SQL's);
  *  - partner_puxar {id}: one pull of orders from the platform's REST API, page by page;
- *  - partner_aviso {id}: one notice: log line, error-tracker event, e-mails;
+ *  - partner_aviso {id}: one alerta (table partner_aviso): log line, error-tracker event, e-mails;
  *  - partner_conciliar {dia}: the reconciliation of a day (./conciliacao.ts).
  */
 import type { AppContext } from '../context.js';
 import type { Job, JobContext, JobHandler } from '../jobs/runner.js';
 import {
   partnerAvisoCarregar, partnerAvisoEnvioResultado, partnerAvisoMarcar, partnerPuxadaConcluir, partnerPuxadaFalhar,
-  partnerNormalizarConcluir, partnerPuxadaIniciar, partnerPuxadaPagina, partnerWebhookNormalizarLote, type Aviso,
+  partnerNormalizarConcluir, partnerPuxadaIniciar, partnerPuxadaPagina, partnerWebhookNormalizarLote, type Alerta,
   type PaginaContagem,
 } from './db.js';
 import { fetchOrdersPage } from './partner.js';
@@ -80,7 +80,7 @@ export function partnerJobHandlers(ctx: AppContext, deps: { mailer?: Mailer | nu
     if (total.invalido > 0) jctx.log.warn({ puxadaId: id, invalidos: total.invalido }, 'puxada de pedidos ignorou pedidos ilegíveis');
   }
 
-  async function enviarEmails(a: Aviso, assunto: string, texto: string, jctx: JobContext): Promise<void> {
+  async function enviarEmails(a: Alerta, assunto: string, texto: string, jctx: JobContext): Promise<void> {
     if (a.pendentes.length === 0) {
       if (a.tipo === 'webhook_parado') jctx.log.warn({ avisoId: a.id }, 'aviso "Webhook parado" sem destinatários ativos (tabela destinatario)');
       return;
@@ -105,7 +105,7 @@ export function partnerJobHandlers(ctx: AppContext, deps: { mailer?: Mailer | nu
     if (falhas.length > 0) throw new Error(`falha ao enviar "${assunto}" a ${falhas.length} destinatário(s): ${falhas.join('; ')}`);
   }
 
-  async function aviso(job: Job, jctx: JobContext): Promise<void> {
+  async function alerta(job: Job, jctx: JobContext): Promise<void> {
     const a = await partnerAvisoCarregar(pool, Number(jobId(job)));
     if (!a || a.concluido_em) return;
     const d = a.dados;
@@ -148,6 +148,6 @@ export function partnerJobHandlers(ctx: AppContext, deps: { mailer?: Mailer | nu
     await partnerAvisoMarcar(pool, a.id, 'concluido');
   }
 
-  return { partner_normalizar: normalizar, partner_puxar: puxar, partner_aviso: aviso,
+  return { partner_normalizar: normalizar, partner_puxar: puxar, partner_aviso: alerta,
     [CONCILIACAO_JOB_KIND]: partnerConciliacaoHandler(ctx) };
 }

@@ -10,7 +10,7 @@
  *
  * Appends are grouped: every record waiting is written with one write and one fdatasync,
  * and each caller is answered only after that fdatasync. A new segment's directory entry is
- * fsynced before its first record counts. The total size is bounded (SpoolCheio beyond it).
+ * fsynced before its first record counts. The total size is bounded (SpoolFull beyond it).
  *
  * The replay reads sealed segments only (a segment is sealed when the replay asks for it,
  * when it passes SEGMENT_MAX_BYTES, after a failed write, and every segment found at start),
@@ -42,7 +42,7 @@ export interface SpoolRecord {
 }
 
 /** The spool would pass PARTNER_WEBHOOK_SPOOL_MAX_BYTES with this record. */
-export class SpoolCheio extends Error {
+export class SpoolFull extends Error {
   constructor(readonly bytes: number, readonly limite: number, readonly registro: number) {
     super(`spool local cheio: ${bytes} de ${limite} bytes ocupados, o evento tem ${registro} bytes`);
   }
@@ -157,7 +157,7 @@ export interface Segment {
   selado: boolean;
 }
 
-export interface SpoolEstado {
+export interface SpoolState {
   registros: number;
   bytes: number;
   limiteBytes: number;
@@ -206,7 +206,7 @@ export class WebhookSpool {
     }
   }
 
-  estado(): SpoolEstado {
+  estado(): SpoolState {
     let registros = 0;
     let maisAntigoEm: string | null = null;
     for (const s of this.segments) {
@@ -228,7 +228,7 @@ export class WebhookSpool {
   append(registro: SpoolRecord): Promise<void> {
     const buf = encodeRecord(registro);
     if (this.totalBytes + this.reserved + buf.length > this.maxBytes) {
-      return Promise.reject(new SpoolCheio(this.totalBytes + this.reserved, this.maxBytes, buf.length));
+      return Promise.reject(new SpoolFull(this.totalBytes + this.reserved, this.maxBytes, buf.length));
     }
     this.reserved += buf.length;
     return new Promise<void>((resolve, reject) => {

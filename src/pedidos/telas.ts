@@ -117,7 +117,7 @@ export function ritmoEmPalavras(st: Status): string {
 const fmtNum = (n: number) => n.toLocaleString('pt-BR', { maximumFractionDigits: 1 });
 
 /** The banners a redirect may ask for: `?aviso=<code>&pedido=<code of an existing order>`. */
-const AVISOS: Record<string, { tipo: 'ok' | 'erro'; texto: (pedido: string | null) => string }> = {
+const BANNERS: Record<string, { tipo: 'ok' | 'erro'; texto: (pedido: string | null) => string }> = {
   enfileirado: { tipo: 'ok', texto: (p) => `Pedido ${p ?? ''} enfileirado.` },
   'nao-pago': { tipo: 'erro', texto: (p) => `Pedido ${p ?? ''} não enfileirado: ainda não está pago na plataforma.` },
   'ja-tratado': { tipo: 'erro', texto: (p) => `Pedido ${p ?? ''} não enfileirado: ele já saiu de CAPTURADO (enfileirado ou cancelado por outra pessoa ou pela plataforma).` },
@@ -128,11 +128,11 @@ const AVISOS: Record<string, { tipo: 'ok' | 'erro'; texto: (pedido: string | nul
   'conciliacao-em-curso': { tipo: 'ok', texto: () => 'A conciliação deste dia já está na fila.' },
   'conciliacao-dia-invalido': { tipo: 'erro', texto: () => 'Escolha um dia anterior a hoje para conciliar.' },
 };
-const AVISO_DO_ERRO: Record<string, string> = { PD404: 'nao-encontrado', PD409: 'ja-tratado', PD422: 'nao-pago' };
+const BANNER_DO_ERRO: Record<string, string> = { PD404: 'nao-encontrado', PD409: 'ja-tratado', PD422: 'nao-pago' };
 
 export default async function pedidosScreens(app: FastifyInstance) {
-  const avisoDaQuery = async (q: Record<string, unknown>) => {
-    const a = typeof q.aviso === 'string' ? AVISOS[q.aviso] : undefined;
+  const bannerDaQuery = async (q: Record<string, unknown>) => {
+    const a = typeof q.aviso === 'string' ? BANNERS[q.aviso] : undefined;
     if (!a) return null;
     // the order is named only when it exists (never text copied from the address)
     const code = typeof q.pedido === 'string' && q.pedido.length <= 200
@@ -144,7 +144,7 @@ export default async function pedidosScreens(app: FastifyInstance) {
     const q = req.query as Record<string, unknown>;
     const estado = estadoDe(q.estado);
     const page = parsePageRequest(q);
-    const [st, rows, total, aviso, ledger] = await Promise.all([
+    const [st, rows, total, banner, ledger] = await Promise.all([
       partnerStatus(app.ctx.pool),
       db.sql<s.partner_pedido.SQL, Array<s.partner_pedido.JSONSelectable & { pago: boolean }>>`
         select ${db.cols(['code', 'estado', 'status', 'total', 'pago_em', 'cliente_nome', 'atualizado_no_parceiro', 'enfileirado_em', 'enfileirado_por'])},
@@ -152,12 +152,12 @@ export default async function pedidosScreens(app: FastifyInstance) {
           from ${'partner_pedido'} where ${{ estado }}
          order by ${'atualizado_no_parceiro'} desc, ${'code'} asc limit ${db.param(page.size)} offset ${db.param(page.offset)}`.run(app.ctx.pool),
       db.count('partner_pedido', { estado }).run(app.ctx.pool),
-      avisoDaQuery(q),
+      bannerDaQuery(q),
       partnerConciliacaoResumo(app.ctx.pool, null),
     ]);
     const s = toStatus(st);
     const conciliacao = ledger.map(toConciliacaoDia).map((d) => ({ dia: d.dia, ...linhaConciliacao(d) }));
-    return renderPagina(req, reply, 'pedidos/console', { titulo: 'Console de pedidos', aviso }, {
+    return renderPagina(req, reply, 'pedidos/console', { titulo: 'Console de pedidos', banner }, {
       estado, estados: ESTADOS, rows, total: Number(total), page, paginas: Math.max(1, Math.ceil(Number(total) / page.size)),
       frases: statusEmPalavras(s), saude: saudeDoWebhook(s), ritmo: ritmoEmPalavras(s), conciliacao, spool: spoolEmPalavras(spoolStatus(app.ctx.partnerIntake)), statusPlataforma: STATUS_PLATAFORMA, contagens: s.pedidos, revisar: s.eventos.revisar,
     });
@@ -165,16 +165,16 @@ export default async function pedidosScreens(app: FastifyInstance) {
 
   app.post<{ Params: { code: string } }>('/pedidos/:code/enfileirar', async (req, reply) => {
     const code = req.params.code;
-    let aviso = 'enfileirado';
+    let banner = 'enfileirado';
     try {
       await partnerPedidoEnfileirar(app.ctx.pool, code, req.usuario?.email ?? 'console');
     } catch (err) {
       const c = (err as { code?: string }).code;
-      if (!c || !AVISO_DO_ERRO[c]) throw err;
+      if (!c || !BANNER_DO_ERRO[c]) throw err;
       req.log.info({ code, err: c }, 'pedido não enfileirado');
-      aviso = AVISO_DO_ERRO[c]!;
+      banner = BANNER_DO_ERRO[c]!;
     }
-    return reply.redirect(`/pedidos?estado=CAPTURADO&aviso=${aviso}&pedido=${encodeURIComponent(code)}`, 303);
+    return reply.redirect(`/pedidos?estado=CAPTURADO&aviso=${banner}&pedido=${encodeURIComponent(code)}`, 303);
   });
 
   /** One day of the reconciliation ledger: the recovered, missing and divergent orders. */
@@ -192,18 +192,18 @@ export default async function pedidosScreens(app: FastifyInstance) {
   /** Asks for one past day's reconciliation (the job fetches that day's orders from the platform). */
   app.post('/pedidos/conciliacao', async (req, reply) => {
     const dia = diaValido((req.body as Record<string, unknown> | undefined)?.dia);
-    let aviso = 'conciliacao-pedida';
+    let banner = 'conciliacao-pedida';
     if (!dia) {
-      aviso = 'conciliacao-dia-invalido';
+      banner = 'conciliacao-dia-invalido';
     } else {
       try {
-        if ((await partnerConciliacaoSolicitar(app.ctx.pool, dia)) === null) aviso = 'conciliacao-em-curso';
+        if ((await partnerConciliacaoSolicitar(app.ctx.pool, dia)) === null) banner = 'conciliacao-em-curso';
       } catch (err) {
         if ((err as { code?: string }).code !== 'PW400') throw err;
-        aviso = 'conciliacao-dia-invalido';
+        banner = 'conciliacao-dia-invalido';
       }
     }
-    return reply.redirect(`/pedidos?aviso=${aviso}#conciliacao`, 303);
+    return reply.redirect(`/pedidos?aviso=${banner}#conciliacao`, 303);
   });
 
   /** The webhook's events the normalisation could not read (situacao REVISAR), newest first. */
@@ -211,30 +211,30 @@ export default async function pedidosScreens(app: FastifyInstance) {
     const q = req.query as Record<string, unknown>;
     const page = parsePageRequest(q);
     const where = { situacao: 'REVISAR' };
-    const [rows, total, aviso] = await Promise.all([
+    const [rows, total, banner] = await Promise.all([
       db.sql<s.partner_webhook.SQL, Array<{ id: string; recebido_em: string; evento: string | null; code: string | null; resultado: string | null; detalhe: string | null; corpo: string }>>`
         select ${'id'}, ${'recebido_em'}, ${'evento'}, ${'code'}, ${'resultado'}, ${'detalhe'},
                encode(substring(${'corpo'} from 1 for 300), 'escape') as corpo
           from ${'partner_webhook'} where ${where}
          order by ${'recebido_em'} desc limit ${db.param(page.size)} offset ${db.param(page.offset)}`.run(app.ctx.pool),
       db.count('partner_webhook', where).run(app.ctx.pool),
-      avisoDaQuery(q),
+      bannerDaQuery(q),
     ]);
-    return renderPagina(req, reply, 'pedidos/revisar', { titulo: 'Eventos a revisar', aviso }, {
+    return renderPagina(req, reply, 'pedidos/revisar', { titulo: 'Eventos a revisar', banner }, {
       rows, total: Number(total), page, paginas: Math.max(1, Math.ceil(Number(total) / page.size)), motivos: MOTIVOS_REVISAR,
     });
   });
 
   app.post<{ Params: { id: string } }>('/pedidos/revisar/:id/reprocessar', async (req, reply) => {
     if (!UUID.test(req.params.id)) throw new HttpProblem(404, 'Não encontrado', 'Este evento não existe.', 'PW404');
-    let aviso = 'evento-reenviado';
+    let banner = 'evento-reenviado';
     try {
       await partnerWebhookReprocessar(app.ctx.pool, req.params.id);
     } catch (err) {
       if ((err as { code?: string }).code !== 'PW409') throw err;
-      aviso = 'evento-ja-lido';
+      banner = 'evento-ja-lido';
     }
-    return reply.redirect(`/pedidos/revisar?aviso=${aviso}`, 303);
+    return reply.redirect(`/pedidos/revisar?aviso=${banner}`, 303);
   });
 }
 

@@ -1,5 +1,5 @@
 /** Texts of the order-webhook alert e-mails (pt-BR). The decision to send is SQL's. */
-import type { Aviso } from './db.js';
+import type { Alerta } from './db.js';
 
 export const ASSUNTO_PARADO = 'Webhook parado';
 export const ASSUNTO_VOLTOU = 'Webhook voltou a funcionar';
@@ -35,7 +35,7 @@ export function esperadosTexto(d: Record<string, unknown>): string {
   return `esperados ~${esperados} pedidos desde ${Number.isNaN(desde.getTime()) ? '—' : hora.format(desde)}, chegaram 0`;
 }
 
-export function textoParado(a: Aviso, webhookUrl: string): string {
+export function textoParado(a: Alerta, webhookUrl: string): string {
   const d = a.dados as Record<string, unknown>;
   const motivo = d.motivo === 'ritmo_aprendido'
     ? `silêncio improvável pelo ritmo da loja: ${esperadosTexto(d)} (antes dos limites fixos de ${d.limite_min_comercial} minutos comerciais / ${d.limite_horas} horas)`
@@ -64,7 +64,7 @@ export function textoParado(a: Aviso, webhookUrl: string): string {
   ].join('\n');
 }
 
-export function textoVoltou(a: Aviso): string {
+export function textoVoltou(a: Alerta): string {
   const d = a.dados as Record<string, unknown>;
   return [
     'O webhook de pedidos da plataforma voltou a receber eventos.',

@@ -8,9 +8,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { HttpProblem } from '../errors.js';
 import { anyObject, arr, nullable, num, obj, str, uuid, int } from '../schemas.js';
-import { receberUpload } from './intake.js';
+import { receberUpload } from './recebimento.js';
 import { simularUpload } from './simular.js';
-import { type Spooled, SpoolSourceError, SpoolTooLarge, TempDir, spool } from './spool.js';
+import { type TempFile, TempFileSourceError, TempFileTooLarge, TempDir, writeTempFile } from './temp-file.js';
 import { limparNome } from './nomes.js';
 import { formatBytes } from '../xlsx/limits.js';
 import { xlsUploadRecusar } from './db.js';
@@ -55,11 +55,11 @@ const tooLarge = (maxBytes: number) =>
   new HttpProblem(413, 'Conteúdo grande demais', `o arquivo passa do limite de envio de ${formatBytes(maxBytes)}`);
 
 /**
- * Spools the one `arquivo` part of the form into `dir`. Reads the whole form: a second file
+ * Writes the one `arquivo` part of the form into `dir`. Reads the whole form: a second file
  * part (a second `arquivo` or any other) is refused, as is a file in another field.
  */
-async function spoolArquivo(req: FastifyRequest, dir: TempDir, maxBytes: number, onNome: (nome: string) => void): Promise<{ filename: string; file: Spooled }> {
-  let found: { filename: string; file: Spooled } | null = null;
+async function arquivoParaTempFile(req: FastifyRequest, dir: TempDir, maxBytes: number, onNome: (nome: string) => void): Promise<{ filename: string; file: TempFile }> {
+  let found: { filename: string; file: TempFile } | null = null;
   const parts = req.parts();
   for (;;) {
     let next: IteratorResult<Awaited<ReturnType<typeof parts.next>>['value']>;
@@ -88,12 +88,12 @@ async function spoolArquivo(req: FastifyRequest, dir: TempDir, maxBytes: number,
     }
     onNome(limparNome(raw.split(/[\\/]/).pop() ?? '') || 'arquivo');
     try {
-      const file = await spool(part.file as AsyncIterable<Buffer>, dir.file('.upload'), maxBytes);
+      const file = await writeTempFile(part.file as AsyncIterable<Buffer>, dir.file('.upload'), maxBytes);
       if (part.file.truncated) throw tooLarge(maxBytes);
       found = { filename: limparNome(raw.split(/[\\/]/).pop() ?? '') || 'arquivo', file };
     } catch (err) {
-      if (err instanceof SpoolTooLarge) throw tooLarge(maxBytes);
-      if (err instanceof SpoolSourceError) throw parserProblem(err.cause, maxBytes, req);
+      if (err instanceof TempFileTooLarge) throw tooLarge(maxBytes);
+      if (err instanceof TempFileSourceError) throw parserProblem(err.cause, maxBytes, req);
       throw err;
     }
   }
@@ -103,20 +103,20 @@ async function spoolArquivo(req: FastifyRequest, dir: TempDir, maxBytes: number,
   return found;
 }
 
-export default async function xlsRoutes(app: FastifyInstance) {
+export default async function planilhasRoutes(app: FastifyInstance) {
   const maxBytes = app.ctx.config.xls.limits.maxUploadBytes;
   // files: 2, so that a second file reaches the route and gets the 400 of its rule
   await app.register(multipart, { limits: { fileSize: maxBytes, files: 2, fields: 5, parts: 7, headerPairs: 20 } });
 
-  /** The one `arquivo` part of the form spooled to a temporary directory, for `fn`; the directory goes after. */
-  async function comUpload<T>(req: FastifyRequest, fn: (filename: string, file: Spooled, dir: TempDir) => Promise<T>,
+  /** The one `arquivo` part of the form written to a temporary directory, for `fn`; the directory goes after. */
+  async function comUpload<T>(req: FastifyRequest, fn: (filename: string, file: TempFile, dir: TempDir) => Promise<T>,
     visto: (nome: string | null, tamanho: number | null) => void = () => undefined): Promise<T> {
     if (!req.isMultipart()) {
       throw new HttpProblem(415, 'Tipo de conteúdo não suportado', 'envie multipart/form-data com o arquivo no campo "arquivo" (.zip, .xlsx, .xls ou .ods)');
     }
     const dir = await TempDir.create('bi-upload-');
     try {
-      const { filename, file } = await spoolArquivo(req, dir, maxBytes, (n) => visto(n, null));
+      const { filename, file } = await arquivoParaTempFile(req, dir, maxBytes, (n) => visto(n, null));
       visto(filename, file.size);
       if (file.size === 0) throw new HttpProblem(400, 'Requisição inválida', 'o arquivo enviado está vazio', undefined, { campo: 'arquivo' });
       return await fn(filename, file, dir);

@@ -12,7 +12,7 @@ import { type ExtensaoPlanilha, extensaoDaChave, nomeDownload, tipoDownload } fr
 import { extensaoDoConteudo } from '../xlsx/open.js';
 import { bearerToken, requireBearer } from '../web/bearer.js';
 import { viewGuard } from '../web/guard.js';
-import { openOriginal, OriginalIndisponivel } from './storage.js';
+import { openOriginal, OriginalUnavailable } from './storage.js';
 import { ObjectStoreUnavailable } from '../integrations/objstore.js';
 
 /** RFC 6266 / RFC 5987: an ASCII fallback plus the exact UTF-8 name. */
@@ -38,7 +38,7 @@ export default async function arquivoRoutes(app: FastifyInstance) {
       body = await openOriginal(app.ctx, { id: p.id, objetoChave: p.objeto_chave });
     } catch (err) {
       if (err instanceof ObjectStoreUnavailable) throw new HttpProblem(503, 'Serviço indisponível', 'o armazenamento de arquivos está indisponível; tente de novo em instantes');
-      if (err instanceof OriginalIndisponivel) throw new HttpProblem(404, 'Não encontrado', err.message);
+      if (err instanceof OriginalUnavailable) throw new HttpProblem(404, 'Não encontrado', err.message);
       throw err;
     }
     // the format: the extension of the object key (read from the content at receipt), or the bytes of the column

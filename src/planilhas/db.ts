@@ -1,5 +1,5 @@
 /**
- * Thin typed wrappers over the SQL interface of the spreadsheet intake (docs/xls-sql.md).
+ * Thin typed wrappers over the SQL interface of the spreadsheet pipeline (docs/xls-sql.md).
  * One function per SQL function: SQL decides (dedup, transitions, merges, FK retry and
  * alarm policy); these only pass parameters and shape results (camelCase).
  */
@@ -18,7 +18,7 @@ export type StatusProcessamento = (typeof STATUS_PROCESSAMENTO)[number];
 export type StatusEntrada = 'ENFILEIRADO' | 'REPROCESSANDO' | 'DUPLICADO' | 'IGNORADO';
 
 /** The job kind enqueued by the SQL functions; payload `{ id }` (the processing id). */
-export const XLS_JOB_KIND = 'xls_processar';
+export const PLANILHAS_JOB_KIND = 'xls_processar';
 
 /** SQLSTATE of a transient foreign-key failure (META seller missing): pass it to xlsFalhar. */
 export const XL_FK_TRANSITORIA = 'XL424';

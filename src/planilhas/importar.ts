@@ -23,10 +23,10 @@ import { safeEqual } from '../web/bearer.js';
 import { renderPagina } from '../web/render.js';
 import { ZIP_MAX_BYTES, tamanhoZipArmazenado, zipArmazenadoArquivo } from './zip-escrever.js';
 import { formatBytes } from '../xlsx/limits.js';
-import { receberUpload } from './intake.js';
+import { receberUpload } from './recebimento.js';
 import { simularUpload } from './simular.js';
 import { abrirLeitura } from './processar.js';
-import { type Spooled, SpoolSourceError, SpoolTooLarge, TempDir, spool } from './spool.js';
+import { type TempFile, TempFileSourceError, TempFileTooLarge, TempDir, writeTempFile } from './temp-file.js';
 import { FALHA_DE_P, resumoFluxo, type Falha, type Progresso } from './consulta.js';
 import { xlsUploadRecusar } from './db.js';
 import { palavras } from './palavras.js';
@@ -111,7 +111,7 @@ async function resultados(app: FastifyInstance, conjuntoId: string): Promise<Res
 }
 
 type Partes =
-  | { campos: Record<string, string>; arquivos: Array<{ nome: string; file: Spooled }> }
+  | { campos: Record<string, string>; arquivos: Array<{ nome: string; file: TempFile }> }
   | { campos: Record<string, string>; erro: string; status: number };
 
 /**
@@ -122,19 +122,19 @@ type Partes =
  */
 async function receberPartes(req: FastifyRequest, dir: TempDir, maxTotal: number): Promise<Partes> {
   const campos: Record<string, string> = {};
-  const arquivos: Array<{ nome: string; file: Spooled }> = [];
+  const arquivos: Array<{ nome: string; file: TempFile }> = [];
   const grande = { campos, status: 413, erro: `Os arquivos passam do limite de envio de ${formatBytes(maxTotal)} (somados): nada foi gravado.` };
   let total = 0;
   try {
     for await (const part of req.parts()) {
       if (part.type === 'file') {
         if (part.fieldname !== 'arquivo') { part.file.resume(); continue; }
-        let file: Spooled;
+        let file: TempFile;
         try {
-          file = await spool(part.file as AsyncIterable<Buffer>, dir.file('.xlsx'), maxTotal - total, { crc32: true });
+          file = await writeTempFile(part.file as AsyncIterable<Buffer>, dir.file('.xlsx'), maxTotal - total, { crc32: true });
         } catch (err) {
-          if (err instanceof SpoolTooLarge) return grande;
-          if (err instanceof SpoolSourceError) throw err.cause;
+          if (err instanceof TempFileTooLarge) return grande;
+          if (err instanceof TempFileSourceError) throw err.cause;
           if (err instanceof HttpProblem) return { campos, status: err.status, erro: `${err.message}.` };
           throw err;
         }
@@ -168,11 +168,11 @@ export default async function importarRoutes(app: FastifyInstance) {
 
   const formulario = (req: Req, reply: FastifyReply, v: Record<string, string>, erro: string | null, status = 200) =>
     renderPagina(req, reply, 'importar/formulario', {
-      titulo: 'Importar planilhas', status, semNavegacao: true, aviso: erro ? { tipo: 'erro', texto: erro } : null,
+      titulo: 'Importar planilhas', status, semNavegacao: true, banner: erro ? { tipo: 'erro', texto: erro } : null,
     }, { acao: `${base(req)}?k=${encodeURIComponent(req.query.k ?? '')}`, v, tipos: TIPOS_IMPORTAVEIS });
 
   /** "Pré-visualizar": what the send would change (src/planilhas/simular.ts), nothing stored; the form again below. */
-  async function previa(req: Req, reply: FastifyReply, v: Record<string, string>, zip: Spooled) {
+  async function previa(req: Req, reply: FastifyReply, v: Record<string, string>, zip: TempFile) {
     const dir = await TempDir.create('bi-previa-');
     try {
       const sim = await simularUpload(app.ctx, 'previa.zip', zip, { limits, tmp: dir });

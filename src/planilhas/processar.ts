@@ -17,8 +17,8 @@ import { IsolatedParse } from './isolated-parse.js';
 import { gravarChunks, chunksCopia } from './chunks.js';
 import { readOriginalToFile } from './storage.js';
 import { ObjectStoreUnavailable } from '../integrations/objstore.js';
-import { bancoIndisponivel, comBanco } from '../db/indisponivel.js';
-import { TempDir } from './spool.js';
+import { dbUnavailable, withDbRetry } from '../db/unavailable.js';
+import { TempDir } from './temp-file.js';
 
 /**
  * COPYs the reader's rows into their staging tables in chunks of `chunkLinhas` rows, and after
@@ -39,18 +39,18 @@ export function copyStagingEmChunks(client: pg.PoolClient, tabelas: StagingTabel
  * the latest count wins; a failed report is only logged.
  */
 function relatorProgresso(ctx: AppContext, id: string, workerId: string, onError: (err: unknown) => void) {
-  let emVoo: Promise<void> | null = null;
+  let inFlight: Promise<void> | null = null;
   let proximo: number | null = null;
   const enviar = (n: number): void => {
-    emVoo = xlsProgresso(ctx.pool, id, workerId, n).then(() => undefined, onError).finally(() => {
-      emVoo = null;
+    inFlight = xlsProgresso(ctx.pool, id, workerId, n).then(() => undefined, onError).finally(() => {
+      inFlight = null;
       if (proximo !== null) { const m = proximo; proximo = null; enviar(m); }
     });
   };
   return {
-    reportar(linhas: number): void { if (emVoo) proximo = linhas; else enviar(linhas); },
+    reportar(linhas: number): void { if (inFlight) proximo = linhas; else enviar(linhas); },
     /** Waits for the reports still going (the last count lands while the run is PROCESSANDO). */
-    async esvaziar(): Promise<void> { while (emVoo) await emVoo; },
+    async esvaziar(): Promise<void> { while (inFlight) await inFlight; },
   };
 }
 
@@ -161,7 +161,7 @@ function reportVehicleDefence(p: ProcessamentoIniciado, avisos: Aviso[]): void {
     { area: 'xls', tipo: 'defesa_veiculos' });
 }
 
-export function xlsProcessarHandler(ctx: AppContext): JobHandler {
+export function planilhasJobHandler(ctx: AppContext): JobHandler {
   return async (job, { workerId, log: jobLog }) => {
     const id = String(job.payload.id ?? '');
     const p = await xlsIniciar(ctx.pool, id, workerId);
@@ -179,14 +179,14 @@ export function xlsProcessarHandler(ctx: AppContext): JobHandler {
     } catch (err) {
       // XL415: the file is not a readable spreadsheet (the screens say: save it again from Excel);
       // the object store or the database unreachable is transient: SQL retries it by itself
-      const banco = bancoIndisponivel(err);
+      const banco = dbUnavailable(err);
       const code = err instanceof WorkbookError ? 'XL415'
         : err instanceof ObjectStoreUnavailable || banco ? XL_TRANSITORIA : (err as { code?: unknown }).code;
       const sqlstate = typeof code === 'string' ? code : null;
       const motivo = banco ? `banco de dados indisponível durante o processamento: ${errMessage(err)}` : errMessage(err);
       log.line(`falha: ${motivo}${sqlstate ? ` [${sqlstate}]` : ''}`);
       // the ERRO is written once the database answers again (a restart, a failover)
-      d = await comBanco(() => xlsFalhar(ctx.pool, id, workerId, { motivo, sqlstate, linhasRejeitadas: leitura.erros, execucao: p.execucoes }),
+      d = await withDbRetry(() => xlsFalhar(ctx.pool, id, workerId, { motivo, sqlstate, linhasRejeitadas: leitura.erros, execucao: p.execucoes }),
         { onRetry: () => jobLog.warn({ processamentoId: id }, 'banco indisponível: nova tentativa de registrar a falha do processamento') });
     } finally {
       await tmp?.remove();

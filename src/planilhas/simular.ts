@@ -1,6 +1,6 @@
 /**
  * Preview of an upload (POST /api/xls/simular): the same input, limits and refusals as the
- * receipt (intake.ts), then every spreadsheet is parsed in the isolated worker and merged
+ * receipt (recebimento.ts), then every spreadsheet is parsed in the isolated worker and merged
  * exactly as the job would, inside ONE transaction that is rolled back: what it would
  * insert, change and remove is read from the change set the merge records
  * (public.xls_simular_resumo). Nothing is stored: no processing, no object, no batch.
@@ -15,7 +15,7 @@ import { ArchiveError, type ArchiveLimits, WorkbookError } from '../xlsx/index.j
 import { FileSource } from '../xlsx/source.js';
 import { resolveLimits } from '../xlsx/limits.js';
 import type { TipoPlanilha } from '../xlsx/types.js';
-import { type Spooled, type TempDir } from './spool.js';
+import { type TempFile, type TempDir } from './temp-file.js';
 import { checkArchive, extractEntryToFile, planUpload } from './upload.js';
 import { limparNome } from './nomes.js';
 import { abrirLeitura, mergeNaTransacao } from './processar.js';
@@ -48,7 +48,7 @@ const vazio = (arquivo: string, status: SimulacaoArquivo['status'], motivo: stri
 
 const texto = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
 
-export async function simularUpload(ctx: AppContext, filename: string, upload: Spooled,
+export async function simularUpload(ctx: AppContext, filename: string, upload: TempFile,
   opts: { limits?: Partial<ArchiveLimits>; tmp: TempDir }): Promise<Simulacao> {
   const source = await FileSource.open(upload.path);
   const entradas: Entrada[] = [];

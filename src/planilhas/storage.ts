@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import { ObjectStoreUnavailable } from '../integrations/objstore.js';
 import { xlsArquivoBytesStream } from './db.js';
-import { SpoolSourceError, SpoolTooLarge, spool } from './spool.js';
+import { TempFileSourceError, TempFileTooLarge, writeTempFile } from './temp-file.js';
 import { tomarOriginal } from './originais-locais.js';
 
 export function writesColumn(ctx: AppContext): boolean {
@@ -20,10 +20,10 @@ export function writesObjectStore(ctx: AppContext): boolean {
   return ctx.config.storage.mode !== 'PSQL' && ctx.objstore !== null;
 }
 
-export class OriginalIndisponivel extends Error {
+export class OriginalUnavailable extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'OriginalIndisponivel';
+    this.name = 'OriginalUnavailable';
   }
 }
 
@@ -40,7 +40,7 @@ async function abrir(ctx: AppContext, p: { id: string; objetoChave: string | nul
     }
   }
   const stream = await xlsArquivoBytesStream(ctx.pool, p.id);
-  if (!stream) throw new OriginalIndisponivel('o arquivo original não está guardado neste modo de armazenamento');
+  if (!stream) throw new OriginalUnavailable('o arquivo original não está guardado neste modo de armazenamento');
   return { stream, origem: 'coluna' };
 }
 
@@ -65,12 +65,12 @@ export async function readOriginalToFile(ctx: AppContext, p: { id: string; check
   const size = p.objetoTamanhoBytes;
   let file;
   try {
-    file = await spool(src as AsyncIterable<Buffer>, path, size ?? undefined);
+    file = await writeTempFile(src as AsyncIterable<Buffer>, path, size ?? undefined);
   } catch (err) {
     src.destroy();
-    if (err instanceof SpoolTooLarge) throw new Error(`o original ${onde} tem mais que os ${size} bytes registrados`);
-    if (err instanceof SpoolSourceError && origem === 'objstore') throw new ObjectStoreUnavailable(err.cause);
-    if (err instanceof SpoolSourceError) throw err.cause;
+    if (err instanceof TempFileTooLarge) throw new Error(`o original ${onde} tem mais que os ${size} bytes registrados`);
+    if (err instanceof TempFileSourceError && origem === 'objstore') throw new ObjectStoreUnavailable(err.cause);
+    if (err instanceof TempFileSourceError) throw err.cause;
     throw err;
   }
   if (size != null && file.size !== size) throw new Error(`o original ${onde} tem ${file.size} bytes, não os ${size} registrados`);

@@ -82,7 +82,7 @@ async function alteracoesDaPagina(app: FastifyInstance, id: string, q: Record<st
 }
 
 async function detalhe(app: FastifyInstance, req: FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string> }>, reply: FastifyReply,
-  aviso: { tipo: 'ok' | 'erro' | 'info'; texto: string } | null = null, status = 200) {
+  banner: { tipo: 'ok' | 'erro' | 'info'; texto: string } | null = null, status = 200) {
   const id = idDe(req);
   const p = await consultaMedida(app.ctx, req.log, 'detalhe de processamento', () => detalheTela(app.ctx.pool, id));
   const log = await lerLog(app.ctx.config.logsDir, id, p.logArquivo).catch(() => null);
@@ -95,7 +95,7 @@ async function detalhe(app: FastifyInstance, req: FastifyRequest<{ Params: { id:
   if (p.falha) nomes.set('falha', p.falha.resumo);
   return renderPagina(req, reply, 'processamentos/detalhe', {
     titulo: p.arquivo, status, refresh: rodando ? 3 : undefined,
-    aviso: aviso ?? (okMsg ? { tipo: 'ok', texto: okMsg } : null),
+    banner: banner ?? (okMsg ? { tipo: 'ok', texto: okMsg } : null),
   }, {
     p, w: palavras, rodando, log: log === null ? null : logAmigavel(log, nomes),
     situacao: palavras.situacao(p.status, p.avisos.length, p.erroAnterior),
@@ -120,7 +120,7 @@ export default async function processamentosScreens(app: FastifyInstance) {
     const okMsg = q.ok === 'erros' ? `Reprocessamento solicitado: ${contagem(q.n)} processamento(s) em ERRO voltaram para a fila.` : null;
     const { rows: tipos } = await app.ctx.pool.query<{ tipo: string; nome: string }>('select tipo, public.xls_tipo_nome(tipo) as nome from app.xls_tipo order by nome');
     return renderPagina(req, reply, 'processamentos/lista', {
-      titulo: 'Processamentos', aviso: okMsg ? { tipo: 'ok', texto: okMsg } : null,
+      titulo: 'Processamentos', banner: okMsg ? { tipo: 'ok', texto: okMsg } : null,
       refresh: itens.some((i) => i.status === 'PENDENTE' || i.status === 'PROCESSANDO') ? 10 : undefined,
     }, {
       itens, total, page, paginas, status, tipo, arquivo, de, ate, w: palavras, statusValidos: FILTRO_STATUS,

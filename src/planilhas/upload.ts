@@ -1,7 +1,7 @@
 /**
  * Upload inspection: decides whether an upload is one file or a batch zip, and checks every
  * archive level before anything is stored. Works on a random-access source (the upload
- * spooled to a temporary file), one entry at a time: nothing is held whole in memory.
+ * written to a temporary file), one entry at a time: nothing is held whole in memory.
  *
  * - `planUpload` reads directories only (no inflating) and refuses at once what can be
  *   judged there: sizes, entry count, ratio, names, zip inside the zip, and an entry that
@@ -25,7 +25,7 @@ import {
   type ZipEntry, type ZipIndex, MAGIC_BYTES, asSource, entryChunks, extractEntry, isZip,
   UnreadableZipError, readCentralDirectory, verifyEntry,
 } from '../xlsx/zip.js';
-import { type Spooled, SpoolTooLarge, spool } from './spool.js';
+import { type TempFile, TempFileTooLarge, writeTempFile } from './temp-file.js';
 
 export type UploadEntry =
   | { arquivo: string; ok: true; bytes: Buffer }
@@ -148,13 +148,13 @@ export async function planUpload(src: Buffer | ByteSource, filename: string, lim
  * than the declared size, itself within the single-file limit), then checks it as an
  * archive. `zip` false: not a zip (its processing will end ERRO).
  */
-export async function extractEntryToFile(src: ByteSource, entry: ZipEntry, path: string, limits?: Partial<ArchiveLimits>): Promise<Spooled & { zip: boolean }> {
+export async function extractEntryToFile(src: ByteSource, entry: ZipEntry, path: string, limits?: Partial<ArchiveLimits>): Promise<TempFile & { zip: boolean }> {
   const L = resolveLimits(limits);
-  let file: Spooled;
+  let file: TempFile;
   try {
-    file = await spool(entryChunks(src, entry, null, 1024 * 1024), path, L.maxUploadBytes);
+    file = await writeTempFile(entryChunks(src, entry, null, 1024 * 1024), path, L.maxUploadBytes);
   } catch (err) {
-    if (err instanceof SpoolTooLarge) {
+    if (err instanceof TempFileTooLarge) {
       throw new ArchiveError(413, `a entrada '${entry.name}' passa do limite de um arquivo (${formatBytes(L.maxUploadBytes)})`);
     }
     throw err;
@@ -174,7 +174,7 @@ export function verifyIgnored(src: ByteSource, entry: ZipEntry): Promise<void> {
 
 /**
  * The whole inspection in memory (tests, benchmarks): every entry extracted into a Buffer.
- * The service uses planUpload / extractEntryToFile on a spooled file instead.
+ * The service uses planUpload / extractEntryToFile on a temporary file instead.
  */
 export async function inspectUpload(file: Buffer, filename: string, limits?: Partial<ArchiveLimits>): Promise<UploadInspection> {
   const L = resolveLimits(limits);

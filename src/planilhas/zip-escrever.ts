@@ -6,7 +6,7 @@
  * nothing is held whole. Classic zip only (no zip64): the whole must stay under 4 GiB.
  */
 import { createReadStream } from 'node:fs';
-import { type Spooled, spool } from './spool.js';
+import { type TempFile, writeTempFile } from './temp-file.js';
 
 export interface EntradaArmazenada {
   nome: string;
@@ -59,7 +59,7 @@ function centralHeader(nome: Buffer, e: EntradaArmazenada, offset: number): Buff
 }
 
 /** Writes the zip of `entries` to `path` (must not exist), streaming each entry from its file. */
-export async function zipArmazenadoArquivo(entries: readonly EntradaArmazenada[], path: string): Promise<Spooled> {
+export async function zipArmazenadoArquivo(entries: readonly EntradaArmazenada[], path: string): Promise<TempFile> {
   const total = tamanhoZipArmazenado(entries);
   if (total > ZIP_MAX_BYTES) throw new Error(`zip de ${total} bytes passa do limite de 4 GiB`);
   async function* bytes(): AsyncGenerator<Buffer> {
@@ -88,5 +88,5 @@ export async function zipArmazenadoArquivo(entries: readonly EntradaArmazenada[]
     yield cd;
     yield end;
   }
-  return spool(bytes(), path);
+  return writeTempFile(bytes(), path);
 }

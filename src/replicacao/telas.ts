@@ -81,11 +81,11 @@ export const RUNBOOK_SECAO = 'what-to-do-by-hand-after-each-failure-runbook';
 
 export default async function replicacaoScreens(app: FastifyInstance) {
   const lista = async (req: FastifyRequest, reply: FastifyReply, form: Body = {},
-    aviso: { tipo: 'ok' | 'erro' | 'info'; texto: string } | null = null, status = 200) => {
+    banner: { tipo: 'ok' | 'erro' | 'info'; texto: string } | null = null, status = 200) => {
     const page = await listarExecucoes(app.ctx.pool, req.query as Record<string, unknown>);
     const emAndamento = page.content.find((e) => e.status === 'EM_ANDAMENTO') ?? null;
     return renderPagina(req, reply, 'replicacao/lista', {
-      titulo: 'Reset da replicação', status, aviso, refresh: emAndamento ? 5 : undefined,
+      titulo: 'Reset da replicação', status, banner, refresh: emAndamento ? 5 : undefined,
     }, {
       page, form, emAndamento, statusExecucao: STATUS_EXECUCAO, passosStatus: STATUS_PASSO,
       desligado: !app.ctx.config.replicator.confirmSecret,
@@ -136,9 +136,9 @@ export default async function replicacaoScreens(app: FastifyInstance) {
     if (!d) throw new HttpProblem(404, 'Não encontrado', `O reset ${id} não existe.`, 'RR404');
     const rodando = d.status === 'EM_ANDAMENTO';
     // the start banner only while it runs; the page refreshes to its own address (without ?ok=)
-    const aviso = req.query.ok === 'iniciado' && rodando ? { tipo: 'ok' as const, texto: 'Reset iniciado: os passos aparecem abaixo conforme rodam.' } : null;
+    const banner = req.query.ok === 'iniciado' && rodando ? { tipo: 'ok' as const, texto: 'Reset iniciado: os passos aparecem abaixo conforme rodam.' } : null;
     return renderPagina(req, reply, 'replicacao/detalhe', {
-      titulo: `Reset da replicação de ${formatos.dataHora(d.iniciadoEm)}`, aviso,
+      titulo: `Reset da replicação de ${formatos.dataHora(d.iniciadoEm)}`, banner,
       refresh: rodando ? `3; url=/admin/replicacao/${d.id}` : undefined,
     }, { d, passos: novePassos(d), statusExecucao: STATUS_EXECUCAO, runbook: `/admin/replicacao/runbook#${RUNBOOK_SECAO}` });
   });

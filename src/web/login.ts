@@ -20,7 +20,7 @@ import { rotasDeTela } from './error-handler.js';
 import { localPath, recusar } from './guard.js';
 import { randomPKCECodeVerifier } from 'openid-client';
 
-export async function abrirSessao(req: FastifyRequest, reply: FastifyReply, o: { email: string; nome: string | null; papel: 'equipe' | 'smoke' }) {
+export async function openSession(req: FastifyRequest, reply: FastifyReply, o: { email: string; nome: string | null; papel: 'equipe' | 'smoke' }) {
   const cfg = req.server.ctx.config.telas;
   const token = aleatorio(32);
   const sessao = await sessaoCriar(req.server.ctx.pool, {
@@ -39,7 +39,7 @@ export default async function loginRoutes(app: FastifyInstance) {
   const origemIdp = telas.oidc ? [new URL(telas.oidc.issuer).origin] : [];
   const paginaLogin = (req: FastifyRequest, reply: FastifyReply, from: string, erro: string | null, status = 200) =>
     renderPagina(req, reply, 'login', {
-      titulo: 'Entrar', status, semNavegacao: true, aviso: erro ? { tipo: 'erro', texto: erro } : null, formAction: origemIdp,
+      titulo: 'Entrar', status, semNavegacao: true, banner: erro ? { tipo: 'erro', texto: erro } : null, formAction: origemIdp,
     }, { from, modo: telas.modo });
 
   app.get<{ Querystring: { from?: string } }>('/login', async (req, reply) => {
@@ -94,7 +94,7 @@ export default async function loginRoutes(app: FastifyInstance) {
       req.log.info({ email: id.email, hd: id.hd }, 'login recusado');
       return paginaLogin(req, reply, pendente.destino, `Acesso negado: ${recusa}. Entre com uma conta verificada @${telas.oidc.dominio}.`, 403);
     }
-    await abrirSessao(req, reply, { email: id.email!, nome: id.nome, papel: 'equipe' });
+    await openSession(req, reply, { email: id.email!, nome: id.nome, papel: 'equipe' });
     req.log.info({ email: id.email }, 'login');
     return reply.redirect(localPath(pendente.destino) ?? '/processamentos', 303);
   };
@@ -114,7 +114,7 @@ export default async function loginRoutes(app: FastifyInstance) {
     if (!want) return sendProblem(reply, problemBody(404, req, 'nenhuma rota para POST /smoke/session'));
     const h = req.headers['x-smoke-token'];
     if (typeof h !== 'string' || !safeEqual(h, want)) return sendProblem(reply, problemBody(401, req, 'cabeçalho X-Smoke-Token ausente ou inválido'));
-    const s = await abrirSessao(req, reply, { email: `smoke@${telas.oidc?.dominio ?? 'localhost'}`, nome: 'Verificação pós-deploy', papel: 'smoke' });
+    const s = await openSession(req, reply, { email: `smoke@${telas.oidc?.dominio ?? 'localhost'}`, nome: 'Verificação pós-deploy', papel: 'smoke' });
     return reply.code(201).send({ sessao: s.id, papel: 'smoke', expiraEm: new Date(s.expira_em).toISOString() });
   });
 }

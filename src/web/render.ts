@@ -53,7 +53,7 @@ export interface PaginaOpcoes {
   /** seconds: the page reloads itself (a processing still running); or `"<s>; url=<local path>"` to reload another address */
   refresh?: number | string;
   /** message shown at the top: ok (green) or erro (red) */
-  aviso?: { tipo: 'ok' | 'erro' | 'info'; texto: string } | null;
+  banner?: { tipo: 'ok' | 'erro' | 'info'; texto: string } | null;
   /** pages outside the staff area (login, import, errors for anonymous) use a bare layout */
   semNavegacao?: boolean;
   /** origins besides the service's own a form's answer may redirect to (CSP form-action: the login's identity provider) */
@@ -72,7 +72,7 @@ export function renderPagina(req: FastifyRequest, reply: FastifyReply, template:
     titulo: opts.titulo,
     refresh: opts.refresh ?? null,
     // messages from SQL start in lower case: shown as a sentence
-    aviso: opts.aviso ? { ...opts.aviso, texto: opts.aviso.texto.charAt(0).toUpperCase() + opts.aviso.texto.slice(1) } : null,
+    banner: opts.banner ? { ...opts.banner, texto: opts.banner.texto.charAt(0).toUpperCase() + opts.banner.texto.slice(1) } : null,
     semNavegacao: Boolean(opts.semNavegacao),
     usuario: req.usuario ?? null,
     modo: req.server.ctx.config.telas.modo,

@@ -1,5 +1,5 @@
 /**
- * The spreadsheet reader (the intake is src/xls). See docs/xlsx.md.
+ * The spreadsheet reader (its caller is src/planilhas). See docs/xlsx.md.
  *
  *   processing: wb = await openWorkbook(bytes | path) (throws WorkbookError 'formato não suportado: …'; wb.close())
  *               tipo = await detectType(wb)           (null → IGNORADO 'tipo não reconhecido')

@@ -40,13 +40,13 @@ describe('order-webhook configuration', () => {
 
   it('group commit and local spool: defaults, every variable read, bad values refused naming the variable', () => {
     expect(loadConfig(base).config.partner).toMatchObject({
-      lote: { max: 64, esperaMs: 0, emVoo: 4 },
+      groupCommit: { max: 64, waitMs: 0, inFlight: 4 },
       spool: { dir: './.data/webhook-spool', maxBytes: 1024 * 1024 * 1024, orcamentoMs: 2000 },
     });
     expect(loadConfig({
       ...base, PARTNER_WEBHOOK_LOTE_MAX: '16', PARTNER_WEBHOOK_LOTE_ESPERA_MS: '3', PARTNER_WEBHOOK_LOTE_EM_VOO: '8', PARTNER_WEBHOOK_SPOOL_DIR: '/data/spool-a',
       PARTNER_WEBHOOK_SPOOL_MAX_BYTES: '0', PARTNER_WEBHOOK_ORCAMENTO_MS: '500',
-    }).config.partner).toMatchObject({ lote: { max: 16, esperaMs: 3, emVoo: 8 }, spool: { dir: '/data/spool-a', maxBytes: 0, orcamentoMs: 500 } });
+    }).config.partner).toMatchObject({ groupCommit: { max: 16, waitMs: 3, inFlight: 8 }, spool: { dir: '/data/spool-a', maxBytes: 0, orcamentoMs: 500 } });
     for (const [k, v] of [['PARTNER_WEBHOOK_LOTE_MAX', '0'], ['PARTNER_WEBHOOK_LOTE_ESPERA_MS', '-1'], ['PARTNER_WEBHOOK_LOTE_EM_VOO', '0'], ['PARTNER_WEBHOOK_ORCAMENTO_MS', '5'],
       ['PARTNER_WEBHOOK_SPOOL_MAX_BYTES', '1GB'], ['PARTNER_WEBHOOK_ORCAMENTO_MS', '2s']] as const) {
       expect(() => loadConfig({ ...base, [k]: v }), `${k}=${v}`).toThrowError(new RegExp(k));

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { testEnv } from '../harness/service.js';
 import { loadConfig } from '../../src/config.js';
-import { partnerConfigurar, partnerTick, type Aviso } from '../../src/pedidos/db.js';
+import { partnerConfigurar, partnerTick, type Alerta } from '../../src/pedidos/db.js';
 import { textoParado } from '../../src/pedidos/textos.js';
 
 let db: TestDatabase;
@@ -99,7 +99,7 @@ describe('learned silence alarm', () => {
     expect(r.contingencia).toBe('LIGADA'); // the contingency at 15 business minutes is an upper bound too
     const [av] = await q<{ tipo: string; dados: Record<string, any> }>(`select tipo, dados from partner_aviso where tipo = 'webhook_parado'`);
     expect(av!.dados.aprendido.esperados).toBe(4.67);
-    const texto = textoParado({ id: 1, tipo: 'webhook_parado', dados: av!.dados } as unknown as Aviso, 'https://x/webhook/partner');
+    const texto = textoParado({ id: 1, tipo: 'webhook_parado', dados: av!.dados } as unknown as Alerta, 'https://x/webhook/partner');
     expect(texto).toContain('esperados ~5 pedidos desde 09:10, chegaram 0');
   });
 
@@ -154,7 +154,7 @@ describe('learned silence alarm', () => {
     expect(await primeiroMinutoAprendido('2026-11-30T09:10:00-03:00', '2026-11-30T09:55:00-03:00')).toBeNull();
     await abreEm('2026-11-30T09:54:00-03:00', '2026-11-30T09:55:00-03:00', 'limite_min_comercial');
     const [av] = await q<{ dados: Record<string, any> }>(`select dados from partner_aviso where tipo = 'webhook_parado'`);
-    expect(textoParado({ id: 1, tipo: 'webhook_parado', dados: av!.dados } as unknown as Aviso, 'https://x/webhook/partner'))
+    expect(textoParado({ id: 1, tipo: 'webhook_parado', dados: av!.dados } as unknown as Alerta, 'https://x/webhook/partner'))
       .toContain('Sem histórico suficiente para o ritmo aprendido: valeram os limites fixos.');
     const s = await q<{ r: Record<string, any> }>(`select partner_status('2026-11-30T09:30:00-03:00') r`);
     expect(s[0]!.r.silencio.aprendido).toMatchObject({ base: 'fixo', motivo_fixo: 'historico_insuficiente' });

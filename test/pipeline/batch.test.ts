@@ -9,7 +9,7 @@ import { testEnv } from '../harness/service.js';
 import { buildMeta, buildRelatorio18 } from '../fixtures/builder.js';
 import { makeZip } from '../fixtures/zip.js';
 import { backendPid } from '../harness/wait.js';
-import { xlsProcessarHandler } from '../../src/planilhas/processar.js';
+import { planilhasJobHandler } from '../../src/planilhas/processar.js';
 import { startService } from '../../src/main.js';
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -26,7 +26,7 @@ async function withPipeline(fn: (db: TestDatabase, p: Pipeline) => Promise<void>
 
 /** Runs the handler for one processing now, as a replica would, before any runner starts. */
 async function runNow(p: Pipeline, id: string): Promise<void> {
-  await xlsProcessarHandler(p.ctx)({ id: 0, kind: 'xls_processar', payload: { id }, attempts: 1, max_attempts: 5 },
+  await planilhasJobHandler(p.ctx)({ id: 0, kind: 'xls_processar', payload: { id }, attempts: 1, max_attempts: 5 },
     { workerId: 'adiantado', log, signal: new AbortController().signal });
 }
 

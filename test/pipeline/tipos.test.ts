@@ -10,7 +10,7 @@ import { startPipeline, type Pipeline } from '../harness/pipeline.js';
 import { buildRelatorio18 } from '../fixtures/builder.js';
 import { makeZip } from '../fixtures/zip.js';
 import { ESCRITORES, H, escrever, fluxoSheets, tabela, titulo, utc, type Escritor, type TSheet } from '../fixtures/tipos.js';
-import { xlsProcessarHandler } from '../../src/planilhas/processar.js';
+import { planilhasJobHandler } from '../../src/planilhas/processar.js';
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 let db: TestDatabase;
@@ -159,7 +159,7 @@ describe('META_CARTEIRA inside a batch', () => {
       const zip = makeZip([{ name: 'carteira.xlsx', data: carteira }, { name: 'r18.xlsx', data: await buildRelatorio18({ rows: 100 }) }]);
       const recibo = (await p2.upload('lote.zip', zip)).json();
       const id = recibo.itens.find((i: { arquivo: string }) => i.arquivo === 'carteira.xlsx').processamentoId;
-      await xlsProcessarHandler(p2.ctx)({ id: 0, kind: 'xls_processar', payload: { id }, attempts: 1, max_attempts: 5 },
+      await planilhasJobHandler(p2.ctx)({ id: 0, kind: 'xls_processar', payload: { id }, attempts: 1, max_attempts: 5 },
         { workerId: 'adiantado', log, signal: new AbortController().signal });
       const first = (await db2.pool.query('select status, alarmar, fk_retentar, erro_mensagem from xls_processamento where id = $1', [id])).rows[0];
       expect(first).toMatchObject({ status: 'ERRO', alarmar: false, fk_retentar: true });

@@ -36,11 +36,11 @@ export interface DadosTelas {
   /** PENDENTE again after "Reprocessar" of an ERRO */
   reenviado: string;
   /** batch held open by its RELATORIO18 still running (one META waits for it) */
-  loteRetido: string;
+  conjuntoRetido: string;
   /** the META of the held batch, failed by a transient missing seller */
-  loteRetidoMeta: string;
+  conjuntoRetidoMeta: string;
   /** batch sent from the import page, ended: 2 concluded, 1 with error, 1 ignored */
-  loteImportacao: string;
+  conjuntoImportacao: string;
   /** refused uploads (API and import page) */
   recusas: string[];
 }
@@ -118,27 +118,27 @@ export async function popularTelas(db: { pool: pg.Pool }): Promise<DadosTelas> {
   await xlsReprocessar(pool, reenviado);
 
   // the held batch: its RELATORIO18 is still running; its META waits for it
-  const loteRetido = await xlsConjuntoAbrir(pool, { arquivo: 'fechamento-novembro-2026.zip' });
-  const processando = await receber(pool, 'relatorio18-novembro-2026.xlsx', loteRetido);
-  const loteRetidoMeta = await receber(pool, 'metas-novembro-2026.xlsx', loteRetido);
-  const loteRetidoCompras = await receber(pool, 'compras-novembro-2026.xlsx', loteRetido);
-  await xlsReceberIgnorado(pool, loteRetido, 'leia-me.txt', 'não é .xlsx');
-  await xlsConjuntoRecebido(pool, loteRetido);
-  await concluir(pool, loteRetidoCompras, 'COMPRAS', { enviadas: 312, efetivas: 312, removidas: 0 });
-  await iniciar(pool, loteRetidoMeta, 'META');
-  await xlsFalhar(pool, loteRetidoMeta, WORKER_TELAS, { motivo: 'vendedor não cadastrado em bi_vendedor: 999 (linha 5)', sqlstate: 'XL424' });
+  const conjuntoRetido = await xlsConjuntoAbrir(pool, { arquivo: 'fechamento-novembro-2026.zip' });
+  const processando = await receber(pool, 'relatorio18-novembro-2026.xlsx', conjuntoRetido);
+  const conjuntoRetidoMeta = await receber(pool, 'metas-novembro-2026.xlsx', conjuntoRetido);
+  const conjuntoRetidoCompras = await receber(pool, 'compras-novembro-2026.xlsx', conjuntoRetido);
+  await xlsReceberIgnorado(pool, conjuntoRetido, 'leia-me.txt', 'não é .xlsx');
+  await xlsConjuntoRecebido(pool, conjuntoRetido);
+  await concluir(pool, conjuntoRetidoCompras, 'COMPRAS', { enviadas: 312, efetivas: 312, removidas: 0 });
+  await iniciar(pool, conjuntoRetidoMeta, 'META');
+  await xlsFalhar(pool, conjuntoRetidoMeta, WORKER_TELAS, { motivo: 'vendedor não cadastrado em bi_vendedor: 999 (linha 5)', sqlstate: 'XL424' });
   await iniciar(pool, processando, 'RELATORIO18');
   await pool.query(`update xls_processamento set iniciado_em = now() - interval '2 minutes 5 seconds' where id = $1`, [processando]);
   await pool.query(`select public.xls_progresso($1, $2, 12000)`, [processando, WORKER_TELAS]);
 
   // a batch from the import page, ended
   const ana = { id: 'ana.souza@empresa.com.br', nome: 'Ana Souza' };
-  const loteImportacao = await xlsConjuntoAbrir(pool, { arquivo: 'importacao-2026-11-20-14-02-11.zip', uploaderId: ana.id, uploaderNome: ana.nome });
-  const impCompras = await receber(pool, 'compras-semana-46.xlsx', loteImportacao, ana);
-  const impCota = await receber(pool, 'cota-fornecedor-2026.xlsx', loteImportacao, ana);
-  const impFluxo = await receber(pool, 'fluxo-posicao-20-11-2026.xlsx', loteImportacao, ana);
-  await xlsReceberIgnorado(pool, loteImportacao, 'notas.pdf', 'não é .xlsx');
-  await xlsConjuntoRecebido(pool, loteImportacao);
+  const conjuntoImportacao = await xlsConjuntoAbrir(pool, { arquivo: 'importacao-2026-11-20-14-02-11.zip', uploaderId: ana.id, uploaderNome: ana.nome });
+  const impCompras = await receber(pool, 'compras-semana-46.xlsx', conjuntoImportacao, ana);
+  const impCota = await receber(pool, 'cota-fornecedor-2026.xlsx', conjuntoImportacao, ana);
+  const impFluxo = await receber(pool, 'fluxo-posicao-20-11-2026.xlsx', conjuntoImportacao, ana);
+  await xlsReceberIgnorado(pool, conjuntoImportacao, 'notas.pdf', 'não é .xlsx');
+  await xlsConjuntoRecebido(pool, conjuntoImportacao);
   await concluir(pool, impCompras, 'COMPRAS', { enviadas: 87, efetivas: 85, removidas: 0 });
   await concluir(pool, impCota, 'COTA_FORNECEDOR', { enviadas: 48, efetivas: 12, removidas: 0 });
   await iniciar(pool, impFluxo, 'FLUXO_PAGAR_RECEBER');
@@ -160,11 +160,11 @@ export async function popularTelas(db: { pool: pg.Pool }): Promise<DadosTelas> {
   // the runner must not take these (their bytes are not spreadsheets)
   await pool.query(`update app.job set status = 'done', locked_by = null where kind = 'xls_processar'
                       and payload ->> 'id' = any($1::text[])`,
-  [[sucesso, comAvisos, erroCadastro, erroLinhas, erroIlegivel, erroTecnico, ignorado, reenviado, processando, loteRetidoMeta,
-    loteRetidoCompras, impCompras, impCota, impFluxo]]);
+  [[sucesso, comAvisos, erroCadastro, erroLinhas, erroIlegivel, erroTecnico, ignorado, reenviado, processando, conjuntoRetidoMeta,
+    conjuntoRetidoCompras, impCompras, impCota, impFluxo]]);
 
   return {
     sucesso, comAvisos, erroCadastro, erroLinhas, erroIlegivel, erroTecnico, ignorado, processando, reenviado,
-    loteRetido, loteRetidoMeta, loteImportacao, recusas,
+    conjuntoRetido, conjuntoRetidoMeta, conjuntoImportacao, recusas,
   };
 }

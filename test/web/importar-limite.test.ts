@@ -52,7 +52,7 @@ afterAll(async () => {
 
 /** The temporary directories of the import left in TMPDIR, once the response is out (they go right after it). */
 async function sobras(): Promise<string[]> {
-  const listar = () => readdirSync(TMP).filter((n) => n.startsWith('bi-importar-') || n.startsWith('bi-xls-'));
+  const listar = () => readdirSync(TMP).filter((n) => n.startsWith('bi-importar-') || n.startsWith('bi-planilhas-'));
   for (let i = 0; i < 40 && listar().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
   return listar();
 }

@@ -109,12 +109,12 @@ describe('login through the identity provider', () => {
     const ctx = await browser.newContext({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
     try {
       const p = await entrar(ctx, 'ze@outra.com.br');
-      await expect(p.locator('.aviso-erro').textContent()).resolves.toContain('não é do domínio empresa.com.br');
+      await expect(p.locator('.banner-erro').textContent()).resolves.toContain('não é do domínio empresa.com.br');
       await foto(p, '02-login-outro-dominio');
       expect((await ctx.cookies(base)).some((c) => c.name === 'bi_sessao')).toBe(false);
       // hd of another organisation is refused even with an e-mail of the domain
       const p2 = await entrar(await browser.newContext({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' }), `bia+hd=outra.com.br@${DOMINIO}`);
-      await expect(p2.locator('.aviso-erro').textContent()).resolves.toContain('organização outra.com.br');
+      await expect(p2.locator('.banner-erro').textContent()).resolves.toContain('organização outra.com.br');
       await p2.context().close();
     } finally { await ctx.close(); }
   });
@@ -133,7 +133,7 @@ describe('login through the identity provider', () => {
     const ctx = await browser.newContext({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
     try {
       const p = await entrar(ctx, `naoverificado@${DOMINIO}`);
-      await expect(p.locator('.aviso-erro').textContent()).resolves.toContain('não está verificado');
+      await expect(p.locator('.banner-erro').textContent()).resolves.toContain('não está verificado');
       await foto(p, '03-login-nao-verificado');
     } finally { await ctx.close(); }
   });
@@ -188,7 +188,7 @@ describe('every screen and form', () => {
     const meta = await buildWorkbook([{ name: 'Plan1', rows: [['Competência', 'Vendedor', 'Produto', 'Meta Volume', 'Meta Margem']] }]);
     await imp.getByLabel('Planilhas (.xlsx, .xls ou .ods; uma ou mais)').setInputFiles([{ name: 'meta.xlsx', mimeType: 'application/octet-stream', buffer: meta }]);
     await imp.getByRole('button', { name: 'Importar' }).click();
-    await expect(imp.locator('.aviso-erro').textContent()).resolves.toContain('meta.xlsx: é uma planilha de Metas por vendedor');
+    await expect(imp.locator('.banner-erro').textContent()).resolves.toContain('meta.xlsx: é uma planilha de Metas por vendedor');
     await foto(imp, '13-importar-recusa');
     await imp.close();
   }, 90_000);
@@ -246,21 +246,21 @@ describe('every screen and form', () => {
     await page.getByLabel('Tipo').selectOption('integer');
     await page.getByLabel('Valor').fill('dez');
     await page.getByRole('button', { name: 'Criar' }).click();
-    await expect(page.locator('.aviso-erro').textContent()).resolves.toContain('Nada foi gravado: corrija o campo indicado abaixo.');
+    await expect(page.locator('.banner-erro').textContent()).resolves.toContain('Nada foi gravado: corrija o campo indicado abaixo.');
     // the error beside its field, tied to it for screen readers
     await expect(page.locator('#c-valor-erro').textContent()).resolves.toContain("Valor 'dez' inválido: use número inteiro");
     await expect(page.getByLabel('Valor').getAttribute('aria-invalid')).resolves.toBe('true');
     await foto(page, '32-configuracao-nova-erro');
     await page.getByLabel('Valor').fill('10');
     await page.getByRole('button', { name: 'Criar' }).click();
-    await expect(page.locator('.aviso-ok').textContent()).resolves.toContain('Configuração criada');
+    await expect(page.locator('.banner-ok').textContent()).resolves.toContain('Configuração criada');
     await page.getByRole('link', { name: 'Editar intervalo_navegador' }).click();
     await foto(page, '33-configuracao-editar');
     await page.getByLabel('Valor').fill('20');
     await page.getByRole('button', { name: 'Salvar' }).click();
-    await expect(page.locator('.aviso-ok').textContent()).resolves.toContain('Configuração salva');
+    await expect(page.locator('.banner-ok').textContent()).resolves.toContain('Configuração salva');
     await page.getByRole('button', { name: 'Remover intervalo_navegador' }).click();
-    await expect(page.locator('.aviso-ok').textContent()).resolves.toContain('Configuração removida');
+    await expect(page.locator('.banner-ok').textContent()).resolves.toContain('Configuração removida');
   });
 
   it('recipients: add, edit, remove; a tampered CSRF token is refused', async () => {
@@ -268,7 +268,7 @@ describe('every screen and form', () => {
     await page.getByLabel('E-mail').fill('operacao@empresa.com.br');
     await page.getByLabel('Nome (opcional)').fill('Operação');
     await page.getByRole('button', { name: 'Adicionar' }).click();
-    await expect(page.locator('.aviso-ok').textContent()).resolves.toContain('Destinatário adicionado');
+    await expect(page.locator('.banner-ok').textContent()).resolves.toContain('Destinatário adicionado');
     await foto(page, '40-destinatarios');
     await page.getByRole('link', { name: 'Editar operacao@empresa.com.br' }).click();
     await page.getByLabel('Nome (opcional)').fill('Operação 24h');
@@ -286,7 +286,7 @@ describe('every screen and form', () => {
     expect((await db.pool.query(`select count(*)::int as n from destinatario where email = 'intruso@empresa.com.br'`)).rows[0].n).toBe(0);
     await page.goto(`${base}/destinatarios`);
     await page.getByRole('button', { name: 'Remover operacao@empresa.com.br' }).click();
-    await expect(page.locator('.aviso-ok').textContent()).resolves.toContain('Destinatário removido');
+    await expect(page.locator('.banner-ok').textContent()).resolves.toContain('Destinatário removido');
   });
 
   it('replication reset: refusal of a wrong secret, a real run (manual restart) followed live, the failed detail with instructions', async () => {
@@ -299,7 +299,7 @@ describe('every screen and form', () => {
     await page.getByLabel('Segredo de confirmação').fill('segredo-errado');
     await page.getByLabel(/Entendo que a sincronização para/).check();
     await page.getByRole('button', { name: 'Resetar a replicação' }).click();
-    await expect(page.locator('.aviso-erro').textContent()).resolves.toContain('Segredo de confirmação inválido');
+    await expect(page.locator('.banner-erro').textContent()).resolves.toContain('Segredo de confirmação inválido');
     await foto(page, '61-replicacao-recusa');
     expect((await db.pool.query('select count(*)::int n from xls_resetar_replicator')).rows[0].n).toBe(0);
     await page.getByLabel('Segredo de confirmação').fill(RESET_SEGREDO);
@@ -323,7 +323,7 @@ describe('every screen and form', () => {
     await db.pool.query(`select replicacao_falhar($1, 'interrompida após reinício da aplicação')`, [rows[0].id]);
     await page.goto(`${base}/admin/replicacao`);
     await page.goto(`${base}/admin/replicacao/${rows[0].id}`);
-    await expect(page.locator('section.aviso-erro h2').textContent()).resolves.toContain('O que fazer à mão (falha em PAUSAR)');
+    await expect(page.locator('section.banner-erro h2').textContent()).resolves.toContain('O que fazer à mão (falha em PAUSAR)');
     await foto(page, '63-replicacao-erro');
   }, 90_000);
 
@@ -333,7 +333,7 @@ describe('every screen and form', () => {
     await expect(page.locator('section.saude').textContent()).resolves.toContain('Nenhum evento do webhook foi recebido ainda.');
     await foto(page, '50-pedidos');
     await page.getByRole('button', { name: 'Enfileirar o pedido PED-9001' }).click();
-    await expect(page.locator('.aviso-ok').textContent()).resolves.toContain('Pedido PED-9001 enfileirado');
+    await expect(page.locator('.banner-ok').textContent()).resolves.toContain('Pedido PED-9001 enfileirado');
     await page.getByRole('link', { name: /Enfileirados/ }).click();
     await expect(page.locator('table').textContent()).resolves.toContain('PED-9001');
     await foto(page, '51-pedidos-enfileirados');

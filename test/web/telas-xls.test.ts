@@ -157,7 +157,7 @@ describe('/processamentos/{id} detail', () => {
   });
 
   it('the batch section lists outcomes, not ENFILEIRADO, with a summary line', async () => {
-    const h = (await get(`/processamentos/${d.loteRetidoMeta}`)).body;
+    const h = (await get(`/processamentos/${d.conjuntoRetidoMeta}`)).body;
     expect(h).not.toContain('ENFILEIRADO');
     expect(texto(h)).toContain('Conjunto: 1 concluído, 1 com erro, 1 ignorado, 1 em andamento');
     expect(texto(h)).toContain('Nada a fazer agora: o arquivo é refeito sozinho');
@@ -166,13 +166,13 @@ describe('/processamentos/{id} detail', () => {
 
 describe('/processamentos/conjuntos/{id}', () => {
   it('each entry with its final outcome and a summary line; the held batch says what it waits for', async () => {
-    const imp = await get(`/processamentos/conjuntos/${d.loteImportacao}`);
+    const imp = await get(`/processamentos/conjuntos/${d.conjuntoImportacao}`);
     expect(imp.statusCode).toBe(200);
     expect(texto(imp.body)).toContain('2 concluídos, 1 com erro, 1 ignorado (4 arquivos).');
     expect(imp.body).not.toContain('ENFILEIRADO');
     expect(imp.body).toContain('Ana Souza');
     expect(texto(imp.body)).toContain('Corrija a linha 7 na planilha e envie o arquivo de novo.');
-    const retido = await get(`/processamentos/conjuntos/${d.loteRetido}`);
+    const retido = await get(`/processamentos/conjuntos/${d.conjuntoRetido}`);
     expect(texto(retido.body)).toContain('Erro — aguarda o Relatório 18');
     expect(texto(retido.body)).toContain('há arquivo aguardando o Relatório 18 deste conjunto terminar');
     expect(retido.body).toContain('<meta http-equiv="refresh" content="5">');
@@ -184,7 +184,7 @@ describe('/processamentos/conjuntos/{id}', () => {
 describe('/xls/importar result page', () => {
   const k = 'k=importar-segredo-0123456789';
   it('a data refusal is "Arquivo recusado" with its next step and refused rows, never "Falha técnica"; a summary line', async () => {
-    const res = await app.inject({ url: `/xls/importar/conjunto/${d.loteImportacao}?${k}&t=0`, headers: { accept: 'text/html' } });
+    const res = await app.inject({ url: `/xls/importar/conjunto/${d.conjuntoImportacao}?${k}&t=0`, headers: { accept: 'text/html' } });
     expect(res.statusCode).toBe(200);
     const h = texto(res.body);
     expect(h).toContain('2 concluídos, 1 com erro, 1 ignorado.');
@@ -196,7 +196,7 @@ describe('/xls/importar result page', () => {
     expect(h).not.toContain('FLUXO_PAGAR_RECEBER');
   });
   it('while waiting it names the file still running and its rows read; results wait for the end', async () => {
-    const res = await app.inject({ url: `/xls/importar/conjunto/${d.loteRetido}?${k}&t=${Date.now()}`, headers: { accept: 'text/html' } });
+    const res = await app.inject({ url: `/xls/importar/conjunto/${d.conjuntoRetido}?${k}&t=${Date.now()}`, headers: { accept: 'text/html' } });
     const h = texto(res.body);
     expect(h).toContain('Processando: 3 de 4 arquivo(s) concluído(s)');
     expect(h).toContain('Ainda processando: relatorio18-novembro-2026.xlsx — 12.000 linhas lidas até agora');

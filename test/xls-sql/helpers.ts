@@ -1,4 +1,4 @@
-/** Helpers of the SQL-layer tests of the spreadsheet intake: no xlsx, rows go straight to staging. */
+/** Helpers of the SQL-layer tests of the spreadsheet pipeline: no xlsx, rows go straight to staging. */
 import { createHash } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';

@@ -41,7 +41,7 @@ describe('xls_falha_explicar: each kind of failure with its next step', () => {
     });
   });
   it('inside a batch that retries by itself: nothing to do', async () => {
-    const x = await explicar(d.loteRetidoMeta);
+    const x = await explicar(d.conjuntoRetidoMeta);
     expect(x.tipo).toBe('cadastro');
     expect(x.proximo_passo).toMatch(/^Nada a fazer agora: o arquivo é refeito sozinho quando o Relatório 18/);
   });

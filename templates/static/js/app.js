@@ -16,8 +16,8 @@ document.addEventListener('submit', (ev) => {
   const segundos = Number(m[1]);
   const destino = m[2] || null;
   let timer = null;
-  const aviso = document.createElement('p');
-  aviso.className = 'atualizacao';
+  const banner = document.createElement('p');
+  banner.className = 'atualizacao';
   const texto = document.createElement('span');
   const botao = document.createElement('button');
   botao.type = 'button';
@@ -34,8 +34,8 @@ document.addEventListener('submit', (ev) => {
     texto.textContent = 'Atualização automática pausada.';
     botao.textContent = 'Retomar a atualização';
   });
-  aviso.append(texto, botao);
+  banner.append(texto, botao);
   const h1 = document.querySelector('main h1');
-  if (h1) h1.after(aviso); else document.body.prepend(aviso);
+  if (h1) h1.after(banner); else document.body.prepend(banner);
   agendar();
 })();

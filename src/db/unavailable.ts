@@ -9,7 +9,7 @@ const SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
 const CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 
 /** True when `err` says the database is (momentarily) unreachable, not that the query was wrong. */
-export function bancoIndisponivel(err: unknown): boolean {
+export function dbUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;
   if (!e) return false;
   const code = typeof e.code === 'string' ? e.code : '';
@@ -23,14 +23,14 @@ export function bancoIndisponivel(err: unknown): boolean {
  * (0.5 s doubling up to 5 s), for at most `maxMs` (default 10 min) or until `signal` aborts;
  * any other error, or the last one, is thrown.
  */
-export async function comBanco<T>(fn: () => Promise<T>, opts: { signal?: AbortSignal; maxMs?: number; onRetry?: (err: unknown) => void } = {}): Promise<T> {
+export async function withDbRetry<T>(fn: () => Promise<T>, opts: { signal?: AbortSignal; maxMs?: number; onRetry?: (err: unknown) => void } = {}): Promise<T> {
   const deadline = Date.now() + (opts.maxMs ?? 600_000);
   let pausa = 500;
   for (;;) {
     try {
       return await fn();
     } catch (err) {
-      if (!bancoIndisponivel(err) || Date.now() + pausa > deadline || opts.signal?.aborted) throw err;
+      if (!dbUnavailable(err) || Date.now() + pausa > deadline || opts.signal?.aborted) throw err;
       opts.onRetry?.(err);
       await new Promise((r) => setTimeout(r, pausa).unref?.());
       pausa = Math.min(pausa * 2, 5_000);

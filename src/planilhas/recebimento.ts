@@ -1,5 +1,5 @@
 /**
- * Receipt of an upload (POST /api/xls/processar), from the upload spooled to a temporary
+ * Receipt of an upload (POST /api/xls/processar), from the upload written to a temporary
  * file: plan it from the archive's directory (hostile input is refused here, before anything
  * is inflated or stored), then in ONE transaction let SQL decide each entry (ENFILEIRADO /
  * REPROCESSANDO / DUPLICADO / IGNORADO), one entry at a time: extract it to a temporary file
@@ -19,7 +19,7 @@ import { ObjectStoreUnavailable } from '../integrations/objstore.js';
 import { ArchiveError, type ArchiveLimits } from '../xlsx/index.js';
 import { FileSource } from '../xlsx/source.js';
 import { resolveLimits } from '../xlsx/limits.js';
-import { type Spooled, TempDir, spool } from './spool.js';
+import { type TempFile, TempDir, writeTempFile } from './temp-file.js';
 import { checkArchive, extractEntryToFile, planUpload, verifyIgnored } from './upload.js';
 import { xlsConjuntoAbrir, xlsConjuntoRecebido, xlsReceber, xlsReceberIgnorado, type ReciboItem } from './db.js';
 import { writesColumn, writesObjectStore } from './storage.js';
@@ -47,7 +47,7 @@ const vaiProcessar = (status: string) => status === 'ENFILEIRADO' || status === 
 const nomeEntrada = (nome: string) => limparNome(nome) || '(sem nome)';
 
 /** Receives one file (loose or entry): SQL decides; the bytes go where SQL asks. */
-async function receberArquivo(ctx: AppContext, client: pg.PoolClient, arquivo: string, file: Spooled,
+async function receberArquivo(ctx: AppContext, client: pg.PoolClient, arquivo: string, file: TempFile,
   conjuntoId: string | null, uploader: Uploader | null | undefined, verificacao: Promise<void> = Promise.resolve()): Promise<ReciboItem> {
   const storeObjects = writesObjectStore(ctx);
   // the format by content (not by name): the object key keeps its extension
@@ -79,20 +79,20 @@ async function receberArquivo(ctx: AppContext, client: pg.PoolClient, arquivo: s
 }
 
 /**
- * `upload`: the file spooled by the route (path, size, SHA-256) — the API's upload, or the
+ * `upload`: the temporary file written by the route (path, size, SHA-256) — the API's upload, or the
  * batch the manual import page packed from its parts — or bytes already in memory (tests),
- * spooled here first.
+ * written to one here first.
  */
-export async function receberUpload(ctx: AppContext, filename: string, input: Spooled | Buffer,
+export async function receberUpload(ctx: AppContext, filename: string, input: TempFile | Buffer,
   opts: { uploader?: Uploader | null; limits?: Partial<ArchiveLimits>; tmp?: TempDir } = {}): Promise<{ recibo: Recibo; enfileirados: number }> {
   const tmp = opts.tmp ?? await TempDir.create();
   let source: FileSource | null = null;
   let client: pg.PoolClient | null = null;
   let verificacao: Promise<void> | null = null;
   // the files received for a processing, kept on this host after the commit (originais-locais.ts)
-  const guardar: Array<{ path: string; file: Spooled }> = [];
+  const guardar: Array<{ path: string; file: TempFile }> = [];
   try {
-    const upload = Buffer.isBuffer(input) ? await spool((async function* () { yield input; })(), tmp.file('.upload')) : input;
+    const upload = Buffer.isBuffer(input) ? await writeTempFile((async function* () { yield input; })(), tmp.file('.upload')) : input;
     source = await FileSource.open(upload.path);
     const plan = await planUpload(source, filename, opts.limits);
     // a loose xlsx is checked whole (every part inflated) while SQL receives it and the object

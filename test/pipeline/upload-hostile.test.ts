@@ -1,5 +1,5 @@
 /**
- * The intake against hostile input: malformed multipart and ids are 400 (never a 500, so no
+ * The upload against hostile input: malformed multipart and ids are 400 (never a 500, so no
  * error-tracker event); two `arquivo` parts are refused; an entry that would inflate beyond
  * the single-file limit is refused quickly with nothing stored; names lose their control and
  * bidi characters and cannot forge execution-log lines; legacy and non-zip files end ERRO
@@ -326,7 +326,7 @@ describe('.xlsx, .xls and .ods in one batch (formats read by content)', () => {
 
 describe('receberUpload from bytes in memory (a batch packed on the server)', () => {
   it('spools them and receives the batch like an upload', async () => {
-    const { receberUpload } = await import('../../src/planilhas/intake.js');
+    const { receberUpload } = await import('../../src/planilhas/recebimento.js');
     const other = await buildMeta({ rows: 5 });
     const { recibo, enfileirados } = await receberUpload(p.ctx, 'importacao.zip', makeZip([{ name: 'metas-5.xlsx', data: other }]),
       { limits: p.ctx.config.xls.limits, uploader: { id: 'u1', nome: 'Ana' } });

@@ -1,5 +1,5 @@
 /**
- * Temporary files of the intake: an upload body, a zip entry being extracted, an original
+ * Temporary files of the spreadsheet upload: an upload body, a zip entry being extracted, an original
  * read back for processing. A stream is written to disk while its SHA-256 and size are
  * computed, so a file is never held whole in memory; the caller removes the directory
  * (`TempDir.remove`) when done, also on failure. A full disk is a 507 problem (discoCheio).
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { HttpProblem } from '../errors.js';
 
-export interface Spooled {
+export interface TempFile {
   path: string;
   size: number;
   /** SHA-256 in hex */
@@ -20,19 +20,19 @@ export interface Spooled {
   crc32?: number;
 }
 
-/** Thrown by `spool` when the source passes `maxBytes` (the file is left partial: remove the dir). */
-export class SpoolTooLarge extends Error {
+/** Thrown by `writeTempFile` when the source passes `maxBytes` (the file is left partial: remove the dir). */
+export class TempFileTooLarge extends Error {
   constructor(readonly maxBytes: number) {
     super(`mais de ${maxBytes} bytes`);
-    this.name = 'SpoolTooLarge';
+    this.name = 'TempFileTooLarge';
   }
 }
 
 /** An error of the source stream (the client's body, an inflater), as opposed to the disk. */
-export class SpoolSourceError extends Error {
+export class TempFileSourceError extends Error {
   constructor(override readonly cause: unknown) {
     super(cause instanceof Error ? cause.message : String(cause));
-    this.name = 'SpoolSourceError';
+    this.name = 'TempFileSourceError';
   }
 }
 
@@ -56,7 +56,7 @@ export class TempDir {
   private constructor(readonly path: string) {}
 
   /** A fresh directory under the system's temporary directory (TMPDIR). */
-  static async create(prefix = 'bi-xls-'): Promise<TempDir> {
+  static async create(prefix = 'bi-planilhas-'): Promise<TempDir> {
     try {
       return new TempDir(await mkdtemp(join(tmpdir(), prefix)));
     } catch (err) {
@@ -77,11 +77,11 @@ export class TempDir {
 
 /**
  * Writes `source` to `path` (created, must not exist), hashing as it goes. More than
- * `maxBytes` throws SpoolTooLarge at once (the rest is not read); an error of the source
- * is a SpoolSourceError, one of the disk is thrown as is.
+ * `maxBytes` throws TempFileTooLarge at once (the rest is not read); an error of the source
+ * is a TempFileSourceError, one of the disk is thrown as is.
  */
-export async function spool(source: AsyncIterable<Buffer>, path: string, maxBytes = Number.MAX_SAFE_INTEGER,
-  opts: { crc32?: boolean } = {}): Promise<Spooled> {
+export async function writeTempFile(source: AsyncIterable<Buffer>, path: string, maxBytes = Number.MAX_SAFE_INTEGER,
+  opts: { crc32?: boolean } = {}): Promise<TempFile> {
   const hash = createHash('sha256');
   let crc = 0;
   const fh = await open(path, 'wx').catch((err: unknown) => { throw discoCheio(err); });
@@ -94,14 +94,14 @@ export async function spool(source: AsyncIterable<Buffer>, path: string, maxByte
         next = await it.next();
       } catch (err) {
         // our own refusals (an inflater's ArchiveError) pass through; anything else is the source's fault
-        throw err instanceof SpoolTooLarge || err instanceof HttpProblem ? err : new SpoolSourceError(err);
+        throw err instanceof TempFileTooLarge || err instanceof HttpProblem ? err : new TempFileSourceError(err);
       }
       if (next.done) break;
       const chunk = next.value;
       size += chunk.length;
       if (size > maxBytes) {
         await it.return?.().catch(() => undefined);
-        throw new SpoolTooLarge(maxBytes);
+        throw new TempFileTooLarge(maxBytes);
       }
       hash.update(chunk);
       if (opts.crc32) crc = crc32(chunk, crc);
