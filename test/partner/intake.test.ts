@@ -491,6 +491,8 @@ describe('API under Bearer', () => {
       replica: hostname(), habilitado: true, ativo: false, bancoIndisponivel: false, registros: 0, bytes: 0,
       limiteBytes: 1024 * 1024 * 1024, maisAntigoEm: null, idadeSegundos: null,
     });
-    expect(Object.keys(s.silencio).sort()).toEqual(['alertaPrevistoEm', 'desde', 'horas', 'minutosComerciais']);
+    expect(Object.keys(s.silencio).sort()).toEqual(['alertaPrevistoEm', 'aprendido', 'desde', 'horas', 'minutosComerciais']);
+    // the learned alarm, with no history: the fixed thresholds decide, and it says why
+    expect(Object.keys(s.silencio.aprendido).sort()).toEqual(['base', 'disparaEm', 'esperados', 'faixaAtual', 'fixoEm', 'motivoFixo', 'probabilidade']);
   });
 });
