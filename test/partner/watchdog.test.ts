@@ -127,6 +127,20 @@ describe('business minutes (Mon-Fri 08:00-18:00 America/Sao_Paulo, holidays excl
     const r = await q<{ t: Date }>(`select apos_minutos_comerciais('2026-12-04T17:50:00-03:00', 45) as t`);
     expect(r[0]!.t.toISOString()).toBe('2026-12-07T11:35:00.000Z');
   });
+
+  it('apos_minutos_comerciais: zero or negative minutes are the instant itself; from after 18:00 or a weekend it counts from the next opening', async () => {
+    // (survivors of `npm run mutacao` on the function: greatest(p_minutos, 0) → 1, `if v_fim > v_ini` → true)
+    const apos = async (de: string, min: number) => (await q<{ t: Date }>('select apos_minutos_comerciais($1, $2) as t', [de, min]))[0]!.t.toISOString();
+    expect(await apos('2026-12-04T19:30:00-03:00', 0)).toBe('2026-12-04T22:30:00.000Z');
+    expect(await apos('2026-12-04T19:30:00-03:00', -10)).toBe('2026-12-04T22:30:00.000Z');
+    // Friday 19:30 (after closing) + 30 business minutes: Monday 08:30, not Friday's negative remainder
+    expect(await apos('2026-12-04T19:30:00-03:00', 30)).toBe('2026-12-07T11:30:00.000Z');
+    // Saturday noon + 600 (a whole business day): Monday 18:00
+    expect(await apos('2026-12-05T12:00:00-03:00', 600)).toBe('2026-12-07T21:00:00.000Z');
+    for (const [de, min] of [['2026-12-04T19:30:00-03:00', 30], ['2026-12-03T16:10:00-03:00', 200]] as const) {
+      expect(await mc(de, await apos(de, min)), `${de} + ${min}`).toBe(min);
+    }
+  });
 });
 
 const NO_API = { PARTNER_API_URL: undefined, PARTNER_API_TOKEN: undefined };
