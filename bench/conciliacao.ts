@@ -7,7 +7,7 @@
  * batch job, 5 % stored only by the poll, 3 % missing (backfilled by the run), 2 % paid on the
  * platform and unpaid here (status differences). Prints the ms of the first run (with the
  * backfill) and of a second one (the same verdict), and checks both verdicts (exit 1 otherwise).
- * Target (issue 35): a day of 5,000 orders in under a few seconds.
+ * Target: a day of 5,000 orders in under a few seconds.
  */
 import pg from 'pg';
 import { benchDatabase } from './lib.js';

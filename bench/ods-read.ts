@@ -3,7 +3,7 @@
 // @bench-prints ours .ods / ours .xlsx throughput
 // @bench-prints same cells in all three: yes
 /**
- * Benchmark of the `.ods` reader (issue 33 §4): one generated table of 20 columns (text,
+ * Benchmark of the `.ods` reader: one generated table of 20 columns (text,
  * numbers, dates, booleans, as a commercial report has them) written by SheetJS' writer
  * (@e965/xlsx) as `.ods` and as `.xlsx`, then read in the same run
  *   (a) ours on the .ods: openWorkbook(path) → every row of every tab (content.xml streamed,

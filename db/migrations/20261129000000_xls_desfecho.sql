@@ -1,6 +1,6 @@
 -- migrate:up
 -- The outcome of a processing's final transition: one type for the three functions that
--- returned the same RETURNS TABLE (xls_concluir, xls_falhar, xls_ignorar; issue 34 §3).
+-- returned the same RETURNS TABLE (xls_concluir, xls_falhar, xls_ignorar).
 create type app.xls_desfecho as (
   processamento_id uuid,
   status text,

@@ -1,6 +1,6 @@
 -- migrate:up
 
--- Area B, issue 35: the daily reconciliation ledger of orders, and the silence alarm that
+-- Area B: the daily reconciliation ledger of orders, and the silence alarm that
 -- learns the shop's rhythm (docs/webhook.md, "Reconciliation" and "Learned silence alarm").
 
 -- 1. The ledger: one row per day (America/Sao_Paulo), its verdict, and its items.

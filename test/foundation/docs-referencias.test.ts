@@ -1,6 +1,6 @@
 // @lane unit
 /**
- * The docs name only what exists (issue 34 §4). Over README.md, db/README.md and docs/*.md:
+ * The docs name only what exists. Over README.md, db/README.md and docs/*.md:
  * - every repository path they name (a `src/…`, `db/…`, `docs/…`, `test/…`, `bench/…`,
  *   `scripts/…`, `templates/…`, `sync-engine/…`, `docker/…` path, a top-level file, a relative
  *   Markdown link) is a file or folder of the tree — checked by existence, nothing listed here,

@@ -1,5 +1,5 @@
 /**
- * Every SQL function states its volatility in its file (issue 34 §3), and the catalog agrees.
+ * Every SQL function states its volatility in its file, and the catalog agrees.
  *
  * pg_proc always has a volatility (VOLATILE when the text says nothing), so the catalog alone
  * cannot tell "chosen" from "forgotten": the rule is read from the files' text. Each function's

@@ -1,5 +1,5 @@
 /**
- * The daily reconciliation ledger (issue 35, §1): the job partner_conciliar fetches a day's
+ * The daily reconciliation ledger: the job partner_conciliar fetches a day's
  * orders from the fake platform (GET /orders?created_since=&created_until=, pages of 2, the
  * poll's client) and partner_conciliar decides in SQL: complete, recovered (poll only), missing
  * then backfilled through the one normalisation, status differences listed (never changed),

@@ -1,5 +1,5 @@
 /**
- * The learned silence alarm (issue 35, §2), in SQL: partner_ritmo_aprender learns the expected
+ * The learned silence alarm, in SQL: partner_ritmo_aprender learns the expected
  * order rate per weekday and hour from eight weeks of simulated deliveries (holidays apart),
  * partner_silencio_aprendido says when the silence becomes improbable (P < 1 %), and
  * partner_tick opens the episode at that minute — earlier than the fixed thresholds where orders

@@ -178,7 +178,7 @@ describe('preview', () => {
   });
 });
 
-describe('preview of content already received (issue 33 §5)', () => {
+describe('preview of content already received', () => {
   it('says DUPLICADO, as a send does, for a file already imported and for a zip holding the same entry twice; nothing read, nothing stored', async () => {
     const bytes = await buildRelatorio18({ rows: 12, faturamento: [{ vendedor: 9911, nome_vendedor: 'Dup' }] });
     const real = await enviar('r18-dup.xlsx', bytes);

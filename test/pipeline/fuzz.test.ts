@@ -1,5 +1,5 @@
 /**
- * Fuzz (issue "Files from the wild", §1): mutations of small sound files of every format — a
+ * Fuzz: mutations of small sound files of every format — a
  * loose .xlsx, a .xls, an .ods and a batch .zip — cut at every offset (1,500 offsets spread
  * over a larger file), bit-flipped, with the
  * container's lengths and offsets set to extremes, with zip entries removed or duplicated.

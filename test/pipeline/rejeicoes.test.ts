@@ -1,6 +1,6 @@
 // @lane service
 /**
- * No upload can stop the process (issue "Files from the wild"): the real service, as a child
+ * No upload can stop the process: the real service, as a child
  * process, takes truncated spreadsheets — the three fuzzers' cases that once killed it with an
  * `unexpected EOF` thrown where nothing caught it, when the shared corpus is beside the
  * project, and truncations of our own files always — while /health and the order webhook are

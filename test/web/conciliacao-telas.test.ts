@@ -1,5 +1,5 @@
 /**
- * The reconciliation ledger as staff and scripts see it (issue 35): /pedidos lists the last 30
+ * The reconciliation ledger as staff and scripts see it: /pedidos lists the last 30
  * days one line each ("27/11: 4 na plataforma, 4 aqui, 1 recuperados pela consulta, 0 faltando"),
  * each line opens the day's detail (recovered, missing, divergent orders), a form asks for any
  * past day; the learned alarm's current slot is said next to the webhook's state;

@@ -1,5 +1,5 @@
 /**
- * Files from the wild (issue 33 §2 and §5), each case rebuilt by hand: what other readers
+ * Files from the wild, each case rebuilt by hand: what other readers
  * open we open (BIFF rows out of order, a FORMAT cut short, Microsoft Graph's BOF 0x580, a
  * BIFF4 FORMULA inside BIFF8, a 4096-byte-sector CFB, an .ods without `mimetype`, an .xlsx
  * whose `_rels/.rels` is junk); one type for a time of day whatever the format; a
