@@ -1,7 +1,7 @@
 // @lane unit
 /**
- * Every file of the shared real-world corpus (`../shared/realworld` from the project's root:
- * calamine's and Apache POI's regression files, 909 of them; its README says the format),
+ * Every file of the shared real-world corpus laid beside the project (CORPUS below:
+ * calamine's and Apache POI's regression files, 909 of them, with two readers' cells per file),
  * read through our reader in a worker thread under the parse worker's production limits
  * (config defaults: heap, cell limit, .xls size, archive limits), the way the parse worker
  * opens a file (openWorkbook by path, detectType), every tab read whole:
