@@ -99,6 +99,12 @@ describe('per-item validation', () => {
     ]);
   });
 
+  it('estoque: 2147483647, the largest integer a variant holds, is accepted; one more is estoque_invalido', async () => {
+    const r = await sync([item({ sku: 'ARLA-20L' }, 90, 85, { estoque: 2147483647 })]);
+    expect(r.erros).toEqual([]);
+    expect(r.itens.map((i) => [i.sku, i.estoque_recebido])).toEqual([['ARLA-20L', 2147483647]]);
+  });
+
   it('an item with several faults carries every code, in a fixed order', async () => {
     const r = await sync([{ ean: wrongCheckDigit(EAN.arla), preco_cheio: -1, preco_desconto: 1, estoque: -1 }]);
     expect(r.erros).toEqual([{ idx: 0, erro: 'ean_invalido' }, { idx: 0, erro: 'preco_invalido' }, { idx: 0, erro: 'estoque_invalido' }]);
