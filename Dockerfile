@@ -33,6 +33,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY db ./db
 COPY templates ./templates
+COPY sync-engine ./sync-engine
 COPY docs/replicacao.md ./docs/replicacao.md
 RUN mkdir -p /data/logs /data/webhook-spool && chown -R node:node /data
 USER node

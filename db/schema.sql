@@ -1363,6 +1363,25 @@ COMMENT ON FUNCTION app.release_jobs(p_worker text) IS 'Graceful shutdown: retur
 
 
 --
+-- Name: replicacao_id_hash(text); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.replicacao_id_hash(p_id text) RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select ('x' || left(md5(p_id), 8))::bit(32)::bigint;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_id_hash(p_id text); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.replicacao_id_hash(p_id text) IS 'A 32-bit number from a row id (the first 8 hex digits of its md5). Summed per table on both sides of the parity check (replicacao_paridade_postgres here, the same expression over the engine''s storage), so that two sets of ids with the same count but different members differ.';
+
+
+--
 -- Name: xls_resetar_replicator; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1383,13 +1402,14 @@ CREATE TABLE public.xls_resetar_replicator (
     ultimo_nuke text,
     iniciado_em timestamp with time zone DEFAULT now() NOT NULL,
     finalizado_em timestamp with time zone,
+    paridade jsonb,
     CONSTRAINT xls_resetar_replicator_erro_tem_mensagem CHECK (((status <> 'ERRO'::text) OR (erro_mensagem IS NOT NULL))),
     CONSTRAINT xls_resetar_replicator_estrategia_valida CHECK ((estrategia = ANY (ARRAY['hosting'::text, 'manual'::text]))),
     CONSTRAINT xls_resetar_replicator_fim CHECK (((status = 'EM_ANDAMENTO'::text) = (finalizado_em IS NULL))),
     CONSTRAINT xls_resetar_replicator_motivo_tamanho CHECK ((char_length(motivo) <= 500)),
     CONSTRAINT xls_resetar_replicator_status_valido CHECK ((status = ANY (ARRAY['EM_ANDAMENTO'::text, 'SUCESSO'::text, 'ERRO'::text]))),
-    CONSTRAINT xls_resetar_replicator_step_falho_valido CHECK ((step_falho = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text]))),
-    CONSTRAINT xls_resetar_replicator_step_valido CHECK ((step_atual = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text])))
+    CONSTRAINT xls_resetar_replicator_step_falho_valido CHECK ((step_falho = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'VERIFICAR_PARIDADE'::text, 'FINALIZAR'::text]))),
+    CONSTRAINT xls_resetar_replicator_step_valido CHECK ((step_atual = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'VERIFICAR_PARIDADE'::text, 'FINALIZAR'::text])))
 );
 
 
@@ -1412,6 +1432,13 @@ COMMENT ON COLUMN public.xls_resetar_replicator.assumido_em IS 'When a worker to
 --
 
 COMMENT ON COLUMN public.xls_resetar_replicator.ultimo_nuke IS 'The value FINALIZAR wrote to bi_configuracao.ultimo_nuke.';
+
+
+--
+-- Name: COLUMN xls_resetar_replicator.paridade; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.xls_resetar_replicator.paridade IS 'The last parity figures of VERIFICAR_PARIDADE, one object per synced table: {tabela, postgres, motor, igual} (rows; igual also compares the ids). Null until the step ran.';
 
 
 --
@@ -6279,6 +6306,54 @@ COMMENT ON FUNCTION public.replicacao_assumir(p_id uuid, p_worker text, p_estrat
 
 
 --
+-- Name: replicacao_consultas_definir(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_consultas_definir(p_consultas jsonb) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+declare
+  v jsonb;
+  v_m text[];
+  v_tabela text;
+  v_n integer := 0;
+begin
+  if p_consultas is null or jsonb_typeof(p_consultas) <> 'array' then
+    raise exception 'as consultas devem ser uma lista [{"bucket": …, "consulta": …}]' using errcode = 'RR400';
+  end if;
+  delete from app.replicacao_consulta;
+  for v in select * from jsonb_array_elements(p_consultas) loop
+    -- SELECT <columns> FROM <bi_table> [WHERE <filter>]: the one shape the sync configuration uses
+    v_m := regexp_match(v->>'consulta', '^\s*select\s+(.+?)\s+from\s+"?(bi_[a-z0-9_]+)"?(?:\s+where\s+(.+?))?\s*$', 'is');
+    if v_m is null or (v->>'consulta') ~ ';' then
+      raise exception 'consulta da configuração de sincronização fora do formato SELECT … FROM bi_… [WHERE …]: %', v->>'consulta'
+        using errcode = 'RR400';
+    end if;
+    v_tabela := lower(v_m[2]);
+    if to_regclass(format('public.%I', v_tabela)) is null then
+      raise exception 'a consulta da configuração de sincronização nomeia a tabela %, que não existe', v_tabela using errcode = 'RR400';
+    end if;
+    if exists (select from app.replicacao_consulta where tabela = v_tabela) then
+      raise exception 'a tabela % aparece em mais de uma consulta da configuração de sincronização', v_tabela using errcode = 'RR400';
+    end if;
+    insert into app.replicacao_consulta (tabela, bucket, filtro, consulta)
+    values (v_tabela, coalesce(v->>'bucket', ''), nullif(btrim(v_m[3]), ''), btrim(v->>'consulta'));
+    v_n := v_n + 1;
+  end loop;
+  return v_n;
+end;
+$_$;
+
+
+--
+-- Name: FUNCTION replicacao_consultas_definir(p_consultas jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_consultas_definir(p_consultas jsonb) IS 'Replaces app.replicacao_consulta with the sync configuration''s data queries, given as [{"bucket": …, "consulta": "SELECT … FROM bi_x [WHERE …]"}] (the service calls it at start). RR400: a query of another shape, a table that does not exist, a table in two queries. Returns how many were stored.';
+
+
+--
 -- Name: replicacao_falhar(uuid, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -6344,6 +6419,13 @@ begin
     raise exception 'o reset % teve falha no passo %: não pode ser finalizado com sucesso', p_id, v_row.step_falho
       using errcode = 'RR409';
   end if;
+  -- the phones clear their data when ultimo_nuke moves: only once the engine was found complete
+  -- (SUCESSO), or could not be looked at under the manual strategy (AVISO, said in its message)
+  if not exists (select from public.xls_resetar_replicator_passo
+                  where execucao_id = p_id and step = 'VERIFICAR_PARIDADE' and status in ('SUCESSO', 'AVISO')) then
+    raise exception 'o reset % não conferiu a paridade do motor (passo VERIFICAR_PARIDADE): ultimo_nuke não avança', p_id
+      using errcode = 'RR409';
+  end if;
   perform public.replicacao_passo(p_id, 'FINALIZAR', 'EM_ANDAMENTO');
   v_nuke := public.replicacao_ultimo_nuke_avancar();
   perform public.replicacao_passo(p_id, 'FINALIZAR', 'SUCESSO', format('ultimo_nuke = %s', v_nuke));
@@ -6361,7 +6443,7 @@ $$;
 -- Name: FUNCTION replicacao_finalizar(p_id uuid); Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON FUNCTION public.replicacao_finalizar(p_id uuid) IS 'Reset step FINALIZAR: advances ultimo_nuke (replicacao_ultimo_nuke_avancar), ends the execution in SUCESSO and queues the messaging-bot notice, in one transaction. RR404 unknown; RR409 already ended or a step failed.';
+COMMENT ON FUNCTION public.replicacao_finalizar(p_id uuid) IS 'Reset step FINALIZAR: advances ultimo_nuke (replicacao_ultimo_nuke_avancar), ends the execution in SUCESSO and queues the messaging-bot notice, in one transaction. RR404 unknown; RR409 already ended, a step failed, or VERIFICAR_PARIDADE did not end SUCESSO or AVISO (the engine was not found complete).';
 
 
 --
@@ -6412,6 +6494,12 @@ CREATE FUNCTION public.replicacao_instrucoes(p_step text, p_estrategia text DEFA
       'O motor foi retomado, mas nenhum slot ficou ativo dentro do limite. Veja os logs do motor na plataforma de hospedagem '
       || '(conexão com o banco, publicação, docstore). Quando um slot ficar ativo ("select * from replicacao_slots();"), '
       || 'rode "select replicacao_ultimo_nuke_avancar();".'
+    when 'VERIFICAR_PARIDADE' then
+      'A replicação foi refeita, mas o motor não terminou a cópia inicial ou não serve o mesmo que o Postgres dentro do limite '
+      || '(veja as tabelas e os números na mensagem). ultimo_nuke NÃO foi avançado: os aparelhos mantêm os dados antigos. '
+      || 'Veja os logs do motor (erros de replicação, tabelas sem permissão de leitura) e a saúde da replicação na tela; '
+      || 'confira de novo com "Conferir paridade" na tela Replicação. Quando o motor estiver completo, rode '
+      || '"select replicacao_ultimo_nuke_avancar();", ou inicie um novo reset.'
     when 'FINALIZAR' then
       'A replicação já foi refeita; só o aviso aos aparelhos faltou. Rode "select replicacao_ultimo_nuke_avancar();".'
   end;
@@ -6445,6 +6533,92 @@ COMMENT ON FUNCTION public.replicacao_liberar(p_id uuid) IS 'Releases the adviso
 
 
 --
+-- Name: replicacao_paridade(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_paridade(p_motor jsonb) RETURNS TABLE(tabela text, postgres bigint, motor bigint, igual boolean)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+  select coalesce(p.tabela, m.tabela),
+         coalesce(p.linhas, 0),
+         coalesce(m.linhas, 0),
+         coalesce(p.linhas, 0) = coalesce(m.linhas, 0) and coalesce(p.ids, 0) = coalesce(m.ids, 0)
+    from public.replicacao_paridade_postgres() p
+    full join jsonb_to_recordset(coalesce(p_motor, '[]')) as m(tabela text, linhas bigint, ids numeric)
+      on m.tabela = p.tabela
+   order by 1;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_paridade(p_motor jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_paridade(p_motor jsonb) IS 'The parity of the sync engine with Postgres, per synced table: p_motor is what the engine serves ([{"tabela", "linhas", "ids"}], read from its storage by the service), compared with replicacao_paridade_postgres(). igual: same number of rows and the same ids (sum of app.replicacao_id_hash). A table on one side only is listed with 0 on the other.';
+
+
+--
+-- Name: replicacao_paridade_conferir(uuid, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_paridade_conferir(p_id uuid, p_motor jsonb) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  v_tabelas jsonb;
+  v_ok boolean;
+begin
+  select coalesce(jsonb_agg(to_jsonb(r) order by r.tabela), '[]'), coalesce(bool_and(r.igual), false)
+    into v_tabelas, v_ok
+    from public.replicacao_paridade(p_motor) r;
+  update public.xls_resetar_replicator set paridade = v_tabelas where id = p_id and status = 'EM_ANDAMENTO';
+  if not found then
+    raise exception 'reset % não existe ou já terminou', p_id using errcode = 'RR409';
+  end if;
+  return v_ok;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_paridade_conferir(p_id uuid, p_motor jsonb); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_paridade_conferir(p_id uuid, p_motor jsonb) IS 'One look of the reset step VERIFICAR_PARIDADE: compares what the engine serves (p_motor, see replicacao_paridade) with Postgres, keeps the figures in xls_resetar_replicator.paridade and answers whether every table is equal (false also when no table is configured). RR409: the execution is not running.';
+
+
+--
+-- Name: replicacao_paridade_postgres(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_paridade_postgres() RETURNS TABLE(tabela text, linhas bigint, ids numeric)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+declare
+  c app.replicacao_consulta;
+begin
+  for c in select * from app.replicacao_consulta order by 1 loop
+    tabela := c.tabela;
+    execute format('select count(*), coalesce(sum(app.replicacao_id_hash(id::text)), 0) from public.%I where %s',
+                   c.tabela, coalesce(c.filtro, 'true'))
+       into linhas, ids;
+    return next;
+  end loop;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_paridade_postgres(); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_paridade_postgres() IS 'What the phones must hold, per synced table: the rows of the table under the sync configuration''s filter (app.replicacao_consulta) and the sum of app.replicacao_id_hash of their ids. One side of the reset''s parity check; in psql: select * from replicacao_paridade_postgres();';
+
+
+--
 -- Name: xls_resetar_replicator_passo; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -6459,7 +6633,7 @@ CREATE TABLE public.xls_resetar_replicator_passo (
     finalizado_em timestamp with time zone,
     CONSTRAINT xls_resetar_replicator_passo_fim CHECK (((status = 'EM_ANDAMENTO'::text) = (finalizado_em IS NULL))),
     CONSTRAINT xls_resetar_replicator_passo_status_valido CHECK ((status = ANY (ARRAY['EM_ANDAMENTO'::text, 'SUCESSO'::text, 'AVISO'::text, 'PULADO'::text, 'ERRO'::text]))),
-    CONSTRAINT xls_resetar_replicator_passo_step_valido CHECK ((step = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'FINALIZAR'::text])))
+    CONSTRAINT xls_resetar_replicator_passo_step_valido CHECK ((step = ANY (ARRAY['VALIDAR'::text, 'PAUSAR'::text, 'AGUARDAR_PARADA'::text, 'RESET_SLOT'::text, 'DROP_DOCSTORE'::text, 'RECRIAR_PUBLICACAO'::text, 'RESUME'::text, 'AGUARDAR_REPLICACAO'::text, 'VERIFICAR_PARIDADE'::text, 'FINALIZAR'::text])))
 );
 
 
@@ -6484,7 +6658,7 @@ declare
   v_ordem smallint;
 begin
   v_ordem := array_position(array['VALIDAR', 'PAUSAR', 'AGUARDAR_PARADA', 'RESET_SLOT', 'DROP_DOCSTORE',
-    'RECRIAR_PUBLICACAO', 'RESUME', 'AGUARDAR_REPLICACAO', 'FINALIZAR'], p_step);
+    'RECRIAR_PUBLICACAO', 'RESUME', 'AGUARDAR_REPLICACAO', 'VERIFICAR_PARIDADE', 'FINALIZAR'], p_step);
   if v_ordem is null then
     raise exception 'passo desconhecido: %', p_step using errcode = 'RR400';
   end if;
@@ -8374,6 +8548,34 @@ CREATE TABLE app.repeatable_file (
 --
 
 COMMENT ON TABLE app.repeatable_file IS 'Functions and views applied from db/functions/*.sql and db/views/*.sql: the file (relative to db/), the SHA-256 of the text applied and when. A file whose text differs (or is absent here) is applied again at the next migrate; every file is applied again after any dbmate migration. Delete a row to force one file to be re-applied.';
+
+
+--
+-- Name: replicacao_consulta; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.replicacao_consulta (
+    tabela text NOT NULL,
+    bucket text NOT NULL,
+    filtro text,
+    consulta text NOT NULL,
+    definido_em timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT replicacao_consulta_tabela_check CHECK ((tabela ~ '^bi_[a-z0-9_]+$'::text))
+);
+
+
+--
+-- Name: TABLE replicacao_consulta; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.replicacao_consulta IS 'The sync configuration''s data queries (one per synced bi_* table): the bucket, the query as the configuration writes it and its WHERE filter (null: the whole table). Replaced as a whole by replicacao_consultas_definir (the service calls it at start with its sync configuration); read by replicacao_paridade_postgres.';
+
+
+--
+-- Name: COLUMN replicacao_consulta.filtro; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.replicacao_consulta.filtro IS 'The WHERE clause of the data query (SQL of the sync configuration, which Postgres evaluates the same way), or null for the whole table.';
 
 
 --
@@ -10488,6 +10690,14 @@ ALTER TABLE ONLY app.repeatable_file
 
 
 --
+-- Name: replicacao_consulta replicacao_consulta_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.replicacao_consulta
+    ADD CONSTRAINT replicacao_consulta_pkey PRIMARY KEY (tabela);
+
+
+--
 -- Name: replicacao_publicacao replicacao_publicacao_pkey; Type: CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -12373,4 +12583,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261129360000'),
     ('20261129360100'),
     ('20261129360200'),
-    ('20261201100000');
+    ('20261201100000'),
+    ('20261202100000');

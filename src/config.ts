@@ -86,6 +86,8 @@ export interface ReplicatorConfig {
   paradaLimiteMs: number;
   /** AGUARDAR_REPLICACAO: how long a prefixed slot may take to be active again */
   replicacaoLimiteMs: number;
+  /** VERIFICAR_PARIDADE: how long the engine may take to finish its initial copy and match Postgres */
+  paridadeLimiteMs: number;
   /** DROP_DOCSTORE: connection and command time limit */
   docstoreTimeoutMs: number;
   /** how often the waiting steps look at pg_replication_slots */
@@ -456,8 +458,6 @@ function loadMailConfig(env: Env): MailConfig {
   return { smtpUrl, from };
 }
 
-const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
-
 function loadReplicatorConfig(env: Env, warnings: string[]): ReplicatorConfig {
   const confirmSecret = str(env, 'REPLICATOR_CONFIRM_SECRET') ?? null;
   if (!confirmSecret) warnings.push('REPLICATOR_CONFIRM_SECRET não definida: o reset da replicação responderá 503');
@@ -465,9 +465,11 @@ function loadReplicatorConfig(env: Env, warnings: string[]): ReplicatorConfig {
   if (!/^[a-z0-9_]{1,40}$/.test(slotPrefix)) {
     throw new ConfigError(`REPLICATOR_SLOT_PREFIX deve ter de 1 a 40 caracteres entre a-z, 0-9 e _ (recebido '${slotPrefix}')`);
   }
-  const publication = str(env, 'REPLICATOR_PUBLICATION') ?? 'powersync';
-  if (!IDENT.test(publication)) {
-    throw new ConfigError(`REPLICATOR_PUBLICATION deve ser um nome simples de publicação (a-z, 0-9, _; recebido '${publication}')`);
+  // the engine replicates the publication `powersync`, a name fixed in its code: another
+  // name would be recreated by the reset and never read by the engine
+  const publication = str(env, 'REPLICATOR_PUBLICATION') ?? PUBLICACAO_MOTOR;
+  if (publication !== PUBLICACAO_MOTOR) {
+    throw new ConfigError(`REPLICATOR_PUBLICATION: o motor de sincronização só lê a publicação '${PUBLICACAO_MOTOR}' (nome fixo no motor); remova a variável (recebido '${publication}')`);
   }
   const docstoreUrl = str(env, 'REPLICATOR_DOCSTORE_URL') ?? null;
   if (docstoreUrl) parseDocstoreUrl(docstoreUrl); // refuses the boot when malformed
@@ -495,6 +497,7 @@ function loadReplicatorConfig(env: Env, warnings: string[]): ReplicatorConfig {
     confirmSecret, slotPrefix, publication, docstoreUrl, restart: restartRaw, hosting,
     paradaLimiteMs: int(env, 'REPLICATOR_PARADA_LIMITE_S', 120, 1, 86_400) * 1000,
     replicacaoLimiteMs: int(env, 'REPLICATOR_REPLICACAO_LIMITE_S', 300, 1, 86_400) * 1000,
+    paridadeLimiteMs: int(env, 'REPLICATOR_PARIDADE_LIMITE_S', 600, 1, 86_400) * 1000,
     docstoreTimeoutMs: int(env, 'REPLICATOR_DOCSTORE_TIMEOUT_MS', 30_000, 100, 600_000),
     pollMs: int(env, 'REPLICATOR_POLL_MS', 1000, 10, 60_000),
   };
@@ -504,7 +507,15 @@ export type DocstoreAlvo =
   | { kind: 'mongodb'; url: string; database: string }
   | { kind: 'postgres'; url: string; schema: string };
 
-/** REPLICATOR_DOCSTORE_URL: a MongoDB database (the URL's path) or a Postgres schema (`?schema=`, default powersync). */
+/** The publication and the storage schema of the sync engine: names fixed in the engine's code. */
+export const PUBLICACAO_MOTOR = 'powersync';
+export const ESQUEMA_ARMAZENAMENTO_MOTOR = 'powersync';
+
+/**
+ * REPLICATOR_DOCSTORE_URL: a MongoDB database (the URL's path) or the Postgres database of the
+ * engine's storage, whose schema is always `powersync` (a `?schema=` naming another one is
+ * refused: the engine would never use it).
+ */
 export function parseDocstoreUrl(raw: string): DocstoreAlvo {
   let u: URL;
   try { u = new URL(raw); } catch { throw new ConfigError('REPLICATOR_DOCSTORE_URL não é uma URL válida (mongodb://… ou postgres://…)'); }
@@ -516,9 +527,9 @@ export function parseDocstoreUrl(raw: string): DocstoreAlvo {
     return { kind: 'mongodb', url: raw, database };
   }
   if (u.protocol === 'postgres:' || u.protocol === 'postgresql:') {
-    const schema = u.searchParams.get('schema') ?? 'powersync';
-    if (!IDENT.test(schema) || ['public', 'app', 'pg_catalog', 'information_schema'].includes(schema)) {
-      throw new ConfigError(`REPLICATOR_DOCSTORE_URL (Postgres): schema '${schema}' inválido ou reservado; use ?schema=powersync`);
+    const schema = u.searchParams.get('schema') ?? ESQUEMA_ARMAZENAMENTO_MOTOR;
+    if (schema !== ESQUEMA_ARMAZENAMENTO_MOTOR) {
+      throw new ConfigError(`REPLICATOR_DOCSTORE_URL (Postgres): o motor guarda seu armazenamento sempre no schema '${ESQUEMA_ARMAZENAMENTO_MOTOR}' (nome fixo no motor); remova ?schema=${schema} da URL`);
     }
     u.searchParams.delete('schema');
     return { kind: 'postgres', url: u.toString(), schema };

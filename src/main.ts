@@ -21,6 +21,7 @@ import { resolveCommit, version } from './version.js';
 import { partnerConfigurar } from './pedidos/db.js';
 import { replicacaoRecuperar } from './replicacao/db.js';
 import { reportarErro } from './replicacao/jobs.js';
+import { carregarConsultas } from './replicacao/consultas.js';
 import type { AppContext } from './context.js';
 import { installRejectionNet } from './operation-context.js';
 
@@ -77,6 +78,8 @@ export async function startService(env: Record<string, string | undefined> = pro
 
   // area D: a reset of the replication orphaned by a dead process -> ERRO (step_atual kept)
   for (const exec of await replicacaoRecuperar(pool)) await reportarErro(exec, { log: app.log });
+  // what the phones must hold (the sync configuration's queries), for the parity check
+  await carregarConsultas(pool);
 
   const listener = await createListener(config.databaseUrl, app.log);
   await configuracao.attach(listener);

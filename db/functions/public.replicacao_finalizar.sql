@@ -19,6 +19,13 @@ begin
     raise exception 'o reset % teve falha no passo %: não pode ser finalizado com sucesso', p_id, v_row.step_falho
       using errcode = 'RR409';
   end if;
+  -- the phones clear their data when ultimo_nuke moves: only once the engine was found complete
+  -- (SUCESSO), or could not be looked at under the manual strategy (AVISO, said in its message)
+  if not exists (select from public.xls_resetar_replicator_passo
+                  where execucao_id = p_id and step = 'VERIFICAR_PARIDADE' and status in ('SUCESSO', 'AVISO')) then
+    raise exception 'o reset % não conferiu a paridade do motor (passo VERIFICAR_PARIDADE): ultimo_nuke não avança', p_id
+      using errcode = 'RR409';
+  end if;
   perform public.replicacao_passo(p_id, 'FINALIZAR', 'EM_ANDAMENTO');
   v_nuke := public.replicacao_ultimo_nuke_avancar();
   perform public.replicacao_passo(p_id, 'FINALIZAR', 'SUCESSO', format('ultimo_nuke = %s', v_nuke));
@@ -32,4 +39,4 @@ end;
 $function$
 ;
 
-comment on function public.replicacao_finalizar(uuid) is 'Reset step FINALIZAR: advances ultimo_nuke (replicacao_ultimo_nuke_avancar), ends the execution in SUCESSO and queues the messaging-bot notice, in one transaction. RR404 unknown; RR409 already ended or a step failed.';
+comment on function public.replicacao_finalizar(uuid) is 'Reset step FINALIZAR: advances ultimo_nuke (replicacao_ultimo_nuke_avancar), ends the execution in SUCESSO and queues the messaging-bot notice, in one transaction. RR404 unknown; RR409 already ended, a step failed, or VERIFICAR_PARIDADE did not end SUCESSO or AVISO (the engine was not found complete).';

@@ -44,6 +44,12 @@ AS $function$
       'O motor foi retomado, mas nenhum slot ficou ativo dentro do limite. Veja os logs do motor na plataforma de hospedagem '
       || '(conexão com o banco, publicação, docstore). Quando um slot ficar ativo ("select * from replicacao_slots();"), '
       || 'rode "select replicacao_ultimo_nuke_avancar();".'
+    when 'VERIFICAR_PARIDADE' then
+      'A replicação foi refeita, mas o motor não terminou a cópia inicial ou não serve o mesmo que o Postgres dentro do limite '
+      || '(veja as tabelas e os números na mensagem). ultimo_nuke NÃO foi avançado: os aparelhos mantêm os dados antigos. '
+      || 'Veja os logs do motor (erros de replicação, tabelas sem permissão de leitura) e a saúde da replicação na tela; '
+      || 'confira de novo com "Conferir paridade" na tela Replicação. Quando o motor estiver completo, rode '
+      || '"select replicacao_ultimo_nuke_avancar();", ou inicie um novo reset.'
     when 'FINALIZAR' then
       'A replicação já foi refeita; só o aviso aos aparelhos faltou. Rode "select replicacao_ultimo_nuke_avancar();".'
   end;

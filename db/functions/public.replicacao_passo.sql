@@ -10,7 +10,7 @@ declare
   v_ordem smallint;
 begin
   v_ordem := array_position(array['VALIDAR', 'PAUSAR', 'AGUARDAR_PARADA', 'RESET_SLOT', 'DROP_DOCSTORE',
-    'RECRIAR_PUBLICACAO', 'RESUME', 'AGUARDAR_REPLICACAO', 'FINALIZAR'], p_step);
+    'RECRIAR_PUBLICACAO', 'RESUME', 'AGUARDAR_REPLICACAO', 'VERIFICAR_PARIDADE', 'FINALIZAR'], p_step);
   if v_ordem is null then
     raise exception 'passo desconhecido: %', p_step using errcode = 'RR400';
   end if;

@@ -9,7 +9,7 @@ export const REPLICACAO_JOB_KIND = 'replicacao_resetar';
 
 export const PASSOS = [
   'VALIDAR', 'PAUSAR', 'AGUARDAR_PARADA', 'RESET_SLOT', 'DROP_DOCSTORE',
-  'RECRIAR_PUBLICACAO', 'RESUME', 'AGUARDAR_REPLICACAO', 'FINALIZAR',
+  'RECRIAR_PUBLICACAO', 'RESUME', 'AGUARDAR_REPLICACAO', 'VERIFICAR_PARIDADE', 'FINALIZAR',
 ] as const;
 export type Passo = (typeof PASSOS)[number];
 export type StatusPasso = 'EM_ANDAMENTO' | 'SUCESSO' | 'AVISO' | 'PULADO' | 'ERRO';
@@ -83,4 +83,13 @@ export async function replicacaoInstrucoes(q: Q, passo: string | null, estrategi
   if (!passo) return null;
   const { rows } = await q.query<{ t: string | null }>('select public.replicacao_instrucoes($1, $2) as t', [passo, estrategia ?? 'manual']);
   return rows[0]?.t ?? null;
+}
+
+/** One look of VERIFICAR_PARIDADE: SQL compares and keeps the figures on the execution; true when every table is equal. */
+export async function replicacaoParidadeConferir(q: Q, id: string, motor: unknown): Promise<{ igual: boolean; tabelas: Array<{ tabela: string; postgres: number; motor: number; igual: boolean }> }> {
+  const { rows } = await q.query<{ igual: boolean }>('select public.replicacao_paridade_conferir($1, $2::jsonb) igual', [id, JSON.stringify(motor)]);
+  // a statement of its own: a subquery of the call above would see the row before the function's update
+  const { rows: p } = await q.query<{ paridade: Array<{ tabela: string; postgres: number; motor: number; igual: boolean }> | null }>(
+    'select paridade from public.xls_resetar_replicator where id = $1', [id]);
+  return { igual: rows[0]!.igual, tabelas: p[0]?.paridade ?? [] };
 }

@@ -1,6 +1,6 @@
 /**
  * The reset of the replication to the phones (job `replicacao_resetar`, one per execution,
- * claimed once across replicas). The nine steps of docs/replicacao.md run one at a time,
+ * claimed once across replicas). The ten steps of docs/replicacao.md run one at a time,
  * each recorded by SQL (replicacao_passo) before and after; SQL also decides the outcome
  * (replicacao_finalizar: ultimo_nuke; replicacao_falhar: ERRO). The job holds the
  * execution's advisory lock on a connection of its own for as long as it runs, so a process
@@ -14,11 +14,13 @@ import type { AppContext } from '../context.js';
 import type { Job, JobContext, JobHandler } from '../jobs/runner.js';
 import { parseDocstoreUrl, type DocstoreAlvo, type ReplicatorConfig } from '../config.js';
 import {
-  replicacaoAssumir, replicacaoFalhar, replicacaoFinalizar, replicacaoLiberar, replicacaoPasso,
+  replicacaoAssumir, replicacaoFalhar, replicacaoFinalizar, replicacaoLiberar, replicacaoParidadeConferir, replicacaoPasso,
   replicacaoPublicacaoRecriar, replicacaoSlots, replicacaoSlotsRemover, type Execucao, type Passo, type StatusPasso,
 } from './db.js';
 import { getService, resumeService, suspendService } from './hosting.js';
 import { descreverDocstore, dropDocstore } from './docstore.js';
+import { descreverDiferencas, lerMotor } from './paridade.js';
+import { carregarConsultas } from './consultas.js';
 import { flushErrtracker } from '../integrations/errtracker.js';
 
 export const MSG_ORFA = 'interrompida após reinício da aplicação';
@@ -126,7 +128,10 @@ async function executar(conn: pg.Client, exec: Execucao, cfg: ReplicatorConfig, 
            from pg_roles r where r.rolname = current_user`);
       if (rows[0]?.wal !== 'logical') throw new Error(`wal_level do banco é '${rows[0]?.wal}', e o motor de sincronização exige 'logical'`);
       if (!rows[0]?.pode) throw new Error(`o papel ${rows[0]?.papel} não tem o atributo REPLICATION: não pode remover slots`);
-      const partes = [`banco ok (wal_level=logical)`, `docstore: ${descreverDocstore(docstore)}`, `prefixo de slot: ${cfg.slotPrefix}`, `publicação: ${cfg.publication}`];
+      // what the phones must hold, from this replica's sync configuration (VERIFICAR_PARIDADE compares with it)
+      const tabelas = await carregarConsultas(conn);
+      const partes = [`banco ok (wal_level=logical)`, `docstore: ${descreverDocstore(docstore)}`, `prefixo de slot: ${cfg.slotPrefix}`,
+        `publicação: ${cfg.publication}`, `${tabelas} tabela(s) sincronizada(s)`];
       if (hosting) {
         const svc = await getService(hosting, signal);
         partes.push(`plataforma de hospedagem: serviço ${svc.name ?? svc.id} (${svc.suspended ?? 'estado desconhecido'})`);
@@ -207,6 +212,31 @@ async function executar(conn: pg.Client, exec: Execucao, cfg: ReplicatorConfig, 
       if (!slots) throw new Error(`nenhum slot ${cfg.slotPrefix}* ficou ativo em ${segundos(cfg.replicacaoLimiteMs)}`);
       const novo = slots.find((s) => s.active)!.slot_name;
       return { mensagem: `slot ${novo} ativo em ${segundos(Date.now() - inicio)}`, slotNovo: novo };
+    });
+    await passo('VERIFICAR_PARIDADE', `aguardando a cópia inicial do motor e conferindo a paridade com o Postgres (limite ${segundos(cfg.paridadeLimiteMs)})`, async () => {
+      const inicio = Date.now();
+      const fim = inicio + cfg.paridadeLimiteMs;
+      if (docstore!.kind !== 'postgres') {
+        return { status: 'AVISO', mensagem: `paridade não conferida: o armazenamento do motor é MongoDB (${descreverDocstore(docstore!)}); só um armazenamento Postgres é lido` };
+      }
+      let ultimo = '';
+      for (;;) {
+        const leitura = await lerMotor(docstore, cfg.docstoreTimeoutMs);
+        if (!leitura.lida) {
+          // manual: nobody knows when the engine is back, so the reset does not wait for it
+          if (!hosting) return { status: 'AVISO', mensagem: `reinício manual: paridade não conferida (${leitura.motivo}); confira-a na tela Replicação quando o motor voltar` };
+          ultimo = leitura.motivo;
+        } else {
+          const r = await replicacaoParidadeConferir(conn, id, leitura.contagens);
+          if (r.igual) {
+            const linhas = r.tabelas.reduce((n, t) => n + t.postgres, 0);
+            return { mensagem: `motor completo em ${segundos(Date.now() - inicio)}: ${r.tabelas.length} tabela(s), ${linhas} linha(s) iguais ao Postgres (checkpoint ${leitura.estado.checkpoint}, slot ${leitura.estado.slot ?? '?'})` };
+          }
+          ultimo = `tabelas diferentes: ${descreverDiferencas(r.tabelas)}`;
+        }
+        if (Date.now() >= fim) throw new Error(`o motor não ficou igual ao Postgres em ${segundos(cfg.paridadeLimiteMs)}; ultimo_nuke não avançou, os aparelhos mantêm seus dados. ${ultimo}`);
+        await sleep(Math.min(cfg.pollMs, Math.max(fim - Date.now(), 10)), signal);
+      }
     });
     await replicacaoPasso(conn, id, 'FINALIZAR', 'EM_ANDAMENTO', 'avançando ultimo_nuke');
     const fim = await replicacaoFinalizar(conn, id);

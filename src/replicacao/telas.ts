@@ -32,10 +32,11 @@ export const PASSOS_DESCRICAO: Record<string, string> = {
   RECRIAR_PUBLICACAO: 'Recria a publicação com todas as tabelas bi_*.',
   RESUME: 'Retoma o motor de sincronização.',
   AGUARDAR_REPLICACAO: 'Espera um slot do motor ficar ativo de novo.',
+  VERIFICAR_PARIDADE: 'Espera a cópia inicial do motor e confere, tabela a tabela, que ele serve o mesmo que o Postgres.',
   FINALIZAR: 'Avança ultimo_nuke: os aparelhos limpam os dados e sincronizam do zero.',
 };
 
-/** The nine steps in their order (replicacao_passo's ordem). */
+/** The ten steps in their order (replicacao_passo's ordem). */
 export const PASSOS = Object.keys(PASSOS_DESCRICAO);
 
 /** Statuses as staff read them: the execution's, and each step's. */
@@ -47,8 +48,8 @@ export const STATUS_PASSO: Record<string, string> = {
 
 type Detalhe = NonNullable<Awaited<ReturnType<typeof carregarDetalhe>>>;
 
-/** The nine steps with their state: the recorded ones as recorded, the others waiting (running) or not run (ended). */
-export function novePassos(d: Detalhe) {
+/** The ten steps with their state: the recorded ones as recorded, the others waiting (running) or not run (ended). */
+export function dezPassos(d: Detalhe) {
   return PASSOS.map((step, i) => {
     const p = d.passos.find((x) => x.step === step);
     const status = p?.status ?? (d.status === 'EM_ANDAMENTO' ? 'AGUARDANDO' : 'NAO_EXECUTADO');
@@ -140,6 +141,6 @@ export default async function replicacaoScreens(app: FastifyInstance) {
     return renderPagina(req, reply, 'replicacao/detalhe', {
       titulo: `Reset da replicação de ${formatos.dataHora(d.iniciadoEm)}`, banner,
       refresh: rodando ? `3; url=/admin/replicacao/${d.id}` : undefined,
-    }, { d, passos: novePassos(d), statusExecucao: STATUS_EXECUCAO, runbook: `/admin/replicacao/runbook#${RUNBOOK_SECAO}` });
+    }, { d, passos: dezPassos(d), statusExecucao: STATUS_EXECUCAO, runbook: `/admin/replicacao/runbook#${RUNBOOK_SECAO}` });
   });
 }

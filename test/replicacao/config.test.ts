@@ -31,7 +31,13 @@ describe('replicator configuration', () => {
   it('refuses a bad strategy, prefix, publication, limit', () => {
     expect(() => loadConfig({ ...base, REPLICATOR_RESTART: 'docker' })).toThrowError(/REPLICATOR_RESTART/);
     expect(() => loadConfig({ ...base, REPLICATOR_SLOT_PREFIX: 'Power-Sync' })).toThrowError(/REPLICATOR_SLOT_PREFIX/);
+    // the engine reads the publication `powersync` only: another name is refused, not pretended
     expect(() => loadConfig({ ...base, REPLICATOR_PUBLICATION: 'pub; drop' })).toThrowError(/REPLICATOR_PUBLICATION/);
+    expect(() => loadConfig({ ...base, REPLICATOR_PUBLICATION: 'minha_pub' })).toThrowError(/só lê a publicação 'powersync'/);
+    expect(loadConfig({ ...base, REPLICATOR_PUBLICATION: 'powersync' }).config.replicator.publication).toBe('powersync');
+    expect(loadConfig(base).config.replicator.publication).toBe('powersync');
+    expect(() => loadConfig({ ...base, REPLICATOR_PARIDADE_LIMITE_S: '0' })).toThrowError(/REPLICATOR_PARIDADE_LIMITE_S/);
+    expect(loadConfig(base).config.replicator.paridadeLimiteMs).toBe(600_000);
     expect(() => loadConfig({ ...base, REPLICATOR_PARADA_LIMITE_S: '0' })).toThrowError(/REPLICATOR_PARADA_LIMITE_S/);
     expect(() => loadConfig({ ...base, REPLICATOR_REPLICACAO_LIMITE_S: 'dez' })).toThrowError(/REPLICATOR_REPLICACAO_LIMITE_S/);
   });
@@ -39,8 +45,10 @@ describe('replicator configuration', () => {
   it('docstore URL: a MongoDB database or a Postgres schema; anything else refuses the boot', () => {
     expect(parseDocstoreUrl('mongodb://u:p@db.example:27017/powersync_storage?authSource=admin'))
       .toMatchObject({ kind: 'mongodb', database: 'powersync_storage' });
-    expect(parseDocstoreUrl('postgres://u@h:5432/ps?schema=motor&sslmode=require'))
-      .toEqual({ kind: 'postgres', url: 'postgres://u@h:5432/ps?sslmode=require', schema: 'motor' });
+    // the engine's storage schema is `powersync`, fixed in the engine: ?schema= may only say so
+    expect(parseDocstoreUrl('postgres://u@h:5432/ps?schema=powersync&sslmode=require'))
+      .toEqual({ kind: 'postgres', url: 'postgres://u@h:5432/ps?sslmode=require', schema: 'powersync' });
+    expect(() => parseDocstoreUrl('postgres://u@h:5432/ps?schema=motor')).toThrowError(/sempre no schema 'powersync'.*remova \?schema=motor/);
     expect(parseDocstoreUrl('postgresql://u@h/ps')).toMatchObject({ kind: 'postgres', schema: 'powersync' });
     for (const bad of ['mongodb://h:27017/', 'mongodb://h/a.b', 'postgres://h/db?schema=public', 'postgres://h/db?schema=app',
       'postgres://h/db?schema=Motor-1', 'mysql://h/db', 'não é url']) {

@@ -27,7 +27,9 @@ beforeAll(async () => {
   [db, bot, tracker] = await Promise.all([createTestDatabase(), startFakeBot(), startErrtrackerReceiver()]);
   initErrtracker({ dsn: tracker.dsn, release: 'test', environment: 'test', commit: null });
   dbName = db.name;
-  engine = startFakeSyncEngine(db.url);
+  // the stand-in writes what the real engine leaves in its storage (schema powersync of the
+  // docstore database, here the same one) each time it starts: what VERIFICAR_PARIDADE reads
+  engine = startFakeSyncEngine(db.url, 'powersync_', { armazenamento: { url: db.url } });
   hosting = await startFakeHosting(engine);
 });
 
@@ -89,6 +91,7 @@ describe('reset with the hosting strategy (Render API fake) on real slots', () =
   it('waits for the slot to go inactive, drops every prefixed slot, drops the docstore only, recreates the publication, sees a new slot active, advances ultimo_nuke', async () => {
     await criarDocstore();
     const slot1 = await engine.start();
+    await db.pool.query('create table powersync.antes_do_reset (id int)'); // the engine's storage before the reset
     // a second prefixed slot (two can coexist) and a slot of someone else
     await db.pool.query(`select pg_create_logical_replication_slot($1, 'test_decoding')`, [`powersync_${dbName}_velho`]);
     await db.pool.query(`select pg_create_logical_replication_slot($1, 'test_decoding')`, [`outro_${dbName}`]);
@@ -115,7 +118,7 @@ describe('reset with the hosting strategy (Render API fake) on real slots', () =
     expect(d.passos.map((p) => [p.step, p.status])).toEqual([
       ['VALIDAR', 'SUCESSO'], ['PAUSAR', 'SUCESSO'], ['AGUARDAR_PARADA', 'SUCESSO'], ['RESET_SLOT', 'SUCESSO'],
       ['DROP_DOCSTORE', 'SUCESSO'], ['RECRIAR_PUBLICACAO', 'SUCESSO'], ['RESUME', 'SUCESSO'],
-      ['AGUARDAR_REPLICACAO', 'SUCESSO'], ['FINALIZAR', 'SUCESSO'],
+      ['AGUARDAR_REPLICACAO', 'SUCESSO'], ['VERIFICAR_PARIDADE', 'SUCESSO'], ['FINALIZAR', 'SUCESSO'],
     ]);
     for (let i = 1; i < d.passos.length; i++) expect(d.passos[i]!.iniciadoEm >= d.passos[i - 1]!.finalizadoEm!).toBe(true);
     expect(d.stepAtual).toBe('FINALIZAR');
@@ -131,8 +134,16 @@ describe('reset with the hosting strategy (Render API fake) on real slots', () =
     expect(d.slotNovo).toBe(engine.slots[1]);
     expect(await slotAtivo(db.url, engine.slots[1]!)).toBe(true);
     expect((await slotsDoBanco()).map((s) => s.slot_name).sort()).toEqual([engine.slots[1], `outro_${dbName}`].sort());
-    // the docstore schema is gone, nothing else was touched
-    expect(await schemas()).toEqual(['vizinho']);
+    // the docstore schema was dropped (nothing else was touched) and the resumed engine made a new one
+    expect(await schemas()).toEqual(['powersync', 'vizinho']);
+    expect((await db.pool.query(`select to_regclass('powersync.antes_do_reset') t`)).rows[0].t).toBeNull();
+    // parity: every synced table, the engine's figures equal to Postgres'
+    const paridade = (await db.pool.query('select paridade from xls_resetar_replicator where id = $1', [inicio.id])).rows[0].paridade;
+    const sincronizadas = (await db.pool.query('select tabela from app.replicacao_consulta order by 1')).rows.map((r) => r.tabela);
+    expect(paridade.map((t: { tabela: string }) => t.tabela)).toEqual(sincronizadas);
+    expect(paridade.every((t: { igual: boolean; postgres: number; motor: number }) => t.igual && t.postgres === t.motor)).toBe(true);
+    expect(paridade.find((t: { tabela: string }) => t.tabela === 'bi_configuracao').postgres).toBe(clientesAntes);
+    expect(d.passos.find((p) => p.step === 'VERIFICAR_PARIDADE')!.mensagem).toMatch(new RegExp(`motor completo em .*: ${sincronizadas.length} tabela\\(s\\)`));
     expect((await db.pool.query('select count(*)::int n from vizinho.guardado')).rows[0].n).toBe(7);
     expect((await db.pool.query('select count(*)::int n from bi_configuracao')).rows[0].n).toBe(clientesAntes);
     // the publication was recreated (a new one) and covers exactly the bi_* tables again
@@ -186,6 +197,33 @@ describe('reset with the hosting strategy (Render API fake) on real slots', () =
     expect(ev.level).toBe('error');
     expect(ev.message).toContain('AGUARDAR_PARADA');
   }, 90_000);
+
+  it('an engine that lacks rows: ERRO at VERIFICAR_PARIDADE after its limit, with the table and both figures; ultimo_nuke stays', async () => {
+    if (!engine.running) await engine.start();
+    const antes = await ultimoNuke(db.pool);
+    const primeira = (await db.pool.query('select tabela from app.replicacao_consulta order by 1 limit 1')).rows[0]?.tabela;
+    engine.faltando = 2;
+    try {
+      // the first synced table needs rows for the engine to lack two of them
+      await db.pool.query(`insert into ${primeira} (id, codigo, descricao) select gen_random_uuid(), 'CC' || g, 'centro ' || g from generate_series(1, 5) g`);
+      svc = await startServico(db, db.pool, envHosting({ REPLICATOR_PARIDADE_LIMITE_S: '2', REPLICATOR_POLL_MS: '200' }));
+      const res = await iniciar(svc.app, { motivo: 'motor incompleto' });
+      expect(res.statusCode, res.body).toBe(202);
+      const d = await aguardar(svc.app, res.json().id, terminou);
+      expect(d.status, JSON.stringify(d, null, 1)).toBe('ERRO');
+      expect(d.stepFalho).toBe('VERIFICAR_PARIDADE');
+      expect(d.passos.map((p) => [p.step, p.status]).slice(-3)).toEqual([['RESUME', 'SUCESSO'], ['AGUARDAR_REPLICACAO', 'SUCESSO'], ['VERIFICAR_PARIDADE', 'ERRO']]);
+      expect(d.erroMensagem).toContain(`${primeira}: Postgres 5, motor 3`);
+      expect(d.erroMensagem).toMatch(/ultimo_nuke não avançou/);
+      expect(d.instrucoes).toMatch(/ultimo_nuke NÃO foi avançado/);
+      expect(await ultimoNuke(db.pool)).toBe(antes);
+      const paridade = (await db.pool.query('select paridade from xls_resetar_replicator where id = $1', [d.id])).rows[0].paridade;
+      expect(paridade.filter((t: { igual: boolean }) => !t.igual)).toEqual([{ tabela: primeira, postgres: 5, motor: 3, igual: false }]);
+    } finally {
+      engine.faltando = 0;
+      await db.pool.query(`delete from ${primeira}`);
+    }
+  }, 60_000);
 
   it('an engine that never comes back: ERRO at AGUARDAR_REPLICACAO after its limit (REPLICATOR_REPLICACAO_LIMITE_S), so a new reset may start', async () => {
     await criarDocstore();
@@ -306,9 +344,12 @@ describe('reset with the manual strategy', () => {
     expect(d.passos.map((p) => [p.step, p.status])).toEqual([
       ['VALIDAR', 'SUCESSO'], ['PAUSAR', 'AVISO'], ['AGUARDAR_PARADA', 'SUCESSO'], ['RESET_SLOT', 'SUCESSO'],
       ['DROP_DOCSTORE', 'SUCESSO'], ['RECRIAR_PUBLICACAO', 'SUCESSO'], ['RESUME', 'AVISO'],
-      ['AGUARDAR_REPLICACAO', 'PULADO'], ['FINALIZAR', 'SUCESSO'],
+      ['AGUARDAR_REPLICACAO', 'PULADO'], ['VERIFICAR_PARIDADE', 'AVISO'], ['FINALIZAR', 'SUCESSO'],
     ]);
     expect(d.passos.find((p) => p.step === 'RESUME')!.mensagem).toMatch(/reinício manual/);
+    // the engine is not back: what could not be checked is said, and the phones are told anyway (manual)
+    expect(d.passos.find((p) => p.step === 'VERIFICAR_PARIDADE')!.mensagem)
+      .toMatch(/^reinício manual: paridade não conferida \(o motor ainda não criou seu armazenamento/);
     expect(d.passos.find((p) => p.step === 'AGUARDAR_REPLICACAO')!.mensagem).toMatch(/reinício manual/);
     expect(d.slotsRemovidos).toEqual([slot]);
     expect(await slotsDoBanco()).toEqual([expect.objectContaining({ slot_name: `outro_${dbName}` })]);
@@ -320,6 +361,7 @@ describe('reset with the manual strategy', () => {
       ['PAUSAR', expect.stringMatching(/^reinício manual: pare o motor/)],
       ['RESUME', 'reinício manual: inicie o motor de sincronização agora'],
       ['AGUARDAR_REPLICACAO', expect.stringMatching(/^reinício manual: a volta da replicação não é aguardada/)],
+      ['VERIFICAR_PARIDADE', expect.stringMatching(/^reinício manual: paridade não conferida/)],
     ]);
     const msg = await bot.waitFor((m) => m.text.includes(id));
     expect(msg.text).toContain('MANUAL');

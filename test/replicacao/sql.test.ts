@@ -6,7 +6,10 @@ import { limpar, ultimoNuke } from './helpers.js';
 
 let db: TestDatabase;
 beforeAll(async () => { db = await createTestDatabase(); });
-afterEach(async () => { await limpar(db.pool); });
+afterEach(async () => {
+  await limpar(db.pool);
+  await db.pool.query('delete from bi_titulo; delete from bi_centro_custo');
+});
 afterAll(async () => { await db?.drop(); });
 
 async function iniciar(motivo: string | null = null): Promise<string> {
@@ -17,6 +20,12 @@ async function iniciar(motivo: string | null = null): Promise<string> {
 async function exec(id: string) {
   const { rows } = await db.pool.query('select * from xls_resetar_replicator where id = $1', [id]);
   return rows[0];
+}
+
+/** VERIFICAR_PARIDADE ended SUCESSO: what replicacao_finalizar requires before ultimo_nuke moves. */
+async function paridadeConferida(id: string): Promise<void> {
+  await db.pool.query(`select replicacao_passo($1, 'VERIFICAR_PARIDADE', 'EM_ANDAMENTO')`, [id]);
+  await db.pool.query(`select replicacao_passo($1, 'VERIFICAR_PARIDADE', 'SUCESSO', 'ok')`, [id]);
 }
 
 async function conexao(): Promise<pg.Client> {
@@ -68,6 +77,7 @@ describe('steps and outcome', () => {
     // a stored value in the future (clock skew): it still moves forward
     await db.pool.query(`update bi_configuracao set valor = '2099-01-01T00:00:00.000Z' where chave = 'ultimo_nuke'`);
     const id = await iniciar('finalizar');
+    await paridadeConferida(id);
     const { rows } = await db.pool.query('select * from replicacao_finalizar($1)', [id]);
     expect(rows[0]).toMatchObject({ status: 'SUCESSO', ultimo_nuke: '2099-01-01T00:00:00.001Z', step_atual: 'FINALIZAR' });
     expect(await ultimoNuke(db.pool)).toBe('2099-01-01T00:00:00.001Z');
@@ -83,6 +93,7 @@ describe('steps and outcome', () => {
   it('replicacao_finalizar creates ultimo_nuke when the row is missing', async () => {
     await db.pool.query(`delete from bi_configuracao where chave = 'ultimo_nuke'`);
     const id = await iniciar('finalizar sem linha');
+    await paridadeConferida(id);
     const agora = Date.now();
     const { rows } = await db.pool.query('select * from replicacao_finalizar($1)', [id]);
     expect(rows[0]).toMatchObject({ status: 'SUCESSO' });
@@ -111,6 +122,89 @@ describe('steps and outcome', () => {
     for (const r of rows) expect(String(r.t ?? '').length, r.s).toBeGreaterThan(60);
     expect(rows).toHaveLength(18);
     expect((await db.pool.query(`select replicacao_instrucoes('OUTRO') t`)).rows[0].t).toBeNull();
+  });
+});
+
+describe('parity (VERIFICAR_PARIDADE)', () => {
+  const consultas = [
+    { bucket: 'titulos', consulta: 'SELECT id, posicao, atual FROM bi_titulo WHERE atual = true' },
+    { bucket: 'comercial', consulta: 'SELECT id, codigo, descricao FROM bi_centro_custo' },
+  ];
+  const hash = async (ids: string[]) => (await db.pool.query<{ s: string }>(
+    'select coalesce(sum(app.replicacao_id_hash(i)), 0)::text s from unnest($1::text[]) i', [ids])).rows[0]!.s;
+
+  it('replicacao_consultas_definir keeps the sync configuration\'s queries, and refuses what is not SELECT … FROM bi_… [WHERE …]', async () => {
+    expect((await db.pool.query('select replicacao_consultas_definir($1::jsonb) n', [JSON.stringify(consultas)])).rows[0].n).toBe(2);
+    expect((await db.pool.query('select tabela, bucket, filtro from app.replicacao_consulta order by 1')).rows).toEqual([
+      { tabela: 'bi_centro_custo', bucket: 'comercial', filtro: null },
+      { tabela: 'bi_titulo', bucket: 'titulos', filtro: 'atual = true' },
+    ]);
+    for (const bad of [
+      [{ bucket: 'x', consulta: 'DELETE FROM bi_titulo' }],
+      [{ bucket: 'x', consulta: 'SELECT id FROM bi_titulo; drop table bi_titulo' }],
+      [{ bucket: 'x', consulta: 'SELECT id FROM xls_processamento' }],
+      [{ bucket: 'x', consulta: 'SELECT id FROM bi_nao_existe' }],
+      [{ bucket: 'x', consulta: 'SELECT id FROM bi_titulo' }, { bucket: 'y', consulta: 'SELECT id FROM bi_titulo WHERE atual' }],
+    ]) {
+      await expect(db.pool.query('select replicacao_consultas_definir($1::jsonb)', [JSON.stringify(bad)]), JSON.stringify(bad)).rejects.toMatchObject({ code: 'RR400' });
+    }
+    await expect(db.pool.query(`select replicacao_consultas_definir('{}'::jsonb)`)).rejects.toMatchObject({ code: 'RR400' });
+    // a refusal keeps the queries in place (one transaction)
+    expect((await db.pool.query('select count(*)::int n from app.replicacao_consulta')).rows[0].n).toBe(2);
+  });
+
+  it('replicacao_paridade compares rows under the filters and the ids; a missing, extra or different row is a difference', async () => {
+    await db.pool.query('select replicacao_consultas_definir($1::jsonb)', [JSON.stringify(consultas)]);
+    const { rows: cc } = await db.pool.query<{ id: string }>(
+      `insert into bi_centro_custo (codigo, descricao) select 'P' || g, 'c' || g from generate_series(1, 4) g returning id::text`);
+    const { rows: tt } = await db.pool.query<{ id: string; atual: boolean }>(
+      `insert into bi_titulo (posicao, tipo, documento, parcela, pessoa, vencimento, valor, saldo, atual)
+       select date '2026-11-01' + g, 'PAGAR', 'D' || g, '1', 'p', date '2026-12-01', 10, 10, g % 2 = 0 from generate_series(1, 6) g returning id::text, atual`);
+    const atuais = tt.filter((t) => t.atual).map((t) => t.id);
+    expect((await db.pool.query('select tabela, linhas::int from replicacao_paridade_postgres() order by 1')).rows)
+      .toEqual([{ tabela: 'bi_centro_custo', linhas: 4 }, { tabela: 'bi_titulo', linhas: 3 }]);
+    const ids = cc.map((r) => r.id);
+    const motor = async (ccIds: string[], tIds: string[], extra: object[] = []) => (await db.pool.query(
+      'select tabela, postgres::int, motor::int, igual from replicacao_paridade($1::jsonb)',
+      [JSON.stringify([{ tabela: 'bi_centro_custo', linhas: ccIds.length, ids: await hash(ccIds) },
+        { tabela: 'bi_titulo', linhas: tIds.length, ids: await hash(tIds) }, ...extra])])).rows;
+    expect(await motor(ids, atuais)).toEqual([
+      { tabela: 'bi_centro_custo', postgres: 4, motor: 4, igual: true }, { tabela: 'bi_titulo', postgres: 3, motor: 3, igual: true }]);
+    // a row the engine lacks; a non-current position it serves (the filter); the same count with another id
+    expect((await motor(ids.slice(1), atuais))[0]).toEqual({ tabela: 'bi_centro_custo', postgres: 4, motor: 3, igual: false });
+    expect((await motor(ids, tt.map((t) => t.id)))[1]).toEqual({ tabela: 'bi_titulo', postgres: 3, motor: 6, igual: false });
+    const outro = (await db.pool.query<{ id: string }>('select gen_random_uuid()::text id')).rows[0]!.id;
+    expect((await motor([...ids.slice(1), outro], atuais))[0]).toEqual({ tabela: 'bi_centro_custo', postgres: 4, motor: 4, igual: false });
+    // a table only the engine has, and a table the engine lacks entirely
+    expect(await motor(ids, atuais, [{ tabela: 'bi_intrusa', linhas: 1, ids: '5' }])).toContainEqual({ tabela: 'bi_intrusa', postgres: 0, motor: 1, igual: false });
+    expect((await db.pool.query(`select tabela, postgres::int, motor::int, igual from replicacao_paridade('[]') order by 1`)).rows[1])
+      .toEqual({ tabela: 'bi_titulo', postgres: 3, motor: 0, igual: false });
+  });
+
+  it('replicacao_paridade_conferir keeps the figures on the execution; replicacao_finalizar refuses until the step ended SUCESSO or AVISO', async () => {
+    await db.pool.query('select replicacao_consultas_definir($1::jsonb)', [JSON.stringify(consultas)]);
+    await db.pool.query(`insert into bi_centro_custo (codigo) values ('Z1'), ('Z2')`);
+    const id = await iniciar('paridade');
+    const conferir = async (motor: object[]) => (await db.pool.query('select replicacao_paridade_conferir($1, $2::jsonb) ok', [id, JSON.stringify(motor)])).rows[0].ok;
+    expect(await conferir([{ tabela: 'bi_centro_custo', linhas: 1, ids: '0' }])).toBe(false);
+    expect((await exec(id)).paridade).toEqual([
+      { tabela: 'bi_centro_custo', postgres: 2, motor: 1, igual: false }, { tabela: 'bi_titulo', postgres: 0, motor: 0, igual: true }]);
+    const ids = (await db.pool.query<{ id: string }>('select id::text from bi_centro_custo')).rows.map((r) => r.id);
+    expect(await conferir([{ tabela: 'bi_centro_custo', linhas: 2, ids: await hash(ids) }])).toBe(true);
+    // no table configured is never "equal"
+    await db.pool.query(`delete from app.replicacao_consulta`);
+    expect(await conferir([])).toBe(false);
+    // FINALIZAR: not without the step, not after an ERRO of it, yes after SUCESSO or AVISO
+    await expect(db.pool.query('select replicacao_finalizar($1)', [id])).rejects.toMatchObject({ code: 'RR409' });
+    await db.pool.query(`select replicacao_passo($1, 'VERIFICAR_PARIDADE', 'EM_ANDAMENTO')`, [id]);
+    await expect(db.pool.query('select replicacao_finalizar($1)', [id])).rejects.toMatchObject({ code: 'RR409' });
+    await db.pool.query(`select replicacao_passo($1, 'VERIFICAR_PARIDADE', 'AVISO', 'não conferida')`, [id]);
+    expect((await db.pool.query('select status from replicacao_finalizar($1)', [id])).rows[0].status).toBe('SUCESSO');
+    const id2 = await iniciar('paridade errada');
+    await db.pool.query(`select replicacao_passo($1, 'VERIFICAR_PARIDADE', 'ERRO', 'diferente')`, [id2]);
+    await expect(db.pool.query('select replicacao_finalizar($1)', [id2])).rejects.toMatchObject({ code: 'RR409' });
+    await db.pool.query(`select replicacao_falhar($1, 'fim')`, [id2]);
+    await expect(db.pool.query('select replicacao_paridade_conferir($1, $2::jsonb)', [id2, '[]'])).rejects.toMatchObject({ code: 'RR409' });
   });
 });
 

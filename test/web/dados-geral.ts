@@ -17,7 +17,7 @@ export interface DadosGeral {
   diaConciliado: string;
 }
 
-const PASSOS = ['VALIDAR', 'PAUSAR', 'AGUARDAR_PARADA', 'RESET_SLOT', 'DROP_DOCSTORE', 'RECRIAR_PUBLICACAO', 'RESUME', 'AGUARDAR_REPLICACAO', 'FINALIZAR'];
+const PASSOS = ['VALIDAR', 'PAUSAR', 'AGUARDAR_PARADA', 'RESET_SLOT', 'DROP_DOCSTORE', 'RECRIAR_PUBLICACAO', 'RESUME', 'AGUARDAR_REPLICACAO', 'VERIFICAR_PARIDADE', 'FINALIZAR'];
 
 export async function popularTelasGeral(db: { pool: pg.Pool }): Promise<DadosGeral> {
   const { pool } = db;
@@ -59,8 +59,9 @@ export async function popularTelasGeral(db: { pool: pg.Pool }): Promise<DadosGer
   const naoRodar = (id: string) => pool.query(`update app.job set status = 'done' where payload ->> 'id' = $1`, [id]);
   const { rows: [ok] } = await pool.query(`select id from replicacao_resetar('aparelhos da equipe do interior com metas divergentes do servidor depois da importação de outubro', 'tela:ana@empresa.com.br')`);
   await naoRodar(ok.id);
-  await passar(ok.id, PASSOS.slice(0, 8).map((p) => [p, p === 'PAUSAR' || p === 'RESUME' ? 'AVISO' : p === 'AGUARDAR_REPLICACAO' ? 'PULADO' : 'SUCESSO',
+  await passar(ok.id, PASSOS.slice(0, 9).map((p) => [p, p === 'PAUSAR' || p === 'RESUME' || p === 'VERIFICAR_PARIDADE' ? 'AVISO' : p === 'AGUARDAR_REPLICACAO' ? 'PULADO' : 'SUCESSO',
     p === 'PAUSAR' ? 'reinício manual: pare o motor de sincronização agora' : p === 'RESUME' ? 'reinício manual: inicie o motor de sincronização agora'
+      : p === 'VERIFICAR_PARIDADE' ? 'reinício manual: paridade não conferida (o motor ainda não criou seu armazenamento (schema powersync))'
       : p === 'RESET_SLOT' ? 'slot(s) removido(s): powersync_1_6b8f0c2a9d7e4f31' : 'ok'] as [string, string, string]));
   await pool.query(`select replicacao_passo($1, 'FINALIZAR', 'EM_ANDAMENTO')`, [ok.id]);
   await pool.query(`select replicacao_finalizar($1)`, [ok.id]);

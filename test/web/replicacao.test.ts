@@ -92,11 +92,11 @@ describe('/admin/replicacao', () => {
     expect(res.body).toContain('O que fazer à mão (falha em DROP_DOCSTORE)');
     expect(res.body).toContain('dropDatabase');
     expect(res.body).toContain('connect ECONNREFUSED 127.0.0.1:1');
-    // the nine steps, each with its state in words
-    const passos = [...res.body.matchAll(/<li class="passo-([A-Z_]+)">\s*<div class="passo-cabeca"><strong>(\d)\. ([A-Z_]+)<\/strong> <span class="status status-[A-Z_]+">([^<]+)<\/span>/g)]
+    // the ten steps, each with its state in words
+    const passos = [...res.body.matchAll(/<li class="passo-([A-Z_]+)">\s*<div class="passo-cabeca"><strong>(\d+)\. ([A-Z_]+)<\/strong> <span class="status status-[A-Z_]+">([^<]+)<\/span>/g)]
       .map((x) => `${x[2]} ${x[3]} ${x[4]}`);
     expect(passos).toEqual(['1 VALIDAR concluído', '2 PAUSAR concluído', '3 AGUARDAR_PARADA concluído', '4 RESET_SLOT concluído', '5 DROP_DOCSTORE falhou',
-      '6 RECRIAR_PUBLICACAO não executado', '7 RESUME não executado', '8 AGUARDAR_REPLICACAO não executado', '9 FINALIZAR não executado']);
+      '6 RECRIAR_PUBLICACAO não executado', '7 RESUME não executado', '8 AGUARDAR_REPLICACAO não executado', '9 VERIFICAR_PARIDADE não executado', '10 FINALIZAR não executado']);
     expect(res.body).toContain('>Falhou</span>');
     expect(res.body).toContain('href="/admin/replicacao/runbook#what-to-do-by-hand-after-each-failure-runbook"');
     expect(res.body).not.toMatch(/http-equiv="refresh"/);

@@ -13940,6 +13940,14 @@ declare module 'zapatos/schema' {
       */
       motivo: string | null;
       /**
+      * **xls_resetar_replicator.paridade**
+      *
+      * The last parity figures of VERIFICAR_PARIDADE, one object per synced table: {tabela, postgres, motor, igual} (rows; igual also compares the ids). Null until the step ran.
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      paridade: db.JSONValue | null;
+      /**
       * **xls_resetar_replicator.slot_novo**
       * - `text` in database
       * - Nullable, no default
@@ -14041,6 +14049,14 @@ declare module 'zapatos/schema' {
       * - Nullable, no default
       */
       motivo: string | null;
+      /**
+      * **xls_resetar_replicator.paridade**
+      *
+      * The last parity figures of VERIFICAR_PARIDADE, one object per synced table: {tabela, postgres, motor, igual} (rows; igual also compares the ids). Null until the step ran.
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      paridade: db.JSONValue | null;
       /**
       * **xls_resetar_replicator.slot_novo**
       * - `text` in database
@@ -14144,6 +14160,14 @@ declare module 'zapatos/schema' {
       */
       motivo?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
       /**
+      * **xls_resetar_replicator.paridade**
+      *
+      * The last parity figures of VERIFICAR_PARIDADE, one object per synced table: {tabela, postgres, motor, igual} (rows; igual also compares the ids). Null until the step ran.
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      paridade?: db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | db.SQLFragment | db.ParentColumn>;
+      /**
       * **xls_resetar_replicator.slot_novo**
       * - `text` in database
       * - Nullable, no default
@@ -14246,6 +14270,14 @@ declare module 'zapatos/schema' {
       */
       motivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
       /**
+      * **xls_resetar_replicator.paridade**
+      *
+      * The last parity figures of VERIFICAR_PARIDADE, one object per synced table: {tabela, postgres, motor, igual} (rows; igual also compares the ids). Null until the step ran.
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      paridade?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment;
+      /**
       * **xls_resetar_replicator.slot_novo**
       * - `text` in database
       * - Nullable, no default
@@ -14347,6 +14379,14 @@ declare module 'zapatos/schema' {
       * - Nullable, no default
       */
       motivo?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+      /**
+      * **xls_resetar_replicator.paridade**
+      *
+      * The last parity figures of VERIFICAR_PARIDADE, one object per synced table: {tabela, postgres, motor, igual} (rows; igual also compares the ids). Null until the step ran.
+      * - `jsonb` in database
+      * - Nullable, no default
+      */
+      paridade?: db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, db.JSONValue | db.Parameter<db.JSONValue> | null | db.DefaultType | db.SQLFragment>;
       /**
       * **xls_resetar_replicator.slot_novo**
       * - `text` in database
@@ -17196,6 +17236,189 @@ declare module 'zapatos/schema' {
     }
   
     /**
+     * **app.replicacao_consulta**
+     * - Table in database
+     */
+    export namespace replicacao_consulta {
+      export type Table = 'app.replicacao_consulta';
+      export interface Selectable {
+        /**
+        * **app.replicacao_consulta.bucket**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        bucket: string;
+        /**
+        * **app.replicacao_consulta.consulta**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        consulta: string;
+        /**
+        * **app.replicacao_consulta.definido_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        definido_em: Date;
+        /**
+        * **app.replicacao_consulta.filtro**
+        *
+        * The WHERE clause of the data query (SQL of the sync configuration, which Postgres evaluates the same way), or null for the whole table.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        filtro: string | null;
+        /**
+        * **app.replicacao_consulta.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela: string;
+      }
+      export interface JSONSelectable {
+        /**
+        * **app.replicacao_consulta.bucket**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        bucket: string;
+        /**
+        * **app.replicacao_consulta.consulta**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        consulta: string;
+        /**
+        * **app.replicacao_consulta.definido_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        definido_em: db.TimestampTzString;
+        /**
+        * **app.replicacao_consulta.filtro**
+        *
+        * The WHERE clause of the data query (SQL of the sync configuration, which Postgres evaluates the same way), or null for the whole table.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        filtro: string | null;
+        /**
+        * **app.replicacao_consulta.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela: string;
+      }
+      export interface Whereable {
+        /**
+        * **app.replicacao_consulta.bucket**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        bucket?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.replicacao_consulta.consulta**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        consulta?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.replicacao_consulta.definido_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        definido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.replicacao_consulta.filtro**
+        *
+        * The WHERE clause of the data query (SQL of the sync configuration, which Postgres evaluates the same way), or null for the whole table.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        filtro?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.replicacao_consulta.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+      }
+      export interface Insertable {
+        /**
+        * **app.replicacao_consulta.bucket**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        bucket: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.replicacao_consulta.consulta**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        consulta: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.replicacao_consulta.definido_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        definido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.replicacao_consulta.filtro**
+        *
+        * The WHERE clause of the data query (SQL of the sync configuration, which Postgres evaluates the same way), or null for the whole table.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        filtro?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.replicacao_consulta.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela: string | db.Parameter<string> | db.SQLFragment;
+      }
+      export interface Updatable {
+        /**
+        * **app.replicacao_consulta.bucket**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        bucket?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.replicacao_consulta.consulta**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        consulta?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.replicacao_consulta.definido_em**
+        * - `timestamptz` in database
+        * - `NOT NULL`, default: `now()`
+        */
+        definido_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.replicacao_consulta.filtro**
+        *
+        * The WHERE clause of the data query (SQL of the sync configuration, which Postgres evaluates the same way), or null for the whole table.
+        * - `text` in database
+        * - Nullable, no default
+        */
+        filtro?: string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.replicacao_consulta.tabela**
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        tabela?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+      }
+      export type UniqueIndex = 'replicacao_consulta_pkey';
+      export type Column = keyof Selectable;
+      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+      export type SQL = SQLExpression | SQLExpression[];
+    }
+  
+    /**
      * **app.replicacao_publicacao**
      * - Table in database
      */
@@ -18924,20 +19147,20 @@ declare module 'zapatos/schema' {
   
     /* --- aggregate types --- */
   
-    export type Table = job.Table | login_tentativa.Table | repeatable_file.Table | replicacao_publicacao.Table | sessao.Table | worker.Table | xls_alteracao.Table | xls_alvo.Table | xls_staging_coluna.Table | xls_tipo.Table;
-    export type Selectable = job.Selectable | login_tentativa.Selectable | repeatable_file.Selectable | replicacao_publicacao.Selectable | sessao.Selectable | worker.Selectable | xls_alteracao.Selectable | xls_alvo.Selectable | xls_staging_coluna.Selectable | xls_tipo.Selectable;
-    export type JSONSelectable = job.JSONSelectable | login_tentativa.JSONSelectable | repeatable_file.JSONSelectable | replicacao_publicacao.JSONSelectable | sessao.JSONSelectable | worker.JSONSelectable | xls_alteracao.JSONSelectable | xls_alvo.JSONSelectable | xls_staging_coluna.JSONSelectable | xls_tipo.JSONSelectable;
-    export type Whereable = job.Whereable | login_tentativa.Whereable | repeatable_file.Whereable | replicacao_publicacao.Whereable | sessao.Whereable | worker.Whereable | xls_alteracao.Whereable | xls_alvo.Whereable | xls_staging_coluna.Whereable | xls_tipo.Whereable;
-    export type Insertable = job.Insertable | login_tentativa.Insertable | repeatable_file.Insertable | replicacao_publicacao.Insertable | sessao.Insertable | worker.Insertable | xls_alteracao.Insertable | xls_alvo.Insertable | xls_staging_coluna.Insertable | xls_tipo.Insertable;
-    export type Updatable = job.Updatable | login_tentativa.Updatable | repeatable_file.Updatable | replicacao_publicacao.Updatable | sessao.Updatable | worker.Updatable | xls_alteracao.Updatable | xls_alvo.Updatable | xls_staging_coluna.Updatable | xls_tipo.Updatable;
-    export type UniqueIndex = job.UniqueIndex | login_tentativa.UniqueIndex | repeatable_file.UniqueIndex | replicacao_publicacao.UniqueIndex | sessao.UniqueIndex | worker.UniqueIndex | xls_alteracao.UniqueIndex | xls_alvo.UniqueIndex | xls_staging_coluna.UniqueIndex | xls_tipo.UniqueIndex;
-    export type Column = job.Column | login_tentativa.Column | repeatable_file.Column | replicacao_publicacao.Column | sessao.Column | worker.Column | xls_alteracao.Column | xls_alvo.Column | xls_staging_coluna.Column | xls_tipo.Column;
+    export type Table = job.Table | login_tentativa.Table | repeatable_file.Table | replicacao_consulta.Table | replicacao_publicacao.Table | sessao.Table | worker.Table | xls_alteracao.Table | xls_alvo.Table | xls_staging_coluna.Table | xls_tipo.Table;
+    export type Selectable = job.Selectable | login_tentativa.Selectable | repeatable_file.Selectable | replicacao_consulta.Selectable | replicacao_publicacao.Selectable | sessao.Selectable | worker.Selectable | xls_alteracao.Selectable | xls_alvo.Selectable | xls_staging_coluna.Selectable | xls_tipo.Selectable;
+    export type JSONSelectable = job.JSONSelectable | login_tentativa.JSONSelectable | repeatable_file.JSONSelectable | replicacao_consulta.JSONSelectable | replicacao_publicacao.JSONSelectable | sessao.JSONSelectable | worker.JSONSelectable | xls_alteracao.JSONSelectable | xls_alvo.JSONSelectable | xls_staging_coluna.JSONSelectable | xls_tipo.JSONSelectable;
+    export type Whereable = job.Whereable | login_tentativa.Whereable | repeatable_file.Whereable | replicacao_consulta.Whereable | replicacao_publicacao.Whereable | sessao.Whereable | worker.Whereable | xls_alteracao.Whereable | xls_alvo.Whereable | xls_staging_coluna.Whereable | xls_tipo.Whereable;
+    export type Insertable = job.Insertable | login_tentativa.Insertable | repeatable_file.Insertable | replicacao_consulta.Insertable | replicacao_publicacao.Insertable | sessao.Insertable | worker.Insertable | xls_alteracao.Insertable | xls_alvo.Insertable | xls_staging_coluna.Insertable | xls_tipo.Insertable;
+    export type Updatable = job.Updatable | login_tentativa.Updatable | repeatable_file.Updatable | replicacao_consulta.Updatable | replicacao_publicacao.Updatable | sessao.Updatable | worker.Updatable | xls_alteracao.Updatable | xls_alvo.Updatable | xls_staging_coluna.Updatable | xls_tipo.Updatable;
+    export type UniqueIndex = job.UniqueIndex | login_tentativa.UniqueIndex | repeatable_file.UniqueIndex | replicacao_consulta.UniqueIndex | replicacao_publicacao.UniqueIndex | sessao.UniqueIndex | worker.UniqueIndex | xls_alteracao.UniqueIndex | xls_alvo.UniqueIndex | xls_staging_coluna.UniqueIndex | xls_tipo.UniqueIndex;
+    export type Column = job.Column | login_tentativa.Column | repeatable_file.Column | replicacao_consulta.Column | replicacao_publicacao.Column | sessao.Column | worker.Column | xls_alteracao.Column | xls_alvo.Column | xls_staging_coluna.Column | xls_tipo.Column;
   
-    export type AllBaseTables = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alteracao.Table, xls_alvo.Table, xls_tipo.Table];
+    export type AllBaseTables = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_consulta.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alteracao.Table, xls_alvo.Table, xls_tipo.Table];
     export type AllForeignTables = [];
     export type AllViews = [xls_staging_coluna.Table];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alteracao.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
+    export type AllTablesAndViews = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_consulta.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alteracao.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
   }
 
 
@@ -19015,6 +19238,7 @@ declare module 'zapatos/schema' {
     "app.job": app.job.Selectable;
     "app.login_tentativa": app.login_tentativa.Selectable;
     "app.repeatable_file": app.repeatable_file.Selectable;
+    "app.replicacao_consulta": app.replicacao_consulta.Selectable;
     "app.replicacao_publicacao": app.replicacao_publicacao.Selectable;
     "app.sessao": app.sessao.Selectable;
     "app.worker": app.worker.Selectable;
@@ -19076,6 +19300,7 @@ declare module 'zapatos/schema' {
     "app.job": app.job.JSONSelectable;
     "app.login_tentativa": app.login_tentativa.JSONSelectable;
     "app.repeatable_file": app.repeatable_file.JSONSelectable;
+    "app.replicacao_consulta": app.replicacao_consulta.JSONSelectable;
     "app.replicacao_publicacao": app.replicacao_publicacao.JSONSelectable;
     "app.sessao": app.sessao.JSONSelectable;
     "app.worker": app.worker.JSONSelectable;
@@ -19137,6 +19362,7 @@ declare module 'zapatos/schema' {
     "app.job": app.job.Whereable;
     "app.login_tentativa": app.login_tentativa.Whereable;
     "app.repeatable_file": app.repeatable_file.Whereable;
+    "app.replicacao_consulta": app.replicacao_consulta.Whereable;
     "app.replicacao_publicacao": app.replicacao_publicacao.Whereable;
     "app.sessao": app.sessao.Whereable;
     "app.worker": app.worker.Whereable;
@@ -19198,6 +19424,7 @@ declare module 'zapatos/schema' {
     "app.job": app.job.Insertable;
     "app.login_tentativa": app.login_tentativa.Insertable;
     "app.repeatable_file": app.repeatable_file.Insertable;
+    "app.replicacao_consulta": app.replicacao_consulta.Insertable;
     "app.replicacao_publicacao": app.replicacao_publicacao.Insertable;
     "app.sessao": app.sessao.Insertable;
     "app.worker": app.worker.Insertable;
@@ -19259,6 +19486,7 @@ declare module 'zapatos/schema' {
     "app.job": app.job.Updatable;
     "app.login_tentativa": app.login_tentativa.Updatable;
     "app.repeatable_file": app.repeatable_file.Updatable;
+    "app.replicacao_consulta": app.replicacao_consulta.Updatable;
     "app.replicacao_publicacao": app.replicacao_publicacao.Updatable;
     "app.sessao": app.sessao.Updatable;
     "app.worker": app.worker.Updatable;
@@ -19320,6 +19548,7 @@ declare module 'zapatos/schema' {
     "app.job": app.job.UniqueIndex;
     "app.login_tentativa": app.login_tentativa.UniqueIndex;
     "app.repeatable_file": app.repeatable_file.UniqueIndex;
+    "app.replicacao_consulta": app.replicacao_consulta.UniqueIndex;
     "app.replicacao_publicacao": app.replicacao_publicacao.UniqueIndex;
     "app.sessao": app.sessao.UniqueIndex;
     "app.worker": app.worker.UniqueIndex;
@@ -19381,6 +19610,7 @@ declare module 'zapatos/schema' {
     "app.job": app.job.Column;
     "app.login_tentativa": app.login_tentativa.Column;
     "app.repeatable_file": app.repeatable_file.Column;
+    "app.replicacao_consulta": app.replicacao_consulta.Column;
     "app.replicacao_publicacao": app.replicacao_publicacao.Column;
     "app.sessao": app.sessao.Column;
     "app.worker": app.worker.Column;
@@ -19442,6 +19672,7 @@ declare module 'zapatos/schema' {
     "app.job": app.job.SQL;
     "app.login_tentativa": app.login_tentativa.SQL;
     "app.repeatable_file": app.repeatable_file.SQL;
+    "app.replicacao_consulta": app.replicacao_consulta.SQL;
     "app.replicacao_publicacao": app.replicacao_publicacao.SQL;
     "app.sessao": app.sessao.SQL;
     "app.worker": app.worker.SQL;
