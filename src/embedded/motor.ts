@@ -22,6 +22,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { projectRoot } from '../paths.js';
@@ -116,7 +117,7 @@ export function processoMotor(opts: ProcessoMotorOptions): ProcessoMotor {
         stdio: ['pipe', out, out],
         env: {
           PATH: process.env.PATH ?? '/usr/bin:/bin',
-          ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
+          HOME: homedir(),
           ...opts.env,
           BI_MOTOR_GUARDIAN: `exec ${opts.command} start -c ${shQuote(opts.config)}`,
         },
