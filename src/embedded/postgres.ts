@@ -46,6 +46,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Whether `port` can be listened on at 127.0.0.1 now (a default port is taken only when free). */
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().once('error', () => resolve(false))
+      .listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
 function osUser(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());

@@ -6,17 +6,20 @@
  * is the embedded one (with DATABASE_URL set, a missing BI_COMERCIAL_XLS_API_TOKEN refuses
  * the boot). The object store runs as a child process (its memory is not the service's).
  * Without OIDC the screens open without login: the service then listens on loopback only
- * unless HOST is set (src/config.ts). A second run reuses the data. Ctrl-C stops the service first (it releases its
- * jobs), then what it started; the embedded Postgres runs in a session of its own, out of
- * reach of the terminal's Ctrl-C, and stops by itself if this process dies.
+ * unless HOST is set (src/config.ts). With SYNC_ENGINE_CMD set, alongside the embedded
+ * database, the sync engine runs as a child too (motor.ts), and a reset of the replication
+ * stops and starts it through a local endpoint speaking the hosting platform's API. A second
+ * run reuses the data. Ctrl-C stops the service first (it releases its jobs), then what it
+ * started; the embedded Postgres runs in a session of its own, out of reach of the
+ * terminal's Ctrl-C, and stops by itself if this process dies.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { projectRoot } from '../paths.js';
-import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from './postgres.js';
-import net from 'node:net';
+import { ensureDatabase, portIsFree, startEmbeddedPostgres, type EmbeddedPostgres } from './postgres.js';
 import { startEmbeddedObjectStore, type EmbeddedObjectStore } from './objstore.js';
+import { prepararMotor, SEGREDOS_DO_MOTOR, type MotorEmbutido } from './motor.js';
 import { ConfigError } from '../config.js';
 import { installSignalHandlers, startService } from '../main.js';
 import { seedDemoCatalogue } from '../erp/demo-catalogo.js';
@@ -27,32 +30,28 @@ const say = (msg: string) => process.stderr.write(`[start] ${msg}\n`);
 /**
  * The development secrets, generated once and kept in .data/dev-secrets.json (0600): the API
  * and ERP tokens, the import page's `k` and the replication reset's confirmation, so that
- * every page works on a first run. A file from an older run gains the secrets it lacks.
+ * every page works on a first run; with the sync engine, its signing key and admin token
+ * too (`more`). A file from an older run gains the secrets it lacks.
  */
-function devSecrets(): Record<string, string> {
+function devSecrets(more: Record<string, () => string> = {}): Record<string, string> {
   const file = join(dataDir, 'dev-secrets.json');
   const secrets: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as Record<string, string> : {};
-  const wanted: Record<string, string> = {
-    BI_COMERCIAL_XLS_API_TOKEN: 'dev-',
-    ERP_SYNC_ACCESS_TOKEN: 'dev-erp-',
-    XLS_IMPORTAR_TOKEN: 'dev-importar-',
-    REPLICATOR_CONFIRM_SECRET: 'dev-reset-',
+  const token = (prefix: string) => () => `${prefix}${randomBytes(18).toString('base64url')}`;
+  const wanted: Record<string, () => string> = {
+    BI_COMERCIAL_XLS_API_TOKEN: token('dev-'),
+    ERP_SYNC_ACCESS_TOKEN: token('dev-erp-'),
+    XLS_IMPORTAR_TOKEN: token('dev-importar-'),
+    REPLICATOR_CONFIRM_SECRET: token('dev-reset-'),
+    ...more,
   };
   let changed = false;
-  for (const [k, prefix] of Object.entries(wanted)) {
+  for (const [k, make] of Object.entries(wanted)) {
     if (secrets[k]) continue;
-    secrets[k] = `${prefix}${randomBytes(18).toString('base64url')}`;
+    secrets[k] = make();
     changed = true;
   }
   if (changed) writeFileSync(file, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 });
   return secrets;
-}
-
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().once('error', () => resolve(false))
-      .listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
 }
 
 async function run(): Promise<void> {
@@ -60,7 +59,9 @@ async function run(): Promise<void> {
   const env: Record<string, string | undefined> = { ...process.env };
   let pgServer: EmbeddedPostgres | null = null;
   let s3: EmbeddedObjectStore | null = null;
+  let motor: MotorEmbutido | null = null;
   const stopEmbedded = async () => {
+    await motor?.stop().catch(() => undefined);
     await s3?.stop().catch(() => undefined);
     await pgServer?.stop().catch(() => undefined);
   };
@@ -87,13 +88,25 @@ async function run(): Promise<void> {
     // development tokens only alongside the embedded database: against a configured
     // DATABASE_URL the service is someone's real one, and an absent
     // BI_COMERCIAL_XLS_API_TOKEN refuses the boot, as the spec says
+    const motorCmd = env.SYNC_ENGINE_CMD?.trim();
     if (pgServer) {
-      const secrets = devSecrets();
+      const secrets = devSecrets(motorCmd ? SEGREDOS_DO_MOTOR : {});
       for (const [k, v] of Object.entries(secrets)) if (!env[k]) env[k] = v;
+      // the sync engine, only alongside the embedded database too
+      if (motorCmd) {
+        motor = await prepararMotor({
+          command: motorCmd, dataDir, pgPort: pgServer.port, sourceDatabase: 'bi_comercial',
+          port: env.EMBEDDED_SYNC_ENGINE_PORT !== undefined ? Number(env.EMBEDDED_SYNC_ENGINE_PORT) || 0 : undefined,
+          jwtSecret: env.SYNC_ENGINE_JWT_SECRET!, apiToken: env.SYNC_ENGINE_API_TOKEN!, log: say,
+        });
+        for (const [k, v] of Object.entries(motor.serviceEnv)) if (!env[k]) env[k] = v;
+      }
     }
     env.APP_LOGS_DIR ??= join(dataDir, 'logs');
 
     const svc = await startService(env);
+    // after the migrations: the engine needs the publication they create
+    const motorPronto = motor ? await motor.start() : false;
     const demo = await seedDemoCatalogue(svc.ctx.pool, svc.ctx.config.env);
     if (demo) say(`catálogo vazio: catálogo de demonstração carregado (${demo.variantes_inseridas} variantes, db/seeds/catalogo-demo.json)`);
     const host = svc.ctx.config.host;
@@ -108,6 +121,11 @@ async function run(): Promise<void> {
       say(`  reset (X-Confirm-Nuke): ${env.REPLICATOR_CONFIRM_SECRET ?? '(não definido: o reset responde 503)'}`);
       say(`  segredos de desenvolvimento em ${join(dataDir, 'dev-secrets.json')}`);
     }
+    say(`  motor de sincronização: ${motor
+      ? `${motor.url}${motorPronto ? '' : ' (NÃO respondeu: veja o log)'}  (log: ${motor.logFile}; o reset o para e reinicia por ${motor.hosting.url})`
+      : motorCmd
+        ? 'nenhum (SYNC_ENGINE_CMD só vale com o banco embutido; DATABASE_URL está definida)'
+        : 'nenhum (defina SYNC_ENGINE_CMD com o comando do motor para rodá-lo junto; docs/replicacao.md)'}`);
     if (svc.ctx.config.telas.modo === 'bypass') {
       say(svc.ctx.config.host === '127.0.0.1'
         ? '  telas SEM LOGIN (OIDC_* não definidas): escutando só em 127.0.0.1; defina HOST para outra interface (e OIDC_* antes de expor)'

@@ -1,8 +1,9 @@
 /**
  * `npm start` on embedded defaults: its own Postgres and object store (a child process)
  * under the data directory, migrations, printed URL, tokens and development secrets of every
- * page; without HOST nor OIDC it listens on loopback only and says so; Ctrl-C stops
- * everything, even while the service is busy at that instant; a second start reuses the data.
+ * page, and one line saying it runs without a sync engine (SYNC_ENGINE_CMD unset); without
+ * HOST nor OIDC it listens on loopback only and says so; Ctrl-C stops everything, even while
+ * the service is busy at that instant; a second start reuses the data.
  */
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -68,6 +69,10 @@ describe('npm start on embedded defaults', () => {
       const first = await start(dataDir);
       expect(first.out()).toContain('criando cluster Postgres');
       expect(first.out()).toContain('object store embutido');
+      // without SYNC_ENGINE_CMD: no engine, in one line that says how to have one
+      expect(first.out().match(/motor de sincronização: .*/g)).toEqual([
+        'motor de sincronização: nenhum (defina SYNC_ENGINE_CMD com o comando do motor para rodá-lo junto; docs/replicacao.md)',
+      ]);
       const health = await fetch(`${first.base}/health`);
       expect(health.status).toBe(200);
       expect(await health.json()).toMatchObject({ status: 'UP', versao: expect.any(String) });
