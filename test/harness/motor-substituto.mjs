@@ -2,13 +2,18 @@
 //   node test/harness/motor-substituto.mjs <pg_recvlogical> start -c <configuration file>
 // Like the engine it reads the PS_* variables of sync-engine/powersync.yaml, holds a slot
 // with the engine's prefix active on PS_DATA_SOURCE_URI (pg_recvlogical, plugin
-// test_decoding; created again when a reset dropped it), answers GET /probes/liveness on
+// test_decoding; created again when a reset dropped it), writes, once the slot is active, what
+// the engine's storage holds after its initial copy into PS_STORAGE_URI when set
+// (armazenamento-substituto.mjs: what the reset's parity check reads), answers GET /probes/liveness on
 // PS_PORT, and stops on SIGTERM. It writes what it received (its arguments and the names of
 // the PS_* variables, never their values) and its pid to the file PS_SUBSTITUTO_INFO names,
 // when set. Plain JavaScript: it runs on a bare node.
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import pg from 'pg';
+import { dirname, join } from 'node:path';
+import { consultasDoArquivo, escreverArmazenamento } from './armazenamento-substituto.mjs';
 
 const [pgRecvlogical, ...args] = process.argv.slice(2);
 const config = args[0] === 'start' && args[1] === '-c' ? args[2] : undefined;
@@ -34,6 +39,24 @@ if (process.env.PS_SUBSTITUTO_INFO) {
 const recv = spawn(pgRecvlogical, ['-d', uri, '--slot', slot, '--create-slot', '--if-not-exists', '-P', 'test_decoding',
   '--start', '-f', '/dev/null', '-s', '1', '--no-loop'], { stdio: ['ignore', 'inherit', 'inherit'] });
 let stopping = false;
+if (process.env.PS_STORAGE_URI) {
+  const storage = process.env.PS_STORAGE_URI;
+  void (async () => {
+    const c = new pg.Client({ connectionString: uri });
+    await c.connect();
+    try {
+      for (;;) {
+        const { rows } = await c.query('select active from pg_replication_slots where slot_name = $1', [slot]);
+        if (rows[0]?.active) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      await c.end();
+    }
+    // like the engine, it reads the sync configuration next to its configuration file
+    await escreverArmazenamento(uri, storage, slot, 0, consultasDoArquivo(readFileSync(join(dirname(config), 'sync-rules.yaml'), 'utf8')));
+  })().catch((err) => process.stderr.write(`substituto: armazenamento não escrito: ${err.message}\n`));
+}
 recv.on('exit', (code) => {
   if (stopping) return;
   process.stderr.write(`substituto: pg_recvlogical saiu (${code})\n`);

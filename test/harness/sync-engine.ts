@@ -40,43 +40,8 @@ export async function waitUntil(pred: () => Promise<boolean>, timeoutMs: number,
   }
 }
 
-/**
- * The stand-in's storage: what the real engine leaves in its storage schema `powersync` once
- * its initial copy is done (the rows the parity check reads: powersync.sync_rules ACTIVE with
- * snapshot_done and a checkpoint, powersync.source_tables, one PUT per served row in
- * powersync.bucket_data), written from the source database's rows under the sync
- * configuration's queries (app.replicacao_consulta). `faltando` leaves that many rows of the
- * first table out (an engine that lacks rows).
- */
-export async function escreverArmazenamento(sourceUrl: string, storageUrl: string, slot: string, faltando = 0): Promise<void> {
-  const src = new pg.Client({ connectionString: sourceUrl });
-  const dst = new pg.Client({ connectionString: storageUrl });
-  await Promise.all([src.connect(), dst.connect()]);
-  try {
-    const { rows: consultas } = await src.query<{ tabela: string; bucket: string; filtro: string | null }>(
-      'select tabela, bucket, filtro from app.replicacao_consulta order by tabela');
-    await dst.query(`drop schema if exists powersync cascade; create schema powersync;
-      create table powersync.sync_rules (id int primary key, state text, snapshot_done boolean, last_checkpoint bigint,
-        last_checkpoint_lsn text, slot_name text, last_fatal_error text);
-      create table powersync.source_tables (group_id int, table_name text, snapshot_done boolean);
-      create table powersync.bucket_data (group_id int, bucket_name text, op_id bigint, op text, table_name text, row_id text,
-        primary key (group_id, bucket_name, op_id));`);
-    let op = 0;
-    for (const [i, c] of consultas.entries()) {
-      const { rows } = await src.query<{ id: string }>(`select id::text from public.${pg.escapeIdentifier(c.tabela)} where ${c.filtro ?? 'true'} order by id`);
-      const ids = rows.map((r) => r.id).slice(i === 0 ? faltando : 0);
-      await dst.query('insert into powersync.source_tables values (1, $1, true)', [c.tabela]);
-      if (ids.length) {
-        await dst.query(`insert into powersync.bucket_data select 1, $1, $2 + g.n, 'PUT', $3, g.id from unnest($4::text[]) with ordinality g(id, n)`,
-          [`1#${c.bucket}[]`, op, c.tabela, ids]);
-      }
-      op += ids.length;
-    }
-    await dst.query(`insert into powersync.sync_rules values (1, 'ACTIVE', true, $1, '0/0', $2, null)`, [op, slot]);
-  } finally {
-    await Promise.all([src.end(), dst.end()]);
-  }
-}
+export { escreverArmazenamento } from './armazenamento-substituto.mjs';
+import { escreverArmazenamento } from './armazenamento-substituto.mjs';
 
 export function startFakeSyncEngine(dbUrl: string, prefix = 'powersync_',
   opts: { armazenamento?: { url: string; faltando?: number } } = {}): FakeSyncEngine {

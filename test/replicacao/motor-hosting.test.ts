@@ -36,7 +36,8 @@ beforeAll(async () => {
   port = await freePort();
   processo = processoMotor({
     command: substitutoCmd(), config: MOTOR_CONFIG,
-    env: { PS_DATA_SOURCE_URI: db.url, PS_PORT: String(port), PS_SUBSTITUTO_INFO: join(dir, 'substituto.json') },
+    // its storage in the test database itself (schema powersync), what VERIFICAR_PARIDADE reads
+    env: { PS_DATA_SOURCE_URI: db.url, PS_STORAGE_URI: db.url, PS_PORT: String(port), PS_SUBSTITUTO_INFO: join(dir, 'substituto.json') },
     cwd: dir, logFile: join(dir, 'motor.log'), log: (m) => avisos.push(m),
   });
   hosting = await startHostingLocal(processo, { apiKey: 'rnd_local123', serviceId: 'srv-local123', log: (m) => avisos.push(m) });
@@ -60,7 +61,7 @@ describe('the local hosting endpoint of the child engine', () => {
   it('runs the command with `start -c <the repository configuration>` and the PS_* variables', async () => {
     const s = substituto();
     expect(s.args).toEqual(['start', '-c', MOTOR_CONFIG]);
-    expect(s.ps).toEqual(['PS_DATA_SOURCE_URI', 'PS_PORT']);
+    expect(s.ps).toEqual(['PS_DATA_SOURCE_URI', 'PS_PORT', 'PS_STORAGE_URI']);
     await waitUntil(() => slotAtivo(db.url, s.slot), 30_000, 'slot do substituto ativo');
   });
 
@@ -126,7 +127,7 @@ describe('the local hosting endpoint of the child engine', () => {
       const d = await aguardar(svc.app, (res.json() as { id: string }).id, terminou, 120_000);
       expect(d.status, JSON.stringify(d.passos, null, 1)).toBe('SUCESSO');
       expect(d.passos.filter((p) => p.status !== 'SUCESSO')).toEqual([]);
-      expect(d.passos.map((p) => p.step)).toEqual(expect.arrayContaining(['PAUSAR', 'AGUARDAR_PARADA', 'RESET_SLOT', 'RESUME', 'AGUARDAR_REPLICACAO', 'FINALIZAR']));
+      expect(d.passos.map((p) => p.step)).toEqual(expect.arrayContaining(['PAUSAR', 'AGUARDAR_PARADA', 'RESET_SLOT', 'RESUME', 'AGUARDAR_REPLICACAO', 'VERIFICAR_PARIDADE', 'FINALIZAR']));
       expect(d.slotsRemovidos).toEqual([substituto().slot]);
       expect(d.slotNovo).toBe(substituto().slot);
       expect(await ultimoNuke(db.pool)).not.toBe(antes);
