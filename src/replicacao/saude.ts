@@ -155,33 +155,33 @@ export async function carregarSaude(pool: pg.Pool, cfg: Pick<ReplicatorConfig, '
 
 const decimal = new Intl.NumberFormat('pt-BR', { maximumFractionDigits: 1 });
 
-/** Bytes as staff read them: 0 bytes, 830 bytes, 12,5 kB, 3,2 MB, 1,1 GB (powers of 1000). */
+/** Bytes as staff read them: 0 bytes, 830 bytes, 12,5 kB, 3,2 MB, 1,1 GB (powers of 1000; a no-break space before the unit). */
 export function bytesTexto(n: number | null): string {
   if (n === null || !Number.isFinite(n)) return '—';
-  if (n < 1000) return `${Math.max(0, Math.round(n))} bytes`;
+  if (n < 1000) return `${Math.max(0, Math.round(n))}\u00a0bytes`;
   for (const [base, unidade] of [[1e3, 'kB'], [1e6, 'MB'], [1e9, 'GB']] as const) {
     // 999.960 bytes would print as "1.000 kB": the next unit says it
-    if (Math.round((n / base) * 10) / 10 < 1000) return `${decimal.format(n / base)} ${unidade}`;
+    if (Math.round((n / base) * 10) / 10 < 1000) return `${decimal.format(n / base)}\u00a0${unidade}`;
   }
-  return `${decimal.format(n / 1e12)} TB`;
+  return `${decimal.format(n / 1e12)}\u00a0TB`;
 }
 
 function segundosTexto(s: number): string {
-  return `${decimal.format(s)} s`;
+  return `${decimal.format(s)}\u00a0s`;
 }
 
-/** A duration in words: 0,4 s, 42 s, 3 min 20 s, 2 h 5 min, 3 dias 4 h. */
+/** A duration in words: 0,4 s, 42 s, 3 min 20 s, 2 h 5 min, 3 dias 4 h (a no-break space before each unit). */
 export function duracaoTexto(segundos: number | null): string {
   if (segundos === null || !Number.isFinite(segundos)) return '—';
   const s = Math.max(0, segundos);
   if (s < 10) return segundosTexto(Math.round(s * 10) / 10);
-  if (s < 60) return `${Math.round(s)} s`;
+  if (s < 60) return `${Math.round(s)}\u00a0s`;
   const m = Math.floor(s / 60);
-  if (m < 60) return s % 60 >= 1 ? `${m} min ${Math.floor(s % 60)} s` : `${m} min`;
+  if (m < 60) return s % 60 >= 1 ? `${m}\u00a0min ${Math.floor(s % 60)}\u00a0s` : `${m}\u00a0min`;
   const h = Math.floor(m / 60);
-  if (h < 24) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
+  if (h < 24) return m % 60 ? `${h}\u00a0h ${m % 60}\u00a0min` : `${h}\u00a0h`;
   const d = Math.floor(h / 24);
-  return `${d} ${d === 1 ? 'dia' : 'dias'}${h % 24 ? ` ${h % 24} h` : ''}`;
+  return `${d}\u00a0${d === 1 ? 'dia' : 'dias'}${h % 24 ? ` ${h % 24}\u00a0h` : ''}`;
 }
 
 /** pg_replication_slots.wal_status in words. */
@@ -205,7 +205,8 @@ export interface SlotTela {
 
 export interface SaudeTela {
   situacao: Situacao;
-  motor: { nivel: Nivel; texto: string };
+  /** estado: acessível / inacessível (configurado), and the probe's detail */
+  motor: { nivel: Nivel; configurado: boolean; estado: string; detalhe: string | null };
   slots: SlotTela[];
   verificadoEm: string;
 }
@@ -213,11 +214,12 @@ export interface SaudeTela {
 /** The panel's rows in staff words (dates through the screens' formatter). */
 export function saudeTela(s: Saude, dataHora: (v: unknown) => string): SaudeTela {
   const agora = Date.parse(s.verificadoEm);
-  const motor = !s.motor.configurado
-    ? { nivel: 'atencao' as const, texto: 'motor não configurado: defina SYNC_ENGINE_URL para que este painel verifique se o motor responde' }
+  const ms = s.motor.duracaoMs ?? 0;
+  const motor: SaudeTela['motor'] = !s.motor.configurado
+    ? { nivel: 'atencao', configurado: false, estado: 'motor não configurado', detalhe: null }
     : s.motor.acessivel
-      ? { nivel: 'ok' as const, texto: `acessível (respondeu em ${(s.motor.duracaoMs ?? 0) < 1000 ? `${s.motor.duracaoMs ?? 0} ms` : duracaoTexto((s.motor.duracaoMs ?? 0) / 1000)})` }
-      : { nivel: 'erro' as const, texto: `inacessível: ${s.motor.erro ?? 'sem resposta'}` };
+      ? { nivel: 'ok', configurado: true, estado: 'acessível', detalhe: `respondeu em ${ms < 1000 ? `${ms}\u00a0ms` : duracaoTexto(ms / 1000)}` }
+      : { nivel: 'erro', configurado: true, estado: 'inacessível', detalhe: s.motor.erro ?? 'sem resposta' };
   const slots = s.slots.map((x): SlotTela => {
     let situacaoSlot: string;
     if (x.active) situacaoSlot = `Ativo${x.activePid ? ` (processo ${x.activePid})` : ''}`;

@@ -87,11 +87,11 @@ describe('the health panel of /admin/replicacao', () => {
     const p = painel(res.body);
     expect(p).toContain('saude-ok');
     expect(p).toContain('Replicação em dia');
-    expect(p).toMatch(/Motor de sincronização: <strong>acessível \(respondeu em \d+ ms\)<\/strong>/);
+    expect(p).toMatch(/Motor de sincronização: <strong>acessível<\/strong> \(respondeu em \d+\sms\)\./);
     expect(p).toContain(`<code class="id">${engine.slots[0]}</code>`);
     const pid = (await db.pool.query(`select active_pid from pg_replication_slots where slot_name = $1`, [engine.slots[0]])).rows[0].active_pid;
     expect(p).toContain(`>Ativo (processo ${pid})<`);
-    expect(p).toMatch(/<td data-rotulo="Atraso em dados">\d+(,\d)? (bytes|kB|MB)<\/td>/);
+    expect(p).toMatch(/<td data-rotulo="Atraso em dados">\d+(,\d)?\s(bytes|kB|MB)<\/td>/);
     expect(p).toContain('O que estes números querem dizer');
     expect(p).toContain('Quando se preocupar');
     // the probe is GET {SYNC_ENGINE_URL}/probes/liveness (the trailing slash of the setting dropped)
@@ -104,8 +104,7 @@ describe('the health panel of /admin/replicacao', () => {
   it('SYNC_ENGINE_URL unset: "motor não configurado", and no probe', async () => {
     motorPedidos = [];
     const p = painel((await pagina(await app({}))).body);
-    expect(p).toContain('motor não configurado');
-    expect(p).toContain('SYNC_ENGINE_URL');
+    expect(p).toContain('<strong>Motor não configurado</strong>: defina <code>SYNC_ENGINE_URL</code>');
     expect(p).toContain('Replicação em dia'); // the slots still say how replication goes
     expect(motorPedidos).toEqual([]);
   });
@@ -114,13 +113,13 @@ describe('the health panel of /admin/replicacao', () => {
     const fechado = painel((await pagina(await app({ SYNC_ENGINE_URL: fechada }))).body);
     expect(fechado).toContain('saude-erro');
     expect(fechado).toContain('Replicação interrompida: motor inacessível');
-    expect(fechado).toContain('inacessível: conexão recusada');
+    expect(fechado).toContain('<strong>inacessível</strong> (conexão recusada');
     expect(fechado).toContain('os celulares não conseguem sincronizar');
     expect(fechado).toContain('>Ativo (processo'); // the engine still reads the database
     motorStatus = 503;
     try {
       const p503 = painel((await pagina(await app({ SYNC_ENGINE_URL: motorUrl }))).body);
-      expect(p503).toContain('inacessível: respondeu HTTP 503');
+      expect(p503).toContain('<strong>inacessível</strong> (respondeu HTTP 503).');
     } finally { motorStatus = 200; }
   });
 
@@ -138,7 +137,7 @@ describe('the health panel of /admin/replicacao', () => {
     expect(p).toContain('— (sem cliente)');
     const depois = (await db.pool.query(`select lag_bytes::float8 n from replicacao_saude()`)).rows[0].n as number;
     expect(depois).toBeGreaterThan(antes + 500_000);
-    expect(p).toMatch(/<td data-rotulo="Atraso em dados">[\d,]+ (kB|MB)<\/td>/);
+    expect(p).toMatch(/<td data-rotulo="Atraso em dados">[\d,]+\s(kB|MB)<\/td>/);
     await engine.start(); // a new slot, active: the old one stays without a client
     const q = painel((await pagina(a)).body);
     expect(q).toContain('saude-atencao');
@@ -193,6 +192,8 @@ describe('the panel in a browser', () => {
   let browser: Browser;
   let base: string;
   let servidor: FastifyInstance;
+  /** the same service without SYNC_ENGINE_URL */
+  let baseSemMotor: string;
 
   beforeAll(async () => {
     const port = await portaLivre();
@@ -200,20 +201,25 @@ describe('the panel in a browser', () => {
     servidor = await testApp(db, { ...oidcEnv('http://127.0.0.1:9/', base), SYNC_ENGINE_URL: motorUrl, REPLICATOR_CONFIRM_SECRET: 'segredo-saude-0123456789' });
     apps.push(servidor);
     await servidor.listen({ port, host: '127.0.0.1' });
+    const port2 = await portaLivre();
+    baseSemMotor = `http://127.0.0.1:${port2}`;
+    const semMotor = await testApp(db, { ...oidcEnv('http://127.0.0.1:9/', baseSemMotor), REPLICATOR_CONFIRM_SECRET: 'segredo-saude-0123456789' });
+    apps.push(semMotor);
+    await semMotor.listen({ port: port2, host: '127.0.0.1' });
     browser = await abrirChromium();
   }, 60_000);
   afterAll(async () => { await browser?.close(); });
 
-  async function fotografar(nome: string): Promise<string[]> {
+  async function fotografar(nome: string, em = base): Promise<string[]> {
     const cookie = (await sessao(db, `ana.souza@${DOMINIO}`)).token;
     const problemas: string[] = [];
     for (const largura of [{ width: 390, height: 844 }, { width: 1366, height: 900 }]) {
       // axe is injected as an inline script: the page's CSP would refuse it
       const ctx = await browser.newContext({ viewport: largura, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo', bypassCSP: true });
       try {
-        await ctx.addCookies([{ name: 'bi_sessao', value: cookie, url: base }]);
+        await ctx.addCookies([{ name: 'bi_sessao', value: cookie, url: em }]);
         const page = await ctx.newPage();
-        const res = await page.goto(`${base}/admin/replicacao`, { waitUntil: 'load' });
+        const res = await page.goto(`${em}/admin/replicacao`, { waitUntil: 'load' });
         expect(res?.status()).toBe(200);
         // the explanations open, so the screenshot shows them too
         await page.locator('#replicacao-saude summary').click();
@@ -228,7 +234,7 @@ describe('the panel in a browser', () => {
     return problemas;
   }
 
-  it('at 390 px and 1366 px, with one slot active and one without a client, then in order, then with the engine down: no sideways scroll, no serious axe violation', async () => {
+  it('at 390 px and 1366 px, with one slot active and one without a client, then in order, then with the engine down, then without SYNC_ENGINE_URL: no sideways scroll, no serious axe violation', async () => {
     const problemas = await fotografar('slot-sem-cliente');
     // the old slot dropped: one slot, active, and an engine that answers
     for (const velho of engine.slots.slice(0, -1)) await db.pool.query('select pg_drop_replication_slot($1)', [velho]);
@@ -243,6 +249,7 @@ describe('the panel in a browser', () => {
     expect(p).toContain('Replicação parada: motor inacessível');
     expect(p).toMatch(/>Inativo desde \d{2}\/\d{2}\/\d{4} \d{2}:\d{2} \(há [^)]+\)</);
     problemas.push(...await fotografar('motor-parado'));
+    problemas.push(...await fotografar('motor-nao-configurado', baseSemMotor));
     expect(problemas).toEqual([]);
   }, 120_000);
 });
