@@ -1382,6 +1382,47 @@ COMMENT ON FUNCTION app.replicacao_id_hash(p_id text) IS 'A 32-bit number from a
 
 
 --
+-- Name: replicacao_slots_observar(); Type: FUNCTION; Schema: app; Owner: -
+--
+
+CREATE FUNCTION app.replicacao_slots_observar() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_n integer;
+begin
+  -- a slot dropped since the last look: its row goes (a new slot of the same name starts afresh)
+  delete from app.replicacao_slot_visto v
+   where not exists (select from pg_replication_slots s
+                      where s.database = current_database() and s.slot_name::text = v.slot);
+  insert into app.replicacao_slot_visto as v (slot, observado_desde, visto_em, ativo_visto_em)
+  select s.slot_name::text, now(), now(), case when s.active then now() end
+    from pg_replication_slots s
+   where s.database = current_database()
+  on conflict (slot) do update set
+    visto_em = excluded.visto_em,
+    -- a gap of more than 5 minutes between two looks (pg_cron stopped): what happened in it is
+    -- unknown, so the slot is observed anew from this look
+    observado_desde = case when v.visto_em < excluded.visto_em - interval '5 minutes'
+                           then excluded.observado_desde else v.observado_desde end,
+    ativo_visto_em = case when v.visto_em < excluded.visto_em - interval '5 minutes'
+                          then excluded.ativo_visto_em
+                          else coalesce(excluded.ativo_visto_em, v.ativo_visto_em) end;
+  get diagnostics v_n = row_count;
+  return v_n;
+end;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_slots_observar(); Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON FUNCTION app.replicacao_slots_observar() IS 'Looks at every replication slot of this database and records in app.replicacao_slot_visto when each was last seen active (a client holding it), so that public.replicacao_saude can say since when an inactive slot is inactive (Postgres 15 does not record it). Run every minute by the pg_cron job replicacao_slots_observar; returns how many slots it saw. A gap of more than 5 minutes between two looks restarts the observation of every slot.';
+
+
+--
 -- Name: xls_resetar_replicator; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -6862,6 +6903,42 @@ COMMENT ON FUNCTION public.replicacao_resetar(p_motivo text, p_solicitante text)
 
 
 --
+-- Name: replicacao_saude(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.replicacao_saude(p_prefixo text DEFAULT 'powersync_'::text) RETURNS TABLE(slot_name text, active boolean, active_pid integer, confirmed_flush_lsn pg_lsn, current_lsn pg_lsn, lag_bytes numeric, retained_bytes numeric, write_lag interval, flush_lag interval, replay_lag interval, wal_status text, safe_wal_size bigint, inactive_since timestamp with time zone, inactive_at_least boolean)
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  with wal as (
+    -- a standby has no current insert position: the position it has replayed
+    select case when pg_is_in_recovery() then pg_last_wal_replay_lsn() else pg_current_wal_lsn() end as lsn
+  )
+  select s.slot_name::text, s.active, s.active_pid, s.confirmed_flush_lsn, wal.lsn,
+         pg_wal_lsn_diff(wal.lsn, s.confirmed_flush_lsn), pg_wal_lsn_diff(wal.lsn, s.restart_lsn),
+         r.write_lag, r.flush_lag, r.replay_lag, s.wal_status, s.safe_wal_size,
+         -- the observer's last look at this slot is recent (it runs every minute): it can tell
+         case when not s.active and v.visto_em >= now() - interval '5 minutes'
+              then coalesce(v.ativo_visto_em, v.observado_desde) end,
+         case when not s.active and v.visto_em >= now() - interval '5 minutes'
+              then v.ativo_visto_em is null end
+    from pg_replication_slots s
+   cross join wal
+    left join pg_stat_replication r on r.pid = s.active_pid
+    left join app.replicacao_slot_visto v on v.slot = s.slot_name::text
+   where s.database = current_database() and starts_with(s.slot_name::text, p_prefixo)
+   order by s.slot_name;
+$$;
+
+
+--
+-- Name: FUNCTION replicacao_saude(p_prefixo text); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.replicacao_saude(p_prefixo text) IS 'Replication health, one row per replication slot of this database whose name starts with p_prefixo (the sync engine''s, REPLICATOR_SLOT_PREFIX): active and active_pid (a client holds it), confirmed_flush_lsn (the WAL position the client confirmed), current_lsn (this server''s WAL position now), lag_bytes (WAL written since the confirmed position: pg_wal_lsn_diff(current, confirmed_flush_lsn)), retained_bytes (WAL the slot keeps on disk: from restart_lsn), write_lag / flush_lag / replay_lag (pg_stat_replication of the walsender holding the slot; null when unknown: no client, caught up and idle, or a caller without pg_read_all_stats looking at another role''s walsender), wal_status and safe_wal_size (pg_replication_slots), inactive_since (for an inactive slot, the last minute the pg_cron job replicacao_slots_observar saw it active; null when active or when the job has not looked in 5 minutes) and inactive_at_least (true: the slot was already inactive when the job started looking, so it is inactive since inactive_since or earlier). Reads only. In psql: select * from replicacao_saude(); The screen /admin/replicacao and GET /api/transporte/admin/replicacao/saude show it (docs/replicacao.md, "Replication health").';
+
+
+--
 -- Name: replicacao_slots(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -8594,6 +8671,53 @@ CREATE TABLE app.replicacao_publicacao (
 --
 
 COMMENT ON TABLE app.replicacao_publicacao IS 'Publications of the sync engine that the service keeps covering exactly the bi_* tables of public (event trigger _200_bi_publicar, and the reset step RECRIAR_PUBLICACAO, which registers REPLICATOR_PUBLICATION here). Default: powersync.';
+
+
+--
+-- Name: replicacao_slot_visto; Type: TABLE; Schema: app; Owner: -
+--
+
+CREATE TABLE app.replicacao_slot_visto (
+    slot text NOT NULL,
+    observado_desde timestamp with time zone NOT NULL,
+    visto_em timestamp with time zone NOT NULL,
+    ativo_visto_em timestamp with time zone
+);
+
+
+--
+-- Name: TABLE replicacao_slot_visto; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON TABLE app.replicacao_slot_visto IS 'What the pg_cron job replicacao_slots_observar saw of each replication slot of this database, one row per existing slot (a dropped slot''s row goes at the next look). Written only by app.replicacao_slots_observar; read by public.replicacao_saude (inactive_since).';
+
+
+--
+-- Name: COLUMN replicacao_slot_visto.slot; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.replicacao_slot_visto.slot IS 'The slot''s name (pg_replication_slots.slot_name).';
+
+
+--
+-- Name: COLUMN replicacao_slot_visto.observado_desde; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.replicacao_slot_visto.observado_desde IS 'Since when the slot has been looked at without a gap (first look, or the first look after the job stopped for more than 5 minutes).';
+
+
+--
+-- Name: COLUMN replicacao_slot_visto.visto_em; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.replicacao_slot_visto.visto_em IS 'The last look at the slot.';
+
+
+--
+-- Name: COLUMN replicacao_slot_visto.ativo_visto_em; Type: COMMENT; Schema: app; Owner: -
+--
+
+COMMENT ON COLUMN app.replicacao_slot_visto.ativo_visto_em IS 'The last look that found the slot active (a client holding it) since observado_desde; null when it was never seen active in that span.';
 
 
 --
@@ -10706,6 +10830,14 @@ ALTER TABLE ONLY app.replicacao_publicacao
 
 
 --
+-- Name: replicacao_slot_visto replicacao_slot_visto_pkey; Type: CONSTRAINT; Schema: app; Owner: -
+--
+
+ALTER TABLE ONLY app.replicacao_slot_visto
+    ADD CONSTRAINT replicacao_slot_visto_pkey PRIMARY KEY (slot);
+
+
+--
 -- Name: sessao sessao_pkey; Type: CONSTRAINT; Schema: app; Owner: -
 --
 
@@ -12584,4 +12716,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261129360100'),
     ('20261129360200'),
     ('20261201100000'),
-    ('20261202100000');
+    ('20261202100000'),
+    ('20261202100100');

@@ -92,6 +92,11 @@ export interface ReplicatorConfig {
   docstoreTimeoutMs: number;
   /** how often the waiting steps look at pg_replication_slots */
   pollMs: number;
+  /**
+   * SYNC_ENGINE_URL: the sync engine's HTTP base URL; the health panel probes
+   * GET {url}/probes/liveness. null -> "motor não configurado" (no probe)
+   */
+  syncEngineUrl: string | null;
 }
 
 /**
@@ -500,6 +505,7 @@ function loadReplicatorConfig(env: Env, warnings: string[]): ReplicatorConfig {
     paridadeLimiteMs: int(env, 'REPLICATOR_PARIDADE_LIMITE_S', 600, 1, 86_400) * 1000,
     docstoreTimeoutMs: int(env, 'REPLICATOR_DOCSTORE_TIMEOUT_MS', 30_000, 100, 600_000),
     pollMs: int(env, 'REPLICATOR_POLL_MS', 1000, 10, 60_000),
+    syncEngineUrl: httpUrl(env, 'SYNC_ENGINE_URL'),
   };
 }
 

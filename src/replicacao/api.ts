@@ -3,14 +3,16 @@
  *   POST /api/transporte/admin/resetar-replicator        start (Bearer + X-Confirm-Nuke) -> 202 | 409
  *   GET  /api/transporte/admin/resetar-replicator/{id}   one execution, its steps, the manual recovery
  *   GET  /api/comercial/admin/nuke-replication           Page of executions, iniciado_em descending
+ *   GET  /api/transporte/admin/replicacao/saude          replication health: the engine's probe and each slot (saude.ts)
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { HttpProblem } from '../errors.js';
 import { safeEqual } from '../web/bearer.js';
 import { pageQueryProperties, pageSchema, parsePageRequest, toPage } from '../web/page.js';
-import { arr, dateTime, int, nullable, obj, str, uuid } from '../schemas.js';
+import { arr, bool, dateTime, int, num, nullable, obj, str, uuid } from '../schemas.js';
 import { replicacaoInstrucoes, replicacaoResetar, type Execucao, type PassoRow } from './db.js';
+import { carregarSaude } from './saude.js';
 
 const execucaoProperties = {
   id: uuid(),
@@ -33,6 +35,18 @@ export const passoSchema = obj({
   step: str(), ordem: int(), status: str(), mensagem: nullable(str()), iniciadoEm: dateTime(), finalizadoEm: nullable(dateTime()),
 });
 export const detalheSchema = obj({ ...execucaoProperties, passos: arr(passoSchema), instrucoes: nullable(str()) });
+
+export const saudeSchema = obj({
+  verificadoEm: dateTime(),
+  situacao: obj({ nivel: str({ enum: ['ok', 'atencao', 'erro'] }), titulo: str(), texto: str() }),
+  motor: obj({ configurado: bool(), acessivel: nullable(bool()), httpStatus: nullable(int()), erro: nullable(str()), duracaoMs: nullable(int()) }),
+  slots: arr(obj({
+    slotName: str(), active: bool(), activePid: nullable(int()), confirmedFlushLsn: nullable(str()), currentLsn: nullable(str()),
+    lagBytes: nullable(num()), retainedBytes: nullable(num()),
+    writeLagSeconds: nullable(num()), flushLagSeconds: nullable(num()), replayLagSeconds: nullable(num()),
+    walStatus: nullable(str()), safeWalSize: nullable(num()), inactiveSince: nullable(dateTime()), inactiveAtLeast: nullable(bool()),
+  })),
+});
 
 const iso = (v: string | Date | null): string | null => (v === null ? null : new Date(v).toISOString());
 
@@ -134,4 +148,8 @@ export default async function replicacaoRoutes(app: FastifyInstance) {
     // the old limit/offset are accepted and ignored
     schema: { querystring: { type: 'object', properties: { ...pageQueryProperties, limit: {}, offset: {} } }, response: { 200: pageSchema(execucaoSchema) } },
   }, async (req) => listarExecucoes(app.ctx.pool, req.query as Record<string, unknown>));
+
+  app.get('/transporte/admin/replicacao/saude', {
+    schema: { response: { 200: saudeSchema } },
+  }, async () => carregarSaude(app.ctx.pool, app.ctx.config.replicator));
 }

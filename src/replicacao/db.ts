@@ -93,3 +93,32 @@ export async function replicacaoParidadeConferir(q: Q, id: string, motor: unknow
     'select paridade from public.xls_resetar_replicator where id = $1', [id]);
   return { igual: rows[0]!.igual, tabelas: p[0]?.paridade ?? [] };
 }
+
+/** One row of public.replicacao_saude: lags in seconds, positions as text, bytes as numbers. */
+export interface SlotSaudeRow {
+  slot_name: string;
+  active: boolean;
+  active_pid: number | null;
+  confirmed_flush_lsn: string | null;
+  current_lsn: string | null;
+  lag_bytes: number | null;
+  retained_bytes: number | null;
+  write_lag_s: number | null;
+  flush_lag_s: number | null;
+  replay_lag_s: number | null;
+  wal_status: string | null;
+  safe_wal_size: number | null;
+  inactive_since: Date | null;
+  inactive_at_least: boolean | null;
+}
+
+export async function replicacaoSaude(q: Q, prefixo: string): Promise<SlotSaudeRow[]> {
+  const { rows } = await q.query<SlotSaudeRow>(`
+    select slot_name, active, active_pid, confirmed_flush_lsn::text, current_lsn::text,
+           lag_bytes::float8, retained_bytes::float8,
+           extract(epoch from write_lag)::float8 write_lag_s, extract(epoch from flush_lag)::float8 flush_lag_s,
+           extract(epoch from replay_lag)::float8 replay_lag_s,
+           wal_status, safe_wal_size::float8, inactive_since, inactive_at_least
+      from public.replicacao_saude($1)`, [prefixo]);
+  return rows;
+}

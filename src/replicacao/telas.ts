@@ -1,6 +1,7 @@
 /**
- * /admin/replicacao: the reset of the replication to the phones on the staff screens
- * (docs/replicacao.md). The list of resets with the start form (motivo, an explicit
+ * /admin/replicacao: the replication to the phones on the staff screens (docs/replicacao.md):
+ * first the health panel (the engine reachable or not, each slot and its lag: saude.ts), then
+ * the reset. The list of resets with the start form (motivo, an explicit
  * confirmation and the confirmation secret, the same REPLICATOR_CONFIRM_SECRET as the API's
  * X-Confirm-Nuke), and the detail with each step and, for the failed step, what to do by
  * hand. SQL decides (replicacao_resetar: one EM_ANDAMENTO, 409); a refused form is shown again
@@ -16,6 +17,7 @@ import { safeEqual } from '../web/bearer.js';
 import { formatos, renderPagina } from '../web/render.js';
 import { replicacaoResetar } from './db.js';
 import { carregarDetalhe, listarExecucoes } from './api.js';
+import { carregarSaude, saudeTela } from './saude.js';
 
 /** The reset's motivo: at most this many characters (code points) on the screen, the API and in SQL. */
 export const MOTIVO_MAX = 500;
@@ -83,11 +85,17 @@ export const RUNBOOK_SECAO = 'what-to-do-by-hand-after-each-failure-runbook';
 export default async function replicacaoScreens(app: FastifyInstance) {
   const lista = async (req: FastifyRequest, reply: FastifyReply, form: Body = {},
     banner: { tipo: 'ok' | 'erro' | 'info'; texto: string } | null = null, status = 200) => {
-    const page = await listarExecucoes(app.ctx.pool, req.query as Record<string, unknown>);
+    // the list's sections, each with its own data: the health panel, then the resets
+    // (a "Paridade" section would load its data here too: templates/replicacao/lista.eta)
+    const [page, saude] = await Promise.all([
+      listarExecucoes(app.ctx.pool, req.query as Record<string, unknown>),
+      carregarSaude(app.ctx.pool, app.ctx.config.replicator),
+    ]);
     const emAndamento = page.content.find((e) => e.status === 'EM_ANDAMENTO') ?? null;
     return renderPagina(req, reply, 'replicacao/lista', {
       titulo: 'Reset da replicação', status, banner, refresh: emAndamento ? 5 : undefined,
     }, {
+      saude: saudeTela(saude, formatos.dataHora),
       page, form, emAndamento, statusExecucao: STATUS_EXECUCAO, passosStatus: STATUS_PASSO,
       desligado: !app.ctx.config.replicator.confirmSecret,
       estrategia: app.ctx.config.replicator.restart,

@@ -21,5 +21,5 @@ export interface AdminLink extends NavItem {
 
 export const ADMIN_LINKS: AdminLink[] = [
   { href: '/admin/configuracoes', rotulo: 'Configurações', descricao: 'Chaves de bi_configuracao enviadas aos celulares; as do sistema são somente leitura.' },
-  { href: '/admin/replicacao', rotulo: 'Reset da replicação', descricao: 'Refaz a replicação para os celulares (slots, docstore, publicação); lista os resets e o que fazer à mão quando um falha.' },
+  { href: '/admin/replicacao', rotulo: 'Reset da replicação', descricao: 'Mostra se a replicação para os celulares está em dia (motor, slots, atraso) e a refaz quando preciso (slots, docstore, publicação); lista os resets e o que fazer à mão quando um falha.' },
 ];

@@ -157,6 +157,7 @@ describe('migrations', () => {
       { jobname: 'partner_conciliacao', schedule: '30 9 * * *', command: 'select public.partner_conciliacao_agendar(now())', database: cronDb },
       { jobname: 'partner_tick', schedule: '* * * * *', command: 'select public.partner_tick(now())', database: cronDb },
       { jobname: 'replicacao_recuperar', schedule: '* * * * *', command: 'select count(*) from public.replicacao_recuperar()', database: cronDb },
+      { jobname: 'replicacao_slots_observar', schedule: '* * * * *', command: 'select app.replicacao_slots_observar()', database: cronDb },
       { jobname: 'xls_recuperar', schedule: '* * * * *', command: 'select public.xls_recuperar()', database: cronDb },
     ]);
     const ext = await db.pool.query(`select count(*)::int n from pg_extension where extname = 'pg_cron'`);

@@ -43,8 +43,21 @@ export async function waitUntil(pred: () => Promise<boolean>, timeoutMs: number,
 export { escreverArmazenamento } from './armazenamento-substituto.mjs';
 import { escreverArmazenamento } from './armazenamento-substituto.mjs';
 
-export function startFakeSyncEngine(dbUrl: string, prefix = 'powersync_',
-  opts: { armazenamento?: { url: string; faltando?: number } } = {}): FakeSyncEngine {
+/**
+ * plugin: test_decoding (default), or pgoutput over `publication` as the real engine reads
+ * (pgoutput's walsender records lag samples, so pg_stat_replication shows write/flush/replay lag).
+ * armazenamento: each start also writes what the real engine's storage holds after its initial
+ * copy into that database (armazenamento-substituto.mjs), `faltando` rows of the first table left out.
+ */
+export interface FakeSyncEngineOptions {
+  plugin?: 'test_decoding' | 'pgoutput';
+  publication?: string;
+  armazenamento?: { url: string; faltando?: number };
+}
+
+export function startFakeSyncEngine(dbUrl: string, prefix = 'powersync_', opts: FakeSyncEngineOptions = {}): FakeSyncEngine {
+  const plugin = opts.plugin ?? 'test_decoding';
+  const pluginArgs = plugin === 'pgoutput' ? ['-o', 'proto_version=1', '-o', `publication_names=${opts.publication ?? 'powersync'}`] : [];
   const dbName = new URL(dbUrl).pathname.slice(1).toLowerCase().replace(/[^a-z0-9_]/g, '_');
   const slots: string[] = [];
   let child: ChildProcess | null = null;
@@ -68,8 +81,8 @@ export function startFakeSyncEngine(dbUrl: string, prefix = 'powersync_',
       await stop();
       const slot = `${prefix}${dbName}_${slots.length + 1}`;
       slots.push(slot);
-      const c = spawn(bin, ['-d', dbUrl, '--slot', slot, '--create-slot', '--if-not-exists', '-P', 'test_decoding',
-        '--start', '-f', '/dev/null', '-s', '1', '--no-loop'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const c = spawn(bin, ['-d', dbUrl, '--slot', slot, '--create-slot', '--if-not-exists', '-P', plugin,
+        '--start', ...pluginArgs, '-f', '/dev/null', '-s', '1', '--no-loop'], { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       c.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
       child = c;

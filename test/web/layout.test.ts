@@ -8,13 +8,12 @@
  * no serious or critical violation. A screenshot of every screen at both widths goes to
  * test-artifacts/layout/ (gitignored): look at them after a change of the screens.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { abrirChromium, portaLivre } from './chromium.js';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { abrirChromium, axe, medir, portaLivre } from './chromium.js';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { testApp } from '../harness/service.js';
 import { projectRoot } from '../../src/paths.js';
@@ -23,7 +22,6 @@ import { popularTelas, type DadosTelas } from './dados-telas.js';
 import { popularTelasGeral, type DadosGeral } from './dados-geral.js';
 
 const SHOTS = join(projectRoot, 'test-artifacts', 'layout');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const LARGURAS = [{ nome: 'celular', width: 390, height: 844 }, { nome: 'desktop', width: 1366, height: 900 }] as const;
 
 let db: TestDatabase;
@@ -93,25 +91,6 @@ function telasDoServico(): Tela[] {
     { nome: 'nao-encontrada', url: '/nao-existe', status: 404 },
     { nome: 'nao-encontrada-anonimo', url: '/nao-existe', anonimo: true, status: 404 },
   ];
-}
-
-interface Medida { scrollWidth: number; innerWidth: number; largos: string[] }
-interface Violacao { id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }
-
-async function medir(page: Page): Promise<Medida> {
-  // browser-side code as text: the project's TypeScript has no DOM types
-  return page.evaluate(`(() => {
-    const w = window.innerWidth;
-    const largos = [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > w + 1)
-      .slice(0, 5).map((el) => el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : '') + ' ' + Math.round(el.getBoundingClientRect().right));
-    return { scrollWidth: document.documentElement.scrollWidth, innerWidth: w, largos };
-  })()`) as Promise<Medida>;
-}
-
-async function axe(page: Page): Promise<Violacao[]> {
-  await page.addScriptTag({ content: AXE });
-  const r = await page.evaluate(`axe.run(document, { resultTypes: ['violations'] })`) as { violations: Violacao[] };
-  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
 describe.each(LARGURAS)('every screen at $width px ($nome)', (largura) => {

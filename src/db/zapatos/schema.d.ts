@@ -17502,6 +17502,189 @@ declare module 'zapatos/schema' {
     }
   
     /**
+     * **app.replicacao_slot_visto**
+     * - Table in database
+     */
+    export namespace replicacao_slot_visto {
+      export type Table = 'app.replicacao_slot_visto';
+      export interface Selectable {
+        /**
+        * **app.replicacao_slot_visto.ativo_visto_em**
+        *
+        * The last look that found the slot active (a client holding it) since observado_desde; null when it was never seen active in that span.
+        * - `timestamptz` in database
+        * - Nullable, no default
+        */
+        ativo_visto_em: Date | null;
+        /**
+        * **app.replicacao_slot_visto.observado_desde**
+        *
+        * Since when the slot has been looked at without a gap (first look, or the first look after the job stopped for more than 5 minutes).
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        observado_desde: Date;
+        /**
+        * **app.replicacao_slot_visto.slot**
+        *
+        * The slot's name (pg_replication_slots.slot_name).
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        slot: string;
+        /**
+        * **app.replicacao_slot_visto.visto_em**
+        *
+        * The last look at the slot.
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        visto_em: Date;
+      }
+      export interface JSONSelectable {
+        /**
+        * **app.replicacao_slot_visto.ativo_visto_em**
+        *
+        * The last look that found the slot active (a client holding it) since observado_desde; null when it was never seen active in that span.
+        * - `timestamptz` in database
+        * - Nullable, no default
+        */
+        ativo_visto_em: db.TimestampTzString | null;
+        /**
+        * **app.replicacao_slot_visto.observado_desde**
+        *
+        * Since when the slot has been looked at without a gap (first look, or the first look after the job stopped for more than 5 minutes).
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        observado_desde: db.TimestampTzString;
+        /**
+        * **app.replicacao_slot_visto.slot**
+        *
+        * The slot's name (pg_replication_slots.slot_name).
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        slot: string;
+        /**
+        * **app.replicacao_slot_visto.visto_em**
+        *
+        * The last look at the slot.
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        visto_em: db.TimestampTzString;
+      }
+      export interface Whereable {
+        /**
+        * **app.replicacao_slot_visto.ativo_visto_em**
+        *
+        * The last look that found the slot active (a client holding it) since observado_desde; null when it was never seen active in that span.
+        * - `timestamptz` in database
+        * - Nullable, no default
+        */
+        ativo_visto_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.replicacao_slot_visto.observado_desde**
+        *
+        * Since when the slot has been looked at without a gap (first look, or the first look after the job stopped for more than 5 minutes).
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        observado_desde?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.replicacao_slot_visto.slot**
+        *
+        * The slot's name (pg_replication_slots.slot_name).
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        slot?: string | db.Parameter<string> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment | db.ParentColumn>;
+        /**
+        * **app.replicacao_slot_visto.visto_em**
+        *
+        * The last look at the slot.
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        visto_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.ParentColumn>;
+      }
+      export interface Insertable {
+        /**
+        * **app.replicacao_slot_visto.ativo_visto_em**
+        *
+        * The last look that found the slot active (a client holding it) since observado_desde; null when it was never seen active in that span.
+        * - `timestamptz` in database
+        * - Nullable, no default
+        */
+        ativo_visto_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment;
+        /**
+        * **app.replicacao_slot_visto.observado_desde**
+        *
+        * Since when the slot has been looked at without a gap (first look, or the first look after the job stopped for more than 5 minutes).
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        observado_desde: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment;
+        /**
+        * **app.replicacao_slot_visto.slot**
+        *
+        * The slot's name (pg_replication_slots.slot_name).
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        slot: string | db.Parameter<string> | db.SQLFragment;
+        /**
+        * **app.replicacao_slot_visto.visto_em**
+        *
+        * The last look at the slot.
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        visto_em: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment;
+      }
+      export interface Updatable {
+        /**
+        * **app.replicacao_slot_visto.ativo_visto_em**
+        *
+        * The last look that found the slot active (a client holding it) since observado_desde; null when it was never seen active in that span.
+        * - `timestamptz` in database
+        * - Nullable, no default
+        */
+        ativo_visto_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | null | db.DefaultType | db.SQLFragment>;
+        /**
+        * **app.replicacao_slot_visto.observado_desde**
+        *
+        * Since when the slot has been looked at without a gap (first look, or the first look after the job stopped for more than 5 minutes).
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        observado_desde?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment>;
+        /**
+        * **app.replicacao_slot_visto.slot**
+        *
+        * The slot's name (pg_replication_slots.slot_name).
+        * - `text` in database
+        * - `NOT NULL`, no default
+        */
+        slot?: string | db.Parameter<string> | db.SQLFragment | db.SQLFragment<any, string | db.Parameter<string> | db.SQLFragment>;
+        /**
+        * **app.replicacao_slot_visto.visto_em**
+        *
+        * The last look at the slot.
+        * - `timestamptz` in database
+        * - `NOT NULL`, no default
+        */
+        visto_em?: (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment | db.SQLFragment<any, (db.TimestampTzString | Date) | db.Parameter<(db.TimestampTzString | Date)> | db.SQLFragment>;
+      }
+      export type UniqueIndex = 'replicacao_slot_visto_pkey';
+      export type Column = keyof Selectable;
+      export type OnlyCols<T extends readonly Column[]> = Pick<Selectable, T[number]>;
+      export type SQLExpression = Table | db.ColumnNames<Updatable | (keyof Updatable)[]> | db.ColumnValues<Updatable> | Whereable | Column | db.ParentColumn | db.GenericSQLExpression;
+      export type SQL = SQLExpression | SQLExpression[];
+    }
+  
+    /**
      * **app.sessao**
      * - Table in database
      */
@@ -19147,20 +19330,20 @@ declare module 'zapatos/schema' {
   
     /* --- aggregate types --- */
   
-    export type Table = job.Table | login_tentativa.Table | repeatable_file.Table | replicacao_consulta.Table | replicacao_publicacao.Table | sessao.Table | worker.Table | xls_alteracao.Table | xls_alvo.Table | xls_staging_coluna.Table | xls_tipo.Table;
-    export type Selectable = job.Selectable | login_tentativa.Selectable | repeatable_file.Selectable | replicacao_consulta.Selectable | replicacao_publicacao.Selectable | sessao.Selectable | worker.Selectable | xls_alteracao.Selectable | xls_alvo.Selectable | xls_staging_coluna.Selectable | xls_tipo.Selectable;
-    export type JSONSelectable = job.JSONSelectable | login_tentativa.JSONSelectable | repeatable_file.JSONSelectable | replicacao_consulta.JSONSelectable | replicacao_publicacao.JSONSelectable | sessao.JSONSelectable | worker.JSONSelectable | xls_alteracao.JSONSelectable | xls_alvo.JSONSelectable | xls_staging_coluna.JSONSelectable | xls_tipo.JSONSelectable;
-    export type Whereable = job.Whereable | login_tentativa.Whereable | repeatable_file.Whereable | replicacao_consulta.Whereable | replicacao_publicacao.Whereable | sessao.Whereable | worker.Whereable | xls_alteracao.Whereable | xls_alvo.Whereable | xls_staging_coluna.Whereable | xls_tipo.Whereable;
-    export type Insertable = job.Insertable | login_tentativa.Insertable | repeatable_file.Insertable | replicacao_consulta.Insertable | replicacao_publicacao.Insertable | sessao.Insertable | worker.Insertable | xls_alteracao.Insertable | xls_alvo.Insertable | xls_staging_coluna.Insertable | xls_tipo.Insertable;
-    export type Updatable = job.Updatable | login_tentativa.Updatable | repeatable_file.Updatable | replicacao_consulta.Updatable | replicacao_publicacao.Updatable | sessao.Updatable | worker.Updatable | xls_alteracao.Updatable | xls_alvo.Updatable | xls_staging_coluna.Updatable | xls_tipo.Updatable;
-    export type UniqueIndex = job.UniqueIndex | login_tentativa.UniqueIndex | repeatable_file.UniqueIndex | replicacao_consulta.UniqueIndex | replicacao_publicacao.UniqueIndex | sessao.UniqueIndex | worker.UniqueIndex | xls_alteracao.UniqueIndex | xls_alvo.UniqueIndex | xls_staging_coluna.UniqueIndex | xls_tipo.UniqueIndex;
-    export type Column = job.Column | login_tentativa.Column | repeatable_file.Column | replicacao_consulta.Column | replicacao_publicacao.Column | sessao.Column | worker.Column | xls_alteracao.Column | xls_alvo.Column | xls_staging_coluna.Column | xls_tipo.Column;
+    export type Table = job.Table | login_tentativa.Table | repeatable_file.Table | replicacao_consulta.Table | replicacao_publicacao.Table | replicacao_slot_visto.Table | sessao.Table | worker.Table | xls_alteracao.Table | xls_alvo.Table | xls_staging_coluna.Table | xls_tipo.Table;
+    export type Selectable = job.Selectable | login_tentativa.Selectable | repeatable_file.Selectable | replicacao_consulta.Selectable | replicacao_publicacao.Selectable | replicacao_slot_visto.Selectable | sessao.Selectable | worker.Selectable | xls_alteracao.Selectable | xls_alvo.Selectable | xls_staging_coluna.Selectable | xls_tipo.Selectable;
+    export type JSONSelectable = job.JSONSelectable | login_tentativa.JSONSelectable | repeatable_file.JSONSelectable | replicacao_consulta.JSONSelectable | replicacao_publicacao.JSONSelectable | replicacao_slot_visto.JSONSelectable | sessao.JSONSelectable | worker.JSONSelectable | xls_alteracao.JSONSelectable | xls_alvo.JSONSelectable | xls_staging_coluna.JSONSelectable | xls_tipo.JSONSelectable;
+    export type Whereable = job.Whereable | login_tentativa.Whereable | repeatable_file.Whereable | replicacao_consulta.Whereable | replicacao_publicacao.Whereable | replicacao_slot_visto.Whereable | sessao.Whereable | worker.Whereable | xls_alteracao.Whereable | xls_alvo.Whereable | xls_staging_coluna.Whereable | xls_tipo.Whereable;
+    export type Insertable = job.Insertable | login_tentativa.Insertable | repeatable_file.Insertable | replicacao_consulta.Insertable | replicacao_publicacao.Insertable | replicacao_slot_visto.Insertable | sessao.Insertable | worker.Insertable | xls_alteracao.Insertable | xls_alvo.Insertable | xls_staging_coluna.Insertable | xls_tipo.Insertable;
+    export type Updatable = job.Updatable | login_tentativa.Updatable | repeatable_file.Updatable | replicacao_consulta.Updatable | replicacao_publicacao.Updatable | replicacao_slot_visto.Updatable | sessao.Updatable | worker.Updatable | xls_alteracao.Updatable | xls_alvo.Updatable | xls_staging_coluna.Updatable | xls_tipo.Updatable;
+    export type UniqueIndex = job.UniqueIndex | login_tentativa.UniqueIndex | repeatable_file.UniqueIndex | replicacao_consulta.UniqueIndex | replicacao_publicacao.UniqueIndex | replicacao_slot_visto.UniqueIndex | sessao.UniqueIndex | worker.UniqueIndex | xls_alteracao.UniqueIndex | xls_alvo.UniqueIndex | xls_staging_coluna.UniqueIndex | xls_tipo.UniqueIndex;
+    export type Column = job.Column | login_tentativa.Column | repeatable_file.Column | replicacao_consulta.Column | replicacao_publicacao.Column | replicacao_slot_visto.Column | sessao.Column | worker.Column | xls_alteracao.Column | xls_alvo.Column | xls_staging_coluna.Column | xls_tipo.Column;
   
-    export type AllBaseTables = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_consulta.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alteracao.Table, xls_alvo.Table, xls_tipo.Table];
+    export type AllBaseTables = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_consulta.Table, replicacao_publicacao.Table, replicacao_slot_visto.Table, sessao.Table, worker.Table, xls_alteracao.Table, xls_alvo.Table, xls_tipo.Table];
     export type AllForeignTables = [];
     export type AllViews = [xls_staging_coluna.Table];
     export type AllMaterializedViews = [];
-    export type AllTablesAndViews = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_consulta.Table, replicacao_publicacao.Table, sessao.Table, worker.Table, xls_alteracao.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
+    export type AllTablesAndViews = [job.Table, login_tentativa.Table, repeatable_file.Table, replicacao_consulta.Table, replicacao_publicacao.Table, replicacao_slot_visto.Table, sessao.Table, worker.Table, xls_alteracao.Table, xls_alvo.Table, xls_staging_coluna.Table, xls_tipo.Table];
   }
 
 
@@ -19240,6 +19423,7 @@ declare module 'zapatos/schema' {
     "app.repeatable_file": app.repeatable_file.Selectable;
     "app.replicacao_consulta": app.replicacao_consulta.Selectable;
     "app.replicacao_publicacao": app.replicacao_publicacao.Selectable;
+    "app.replicacao_slot_visto": app.replicacao_slot_visto.Selectable;
     "app.sessao": app.sessao.Selectable;
     "app.worker": app.worker.Selectable;
     "app.xls_alteracao": app.xls_alteracao.Selectable;
@@ -19302,6 +19486,7 @@ declare module 'zapatos/schema' {
     "app.repeatable_file": app.repeatable_file.JSONSelectable;
     "app.replicacao_consulta": app.replicacao_consulta.JSONSelectable;
     "app.replicacao_publicacao": app.replicacao_publicacao.JSONSelectable;
+    "app.replicacao_slot_visto": app.replicacao_slot_visto.JSONSelectable;
     "app.sessao": app.sessao.JSONSelectable;
     "app.worker": app.worker.JSONSelectable;
     "app.xls_alteracao": app.xls_alteracao.JSONSelectable;
@@ -19364,6 +19549,7 @@ declare module 'zapatos/schema' {
     "app.repeatable_file": app.repeatable_file.Whereable;
     "app.replicacao_consulta": app.replicacao_consulta.Whereable;
     "app.replicacao_publicacao": app.replicacao_publicacao.Whereable;
+    "app.replicacao_slot_visto": app.replicacao_slot_visto.Whereable;
     "app.sessao": app.sessao.Whereable;
     "app.worker": app.worker.Whereable;
     "app.xls_alteracao": app.xls_alteracao.Whereable;
@@ -19426,6 +19612,7 @@ declare module 'zapatos/schema' {
     "app.repeatable_file": app.repeatable_file.Insertable;
     "app.replicacao_consulta": app.replicacao_consulta.Insertable;
     "app.replicacao_publicacao": app.replicacao_publicacao.Insertable;
+    "app.replicacao_slot_visto": app.replicacao_slot_visto.Insertable;
     "app.sessao": app.sessao.Insertable;
     "app.worker": app.worker.Insertable;
     "app.xls_alteracao": app.xls_alteracao.Insertable;
@@ -19488,6 +19675,7 @@ declare module 'zapatos/schema' {
     "app.repeatable_file": app.repeatable_file.Updatable;
     "app.replicacao_consulta": app.replicacao_consulta.Updatable;
     "app.replicacao_publicacao": app.replicacao_publicacao.Updatable;
+    "app.replicacao_slot_visto": app.replicacao_slot_visto.Updatable;
     "app.sessao": app.sessao.Updatable;
     "app.worker": app.worker.Updatable;
     "app.xls_alteracao": app.xls_alteracao.Updatable;
@@ -19550,6 +19738,7 @@ declare module 'zapatos/schema' {
     "app.repeatable_file": app.repeatable_file.UniqueIndex;
     "app.replicacao_consulta": app.replicacao_consulta.UniqueIndex;
     "app.replicacao_publicacao": app.replicacao_publicacao.UniqueIndex;
+    "app.replicacao_slot_visto": app.replicacao_slot_visto.UniqueIndex;
     "app.sessao": app.sessao.UniqueIndex;
     "app.worker": app.worker.UniqueIndex;
     "app.xls_alteracao": app.xls_alteracao.UniqueIndex;
@@ -19612,6 +19801,7 @@ declare module 'zapatos/schema' {
     "app.repeatable_file": app.repeatable_file.Column;
     "app.replicacao_consulta": app.replicacao_consulta.Column;
     "app.replicacao_publicacao": app.replicacao_publicacao.Column;
+    "app.replicacao_slot_visto": app.replicacao_slot_visto.Column;
     "app.sessao": app.sessao.Column;
     "app.worker": app.worker.Column;
     "app.xls_alteracao": app.xls_alteracao.Column;
@@ -19674,6 +19864,7 @@ declare module 'zapatos/schema' {
     "app.repeatable_file": app.repeatable_file.SQL;
     "app.replicacao_consulta": app.replicacao_consulta.SQL;
     "app.replicacao_publicacao": app.replicacao_publicacao.SQL;
+    "app.replicacao_slot_visto": app.replicacao_slot_visto.SQL;
     "app.sessao": app.sessao.SQL;
     "app.worker": app.worker.SQL;
     "app.xls_alteracao": app.xls_alteracao.SQL;
