@@ -4,6 +4,7 @@
  *   GET  /api/transporte/admin/resetar-replicator/{id}   one execution, its steps, the manual recovery
  *   GET  /api/comercial/admin/nuke-replication           Page of executions, iniciado_em descending
  *   GET  /api/transporte/admin/replicacao/saude          replication health: the engine's probe and each slot (saude.ts)
+ *   GET  /api/transporte/admin/replicacao/paridade       parity now: what the engine serves against Postgres, per table (paridade.ts)
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
@@ -13,6 +14,7 @@ import { pageQueryProperties, pageSchema, parsePageRequest, toPage } from '../we
 import { arr, bool, dateTime, int, num, nullable, obj, str, uuid } from '../schemas.js';
 import { replicacaoInstrucoes, replicacaoResetar, type Execucao, type PassoRow } from './db.js';
 import { carregarSaude } from './saude.js';
+import { paridadeAgora } from './paridade.js';
 
 const execucaoProperties = {
   id: uuid(),
@@ -46,6 +48,11 @@ export const saudeSchema = obj({
     writeLagSeconds: nullable(num()), flushLagSeconds: nullable(num()), replayLagSeconds: nullable(num()),
     walStatus: nullable(str()), safeWalSize: nullable(num()), inactiveSince: nullable(dateTime()), inactiveAtLeast: nullable(bool()),
   })),
+});
+
+export const paridadeSchema = obj({
+  verificadoEm: dateTime(), conferida: bool(), motivo: nullable(str()), checkpoint: nullable(str()), slot: nullable(str()), igual: bool(),
+  tabelas: arr(obj({ tabela: str(), postgres: int(), motor: int(), igual: bool() })),
 });
 
 const iso = (v: string | Date | null): string | null => (v === null ? null : new Date(v).toISOString());
@@ -152,4 +159,8 @@ export default async function replicacaoRoutes(app: FastifyInstance) {
   app.get('/transporte/admin/replicacao/saude', {
     schema: { response: { 200: saudeSchema } },
   }, async () => carregarSaude(app.ctx.pool, app.ctx.config.replicator));
+
+  app.get('/transporte/admin/replicacao/paridade', {
+    schema: { response: { 200: paridadeSchema } },
+  }, async () => paridadeAgora(app.ctx.pool, app.ctx.config.replicator));
 }

@@ -5,7 +5,8 @@
  * replicacao_paridade_conferir, by the reset step VERIFICAR_PARIDADE.
  */
 import type pg from 'pg';
-import type { DocstoreAlvo } from '../config.js';
+import { parseDocstoreUrl, type DocstoreAlvo, type ReplicatorConfig } from '../config.js';
+import { carregarConsultas } from './consultas.js';
 import { conectarArmazenamento, contagensMotor, estadoMotor, type ContagemMotor, type EstadoMotor } from './motor.js';
 
 export interface LinhaParidade { tabela: string; postgres: number; motor: number; igual: boolean }
@@ -46,4 +47,32 @@ export async function compararParidade(q: Q, contagens: ContagemMotor[]): Promis
 export function descreverDiferencas(linhas: LinhaParidade[]): string {
   const dif = linhas.filter((l) => !l.igual);
   return dif.map((l) => `${l.tabela}: Postgres ${l.postgres}, motor ${l.motor}${l.postgres === l.motor ? ' (mesma contagem, ids diferentes)' : ''}`).join('; ');
+}
+
+export interface Paridade {
+  verificadoEm: string;
+  /** false: the engine could not be read (motivo says why); nothing was compared */
+  conferida: boolean;
+  motivo: string | null;
+  checkpoint: string | null;
+  slot: string | null;
+  /** every table equal (false when not compared) */
+  igual: boolean;
+  tabelas: LinhaParidade[];
+}
+
+/**
+ * Parity on demand (the "Replicação" panel and its API): the sync configuration's queries
+ * loaded again, the engine's storage read once, compared by SQL. Nothing is recorded.
+ */
+export async function paridadeAgora(q: Q, cfg: Pick<ReplicatorConfig, 'docstoreUrl' | 'docstoreTimeoutMs'>): Promise<Paridade> {
+  const verificadoEm = new Date().toISOString();
+  await carregarConsultas(q);
+  const leitura = await lerMotor(cfg.docstoreUrl ? parseDocstoreUrl(cfg.docstoreUrl) : null, cfg.docstoreTimeoutMs);
+  if (!leitura.lida) return { verificadoEm, conferida: false, motivo: leitura.motivo, checkpoint: null, slot: null, igual: false, tabelas: [] };
+  const tabelas = await compararParidade(q, leitura.contagens);
+  return {
+    verificadoEm, conferida: true, motivo: null, checkpoint: leitura.estado.checkpoint, slot: leitura.estado.slot,
+    igual: tabelas.length > 0 && tabelas.every((t) => t.igual), tabelas,
+  };
 }

@@ -18,6 +18,7 @@ import { formatos, renderPagina } from '../web/render.js';
 import { replicacaoResetar } from './db.js';
 import { carregarDetalhe, listarExecucoes } from './api.js';
 import { carregarSaude, saudeTela } from './saude.js';
+import { paridadeAgora } from './paridade.js';
 
 /** The reset's motivo: at most this many characters (code points) on the screen, the API and in SQL. */
 export const MOTIVO_MAX = 500;
@@ -86,16 +87,20 @@ export default async function replicacaoScreens(app: FastifyInstance) {
   const lista = async (req: FastifyRequest, reply: FastifyReply, form: Body = {},
     banner: { tipo: 'ok' | 'erro' | 'info'; texto: string } | null = null, status = 200) => {
     // the list's sections, each with its own data: the health panel, then the resets
-    // (a "Paridade" section would load its data here too: templates/replicacao/lista.eta)
-    const [page, saude] = await Promise.all([
-      listarExecucoes(app.ctx.pool, req.query as Record<string, unknown>),
+    // and, when asked (?paridade=1), the parity table
+    const q = req.query as Record<string, unknown>;
+    const [page, saude, paridade] = await Promise.all([
+      listarExecucoes(app.ctx.pool, q),
       carregarSaude(app.ctx.pool, app.ctx.config.replicator),
+      // parity on demand only (it reads every synced table and the engine's storage)
+      q.paridade === '1' ? paridadeAgora(app.ctx.pool, app.ctx.config.replicator) : Promise.resolve(null),
     ]);
     const emAndamento = page.content.find((e) => e.status === 'EM_ANDAMENTO') ?? null;
     return renderPagina(req, reply, 'replicacao/lista', {
       titulo: 'Reset da replicação', status, banner, refresh: emAndamento ? 5 : undefined,
     }, {
       saude: saudeTela(saude, formatos.dataHora),
+      paridade,
       page, form, emAndamento, statusExecucao: STATUS_EXECUCAO, passosStatus: STATUS_PASSO,
       desligado: !app.ctx.config.replicator.confirmSecret,
       estrategia: app.ctx.config.replicator.restart,
