@@ -4,7 +4,7 @@
  * `declare module` of every file of src/):
  *
  * - composition (`main.ts`, `app.ts`, `handlers.ts`, `embedded/start.ts`) may import anything;
- * - an area (`erp/`, `pedidos/`, `planilhas/`, `replicacao/`, `configuracao/`) imports its own
+ * - an area (`erp/`, `pedidos/`, `planilhas/`, `replicacao/`, `configuracao/`, `celular/`) imports its own
  *   files and the kernels, never another area (what two areas need goes down into a kernel)
  *   and never the composition;
  * - a kernel (everything else: `web/`, `jobs/`, `db/`, `integrations/`, `xlsx/`, `embedded/`
@@ -19,7 +19,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(import.meta.dirname, '../..');
 const SRC = join(ROOT, 'src');
 
-export const AREAS = ['erp', 'pedidos', 'planilhas', 'replicacao', 'configuracao'] as const;
+export const AREAS = ['erp', 'pedidos', 'planilhas', 'replicacao', 'configuracao', 'celular'] as const;
 const COMPOSITION = new Set(['main.ts', 'app.ts', 'handlers.ts', 'embedded/start.ts']);
 
 type Layer = { kind: 'composition' } | { kind: 'area'; area: string } | { kind: 'kernel'; kernel: string };
