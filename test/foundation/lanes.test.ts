@@ -4,14 +4,15 @@
  * engine, found from its imports; a run of unit files alone starts no database; without
  * SYNC_ENGINE_CMD the engine lane is left out and the run says so in one line.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type { Vitest } from 'vitest/node';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/paths.js';
 import { countTests, laneOf, lanes, selectedBy, testFiles } from '../harness/lanes.js';
-import { linhaSemMotor } from '../harness/motor-ausente.js';
+import { MotorAusente, linhaSemMotor } from '../harness/motor-ausente.js';
 
 describe('test lanes', () => {
   it('puts every test file in exactly one lane, by what it uses', () => {
@@ -41,6 +42,28 @@ describe('test lanes', () => {
     expect(selectedBy(projectRoot, 'test/motor/importacoes.test.ts', ['test/xlsx', 'test/pipeline'])).toBe(false);
     expect(linhaSemMotor(9)).toBe('motor de sincronização: 9 testes de ponta a ponta não rodaram (SYNC_ENGINE_CMD não definida)');
     expect(linhaSemMotor(1)).toBe('motor de sincronização: 1 teste de ponta a ponta não rodou (SYNC_ENGINE_CMD não definida)');
+  });
+
+  it('the notice: a whole run (no filter) prints it once; a run of other files or another project does not', () => {
+    const arquivos = lanes(projectRoot).engine;
+    const linhas = (filenamePattern: string[] | undefined, project: string[] = []): string[] => {
+      const escrito: string[] = [];
+      const espia = vi.spyOn(process.stdout, 'write').mockImplementation((t: string | Uint8Array) => { escrito.push(String(t)); return true; });
+      try {
+        const r = new MotorAusente(projectRoot, arquivos);
+        r.onInit({ config: { project }, filenamePattern } as unknown as Vitest);
+        r.onTestRunEnd();
+      } finally {
+        espia.mockRestore();
+      }
+      return escrito;
+    };
+    const linha = `${linhaSemMotor(countTests(projectRoot, arquivos))}\n`;
+    expect(linhas(undefined)).toEqual([linha]);
+    expect(linhas(['test/motor/'], ['engine'])).toEqual([linha]);
+    expect(linhas(['test/xlsx'])).toEqual([]);
+    expect(linhas(undefined, ['unit', 'db'])).toEqual([]);
+    expect(linhas(['importacoes'])).toEqual([`${linhaSemMotor(countTests(projectRoot, arquivos.filter((f) => f.includes('importacoes'))))}\n`]);
   });
 
   /** vitest run with `args`, no engine, an unreachable database: its output and exit code. */
