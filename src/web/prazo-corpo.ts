@@ -79,6 +79,8 @@ async function prazoCorpo(app: FastifyInstance, o: PrazoCorpo) {
     }, passo);
     timer.unref();
     sock.once('close', parar);
+    // a body read to its end has arrived (app.inject's requests never set `complete`)
+    raw.once('end', parar);
     done();
   });
 }

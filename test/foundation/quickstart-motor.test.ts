@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/paths.js';
 import { ambienteDoMotor, MOTOR_CONFIG } from '../../src/embedded/motor.js';
-import { substitutoCmd } from '../harness/motor.js';
+import { substitutoCmd } from '../harness/substituto-cmd.js';
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -1,8 +1,8 @@
 /**
- * Vitest global setup of the `db` and `service` lanes: one database server per run, one
+ * Vitest global setup of the `db`, `service` and `engine` lanes: one database server per run, one
  * migrated template database built once, cloned by every test file (test/harness/db.ts).
  * The pg_cron database is migrated too, so the schedules can be tested where pg_cron
- * lives. Both lanes run this setup (vitest runs it per project, and only for a project
+ * lives. Every such lane runs this setup (vitest runs it per project, and only for a project
  * with files to run); they share one cluster through the main process's globalThis,
  * stopped when the last of them tears down.
  */

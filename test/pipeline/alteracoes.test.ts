@@ -14,7 +14,8 @@ import { API_TOKEN } from '../harness/service.js';
 import { startEmbeddedObjectStore, type EmbeddedObjectStore } from '../../src/embedded/objstore.js';
 import { buildMeta, buildRelatorio18 } from '../fixtures/builder.js';
 import { makeZip } from '../fixtures/zip.js';
-import { H, escrever, fluxoSheets, tabela, titulo, utc, type TSheet } from '../fixtures/tipos.js';
+import { arquivosDosDezTipos, postos } from '../fixtures/dez-tipos.js';
+import { H, escrever, fluxoSheets, tabela, titulo } from '../fixtures/tipos.js';
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 let db: TestDatabase;
@@ -82,26 +83,6 @@ async function enviar(nome: string, bytes: Buffer) {
   const id = res.json().itens[0].processamentoId as string;
   await p.drain();
   return (await rows('select id, status, erro_mensagem, exclusao_retida, linhas_removidas from xls_processamento where id = $1', [id]))[0];
-}
-
-const postos = (n: number, de = 0) => tabela(H.POSTOS, Array.from({ length: n }, (_, i) => [
-  `${String(10_000_000 + de + i).padStart(8, '0')}/0001-${String((de + i) % 100).padStart(2, '0')}`, `Posto ${de + i}`, `P${de + i}`, 'Shell', 'Rua 1', 'Centro', 'Cuiabá', 'MT', '78005-100', null]));
-
-/** One file of each of the ten types, in an order whose references hold (RELATORIO18 first). */
-async function arquivosDosDezTipos(): Promise<Array<[string, Buffer]>> {
-  const s = (sheets: TSheet[]) => escrever(sheets, 'exceljs');
-  return [
-    ['r18.xlsx', await buildRelatorio18({ rows: 40 })],
-    ['meta.xlsx', await buildMeta({ rows: 6 })],
-    ['mc.xlsx', await s([{ name: 'Plan1', rows: tabela(H.MARGEM_CONSOLIDADA, [['nov/26', 'F-S', 'P1', 1000, '5.000,50', 4000, 1000.5, 1.0005]]) }])],
-    ['md.xlsx', await s([{ name: 'Dia', rows: tabela(H.MARGEM_DIA, [[utc(2026, 11, 3), '01', 'CL-S', 'Cliente S', 'V1', 'P1', 100, 6.1, 5.5, 60]]) }])],
-    ['carteira.xlsx', await s([{ name: 'Carteira', rows: tabela(H.META_CARTEIRA, [['nov/2026', 'CL-S', 'P1', 500]]) }])],
-    ['postos.xlsx', await s([{ name: 'Postos', rows: postos(5) }])],
-    ['trr.xlsx', await s([{ name: 'TRR', rows: tabela(['CNPJ', 'Razão Social', 'Município', 'UF', 'Qualificação da Empresa', 'Capacidade (m³)'], [['12.345.678/0001-90', 'TRR Ltda', 'Sinop', 'MT', 'TRR', '45,5']]) }])],
-    ['compras.xlsx', await s([{ name: 'COMPRAS', rows: tabela(H.COMPRAS, [[utc(2026, 7, 5), '55.555.555/0001-55', 'Distribuidora', 9001, 'Diesel S10', 1202, 5000, 29500.5]]) }])],
-    ['cota.xlsx', await s([{ name: '2026', rows: tabela(H.COTA, [['Paulínia', 'Diesel R5', 100, 110, null, null, null, null, null, null, null, null, null, 1]]) }])],
-    ['fluxo.xlsx', await s(fluxoSheets({ posicao: '10/01/2027', totalReceber: 100, titulos: [titulo({ documento: 'R1', saldo: 100 })] }))],
-  ];
 }
 
 describe('preview', () => {

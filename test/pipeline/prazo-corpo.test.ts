@@ -99,4 +99,19 @@ describe('a body that does not arrive is answered 408 on every route', () => {
     expect(res.status).toBe(202);
     expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
   });
+
+  it('an injected upload (app.inject, the tests\' way) is no longer watched once its body is read: nothing fires after the limit', async () => {
+    const erros: unknown[] = [];
+    const capturar = (e: unknown) => { erros.push(e); };
+    process.on('uncaughtException', capturar);
+    try {
+      const res = await p.upload('injetada.xlsx', await buildMeta({ rows: 5 }), 'application/octet-stream');
+      expect(res.statusCode, res.body).toBe(202);
+      // past the idle limit (400 ms) and the rate's window: a watch left running would act now
+      await new Promise((r) => setTimeout(r, 1500));
+    } finally {
+      process.off('uncaughtException', capturar);
+    }
+    expect(erros).toEqual([]);
+  });
 });

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { slotAtivo, waitUntil } from '../harness/sync-engine.js';
-import { substitutoCmd } from '../harness/motor.js';
+import { substitutoCmd } from '../harness/substituto-cmd.js';
 import { freePort } from '../../src/embedded/postgres.js';
 import { aguardarMotor, MOTOR_CONFIG, processoMotor, type ProcessoMotor } from '../../src/embedded/motor.js';
 import { startHostingLocal, type HostingLocal } from '../../src/embedded/hosting-local.js';
