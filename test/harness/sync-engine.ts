@@ -12,7 +12,7 @@ import { findPgBinDir } from '../../src/db/pg-bin.js';
 export interface FakeSyncEngine {
   readonly running: boolean;
   /** rows of the first synced table its storage leaves out from the next start on */
-  faltando: number;
+  faltando?: number;
   /** every slot name it created, in order */
   readonly slots: string[];
   start(): Promise<string>;
@@ -90,7 +90,7 @@ export function startFakeSyncEngine(dbUrl: string, prefix = 'powersync_', opts: 
         if (c.exitCode !== null) throw new Error(`pg_recvlogical saiu (${c.exitCode}): ${stderr}`);
         return slotAtivo(dbUrl, slot);
       }, 30_000, `slot ${slot} ativo`);
-      if (opts.armazenamento) await escreverArmazenamento(dbUrl, opts.armazenamento.url, slot, self.faltando);
+      if (opts.armazenamento) await escreverArmazenamento(dbUrl, opts.armazenamento.url, slot, self.faltando ?? 0);
       return slot;
     },
     stop,
