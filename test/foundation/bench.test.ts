@@ -23,7 +23,9 @@ function bootstrap(args: string[], env: Record<string, string> = {}): Promise<{ 
       cwd: projectRoot,
       // nothing of the test run's own database settings (TEST_DATABASE_URL would hand a
       // bench the harness's server): a bench starts what it needs
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', TEST_DOCKER: process.env.TEST_DOCKER ?? '', ...env },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', TEST_DOCKER: process.env.TEST_DOCKER ?? '',
+        // the engine, where there is one (bench/celular needs it; without it, it says so in one line)
+        SYNC_ENGINE_CMD: process.env.SYNC_ENGINE_CMD ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
