@@ -126,9 +126,10 @@ describe('steps and outcome', () => {
 });
 
 describe('parity (VERIFICAR_PARIDADE)', () => {
+  // buckets named so that their order is not the tables' (the queries are kept and read by table)
   const consultas = [
-    { bucket: 'titulos', consulta: 'SELECT id, posicao, atual FROM bi_titulo WHERE atual = true' },
-    { bucket: 'comercial', consulta: 'SELECT id, codigo, descricao FROM bi_centro_custo' },
+    { bucket: 'atuais', consulta: 'SELECT id, posicao, atual FROM bi_titulo WHERE atual = true' },
+    { bucket: 'todos', consulta: 'SELECT id, codigo, descricao FROM bi_centro_custo' },
   ];
   const hash = async (ids: string[]) => (await db.pool.query<{ s: string }>(
     'select coalesce(sum(app.replicacao_id_hash(i)), 0)::text s from unnest($1::text[]) i', [ids])).rows[0]!.s;
@@ -136,8 +137,8 @@ describe('parity (VERIFICAR_PARIDADE)', () => {
   it('replicacao_consultas_definir keeps the sync configuration\'s queries, and refuses what is not SELECT … FROM bi_… [WHERE …]', async () => {
     expect((await db.pool.query('select replicacao_consultas_definir($1::jsonb) n', [JSON.stringify(consultas)])).rows[0].n).toBe(2);
     expect((await db.pool.query('select tabela, bucket, filtro from app.replicacao_consulta order by 1')).rows).toEqual([
-      { tabela: 'bi_centro_custo', bucket: 'comercial', filtro: null },
-      { tabela: 'bi_titulo', bucket: 'titulos', filtro: 'atual = true' },
+      { tabela: 'bi_centro_custo', bucket: 'todos', filtro: null },
+      { tabela: 'bi_titulo', bucket: 'atuais', filtro: 'atual = true' },
     ]);
     for (const bad of [
       [{ bucket: 'x', consulta: 'DELETE FROM bi_titulo' }],
@@ -177,6 +178,9 @@ describe('parity (VERIFICAR_PARIDADE)', () => {
     expect((await motor([...ids.slice(1), outro], atuais))[0]).toEqual({ tabela: 'bi_centro_custo', postgres: 4, motor: 4, igual: false });
     // a table only the engine has, and a table the engine lacks entirely
     expect(await motor(ids, atuais, [{ tabela: 'bi_intrusa', linhas: 1, ids: '5' }])).toContainEqual({ tabela: 'bi_intrusa', postgres: 0, motor: 1, igual: false });
+    // a table the engine has and Postgres not: rows or ids alone make it different
+    expect(await motor(ids, atuais, [{ tabela: 'bi_intrusa', linhas: 1, ids: '0' }])).toContainEqual({ tabela: 'bi_intrusa', postgres: 0, motor: 1, igual: false });
+    expect(await motor(ids, atuais, [{ tabela: 'bi_intrusa', linhas: 0, ids: '1' }])).toContainEqual({ tabela: 'bi_intrusa', postgres: 0, motor: 0, igual: false });
     expect((await db.pool.query(`select tabela, postgres::int, motor::int, igual from replicacao_paridade('[]') order by 1`)).rows[1])
       .toEqual({ tabela: 'bi_titulo', postgres: 3, motor: 0, igual: false });
   });
@@ -194,7 +198,10 @@ describe('parity (VERIFICAR_PARIDADE)', () => {
     // no table configured is never "equal"
     await db.pool.query(`delete from app.replicacao_consulta`);
     expect(await conferir([])).toBe(false);
-    // FINALIZAR: not without the step, not after an ERRO of it, yes after SUCESSO or AVISO
+    // FINALIZAR: not without the step (other steps done do not count), not while it runs, not
+    // after an ERRO of it; yes after SUCESSO or AVISO
+    await db.pool.query(`select replicacao_passo($1, 'VALIDAR', 'EM_ANDAMENTO')`, [id]);
+    await db.pool.query(`select replicacao_passo($1, 'VALIDAR', 'SUCESSO', 'ok')`, [id]);
     await expect(db.pool.query('select replicacao_finalizar($1)', [id])).rejects.toMatchObject({ code: 'RR409' });
     await db.pool.query(`select replicacao_passo($1, 'VERIFICAR_PARIDADE', 'EM_ANDAMENTO')`, [id]);
     await expect(db.pool.query('select replicacao_finalizar($1)', [id])).rejects.toMatchObject({ code: 'RR409' });
@@ -204,7 +211,10 @@ describe('parity (VERIFICAR_PARIDADE)', () => {
     await db.pool.query(`select replicacao_passo($1, 'VERIFICAR_PARIDADE', 'ERRO', 'diferente')`, [id2]);
     await expect(db.pool.query('select replicacao_finalizar($1)', [id2])).rejects.toMatchObject({ code: 'RR409' });
     await db.pool.query(`select replicacao_falhar($1, 'fim')`, [id2]);
+    // an ended execution, with another one running: refused, and the running one untouched
+    const id3 = await iniciar('a que roda');
     await expect(db.pool.query('select replicacao_paridade_conferir($1, $2::jsonb)', [id2, '[]'])).rejects.toMatchObject({ code: 'RR409' });
+    expect((await exec(id3)).paridade).toBeNull();
   });
 });
 
