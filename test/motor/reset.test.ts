@@ -15,7 +15,10 @@
  *   ultimo_nuke stays, the phone does not clear and ends equal to Postgres;
  * - an engine deployed with another sync configuration (one table narrowed): ERRO at
  *   VERIFICAR_PARIDADE with the table and both figures, ultimo_nuke stays, the phone keeps its
- *   rows and does not clear.
+ *   rows and does not clear;
+ * - the engine redeployed with that narrower configuration while the reset has it suspended:
+ *   the same ERRO, ultimo_nuke stays and no phone clears, yet a connected phone already holds
+ *   the engine's finished copy (the engine's client syncs it), as the error message says.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -360,6 +363,41 @@ describe('the reset against the real engine (hosting strategy)', () => {
     console.info(`[reset no motor real] DROP_DOCSTORE recusado: reset ${s(Date.parse(d.finalizadoEm!) - Date.parse(d.iniciadoEm))}; `
       + `motor de volta num slot novo ${s(tDeVolta - t0)} após o início; celular igual ao Postgres ${s(Date.now() - tDeVolta)} depois`);
   }, 360_000);
+
+  it('the engine redeployed with a narrower sync configuration while suspended: ERRO at VERIFICAR_PARIDADE, ultimo_nuke stays and no phone clears, yet a connected phone already holds the engine\'s copy', async () => {
+    const celular = await abrirCelular(motor);
+    celulares.push(celular);
+    await aguardarCelularIgual(db, celular, { timeoutMs: 120_000 });
+    const nukeAntes = await ultimoNuke(db.pool);
+    const clientes = await dumpPostgres(db, 'bi_cliente');
+    const sp = clientes.filter((c) => c.uf === 'SP');
+    expect(sp.length).toBeLessThan(clientes.length);
+    const outras = (await tabelasSincronizadas(db)).map((t) => t.tabela).filter((t) => t !== 'bi_cliente');
+
+    motor.usarRegrasSync(REGRAS_SP); // what the platform starts at the resume
+    try {
+      const d = await resetar('motor reimplantado com outra configuração', { REPLICATOR_PARIDADE_LIMITE_S: '20' });
+      expect(d.status, JSON.stringify(d, null, 1)).toBe('ERRO');
+      expect(d.stepFalho).toBe('VERIFICAR_PARIDADE');
+      expect(d.erroMensagem).toContain(`tabelas diferentes: bi_cliente: Postgres ${clientes.length}, motor ${sp.length}`);
+      // the message says what the phones do: not told to clear, but the connected ones take the engine's copy
+      expect(d.erroMensagem).toContain('a cópia do motor está concluída: os aparelhos conectados já recebem o que ele serve, diferente do Postgres');
+      expect(d.instrucoes).toContain('uma cópia concluída, mesmo diferente do Postgres, os aparelhos conectados já recebem (sem limpar)');
+      expect(await ultimoNuke(db.pool)).toBe(nukeAntes);
+
+      // the phone never cleared, yet it holds what the engine serves: the clients of SP only
+      await esperar(async () => JSON.stringify(await dumpCelular(db, celular, 'bi_cliente')) === JSON.stringify(sp), 120_000,
+        'o celular receber a cópia do motor');
+      await celular.aguardarSincronia(60_000);
+      expect(await dumpCelular(db, celular, 'bi_cliente')).toEqual(sp);
+      expect(celular.limpezas).toBe(0);
+      expect(await celular.ultimoNuke()).toBe(nukeAntes);
+      await aguardarCelularIgual(db, celular, { tabelas: outras, timeoutMs: 30_000 });
+      console.info(`[reset no motor real] motor reimplantado com menos linhas: ${duracoes(d)}`);
+    } finally {
+      motor.usarRegrasSync(undefined);
+    }
+  }, 360_000);
 });
 
 describe('an engine that serves less than the sync configuration says', () => {
@@ -411,7 +449,7 @@ describe('an engine that serves less than the sync configuration says', () => {
     expect(d.status, JSON.stringify(d, null, 1)).toBe('ERRO');
     expect(d.stepFalho).toBe('VERIFICAR_PARIDADE');
     expect(d.passos.map((p) => [p.step, p.status])).toEqual(DEZ_PASSOS.slice(0, 9).map((p, i) => [p, i < 8 ? 'SUCESSO' : 'ERRO']));
-    expect(d.erroMensagem).toMatch(/o motor não ficou igual ao Postgres em 20 s; ultimo_nuke não avançou/);
+    expect(d.erroMensagem).toMatch(/o motor não ficou igual ao Postgres em 20 s; ultimo_nuke não avançou \(nenhum aparelho foi mandado limpar os dados\)/);
     expect(d.erroMensagem).toContain('tabelas diferentes: bi_cliente: Postgres 30, motor 20');
     const { rows: [{ paridade }] } = await db.pool.query('select paridade from xls_resetar_replicator where id = $1', [d.id]);
     expect(paridade.filter((t: { igual: boolean }) => !t.igual)).toEqual([{ tabela: 'bi_cliente', postgres: 30, motor: 20, igual: false }]);
