@@ -46,7 +46,9 @@ AS $function$
       || 'rode "select replicacao_ultimo_nuke_avancar();".'
     when 'VERIFICAR_PARIDADE' then
       'A replicação foi refeita, mas o motor não terminou a cópia inicial ou não serve o mesmo que o Postgres dentro do limite '
-      || '(veja as tabelas e os números na mensagem). ultimo_nuke NÃO foi avançado: os aparelhos mantêm os dados antigos. '
+      || '(veja as tabelas e os números na mensagem). ultimo_nuke NÃO foi avançado: nenhum aparelho foi mandado limpar os dados. '
+      || 'Enquanto o motor não conclui a cópia, os aparelhos mantêm os dados que têm; uma cópia concluída, mesmo diferente do '
+      || 'Postgres, os aparelhos conectados já recebem (sem limpar). '
       || 'Veja os logs do motor (erros de replicação, tabelas sem permissão de leitura) e a saúde da replicação na tela; '
       || 'confira de novo com "Conferir paridade" na tela Replicação. Quando o motor estiver completo, rode '
       || '"select replicacao_ultimo_nuke_avancar();", ou inicie um novo reset.'

@@ -28,7 +28,7 @@
  * linhas/contagens/ultimoNuke/ultimaSincronizacao/limpezas → aoMudar → desconectar → fechar.
  */
 import { mkdirSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { PowerSyncDatabase } from '@powersync/node';
 import { column, LogLevels, Schema, Table, type LogRecord, type PowerSyncBackendConnector } from '@powersync/common';
 import { AppSchema } from './esquema.js';
@@ -125,7 +125,10 @@ export class Celular {
     mkdirSync(dirname(opcoes.arquivo), { recursive: true });
     this.db = new PowerSyncDatabase({
       schema: esquemaCelular,
-      database: { dbFilename: basename(opcoes.arquivo), dbLocation: dirname(opcoes.arquivo), implementation: { type: 'node:sqlite' }, readWorkerCount: 1 },
+      // the whole path as the file name: the engine's client keys its sync lock (one sync at a time per
+      // database, across instances of a process) by that name, so files named alike in different folders
+      // would wait for each other
+      database: { dbFilename: resolve(opcoes.arquivo), implementation: { type: 'node:sqlite' }, readWorkerCount: 1 },
       logger: { log: (r: LogRecord) => { if (r.level >= LogLevels.warn) opcoes.logSdk?.(r); } },
     });
     this.conector = {

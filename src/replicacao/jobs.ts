@@ -220,8 +220,12 @@ async function executar(conn: pg.Client, exec: Execucao, cfg: ReplicatorConfig, 
         return { status: 'AVISO', mensagem: `paridade não conferida: o armazenamento do motor é MongoDB (${descreverDocstore(docstore!)}); só um armazenamento Postgres é lido` };
       }
       let ultimo = '';
+      // whether the engine's copy was done at the last look: a done copy is served to the phones,
+      // whatever ultimo_nuke says (the engine's client syncs it without clearing); an unfinished one is not
+      let copiaConcluida = false;
       for (;;) {
         const leitura = await lerMotor(docstore, cfg.docstoreTimeoutMs);
+        copiaConcluida = leitura.lida;
         if (!leitura.lida) {
           // manual: nobody knows when the engine is back, so the reset does not wait for it
           if (!hosting) return { status: 'AVISO', mensagem: `reinício manual: paridade não conferida (${leitura.motivo}); confira-a na tela Replicação quando o motor voltar` };
@@ -234,7 +238,12 @@ async function executar(conn: pg.Client, exec: Execucao, cfg: ReplicatorConfig, 
           }
           ultimo = `tabelas diferentes: ${descreverDiferencas(r.tabelas)}`;
         }
-        if (Date.now() >= fim) throw new Error(`o motor não ficou igual ao Postgres em ${segundos(cfg.paridadeLimiteMs)}; ultimo_nuke não avançou, os aparelhos mantêm seus dados. ${ultimo}`);
+        if (Date.now() >= fim) {
+          const aparelhos = copiaConcluida
+            ? 'ultimo_nuke não avançou (nenhum aparelho foi mandado limpar os dados), mas a cópia do motor está concluída: os aparelhos conectados já recebem o que ele serve, diferente do Postgres.'
+            : 'ultimo_nuke não avançou: os aparelhos mantêm os dados que têm enquanto o motor não concluir a cópia.';
+          throw new Error(`o motor não ficou igual ao Postgres em ${segundos(cfg.paridadeLimiteMs)}; ${aparelhos} ${ultimo}`);
+        }
         await sleep(Math.min(cfg.pollMs, Math.max(fim - Date.now(), 10)), signal);
       }
     });

@@ -166,6 +166,53 @@ describe('the engine answering', () => {
     await expect(c.aguardarSincronia(1500)).rejects.toMatchObject({ codigo: 'TEMPO_ESGOTADO', message: expect.stringMatching(/^o celular não alcançou o motor em 2 s \(último erro: .*\)$/) });
   });
 
+  it('two phones whose files have the same name, in different folders, sync at the same time', async () => {
+    // an engine that takes every sync stream and holds it open: a phone syncing holds the engine client's sync lock
+    const abertas = new Map<string, number>(); // phone -> its sync streams open now
+    const respostas = new Set<import('node:http').ServerResponse>();
+    servidor = createServer((req, res) => {
+      if (req.url?.startsWith('/sync/stream')) {
+        const quem = String(req.headers.authorization).replace(/^Token /, '');
+        abertas.set(quem, (abertas.get(quem) ?? 0) + 1);
+        res.on('close', () => abertas.set(quem, abertas.get(quem)! - 1));
+        respostas.add(res);
+        res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+        res.write(`${JSON.stringify({ token_expires_in: 3600 })}\n`);
+        return;
+      }
+      if (req.url === '/sync/checkpoint-request') { // the engine acknowledges the phone's request id
+        let corpo = '';
+        req.on('data', (c: Buffer) => { corpo += c.toString(); });
+        req.on('end', () => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ data: { checkpoint_request_id: String((JSON.parse(corpo) as { checkpoint_request_id: unknown }).checkpoint_request_id) } }));
+        });
+        return;
+      }
+      req.resume();
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => servidor!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(servidor.address() as AddressInfo).port}`;
+    const juntos = () => (abertas.get('um') ?? 0) > 0 && (abertas.get('outro') ?? 0) > 0;
+    try {
+      const um = await Celular.abrir({ url, token: () => 'um', arquivo: arquivoNovo() });
+      abertos.push(um);
+      const outro = await Celular.abrir({ url, token: () => 'outro', arquivo: arquivoNovo() });
+      abertos.push(outro);
+      await um.conectar();
+      for (const limite = Date.now() + 10_000; !abertas.get('um') && Date.now() < limite;) await pausa(20);
+      expect(abertas.get('um')).toBe(1);
+      // the second one syncs while the first is syncing: it does not wait for the first to disconnect
+      void outro.conectar().catch(() => undefined);
+      for (const limite = Date.now() + 10_000; !juntos() && Date.now() < limite;) await pausa(20);
+      expect(Object.fromEntries(abertas)).toEqual({ um: 1, outro: 1 });
+    } finally {
+      for (const r of respostas) r.destroy();
+      servidor.closeAllConnections();
+    }
+  });
+
   it('tells a refused token from other errors', () => {
     expect(tokenRecusado(new Error('HTTP Unauthorized', { cause: new Error('401') }))).toBe(true);
     expect(tokenRecusado(new Error('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:1') }))).toBe(false);

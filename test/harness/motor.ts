@@ -5,7 +5,9 @@
  * variables set here) and a storage database of its own on the same server.
  *
  * startMotor() resolves once the engine has done its initial copy (storage `sync_rules` ACTIVE,
- * snapshot_done, a checkpoint) and answers its liveness probe. stop() and start() are what a
+ * snapshot_done, a checkpoint, their slot held) and answers its liveness probe. `regrasSync`
+ * runs it with another sync configuration than the repository's (an engine deployed with a
+ * different file: it serves something else than the phones should hold). stop() and start() are what a
  * hosting platform's suspend and resume do (test/harness/fake-hosting.ts drives any
  * FakeSyncEngine, this one included): start() after the reset dropped the storage schema and
  * the slot gives a new slot and a new initial copy. close() stops it, drops its slots (a
@@ -20,7 +22,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -62,6 +64,11 @@ export interface Motor extends FakeSyncEngine {
    * or after it. Returns the storage's last checkpoint (an op id).
    */
   aguardarReplicacao(timeoutMs?: number): Promise<bigint>;
+  /**
+   * The sync configuration of the next start() (the text of a sync-rules.yaml; undefined: the
+   * repository's): an engine redeployed with another file, e.g. while a reset has it suspended.
+   */
+  usarRegrasSync(texto: string | undefined): void;
   /** a query on the storage database (schema `powersync`) */
   storage<T extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<T[]>;
   /** stops, drops its slots and its storage database; keeps the log when `suite` had a failure */
@@ -113,11 +120,25 @@ function cauda(file: string, bytes = 4000): string {
   }
 }
 
+export interface OpcoesMotor {
+  /** the engine's command line (default SYNC_ENGINE_CMD) */
+  cmd?: string;
+  /** how long start() waits for the initial copy (default 120 s) */
+  timeoutMs?: number;
+  /**
+   * Another sync configuration for this engine (the text of a sync-rules.yaml), instead of
+   * sync-engine/sync-rules.yaml: written to a folder of its own next to a copy of
+   * sync-engine/powersync.yaml. What the phones should hold (dumpPostgres) still follows the
+   * repository's file: an engine that serves something else differs from it.
+   */
+  regrasSync?: string;
+}
+
 /**
  * Starts the engine for `db` (its own storage database `<db>_motor` on the same server) and
  * waits for its initial copy. `cmd` defaults to SYNC_ENGINE_CMD.
  */
-export async function startMotor(db: Pick<TestDatabase, 'name' | 'url'>, opts: { cmd?: string; timeoutMs?: number } = {}): Promise<Motor> {
+export async function startMotor(db: Pick<TestDatabase, 'name' | 'url'>, opts: OpcoesMotor = {}): Promise<Motor> {
   const cmd = opts.cmd ?? SYNC_ENGINE_CMD;
   if (!cmd) throw new Error('SYNC_ENGINE_CMD não definida: o motor de sincronização não pode ser iniciado');
   const storageDb = `${db.name}_motor`;
@@ -133,6 +154,19 @@ export async function startMotor(db: Pick<TestDatabase, 'name' | 'url'>, opts: {
   const logFile = join(LOGS, `${db.name}.log`);
   rmSync(logFile, { force: true });
   const dir = mkdtempSync(join(tmpdir(), 'bi-motor-'));
+  // the configuration file: the repository's, or a copy of it next to another sync configuration
+  // (a folder of its own each time: a running engine keeps reading what it started with)
+  let config = MOTOR_CONFIG;
+  let versoes = 0;
+  function usarRegrasSync(texto: string | undefined): void {
+    if (texto === undefined) { config = MOTOR_CONFIG; return; }
+    const configDir = join(dir, `config-${++versoes}`);
+    mkdirSync(configDir);
+    writeFileSync(join(configDir, 'powersync.yaml'), readFileSync(MOTOR_CONFIG, 'utf8'));
+    writeFileSync(join(configDir, 'sync-rules.yaml'), texto);
+    config = join(configDir, 'powersync.yaml');
+  }
+  usarRegrasSync(opts.regrasSync);
   const slots: string[] = [];
   let child: ChildProcess | null = null;
   // one address for its whole life, as a hosting platform's service keeps its URL across a
@@ -181,7 +215,7 @@ export async function startMotor(db: Pick<TestDatabase, 'name' | 'url'>, opts: {
     };
     // the command line as the shell reads it, then `start -c <configuration>`
     // its working directory is a folder of its own: the engine writes its probe files (.probes/) there
-    const c = spawn('/bin/sh', ['-c', `exec ${cmd} "$@"`, 'motor', 'start', '-c', MOTOR_CONFIG],
+    const c = spawn('/bin/sh', ['-c', `exec ${cmd} "$@"`, 'motor', 'start', '-c', config],
       { cwd: dir, env, stdio: ['ignore', out, out] });
     closeSync(out);
     child = c;
@@ -193,7 +227,10 @@ export async function startMotor(db: Pick<TestDatabase, 'name' | 'url'>, opts: {
         throw new Error(`o motor saiu (${c.exitCode ?? c.signalCode}) antes de ficar pronto; log ${logFile}:\n${cauda(logFile)}`);
       }
       const r = await ativa();
-      if (r?.snapshot_done && r.last_checkpoint !== null && await vivo()) {
+      // its slot held as well: started after its slot was dropped (a reset whose DROP_DOCSTORE
+      // failed), the engine still has the old rules ACTIVE, with their copy done, until it has
+      // copied everything again under new rules on a new slot
+      if (r?.snapshot_done && r.last_checkpoint !== null && await slotAtivo(r.slot_name) && await vivo()) {
         if (!slots.includes(r.slot_name)) slots.push(r.slot_name);
         return r.slot_name;
       }
@@ -203,6 +240,11 @@ export async function startMotor(db: Pick<TestDatabase, 'name' | 'url'>, opts: {
       }
       await new Promise((res) => setTimeout(res, 200));
     }
+  }
+
+  async function slotAtivo(slot: string): Promise<boolean> {
+    return comCliente(sourceUrl, async (c) => (await c.query<{ active: boolean }>(
+      'select active from pg_replication_slots where slot_name = $1 and database = current_database()', [slot])).rows[0]?.active === true);
   }
 
   async function vivo(): Promise<boolean> {
@@ -223,6 +265,7 @@ export async function startMotor(db: Pick<TestDatabase, 'name' | 'url'>, opts: {
     start,
     stop,
     storage,
+    usarRegrasSync,
     token(usuario = 'vendedor.teste', validadeS = 3600) {
       return tokenCelular(jwtSecret, usuario, validadeS);
     },
@@ -451,18 +494,20 @@ export type CelularDeTeste = Celular & { readonly arquivo: string };
 /**
  * A phone of `usuario` connected to the engine (src/celular: the reference phone, with its
  * ultimo_nuke rule), its SQLite file in a temporary folder (fechar() it in the test: that
- * removes the folder too).
+ * removes the folder too). With `arquivo`, the phone opens that SQLite file instead (the same
+ * phone again after it was closed, with what it held) and fechar() leaves the file in place.
  * Connected: its data arrives in the background.
  */
-export async function abrirCelular(motor: Pick<Motor, 'url' | 'token'>, opts: { usuario?: string; conectar?: boolean; log?: (linha: string) => void } = {}): Promise<CelularDeTeste> {
-  const dir = mkdtempSync(join(tmpdir(), 'bi-celular-'));
-  const arquivo = join(dir, 'celular.db');
+export async function abrirCelular(motor: Pick<Motor, 'url' | 'token'>,
+  opts: { usuario?: string; conectar?: boolean; log?: (linha: string) => void; arquivo?: string } = {}): Promise<CelularDeTeste> {
+  const dir = opts.arquivo ? null : mkdtempSync(join(tmpdir(), 'bi-celular-'));
+  const arquivo = opts.arquivo ?? join(dir!, 'celular.db');
   const c = await Celular.abrir({ url: motor.url, token: () => motor.token(opts.usuario), arquivo, log: opts.log, retryDelayMs: 250 });
   const fechar = c.fechar.bind(c);
   const celular = Object.assign(c, {
     arquivo,
-    /** closes the phone and removes its folder */
-    fechar: async () => { await fechar(); rmSync(dir, { recursive: true, force: true }); },
+    /** closes the phone and removes its folder (not a file given as `arquivo`) */
+    fechar: async () => { await fechar(); if (dir) rmSync(dir, { recursive: true, force: true }); },
   });
   if (opts.conectar !== false) await celular.conectar();
   return celular;
