@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
+import pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import { createTestDatabase, type TestDatabase } from '../harness/db.js';
 import { createPool } from '../../src/db/pool.js';
@@ -143,6 +144,50 @@ describe('job queue', () => {
     // outside any operation it is logged and nothing else
     handleStrayRejection('texto', { error: (obj, msg) => logged.push({ obj, msg }) });
     expect(logged[1]!.msg).toBe('rejeição de promise não tratada fora de uma requisição ou job; o processo continua');
+  });
+});
+
+describe('the queue\'s SQL: who is woken, which claim is closed', () => {
+  it('app.enqueue wakes the workers (NOTIFY app_jobs) for a job due now only: not for a later one, nor for a unique key already queued', async () => {
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    const avisos: string[] = [];
+    c.on('notification', (n) => { if (n.channel === 'app_jobs') avisos.push(String(n.payload)); });
+    await c.query('listen app_jobs');
+    try {
+      const ja = (await db.pool.query(`select app.enqueue('acordar_ja', '{}', now(), 'k-acordar') id`)).rows[0].id;
+      expect(ja).not.toBeNull();
+      await until(async () => avisos.includes('acordar_ja'));
+      // a job for later, then the same unique key again: no wake-up
+      expect((await db.pool.query(`select app.enqueue('acordar_depois', '{}', now() + interval '1 hour') id`)).rows[0].id).not.toBeNull();
+      expect((await db.pool.query(`select app.enqueue('acordar_ja', '{}', now(), 'k-acordar') id`)).rows[0].id).toBeNull();
+      await db.pool.query(`select app.enqueue('marcador', '{}')`);
+      await until(async () => avisos.includes('marcador'));
+      expect(avisos).toEqual(['acordar_ja', 'marcador']);
+      // a run_at in the past is due now: it wakes them
+      await db.pool.query(`select app.enqueue('atrasado', '{}', now() - interval '1 minute')`);
+      await until(async () => avisos.includes('atrasado'));
+    } finally {
+      await c.end();
+      await db.pool.query(`update app.job set status = 'done' where kind in ('acordar_ja', 'acordar_depois', 'marcador', 'atrasado')`);
+    }
+  });
+
+  it('app.complete_job closes the claim it names only: not another job of the worker, not a job waiting, not another worker\'s', async () => {
+    const ids = (await db.pool.query<{ id: string }>(`select app.enqueue('fechar_' || g, '{}') id from generate_series(1, 3) g`)).rows.map((r) => Number(r.id));
+    const [a, b, c] = ids as [number, number, number];
+    await db.pool.query(`update app.job set status = 'running', locked_by = 'w-fechar', locked_at = now() where id = any($1)`, [[a, b]]);
+    await db.pool.query(`update app.job set status = 'running', locked_by = 'w-outro', locked_at = now() where id = $1`, [c]);
+    const status = async () => Object.fromEntries((await db.pool.query<{ id: string; status: string }>(
+      'select id, status from app.job where id = any($1)', [ids])).rows.map((r) => [Number(r.id), r.status]));
+    expect((await db.pool.query('select app.complete_job($1, $2) ok', ['w-fechar', a])).rows[0].ok).toBe(true);
+    expect(await status()).toEqual({ [a]: 'done', [b]: 'running', [c]: 'running' });
+    // another worker's claim, and a job no longer running, are not closed
+    expect((await db.pool.query('select app.complete_job($1, $2) ok', ['w-fechar', c])).rows[0].ok).toBe(false);
+    await db.pool.query(`update app.job set status = 'pending', locked_by = 'w-fechar' where id = $1`, [b]);
+    expect((await db.pool.query('select app.complete_job($1, $2) ok', ['w-fechar', b])).rows[0].ok).toBe(false);
+    expect(await status()).toEqual({ [a]: 'done', [b]: 'pending', [c]: 'running' });
+    await db.pool.query(`update app.job set status = 'done' where id = any($1)`, [ids]);
   });
 });
 
