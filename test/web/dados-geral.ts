@@ -9,7 +9,7 @@ import type pg from 'pg';
 export interface DadosGeral {
   /** a reset that failed at DROP_DOCSTORE (steps 1-4 done) */
   resetFalhou: string;
-  /** a reset that ended SUCESSO (the nine steps) */
+  /** a reset that ended SUCESSO (the ten steps) */
   resetSucesso: string;
   /** a recipient (its edit form) */
   destinatario: string;
