@@ -153,6 +153,33 @@ describe('replicacao_saude', () => {
     }
   });
 
+  it('the observer keeps what it knew across a gap of 5 minutes, and starts afresh after a longer one', async () => {
+    const slot = `obs_${db.name}`.slice(0, 63);
+    await db.pool.query(`select pg_create_logical_replication_slot($1, 'test_decoding')`, [slot]);
+    const c = await db.pool.connect();
+    try {
+      await observar();
+      // one transaction: now() is the same for the rewind and the look, so the gap is exact
+      const olhar = async (lacuna: string) => {
+        await c.query('begin');
+        await c.query(`update app.replicacao_slot_visto set visto_em = now() - $2::interval,
+                         observado_desde = now() - interval '1 hour', ativo_visto_em = now() - interval '30 minutes' where slot = $1`, [slot, lacuna]);
+        await c.query('select app.replicacao_slots_observar()');
+        const { rows: [r] } = await c.query<{ desde_hora: boolean; ativo: boolean }>(
+          `select observado_desde = now() - interval '1 hour' desde_hora, ativo_visto_em is not null ativo from app.replicacao_slot_visto where slot = $1`, [slot]);
+        await c.query('commit');
+        return r;
+      };
+      // exactly 5 minutes: not a gap; what was known stays (the slot was active 30 minutes ago)
+      expect(await olhar('5 minutes')).toEqual({ desde_hora: true, ativo: true });
+      // 5 and a half minutes: observed anew from this look (inactive now, nothing known before)
+      expect(await olhar('5 minutes 30 seconds')).toEqual({ desde_hora: false, ativo: false });
+    } finally {
+      c.release();
+      await db.pool.query('select pg_drop_replication_slot($1)', [slot]);
+    }
+  });
+
   it('is described for a DBA (COMMENT ON) and callable from psql with its default prefix', async () => {
     const { rows } = await db.pool.query(`select obj_description('public.replicacao_saude(text)'::regprocedure, 'pg_proc') c`);
     expect(rows[0].c).toMatch(/lag_bytes/);
