@@ -219,6 +219,17 @@ describe('parity (VERIFICAR_PARIDADE)', () => {
   });
 });
 
+describe('replicacao_instrucoes', () => {
+  it('says what to do by hand per step and strategy: PAUSAR differs under hosting and manual; VERIFICAR_PARIDADE says ultimo_nuke stayed', async () => {
+    const texto = async (step: string, estrategia: string) =>
+      (await db.pool.query<{ t: string }>('select replicacao_instrucoes($1, $2) t', [step, estrategia])).rows[0]!.t;
+    expect(await texto('PAUSAR', 'hosting')).toMatch(/painel da plataforma/);
+    expect(await texto('PAUSAR', 'manual')).toMatch(/^O pedido de parada manual não foi registrado/);
+    expect(await texto('VERIFICAR_PARIDADE', 'hosting')).toMatch(/ultimo_nuke NÃO foi avançado/);
+    expect(await texto('VERIFICAR_PARIDADE', 'manual')).toMatch(/replicacao_ultimo_nuke_avancar/);
+  });
+});
+
 describe('orphan rule (replicacao_recuperar) and the execution lock', () => {
   it('an execution taken by a session that died is ERRO "interrompida após reinício da aplicação", step_atual kept; a new reset can start', async () => {
     const id = await iniciar('órfã');
